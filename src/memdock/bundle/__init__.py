@@ -1,0 +1,16 @@
+"""Payload bundles: a directory of JSONL record files (and float32 matrices) plus manifest.json, written last."""
+
+from .manifest import MANIFEST_NAME, FileEntry, record_key
+from .matrix import EmbeddingMatrix
+from .reader import BundleReader, IncompleteBundleError
+from .writer import BundleWriter
+
+__all__ = [
+    "MANIFEST_NAME",
+    "BundleReader",
+    "BundleWriter",
+    "EmbeddingMatrix",
+    "FileEntry",
+    "IncompleteBundleError",
+    "record_key",
+]

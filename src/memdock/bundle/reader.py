@@ -1,0 +1,205 @@
+"""BundleReader: checks the manifest and its files, then streams validated records part by part."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import orjson
+
+from .. import PAYLOAD_VERSION
+from ..errors import InvalidInputError
+from ..jsonl import DEFAULT_MAX_LINE_BYTES, LineReader, PayloadError, decode_error
+from ..validation import SchemaValidator
+from ..versions import check_payload_version
+from .manifest import MANIFEST_NAME, MATRIX_TYPE, FileEntry, record_key
+from .matrix import EmbeddingMatrix
+
+
+class IncompleteBundleError(InvalidInputError):
+    """The directory has no manifest.json: its writer never finished."""
+
+
+class BundleReader:
+    """Read a payload bundle.
+
+    Opening checks what is cheap to check: the manifest (schema and version
+    rules), that every listed file exists with its declared size, and that no
+    unlisted file is present. Reading a file checks every record, the line
+    count and the sha256; a mismatch is raised when that file's end is reached.
+    `verify()` reads everything and returns every problem instead of raising.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        validate: bool = True,
+        engine: str | None = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    ):
+        self.path = Path(path)
+        self.max_line_bytes = max_line_bytes
+        self.manifest = self._load_manifest()
+        compat = check_payload_version(
+            str(self.manifest.get("memory_payload_version", "")), PAYLOAD_VERSION, where=f"{self.path / MANIFEST_NAME}"
+        )
+        self.version = compat.version
+        self.newer_minor = compat.newer_minor
+        manifest_validator = SchemaValidator(engine, lenient=self.newer_minor)
+        issues = manifest_validator.issues("manifest", self.manifest)
+        if issues:
+            raise PayloadError(issues[0].message, file=str(self.path / MANIFEST_NAME), path=issues[0].path)
+        self.validator = SchemaValidator(engine, lenient=self.newer_minor) if validate else None
+        self.files = [FileEntry.from_dict(f) for f in self.manifest["files"]]
+        self._check_files_present()
+
+    @property
+    def kind(self) -> str:
+        return self.manifest["kind"]
+
+    def _load_manifest(self) -> dict[str, Any]:
+        if not self.path.is_dir():
+            raise InvalidInputError(f"{self.path}: not a bundle directory")
+        mpath = self.path / MANIFEST_NAME
+        if not mpath.is_file():
+            raise IncompleteBundleError(f"{self.path}: incomplete bundle: no {MANIFEST_NAME} (its writer did not finish)")
+        raw = mpath.read_bytes()
+        try:
+            manifest = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise PayloadError(decode_error(raw, exc), file=str(mpath)) from None
+        if not isinstance(manifest, dict):
+            raise PayloadError("manifest must be a JSON object", file=str(mpath))
+        return manifest
+
+    def _check_files_present(self) -> None:
+        listed = set()
+        for e in self.files:
+            listed.add(e.path)
+            p = self.path / e.path
+            if not p.is_file():
+                raise PayloadError(f"file listed in the manifest is missing", file=str(p))
+            size = p.stat().st_size
+            if size != e.bytes:
+                raise PayloadError(f"size is {size} bytes, the manifest says {e.bytes}", file=str(p))
+        extra = sorted(p.name for p in self.path.iterdir() if p.name != MANIFEST_NAME and p.name not in listed)
+        if extra:
+            raise PayloadError(f"file(s) not listed in the manifest: {', '.join(extra)}", file=str(self.path))
+
+    def entries(self, record_type: str) -> list[FileEntry]:
+        """The parts holding RECORD_TYPE, in order; each can be read on its own (in parallel)."""
+        return sorted((e for e in self.files if e.record_type == record_type), key=lambda e: e.part or 0)
+
+    def count(self, record_type: str) -> int:
+        return sum(e.count for e in self.entries(record_type))
+
+    def record_types(self) -> list[str]:
+        return sorted({e.record_type for e in self.files if e.format == "jsonl"})
+
+    def records(self, record_type: str) -> Iterator[dict[str, Any]]:
+        """Every record of RECORD_TYPE across its parts; raises PayloadError at the first problem."""
+        seen: set[int] = set()
+        for entry in self.entries(record_type):
+            yield from self._iter_entry(entry, seen, None)
+
+    def read_part(self, entry: FileEntry) -> Iterator[dict[str, Any]]:
+        return self._iter_entry(entry, set(), None)
+
+    def _iter_entry(self, entry: FileEntry, seen: set[int], errors: list[PayloadError] | None) -> Iterator[dict[str, Any]]:
+        path = self.path / entry.path
+        name = str(path)
+        rtype = entry.record_type
+        compiled = self.validator.compiled(rtype) if self.validator else None
+        key_of = record_key(rtype)
+        loads = orjson.loads
+        with open(path, "rb") as f:
+            lines = LineReader(f, name, max_line_bytes=self.max_line_bytes)
+            try:
+                for n, raw in lines:
+                    try:
+                        rec = loads(raw)
+                    except orjson.JSONDecodeError as exc:
+                        self._fail(PayloadError(decode_error(raw, exc), file=name, line=n), errors)
+                        continue
+                    if type(rec) is not dict:
+                        self._fail(PayloadError(f"a record must be a JSON object, found {type(rec).__name__}", file=name, line=n), errors)
+                        continue
+                    key = key_of(rec)
+                    if compiled is not None and not compiled.is_valid(rec):
+                        for issue in compiled.issues(rec) or ():
+                            self._fail(PayloadError(issue.message, file=name, line=n, record_id=key, path=issue.path), errors)
+                        continue
+                    h = hash(key)
+                    if h in seen:
+                        self._fail(PayloadError(f"duplicate {rtype} id in this bundle", file=name, line=n, record_id=key), errors)
+                        continue
+                    seen.add(h)
+                    yield rec
+            except PayloadError as exc:
+                self._fail(exc, errors)
+                return
+        if lines.lines != entry.count:
+            self._fail(PayloadError(f"has {lines.lines} records, the manifest says {entry.count}", file=name), errors)
+        digest = "sha256:" + lines.sha256.hexdigest()
+        if digest != entry.sha256:
+            self._fail(PayloadError(f"sha256 is {digest}, the manifest says {entry.sha256}", file=name), errors)
+
+    @staticmethod
+    def _fail(exc: PayloadError, errors: list[PayloadError] | None) -> None:
+        if errors is None:
+            raise exc
+        errors.append(exc)
+
+    def embeddings(self) -> EmbeddingMatrix | None:
+        """The float32 matrix, memory-mapped; None when the bundle has no embeddings."""
+        matrices = self.entries(MATRIX_TYPE)
+        if not matrices:
+            return None
+        m = matrices[0]
+        if m.dim is None:
+            raise PayloadError("embedding matrix entry has no dim", file=str(self.path / MANIFEST_NAME))
+        rows = self.count("embedding")
+        if m.count != rows:
+            raise PayloadError(f"matrix lists {m.count} rows but the embedding index has {rows}", file=str(self.path / m.path))
+        return EmbeddingMatrix(self.path / m.path, rows, m.dim)
+
+    def verify(self, *, max_errors: int | None = None) -> list[PayloadError]:
+        """Read every file; return every problem found (up to max_errors, after which reading stops)."""
+        errors: list[PayloadError] = []
+        for rtype in self.record_types():
+            seen: set[int] = set()
+            for entry in self.entries(rtype):
+                for _ in self._iter_entry(entry, seen, errors):
+                    if max_errors is not None and len(errors) >= max_errors:
+                        return errors
+        for m in self.entries(MATRIX_TYPE):
+            errors.extend(self._verify_matrix(m))
+        return errors
+
+    def _verify_matrix(self, m: FileEntry) -> list[PayloadError]:
+        path = self.path / m.path
+        out: list[PayloadError] = []
+        try:
+            self.embeddings().close()  # type: ignore[union-attr]
+        except PayloadError as exc:
+            out.append(exc)
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            while block := f.read(1 << 20):
+                h.update(block)
+        if "sha256:" + h.hexdigest() != m.sha256:
+            out.append(PayloadError(f"sha256 does not match the manifest", file=str(path)))
+        rows_seen: set[int] = set()
+        try:
+            for rec in self.records("embedding"):
+                if rec["row"] >= m.count or rec["row"] in rows_seen:
+                    out.append(PayloadError(f"row {rec['row']} is outside the matrix or used twice", file=str(path), record_id=rec["chunk_id"]))
+                rows_seen.add(rec["row"])
+                if m.dim is not None and rec["dim"] != m.dim:
+                    out.append(PayloadError(f"dim {rec['dim']} differs from the matrix dim {m.dim}", file=str(path), record_id=rec["chunk_id"]))
+        except PayloadError:
+            pass  # already reported by the pass over the embedding index
+        return out

@@ -1,0 +1,248 @@
+"""BundleWriter: streams validated records into numbered JSONL parts, then writes the manifest last."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import sys
+from array import array
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any, Iterable, Sequence
+
+import orjson
+
+from .. import PAYLOAD_VERSION, __version__
+from ..atomic import fsync_dir, write_atomic
+from ..errors import InvalidInputError
+from ..jsonl import PayloadError, dumps_line
+from ..schemas import RECORD_TYPES
+from ..validation import SchemaValidator
+from .manifest import BUNDLE_KINDS, MANIFEST_NAME, MATRIX_TYPE, FileEntry, part_name, record_key
+
+DEFAULT_PART_BYTES = 256 * 1024 * 1024
+_FLUSH_BYTES = 1 << 20
+
+
+class _Part:
+    """One open part file; lines are buffered, hashed and written a megabyte at a time."""
+
+    def __init__(self, path: Path, record_type: str, part: int, fmt: str = "jsonl"):
+        self.path, self.record_type, self.part, self.format = path, record_type, part, fmt
+        self.file: IO[bytes] = open(path, "xb")
+        self.sha = hashlib.sha256()
+        self.count = 0
+        self.bytes = 0
+        self._buf: list[bytes] = []
+        self._buf_bytes = 0
+
+    def add(self, data: bytes) -> None:
+        self._buf.append(data)
+        self._buf_bytes += len(data)
+        self.count += 1
+        if self._buf_bytes >= _FLUSH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._buf:
+            block = b"".join(self._buf)
+            self.sha.update(block)
+            self.file.write(block)
+            self.bytes += len(block)
+            self._buf.clear()
+            self._buf_bytes = 0
+
+    def pending_bytes(self) -> int:
+        return self.bytes + self._buf_bytes
+
+    def close(self) -> FileEntry:
+        self.flush()
+        self.file.flush()
+        os.fsync(self.file.fileno())
+        self.file.close()
+        return FileEntry(
+            path=self.path.name, format=self.format, record_type=self.record_type, count=self.count,
+            bytes=self.bytes, sha256="sha256:" + self.sha.hexdigest(), part=self.part,
+        )
+
+
+class BundleWriter:
+    """Write a payload bundle.
+
+    Records are validated as they arrive (the error names the record type,
+    its ordinal and id, and the JSON path). The manifest is written last and
+    atomically; until then the directory is an incomplete bundle. Leaving the
+    `with` block by an exception removes what was written.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        kind: str,
+        *,
+        producer: tuple[str, str] = ("memdock", __version__),
+        chunker: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None,
+        part_max_bytes: int = DEFAULT_PART_BYTES,
+        validate: bool = True,
+        validator: SchemaValidator | None = None,
+        overwrite: bool = False,
+    ):
+        if kind not in BUNDLE_KINDS:
+            raise InvalidInputError(f"unknown bundle kind {kind!r}; expected one of {', '.join(BUNDLE_KINDS)}")
+        self.path = Path(path)
+        self.kind, self.producer, self.chunker, self.metadata = kind, producer, chunker, metadata
+        self.part_max_bytes = part_max_bytes
+        self.validator = (validator or SchemaValidator()) if validate else None
+        self._created_dir = not self.path.exists()
+        self._prepare_dir(overwrite)
+        self._open: dict[str, _Part] = {}
+        self._done: list[FileEntry] = []
+        self._parts: dict[str, int] = {}
+        self._seen: dict[str, set[int]] = {}
+        self._counts: dict[str, int] = {}
+        self._written: list[Path] = []
+        self._matrix: _Part | None = None
+        self._dim: int | None = None
+        self.closed = False
+
+    def _prepare_dir(self, overwrite: bool) -> None:
+        if self.path.exists():
+            if not self.path.is_dir():
+                raise InvalidInputError(f"{self.path} exists and is not a directory")
+            existing = list(self.path.iterdir())
+            if existing and not overwrite:
+                raise InvalidInputError(f"{self.path} is not empty; pass overwrite=True (--force) to replace the bundle there")
+            manifest = self.path / MANIFEST_NAME
+            if manifest.exists():
+                manifest.unlink()
+                fsync_dir(self.path)
+            for p in self.path.iterdir():
+                if p.is_file():
+                    p.unlink()
+        else:
+            self.path.mkdir(parents=True)
+
+    def _part_for(self, record_type: str) -> _Part:
+        part = self._open.get(record_type)
+        if part is not None and part.pending_bytes() < self.part_max_bytes:
+            return part
+        if part is not None:
+            self._done.append(part.close())
+        n = self._parts[record_type] = self._parts.get(record_type, 0) + 1
+        path = self.path / part_name(record_type, n)
+        part = self._open[record_type] = _Part(path, record_type, n)
+        self._written.append(path)
+        return part
+
+    def write(self, record_type: str, record: dict[str, Any]) -> None:
+        if self.closed:
+            raise InvalidInputError("bundle is already closed")
+        if record_type not in RECORD_TYPES:
+            raise InvalidInputError(f"unknown record type {record_type!r}")
+        seen = self._seen.setdefault(record_type, set())
+        ordinal = self._counts[record_type] = self._counts.get(record_type, 0) + 1
+        key = record_key(record_type)(record) if isinstance(record, dict) else None
+        if self.validator is not None and not self.validator.is_valid(record_type, record):
+            issues = self.validator.issues(record_type, record)
+            more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
+            raise PayloadError(issues[0].message + more, file=f"{record_type} record #{ordinal}", record_id=key, path=issues[0].path)
+        try:
+            line = dumps_line(record)
+        except InvalidInputError as exc:
+            raise PayloadError(exc.message, file=f"{record_type} record #{ordinal}", record_id=key) from None
+        h = hash(key)
+        if h in seen:
+            raise PayloadError(f"duplicate {record_type} id in this bundle", file=f"{record_type} record #{ordinal}", record_id=key)
+        seen.add(h)
+        self._part_for(record_type).add(line)
+
+    def write_many(self, record_type: str, records: Iterable[dict[str, Any]]) -> int:
+        n = 0
+        for r in records:
+            self.write(record_type, r)
+            n += 1
+        return n
+
+    def write_embedding(self, chunk_id: str, vector: Sequence[float] | array | bytes, model: str) -> int:
+        """Append one row to the float32 matrix and its index; returns the row number."""
+        if isinstance(vector, (bytes, bytearray, memoryview)):
+            data = bytes(vector)
+            if len(data) % 4:
+                raise InvalidInputError(f"embedding for {chunk_id}: {len(data)} bytes is not a whole number of float32 values")
+            arr = array("f")
+            arr.frombytes(data)
+            if sys.byteorder != "little":
+                arr.byteswap()
+        else:
+            arr = vector if isinstance(vector, array) and vector.typecode == "f" else array("f", vector)
+        dim = len(arr)
+        if self._dim is None:
+            self._dim = dim
+        elif dim != self._dim:
+            raise PayloadError(f"vector has dim {dim}, the bundle's matrix has dim {self._dim}", file="embedding", record_id=chunk_id)
+        if not math.isfinite(sum(arr)) and any(not math.isfinite(x) for x in arr):
+            raise PayloadError("vector contains NaN or Infinity", file="embedding", record_id=chunk_id)
+        if self._matrix is None:
+            path = self.path / "embedding_matrix.f32"
+            self._matrix = _Part(path, MATRIX_TYPE, 1, fmt="f32le")
+            self._written.append(path)
+        row = self._matrix.count
+        self.write("embedding", {"chunk_id": chunk_id, "row": row, "model": model, "dim": dim})
+        if sys.byteorder != "little":
+            arr = array("f", arr)
+            arr.byteswap()
+        self._matrix.add(arr.tobytes())
+        return row
+
+    def close(self) -> dict[str, Any]:
+        """Finish every part, then write manifest.json atomically; returns the manifest."""
+        if self.closed:
+            raise InvalidInputError("bundle is already closed")
+        for part in self._open.values():
+            self._done.append(part.close())
+        self._open.clear()
+        files = [e.to_dict() for e in self._done]
+        if self._matrix is not None:
+            m = self._matrix.close()
+            files.append({**m.to_dict(), "dim": self._dim})
+        manifest: dict[str, Any] = {
+            "memory_payload_version": PAYLOAD_VERSION,
+            "kind": self.kind,
+            "producer": {"name": self.producer[0], "version": self.producer[1]},
+            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "files": files,
+        }
+        if self.chunker is not None:
+            manifest["chunker"] = self.chunker
+        if self.metadata is not None:
+            manifest["metadata"] = self.metadata
+        write_atomic(self.path / MANIFEST_NAME, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+        self.closed = True
+        return manifest
+
+    def abort(self) -> None:
+        """Remove everything this writer wrote; no manifest ever appears."""
+        for part in list(self._open.values()) + ([self._matrix] if self._matrix else []):
+            try:
+                part.file.close()
+            except OSError:
+                pass
+        for p in self._written:
+            p.unlink(missing_ok=True)
+        if self._created_dir:
+            try:
+                self.path.rmdir()
+            except OSError:
+                pass
+        self.closed = True
+
+    def __enter__(self) -> "BundleWriter":
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is not None:
+            self.abort()
+        elif not self.closed:
+            self.close()

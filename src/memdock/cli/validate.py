@@ -1,0 +1,43 @@
+"""`memdock validate BUNDLE`: check a bundle end to end and print every problem, one line each."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..bundle import BundleReader
+from ..errors import MemdockError
+from . import output
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("validate", help="check a payload bundle: manifest, files, checksums, every record")
+    p.add_argument("bundle", help="bundle directory")
+    p.add_argument("--max-errors", type=int, default=50, help="print at most this many errors (default 50)")
+    p.add_argument("--engine", choices=["auto", "jsonschema", "jsonschema-rs"], default=None, help="validation engine")
+    p.add_argument("--json", action="store_true", help="machine-readable summary on stdout")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        reader = BundleReader(args.bundle, engine=args.engine)
+        errors = reader.verify()
+    except MemdockError as exc:
+        errors, reader = [exc], None
+    shown = errors[: args.max_errors]
+    if args.json:
+        output.emit_json({
+            "bundle": args.bundle, "valid": not errors, "errors": len(errors),
+            "messages": [str(e) for e in shown],
+            "counts": {t: reader.count(t) for t in reader.record_types()} if reader else {},
+        })
+    else:
+        for e in shown:
+            print(str(e))
+        if errors:
+            more = f" (showing {len(shown)})" if len(shown) < len(errors) else ""
+            print(f"{args.bundle}: INVALID, {len(errors)} error(s){more}")
+        else:
+            counts = ", ".join(f"{reader.count(t)} {t}" for t in reader.record_types()) if reader else ""
+            print(f"{args.bundle}: valid {reader.kind} bundle, payload {reader.version}: {counts}")
+    return 1 if errors else 0

@@ -1,0 +1,111 @@
+"""Streaming JSON Lines: block reads with a line-size limit, strict decoding, precise errors."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from typing import IO, Any, Iterator
+
+import orjson
+
+from .errors import InvalidInputError
+
+DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+_BLOCK = 1 << 20
+_NONFINITE = re.compile(rb"(?<![\"\w])-?(NaN|Infinity)\b")
+
+
+class PayloadError(InvalidInputError):
+    """A problem at one place of a payload: file, line, record id, JSON path."""
+
+    def __init__(self, message: str, *, file: str = "", line: int | None = None, record_id: Any = None, path: str = ""):
+        self.file, self.line, self.record_id, self.path = file, line, record_id, path
+        where = file + (f":{line}" if line is not None else "")
+        what = " ".join(p for p in (f"id={record_id}" if record_id is not None else "", path) if p)
+        super().__init__(
+            ": ".join(p for p in (where, what, message) if p),
+            details={k: v for k, v in {"file": file, "line": line, "id": record_id, "path": path}.items() if v not in ("", None)},
+        )
+        self.reason = message
+
+
+class LineReader:
+    """Yields (line_number, raw_line) from a binary stream, hashing every byte read.
+
+    Lines are split from 1 MiB blocks. A line longer than max_line_bytes, a blank
+    line, or a last line without its newline is a PayloadError.
+    """
+
+    def __init__(self, stream: IO[bytes], name: str, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES):
+        self.stream, self.name, self.max_line_bytes = stream, name, max_line_bytes
+        self.sha256 = hashlib.sha256()
+        self.bytes_read = 0
+        self.lines = 0
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        rest = b""
+        n = 0
+        read, update, limit = self.stream.read, self.sha256.update, self.max_line_bytes
+        while True:
+            block = read(_BLOCK)
+            if not block:
+                break
+            update(block)
+            self.bytes_read += len(block)
+            pieces = (rest + block).split(b"\n") if rest else block.split(b"\n")
+            rest = pieces.pop()
+            if len(rest) > limit:
+                raise PayloadError(f"line longer than the limit of {limit} bytes", file=self.name, line=n + 1)
+            for raw in pieces:
+                n += 1
+                if len(raw) > limit:
+                    raise PayloadError(f"line of {len(raw)} bytes is longer than the limit of {limit} bytes", file=self.name, line=n)
+                if not raw:
+                    raise PayloadError("blank line", file=self.name, line=n)
+                self.lines = n
+                yield n, raw
+        if rest:
+            raise PayloadError("truncated last line: the file does not end with a newline", file=self.name, line=n + 1)
+
+
+def decode_error(raw: bytes, exc: Exception) -> str:
+    """A readable reason for a line orjson refused."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as u:
+        return f"invalid UTF-8 at byte {u.start}"
+    if _NONFINITE.search(raw):
+        return "NaN and Infinity are not valid JSON numbers"
+    return f"invalid JSON: {exc}"
+
+
+def loads_object(raw: bytes, *, file: str, line: int) -> dict[str, Any]:
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise PayloadError(decode_error(raw, exc), file=file, line=line) from None
+    if not isinstance(obj, dict):
+        raise PayloadError(f"a record must be a JSON object, found {type(obj).__name__}", file=file, line=line)
+    return obj
+
+
+def has_nonfinite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(has_nonfinite(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(has_nonfinite(v) for v in value)
+    return False
+
+
+def dumps_line(record: Any) -> bytes:
+    """One JSONL line. NaN and Infinity are refused (orjson would silently write null)."""
+    try:
+        line = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError as exc:
+        raise InvalidInputError(f"record cannot be written as JSON: {exc}") from None
+    if b"null" in line and has_nonfinite(record):
+        raise InvalidInputError("record contains NaN or Infinity, which JSON cannot carry")
+    return line

@@ -1,0 +1,25 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared corpora not found at {SHARED_DATA} (they live beside the project, not in it)")
+    return SHARED_DATA
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("memdock-home")
+    monkeypatch.setenv("MEMDOCK_HOME", str(home))
+    monkeypatch.delenv("MEMDOCK_BACKEND", raising=False)
+    monkeypatch.delenv("MEMDOCK_ADAPTER_PATH", raising=False)
+    yield

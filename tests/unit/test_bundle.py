@@ -1,0 +1,327 @@
+import os
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+import orjson
+import pytest
+
+from memdock.bundle import BundleReader, BundleWriter, IncompleteBundleError
+from memdock.errors import InvalidInputError, VersionError
+from memdock.jsonl import PayloadError
+from records_factory import chunk, edge, entry, thread
+
+
+def write_bundle(path, n=20, **kw):
+    with BundleWriter(path, "corpus", **kw) as w:
+        w.write("thread", thread())
+        for i in range(n):
+            w.write("entry", entry(i))
+            w.write("edge", edge(i))
+    return path
+
+
+def rewrite_manifest(path, fn):
+    m = orjson.loads((path / "manifest.json").read_bytes())
+    fn(m)
+    (path / "manifest.json").write_bytes(orjson.dumps(m))
+
+
+def test_round_trip_counts_and_checksums(tmp_path):
+    b = write_bundle(tmp_path / "b")
+    r = BundleReader(b)
+    assert r.kind == "corpus"
+    assert [e["id"] for e in r.records("entry")] == [f"entry:{i}" for i in range(20)]
+    assert r.count("edge") == 20
+    assert r.verify() == []
+
+
+def test_parts_split_by_size_and_each_part_readable_alone(tmp_path):
+    b = tmp_path / "b"
+    with BundleWriter(b, "chunks", part_max_bytes=2000) as w:
+        for i in range(50):
+            w.write("chunk", chunk(i))
+    r = BundleReader(b)
+    parts = r.entries("chunk")
+    assert len(parts) > 3
+    assert [p.part for p in parts] == list(range(1, len(parts) + 1))
+    assert sum(len(list(r.read_part(p))) for p in parts) == 50
+    assert [c["id"] for c in r.records("chunk")] == [f"chunk:{i}" for i in range(50)]
+
+
+def test_embeddings_matrix_row_access(tmp_path):
+    b = tmp_path / "b"
+    with BundleWriter(b, "chunks") as w:
+        for i in range(5):
+            w.write("chunk", chunk(i))
+            w.write_embedding(f"chunk:{i}", [float(i), 0.5, -1.0, 2.0], "test-model")
+    r = BundleReader(b)
+    m = r.embeddings()
+    assert (m.rows, m.dim) == (5, 4)
+    assert list(m.row(3)) == [3.0, 0.5, -1.0, 2.0]
+    raw = (b / "embedding_matrix.f32").read_bytes()
+    assert struct.unpack("<4f", raw[3 * 16:4 * 16]) == (3.0, 0.5, -1.0, 2.0)
+    assert r.verify() == []
+
+
+def test_writer_refuses_mismatched_dims_and_nan_vectors(tmp_path):
+    with pytest.raises(PayloadError, match="dim"):
+        with BundleWriter(tmp_path / "b", "chunks") as w:
+            w.write_embedding("c1", [1.0, 2.0], "m")
+            w.write_embedding("c2", [1.0, 2.0, 3.0], "m")
+    with pytest.raises(PayloadError, match="NaN"):
+        with BundleWriter(tmp_path / "c", "chunks") as w:
+            w.write_embedding("c1", [1.0, float("nan")], "m")
+    assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists()
+
+
+def test_newer_minor_is_read_and_unknown_fields_kept(tmp_path):
+    b = tmp_path / "b"
+    with BundleWriter(b, "corpus") as w:
+        w.write("thread", thread())
+    # A 1.3 producer wrote a field this version does not know; rebuild the part and manifest by hand.
+    line = orjson.dumps(thread() | {"sentiment": "calm"}) + b"\n"
+    part = b / "thread-00001.jsonl"
+    part.write_bytes(line)
+    import hashlib
+
+    def bump(m):
+        m["memory_payload_version"] = "1.3.0"
+        m["files"][0].update(bytes=len(line), sha256="sha256:" + hashlib.sha256(line).hexdigest())
+        m["future_field"] = True
+
+    rewrite_manifest(b, bump)
+    r = BundleReader(b)
+    assert r.newer_minor
+    (rec,) = list(r.records("thread"))
+    assert rec["sentiment"] == "calm"
+    assert r.manifest["future_field"] is True
+
+
+def test_unknown_field_in_same_minor_is_refused(tmp_path):
+    with pytest.raises(PayloadError, match="sentiment"):
+        with BundleWriter(tmp_path / "b", "corpus") as w:
+            w.write("thread", thread(sentiment="calm"))
+
+
+# ---- bad input -------------------------------------------------------------
+
+
+def corrupt_part(b, data: bytes, name="entry-00001.jsonl"):
+    """Replace a part's bytes and make the manifest agree on size and sha, so the content itself is tested."""
+    import hashlib
+
+    (b / name).write_bytes(data)
+
+    def fix(m):
+        for f in m["files"]:
+            if f["path"] == name:
+                f["bytes"] = len(data)
+                f["sha256"] = "sha256:" + hashlib.sha256(data).hexdigest()
+                f["count"] = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+    rewrite_manifest(b, fix)
+
+
+def lines_of(*records):
+    return b"".join(orjson.dumps(r) + b"\n" for r in records)
+
+
+def test_truncated_last_line(tmp_path):
+    b = write_bundle(tmp_path / "b", n=3)
+    data = (b / "entry-00001.jsonl").read_bytes()
+    corrupt_part(b, data[:-15])
+    with pytest.raises(PayloadError, match=r"entry-00001.jsonl:3: truncated last line"):
+        list(BundleReader(b).records("entry"))
+
+
+def test_invalid_utf8_names_line(tmp_path):
+    b = write_bundle(tmp_path / "b", n=1)
+    bad = orjson.dumps(entry(1))[:-2] + b'\xff\xfe"}\n'
+    corrupt_part(b, lines_of(entry(0)) + bad)
+    with pytest.raises(PayloadError, match=r"entry-00001.jsonl:2: invalid UTF-8"):
+        list(BundleReader(b).records("entry"))
+
+
+def test_line_over_size_limit(tmp_path):
+    b = write_bundle(tmp_path / "b", n=1)
+    corrupt_part(b, lines_of(entry(0), entry(1, body="x" * 5000)))
+    r = BundleReader(b, max_line_bytes=1000)
+    with pytest.raises(PayloadError, match=r"entry-00001.jsonl:2: line of \d+ bytes is longer than the limit of 1000"):
+        list(r.records("entry"))
+
+
+@pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity"])
+def test_nan_and_infinity_refused_on_read(tmp_path, token):
+    b = write_bundle(tmp_path / "b", n=1)
+    e = orjson.dumps(edge(0))[:-1] + b',"weight":' + token + b"}\n"
+    corrupt_part(b, e, name="edge-00001.jsonl")
+    with pytest.raises(PayloadError, match=r"edge-00001.jsonl:1: NaN and Infinity are not valid JSON"):
+        list(BundleReader(b).records("edge"))
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_nan_and_infinity_refused_on_write_even_in_metadata(tmp_path, value):
+    with pytest.raises(PayloadError, match="id=edge:0"):
+        with BundleWriter(tmp_path / "b", "corpus") as w:
+            w.write("edge", edge(0, weight=value))
+    with pytest.raises(PayloadError, match="NaN or Infinity"):
+        with BundleWriter(tmp_path / "c", "corpus") as w:
+            w.write("edge", edge(0, metadata={"x": [1, value]}))
+
+
+def test_duplicate_ids_refused_on_write_and_read(tmp_path):
+    with pytest.raises(PayloadError, match="duplicate entry id"):
+        with BundleWriter(tmp_path / "w", "corpus") as w:
+            w.write("entry", entry(1))
+            w.write("entry", entry(1))
+    assert not (tmp_path / "w").exists()
+    b = write_bundle(tmp_path / "b", n=1)
+    corrupt_part(b, lines_of(entry(0), entry(1), entry(0)))
+    with pytest.raises(PayloadError, match=r"entry-00001.jsonl:3: id=entry:0: duplicate entry id"):
+        list(BundleReader(b).records("entry"))
+
+
+def test_duplicates_across_parts_are_found(tmp_path):
+    b = tmp_path / "b"
+    with BundleWriter(b, "corpus", part_max_bytes=100, validate=False) as w:
+        for i in range(3):
+            w.write("entry", entry(i))
+    corrupt_part(b, lines_of(entry(0)), name="entry-00003.jsonl")
+    errors = BundleReader(b).verify()
+    assert any("entry-00003.jsonl:1" in str(e) and "duplicate" in str(e) for e in errors)
+
+
+def test_manifest_checksum_mismatch(tmp_path):
+    b = write_bundle(tmp_path / "b", n=2)
+    data = bytearray((b / "entry-00001.jsonl").read_bytes())
+    data[data.index(b"body 1")] = ord("B")
+    (b / "entry-00001.jsonl").write_bytes(bytes(data))
+    with pytest.raises(PayloadError, match=r"entry-00001.jsonl: sha256 is sha256:[0-9a-f]+, the manifest says"):
+        list(BundleReader(b).records("entry"))
+
+
+def test_manifest_count_mismatch(tmp_path):
+    b = write_bundle(tmp_path / "b", n=2)
+    rewrite_manifest(b, lambda m: [f.update(count=5) for f in m["files"] if f["record_type"] == "entry"])
+    with pytest.raises(PayloadError, match=r"has 2 records, the manifest says 5"):
+        list(BundleReader(b).records("entry"))
+
+
+def test_manifest_size_mismatch(tmp_path):
+    b = write_bundle(tmp_path / "b", n=2)
+    rewrite_manifest(b, lambda m: [f.update(bytes=f["bytes"] + 1) for f in m["files"] if f["record_type"] == "entry"])
+    with pytest.raises(PayloadError, match=r"entry-00001.jsonl: size is \d+ bytes, the manifest says"):
+        BundleReader(b)
+
+
+def test_missing_part_file(tmp_path):
+    b = write_bundle(tmp_path / "b", n=2)
+    (b / "edge-00001.jsonl").unlink()
+    with pytest.raises(PayloadError, match="edge-00001.jsonl: file listed in the manifest is missing"):
+        BundleReader(b)
+
+
+def test_extra_part_file(tmp_path):
+    b = write_bundle(tmp_path / "b", n=2)
+    (b / "entry-00002.jsonl").write_bytes(lines_of(entry(9)))
+    with pytest.raises(PayloadError, match="not listed in the manifest: entry-00002.jsonl"):
+        BundleReader(b)
+
+
+def test_unknown_major_version_names_both(tmp_path):
+    b = write_bundle(tmp_path / "b", n=1)
+    rewrite_manifest(b, lambda m: m.update(memory_payload_version="2.0.0"))
+    with pytest.raises(VersionError, match=r"found 2\.0\.0, supported 1\.0\.0"):
+        BundleReader(b)
+
+
+def test_no_manifest_is_incomplete(tmp_path):
+    b = write_bundle(tmp_path / "b", n=1)
+    (b / "manifest.json").unlink()
+    with pytest.raises(IncompleteBundleError, match="incomplete bundle"):
+        BundleReader(b)
+
+
+def test_exception_inside_writer_leaves_nothing(tmp_path):
+    b = tmp_path / "b"
+    with pytest.raises(RuntimeError):
+        with BundleWriter(b, "corpus") as w:
+            w.write("entry", entry(0))
+            raise RuntimeError("boom")
+    assert not b.exists()
+
+
+def test_writer_killed_midway_leaves_no_manifest(tmp_path):
+    b = tmp_path / "b"
+    script = f"""
+import sys, time
+sys.path.insert(0, {str(tmp_path.parent)!r})
+from memdock.bundle import BundleWriter
+w = BundleWriter({str(b)!r}, "chunks", part_max_bytes=4096)
+for i in range(10**7):
+    w.write("entry", {{"id": f"e{{i}}", "thread_id": "t", "position": i, "body": "x" * 100, "ingestion_time": "2025-01-01T00:00:00Z"}})
+    if i == 500:
+        print("ready", flush=True)
+"""
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    assert proc.stdout.readline().strip() == b"ready"
+    time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert any(b.iterdir())
+    assert not (b / "manifest.json").exists()
+    with pytest.raises(IncompleteBundleError):
+        BundleReader(b)
+
+
+def test_writer_refuses_non_empty_dir_and_overwrite_drops_old_manifest_first(tmp_path):
+    b = write_bundle(tmp_path / "b", n=1)
+    with pytest.raises(InvalidInputError, match="not empty"):
+        BundleWriter(b, "corpus")
+    w = BundleWriter(b, "corpus", overwrite=True)
+    assert not (b / "manifest.json").exists()
+    w.write("thread", thread())
+    w.close()
+    assert BundleReader(b).count("thread") == 1 and BundleReader(b).count("entry") == 0
+
+
+def test_matrix_size_not_matching_its_index(tmp_path):
+    b = tmp_path / "b"
+    with BundleWriter(b, "chunks") as w:
+        for i in range(3):
+            w.write_embedding(f"c{i}", [1.0, 2.0, 3.0], "m")
+    m = b / "embedding_matrix.f32"
+    m.write_bytes(m.read_bytes()[:-4])
+
+    def fix(man):
+        for f in man["files"]:
+            if f["path"] == m.name:
+                import hashlib
+
+                f["bytes"] = m.stat().st_size
+                f["sha256"] = "sha256:" + hashlib.sha256(m.read_bytes()).hexdigest()
+
+    rewrite_manifest(b, fix)
+    with pytest.raises(PayloadError, match=r"float32 matrix has 32 bytes but its index describes 3 rows of dim 3 \(36 bytes\)"):
+        BundleReader(b).embeddings()
+    assert any("float32 matrix has 32 bytes" in str(e) for e in BundleReader(b).verify())
+
+
+def test_schema_error_names_file_line_id_and_path(tmp_path):
+    b = write_bundle(tmp_path / "b", n=1)
+    corrupt_part(b, lines_of(entry(0), entry(1, position=-1)))
+    with pytest.raises(PayloadError) as ei:
+        list(BundleReader(b).records("entry"))
+    msg = str(ei.value)
+    assert msg.startswith(str(b / "entry-00001.jsonl") + ":2: id=entry:1 $.position: ")
+    assert "\n" not in msg
+
+
+def test_line_that_is_not_an_object(tmp_path):
+    b = write_bundle(tmp_path / "b", n=1)
+    corrupt_part(b, lines_of(entry(0)) + b"[1, 2]\n")
+    with pytest.raises(PayloadError, match=r":2: a record must be a JSON object, found list"):
+        list(BundleReader(b).records("entry"))
