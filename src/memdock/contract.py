@@ -7,15 +7,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from .records import Hit
 
-OPERATIONS = (
-    "capabilities", "healthcheck", "prepare", "index", "query",
-    "search_nodes", "search_facts", "search_episodes", "get_node", "get_edge", "delete",
-)
-FEATURES = (
-    "embeddings", "entity_extraction", "graph_query", "rerank", "temporal",
-    "incremental", "delete", "concurrent_index",
-)
-WRITE_OPERATIONS = frozenset({"prepare", "index", "delete"})
+from .operations import FEATURES, OPERATIONS, WRITE_OPERATIONS  # noqa: F401  (re-exported)
 
 ProgressCallback = Callable[[dict[str, Any]], None]
 

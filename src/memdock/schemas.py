@@ -31,17 +31,22 @@ def _raw(name: str, version: str) -> dict[str, Any]:
     return orjson.loads(path.read_bytes())
 
 
-def _rewrite_refs(node: Any) -> Any:
+def _rewrite_refs(node: Any, embeds: set[str]) -> Any:
+    """Point references at local $defs: defs.schema.json#/$defs/X -> #/$defs/X, NAME.schema.json -> #/$defs/NAME."""
     if isinstance(node, dict):
         out = {}
         for k, v in node.items():
             if k == "$ref" and isinstance(v, str) and v.startswith(_DEFS_PREFIX):
                 out[k] = "#/$defs/" + v[len(_DEFS_PREFIX):]
+            elif k == "$ref" and isinstance(v, str) and v.endswith(".schema.json"):
+                name = v.removesuffix(".schema.json")
+                embeds.add(name)
+                out[k] = f"#/$defs/{name}"
             else:
-                out[k] = _rewrite_refs(v)
+                out[k] = _rewrite_refs(v, embeds)
         return out
     if isinstance(node, list):
-        return [_rewrite_refs(v) for v in node]
+        return [_rewrite_refs(v, embeds) for v in node]
     return node
 
 
@@ -57,9 +62,13 @@ def _open_objects(node: Any) -> Any:
 @cache
 def load(name: str, version: str = "v1", *, lenient: bool = False) -> dict[str, Any]:
     """The self-contained schema for NAME; lenient=True accepts unknown fields (newer MINOR payloads)."""
-    schema = _rewrite_refs(copy.deepcopy(_raw(name, version)))
+    embeds: set[str] = set()
+    schema = _rewrite_refs(copy.deepcopy(_raw(name, version)), embeds)
     if name != "defs":
         defs = dict(_raw("defs", version)["$defs"])
+        for other in sorted(embeds):
+            body = _rewrite_refs(copy.deepcopy(_raw(other, version)), set())
+            defs[other] = {k: v for k, v in body.items() if k not in ("$schema", "$id", "$defs")}
         defs.update(schema.get("$defs", {}))
         schema["$defs"] = defs
     if lenient:

@@ -1,0 +1,96 @@
+"""Which backend, which data dir, which adapter config: from flags, environment and memdock.toml.
+
+Precedence for the backend, highest first: the --backend flag, MEMDOCK_BACKEND,
+`backend` in memdock.toml (MEMDOCK_CONFIG, else ./memdock.toml), then the
+embedded default `sqlite`. The store of a backend is --data-dir when given,
+else `data_dir` in memdock.toml, else MEMDOCK_HOME/stores/<backend>
+(MEMDOCK_HOME defaults to the user's data directory). Secrets are never read
+from files: a config field marked x-secret comes only from its environment
+variable.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import ConfigError
+
+DEFAULT_BACKEND = "sqlite"
+
+
+def memdock_home(env: Mapping[str, str] = os.environ) -> Path:
+    if env.get("MEMDOCK_HOME"):
+        return Path(env["MEMDOCK_HOME"]).expanduser()
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "memdock"
+
+
+@dataclass
+class Settings:
+    backend: str
+    backend_source: str
+    store: Path
+    adapter_config: dict[str, Any] = field(default_factory=dict)
+    config_file: Path | None = None
+
+
+def config_file(env: Mapping[str, str] = os.environ, cwd: Path | None = None) -> Path | None:
+    if env.get("MEMDOCK_CONFIG"):
+        p = Path(env["MEMDOCK_CONFIG"]).expanduser()
+        if not p.is_file():
+            raise ConfigError(f"MEMDOCK_CONFIG names {p}, which is not a file")
+        return p
+    p = (cwd or Path.cwd()) / "memdock.toml"
+    return p if p.is_file() else None
+
+
+def load_file(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def resolve(
+    *,
+    backend: str | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] = os.environ,
+    cwd: Path | None = None,
+) -> Settings:
+    path = config_file(env, cwd)
+    file_cfg = load_file(path)
+    if backend:
+        name, source = backend, "--backend"
+    elif env.get("MEMDOCK_BACKEND"):
+        name, source = env["MEMDOCK_BACKEND"], "MEMDOCK_BACKEND"
+    elif file_cfg.get("backend"):
+        name, source = str(file_cfg["backend"]), str(path)
+    else:
+        name, source = DEFAULT_BACKEND, "default"
+    if data_dir is not None:
+        store = Path(data_dir).expanduser()
+    elif file_cfg.get("data_dir"):
+        store = Path(str(file_cfg["data_dir"])).expanduser()
+    else:
+        store = memdock_home(env) / "stores" / Path(name).name
+    adapters = file_cfg.get("adapters", {})
+    adapter_cfg = dict(adapters.get(Path(name).name, {})) if isinstance(adapters, dict) else {}
+    return Settings(backend=name, backend_source=source, store=store.resolve(), adapter_config=adapter_cfg, config_file=path)
+
+
+def secret_fields(config_schema: Mapping[str, Any] | None) -> set[str]:
+    props = (config_schema or {}).get("properties", {})
+    return {k for k, v in props.items() if isinstance(v, dict) and v.get("x-secret")}
+
+
+def check_no_secrets_in(config: Mapping[str, Any], config_schema: Mapping[str, Any] | None, env_for: Mapping[str, str], where: str) -> None:
+    for name in sorted(secret_fields(config_schema) & set(config)):
+        var = env_for.get(name, "its environment variable")
+        raise ConfigError(f"{where}: {name} is a secret; set it in the environment ({var}), not in a file")

@@ -1,0 +1,145 @@
+"""Finding adapters: bundled ones, folders on MEMDOCK_ADAPTER_PATH, and Python entry points.
+
+An adapter is a folder with adapter.json (validated against
+schemas/v1/adapter.schema.json) and its program. Lookup order: a path to such
+a folder; then MEMDOCK_ADAPTER_PATH (colon-separated; each entry an adapter
+folder or a folder of them), then the `memdock.adapters` entry points (each
+loads to a folder path or a callable returning one), then the bundled
+adapters/. The first adapter found under a name wins.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+import orjson
+
+from .config import memdock_home
+from .errors import ConfigError
+from .resources import bundled_adapters_dir
+from .validation import SchemaValidator
+
+DESCRIPTOR = "adapter.json"
+ENTRY_POINT_GROUP = "memdock.adapters"
+
+
+@dataclass
+class AdapterDescriptor:
+    path: Path
+    raw: dict[str, Any]
+    origin: str = "bundled"
+
+    @classmethod
+    def load(cls, folder: Path, origin: str = "path") -> "AdapterDescriptor":
+        file = folder / DESCRIPTOR
+        try:
+            raw = orjson.loads(file.read_bytes())
+        except FileNotFoundError:
+            raise ConfigError(f"{folder}: no {DESCRIPTOR}; not an adapter folder") from None
+        except orjson.JSONDecodeError as exc:
+            raise ConfigError(f"{file}: invalid JSON: {exc}") from None
+        issues = SchemaValidator().issues("adapter", raw)
+        if issues:
+            raise ConfigError(f"{file}: {issues[0].path}: {issues[0].message}")
+        return cls(folder.resolve(), raw, origin)
+
+    name = property(lambda self: self.raw["name"])
+    version = property(lambda self: self.raw["version"])
+    protocol_versions = property(lambda self: list(self.raw["protocol_versions"]))
+    runtime = property(lambda self: self.raw["runtime"])
+    supports_worker = property(lambda self: bool(self.raw.get("worker", False)))
+    config_schema = property(lambda self: self.raw.get("config_schema") or {"type": "object"})
+    env = property(lambda self: list(self.raw.get("env", [])))
+    timeouts = property(lambda self: dict(self.raw.get("timeouts", {})))
+    description = property(lambda self: self.raw.get("description", ""))
+
+    def env_names(self) -> list[str]:
+        return [e["name"] for e in self.env]
+
+    def secret_env_names(self) -> list[str]:
+        return [e["name"] for e in self.env if e.get("secret")]
+
+    def env_for_secret_fields(self) -> dict[str, str]:
+        return {e["config_field"]: e["name"] for e in self.env if e.get("config_field")}
+
+    @cached_property
+    def venv(self) -> Path:
+        return memdock_home() / "venvs" / f"{self.name}-{self.version}"
+
+    def python(self) -> str:
+        """The interpreter for a Python adapter: its own virtualenv when it has requirements."""
+        if self.runtime.get("requirements"):
+            py = self.venv / "bin" / "python"
+            if not py.exists():
+                raise ConfigError(f"adapter {self.name} is not installed; run: memdock adapters install {self.name}")
+            return str(py)
+        return sys.executable
+
+    def argv(self) -> list[str]:
+        subs = {"{adapter_dir}": str(self.path), "{node}": "node"}
+        if self.runtime["kind"] == "python":
+            subs["{python}"] = self.python()
+        out = []
+        for part in self.raw["command"]:
+            for k, v in subs.items():
+                part = part.replace(k, v)
+            if not part.startswith("-") and not os.path.isabs(part) and (self.path / part).exists():
+                part = str(self.path / part)
+            out.append(part)
+        return out
+
+
+@dataclass
+class Registry:
+    search_path: list[Path] = field(default_factory=list)
+    use_entry_points: bool = True
+    include_bundled: bool = True
+
+    @classmethod
+    def default(cls, env: Mapping[str, str] = os.environ) -> "Registry":
+        paths = [Path(p).expanduser() for p in env.get("MEMDOCK_ADAPTER_PATH", "").split(os.pathsep) if p]
+        return cls(search_path=paths)
+
+    def _candidates(self) -> Iterator[tuple[Path, str]]:
+        for base in self.search_path:
+            if (base / DESCRIPTOR).is_file():
+                yield base, "MEMDOCK_ADAPTER_PATH"
+            elif base.is_dir():
+                for sub in sorted(base.iterdir()):
+                    if (sub / DESCRIPTOR).is_file():
+                        yield sub, "MEMDOCK_ADAPTER_PATH"
+        if self.use_entry_points:
+            for ep in entry_points(group=ENTRY_POINT_GROUP):
+                target = ep.load()
+                folder = Path(target() if callable(target) else target)
+                yield folder, f"entry point {ep.name}"
+        if self.include_bundled:
+            bundled = bundled_adapters_dir()
+            if bundled.is_dir():
+                for sub in sorted(bundled.iterdir()):
+                    if (sub / DESCRIPTOR).is_file():
+                        yield sub, "bundled"
+
+    def discover(self) -> dict[str, AdapterDescriptor]:
+        found: dict[str, AdapterDescriptor] = {}
+        for folder, origin in self._candidates():
+            d = AdapterDescriptor.load(folder, origin)
+            found.setdefault(d.name, d)
+        return found
+
+    def get(self, name_or_path: str | os.PathLike[str]) -> AdapterDescriptor:
+        p = Path(name_or_path)
+        if (p / DESCRIPTOR).is_file():
+            return AdapterDescriptor.load(p, "path")
+        for folder, origin in self._candidates():
+            d = AdapterDescriptor.load(folder, origin)
+            if d.name == str(name_or_path):
+                return d
+        known = ", ".join(sorted(self.discover())) or "none"
+        raise ConfigError(f"no adapter named {str(name_or_path)!r} (known: {known}; add folders with MEMDOCK_ADAPTER_PATH)")

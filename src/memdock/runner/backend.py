@@ -1,0 +1,220 @@
+"""SubprocessBackend: the MemoryBackend the core ships, driving any adapter through the protocol."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from ..bundle import BundleReader
+from ..config import check_no_secrets_in, resolve
+from ..contract import (
+    Capabilities, DeleteResult, GetResult, HealthStatus, IndexResult, PrepareResult, ProgressCallback,
+    SearchResult, WRITE_OPERATIONS,
+)
+from ..errors import InvalidInputError, MemdockError, UnsupportedOperationError, VersionError
+from ..protocol import SUPPORTED_PROTOCOLS, negotiate, payload_compatible
+from ..registry import AdapterDescriptor, Registry
+from .delta import build_delta
+from .launch import CallRecord, Launch
+from .ledger import Ledger
+from .oneshot import run_once
+from .store import Store
+from .worker import WorkerPool
+
+
+class SubprocessBackend:
+    """Runs ADAPTER's operations as subprocesses (one-shot), or through a worker pool when `workers` > 0.
+
+    Writing operations hold the store's lock; retryable errors are retried
+    `retries` times with exponential backoff; `index` goes through the ledger
+    so runs resume and only changes are sent.
+    """
+
+    def __init__(
+        self,
+        descriptor: AdapterDescriptor,
+        store: Store | str | os.PathLike[str],
+        *,
+        config: Mapping[str, Any] | None = None,
+        env: Mapping[str, str] | None = None,
+        workers: int = 0,
+        retries: int = 1,
+        backoff: float = 0.5,
+        timeouts: Mapping[str, float] | None = None,
+        sandbox: bool = True,
+        lock_timeout: float = 10.0,
+    ):
+        self.descriptor = descriptor
+        self.store = store if isinstance(store, Store) else Store(store)
+        cfg = dict(config or {})
+        check_no_secrets_in(cfg, descriptor.config_schema, descriptor.env_for_secret_fields(), f"config of {descriptor.name}")
+        self.launch = Launch(descriptor, self.store, cfg, dict(env if env is not None else os.environ), sandbox, dict(timeouts or {}))
+        self.retries, self.backoff, self.lock_timeout = retries, backoff, lock_timeout
+        self.pool = WorkerPool(self.launch, workers) if workers and descriptor.supports_worker else None
+        self._caps: Capabilities | None = None
+        self.last_call: CallRecord | None = None
+        self.calls: list[CallRecord] = []
+
+    @property
+    def name(self) -> str:
+        return self.descriptor.name
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+    def __enter__(self) -> "SubprocessBackend":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- calling -------------------------------------------------------------------------------
+
+    def call(
+        self,
+        operation: str,
+        params: dict[str, Any] | None = None,
+        *,
+        on_progress: ProgressCallback | None = None,
+        on_checkpoint: Callable[[list[str]], None] | None = None,
+        offered: tuple[str, ...] | None = None,
+        use_pool: bool = True,
+    ) -> dict[str, Any]:
+        """One protocol operation, with retries for retryable errors. Returns the raw result object."""
+        params = params or {}
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                if self.pool is not None and use_pool and offered is None:
+                    return self.pool.call(operation, params, on_progress=on_progress, on_checkpoint=on_checkpoint)
+                result, record = run_once(self.launch, operation, params, on_progress=on_progress,
+                                          on_checkpoint=on_checkpoint, offered=offered)
+                self._note(record)
+                return result
+            except MemdockError as exc:
+                rec = getattr(exc, "call_record", None)
+                if rec is not None:
+                    self._note(rec)
+                if not exc.retryable or attempt > self.retries:
+                    raise
+                time.sleep(self.backoff * 2 ** (attempt - 1))
+
+    def _note(self, record: CallRecord) -> None:
+        self.last_call = record
+        self.calls.append(record)
+
+    def _write(self, operation: str, params: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        with self.store.write_lock(self.lock_timeout):
+            return self.call(operation, params, **kw)
+
+    # -- MemoryBackend ---------------------------------------------------------------------------
+
+    def get_capabilities(self, *, refresh: bool = False) -> Capabilities:
+        if self._caps is None or refresh:
+            raw = self.call("capabilities", {"offered_protocols": list(SUPPORTED_PROTOCOLS)})
+            negotiate(raw)
+            if not payload_compatible(raw):
+                raise VersionError(f"adapter {self.name} reads payload versions {raw.get('payload_versions')}; memdock writes 1.x")
+            self._caps = Capabilities.from_dict(raw)
+        return self._caps
+
+    def _require(self, operation: str) -> None:
+        if not self.get_capabilities().supports(operation):
+            raise UnsupportedOperationError(f"backend {self.name} does not support {operation}")
+
+    def healthcheck(self) -> HealthStatus:
+        return HealthStatus.from_dict(self.call("healthcheck"))
+
+    def prepare(self) -> PrepareResult:
+        return PrepareResult.from_dict(self._write("prepare", {}))
+
+    def index(self, bundle: str | os.PathLike[str], *, progress: ProgressCallback | None = None, prune: bool = True) -> IndexResult:
+        """Index a chunks (or corpus) bundle: send what the ledger lacks, resume after a kill, delete what vanished."""
+        started = time.monotonic()
+        reader = BundleReader(bundle)
+        if reader.kind not in ("chunks", "corpus"):
+            raise InvalidInputError(f"{bundle}: cannot index a {reader.kind} bundle; give a corpus or chunks bundle")
+        caps = self.get_capabilities()
+        with self.store.write_lock(self.lock_timeout):
+            ledger = Ledger(self.store.ensure().ledger_path)
+            try:
+                delta_dir = self.store.new_work_dir("delta") / "bundle"
+                try:
+                    delta = build_delta(reader, ledger, delta_dir)
+                    result = IndexResult(skipped=delta.skipped)
+                    if delta.total_sent:
+                        raw = self.call("index", {"bundle": str(delta_dir)}, on_progress=progress,
+                                        on_checkpoint=ledger.commit, use_pool=False)
+                        ledger.commit_all_pending()
+                        result = IndexResult.from_dict(raw)
+                        result.skipped = delta.skipped
+                    gone = ledger.vanished(delta.thread_ids) if prune else []
+                    if gone and caps.has("delete") and caps.supports("delete"):
+                        deleted = DeleteResult.from_dict(self.call("delete", {"ids": gone}, use_pool=False))
+                        ledger.forget(gone + deleted.deleted)
+                        result.deleted = len(gone)
+                    result.details["sent"] = delta.sent
+                    result.seconds = time.monotonic() - started
+                    return result
+                finally:
+                    self.store.discard(delta_dir.parent)
+            finally:
+                ledger.close()
+
+    def query(self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None) -> SearchResult:
+        params: dict[str, Any] = {"text": text, "limit": limit}
+        if filters:
+            params["filters"] = filters
+        if mode:
+            params["mode"] = mode
+        return SearchResult.from_dict(self.call("query", params))
+
+    def _search(self, op: str, text: str, limit: int, group_ids: Sequence[str] | None) -> SearchResult:
+        params: dict[str, Any] = {"text": text, "limit": limit}
+        if group_ids:
+            params["group_ids"] = list(group_ids)
+        return SearchResult.from_dict(self.call(op, params))
+
+    def search_nodes(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
+        return self._search("search_nodes", text, limit, group_ids)
+
+    def search_facts(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
+        return self._search("search_facts", text, limit, group_ids)
+
+    def search_episodes(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
+        return self._search("search_episodes", text, limit, group_ids)
+
+    def get_node(self, node_id: str) -> GetResult:
+        return GetResult.from_dict(self.call("get_node", {"id": node_id}))
+
+    def get_edge(self, edge_id: str) -> GetResult:
+        return GetResult.from_dict(self.call("get_edge", {"id": edge_id}))
+
+    def delete(self, ids: Sequence[str]) -> DeleteResult:
+        with self.store.write_lock(self.lock_timeout):
+            result = DeleteResult.from_dict(self.call("delete", {"ids": list(ids)}, use_pool=False))
+            ledger = Ledger(self.store.ensure().ledger_path)
+            try:
+                ledger.forget(list(ids) + result.deleted)
+            finally:
+                ledger.close()
+        return result
+
+
+def open_backend(
+    backend: str | None = None,
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    config: Mapping[str, Any] | None = None,
+    registry: Registry | None = None,
+    **kwargs: Any,
+) -> SubprocessBackend:
+    """Resolve the backend (flag, MEMDOCK_BACKEND, memdock.toml, default) and open it."""
+    settings = resolve(backend=backend, data_dir=data_dir)
+    descriptor = (registry or Registry.default()).get(settings.backend)
+    merged = {**settings.adapter_config, **(config or {})}
+    return SubprocessBackend(descriptor, Path(settings.store), config=merged, **kwargs)

@@ -1,0 +1,79 @@
+"""What an index run must send: the records of a bundle that the ledger has not committed as they are."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..bundle import BundleReader, BundleWriter
+from .ledger import Ledger, record_hash
+
+ORDER = ("thread", "entry", "entity", "edge", "chunk")
+_BATCH = 2000
+
+
+@dataclass
+class Delta:
+    path: Path
+    sent: dict[str, int] = field(default_factory=dict)
+    skipped: int = 0
+    thread_ids: list[str] = field(default_factory=list)
+
+    @property
+    def total_sent(self) -> int:
+        return sum(self.sent.values())
+
+
+def _thread_of(record_type: str, rec: dict) -> str | None:
+    if record_type == "thread":
+        return rec["id"]
+    return rec.get("thread_id")
+
+
+def build_delta(reader: BundleReader, ledger: Ledger, out: Path) -> Delta:
+    """Stream READER once, writing changed records to a new bundle at OUT and noting them as pending."""
+    ledger.begin_run()
+    delta = Delta(out)
+    threads: set[str] = set()
+    with BundleWriter(out, reader.kind, validate=False, chunker=reader.manifest.get("chunker"),
+                      metadata={"delta_of": str(reader.path)}) as w:
+        for rtype in ORDER:
+            batch: list[tuple[dict, tuple[str, str, str | None, str]]] = []
+            for rec in reader.records(rtype):
+                tid = _thread_of(rtype, rec)
+                if rtype == "thread":
+                    threads.add(rec["id"])
+                batch.append((rec, (rec["id"], record_hash(rec), tid, rtype)))
+                if len(batch) >= _BATCH:
+                    _flush(batch, rtype, ledger, w, delta)
+            _flush(batch, rtype, ledger, w, delta)
+        _copy_embeddings(reader, ledger, w)
+    delta.thread_ids = sorted(threads)
+    return delta
+
+
+def _flush(batch: list, rtype: str, ledger: Ledger, w: BundleWriter, delta: Delta) -> None:
+    if not batch:
+        return
+    flags = ledger.changed([item for _, item in batch])
+    pending = []
+    for (rec, item), changed in zip(batch, flags):
+        if changed:
+            w.write(rtype, rec)
+            pending.append(item)
+        else:
+            delta.skipped += 1
+    ledger.add_pending(pending)
+    if pending:
+        delta.sent[rtype] = delta.sent.get(rtype, 0) + len(pending)
+    batch.clear()
+
+
+def _copy_embeddings(reader: BundleReader, ledger: Ledger, w: BundleWriter) -> None:
+    matrix = reader.embeddings()
+    if matrix is None:
+        return
+    with matrix:
+        for row in reader.records("embedding"):
+            if ledger.db.execute("SELECT 1 FROM pending WHERE id=?", (row["chunk_id"],)).fetchone():
+                w.write_embedding(row["chunk_id"], matrix.row_bytes(row["row"]), row["model"])

@@ -1,0 +1,71 @@
+"""Everything needed to start one adapter process: argv, environment, writable dirs, secrets to redact."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..registry import AdapterDescriptor
+from . import landlock
+from .redact import Redactor
+from .store import Store
+
+DEFAULT_TIMEOUTS = {
+    "capabilities": 30.0, "healthcheck": 60.0, "prepare": 300.0, "index": 6 * 3600.0, "delete": 600.0,
+    "query": 120.0, "search_nodes": 120.0, "search_facts": 120.0, "search_episodes": 120.0,
+    "get_node": 60.0, "get_edge": 60.0, "idle": 300.0,
+}
+
+
+@dataclass
+class CallRecord:
+    """What the runner saw during one call, for reports and the conformance kit."""
+
+    operation: str
+    request_id: str
+    seconds: float = 0.0
+    exit_code: int | None = None
+    quarantined: int = 0
+    quarantine_samples: list[str] = field(default_factory=list)
+    redactions: int = 0
+    stderr_tail: str = ""
+    work_dir: str | None = None
+    events: int = 0
+    checkpoints: int = 0
+
+
+@dataclass
+class Launch:
+    descriptor: AdapterDescriptor
+    store: Store
+    config: dict[str, Any] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    sandbox: bool = True
+    timeouts: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        secrets = [self.env[n] for n in self.descriptor.secret_env_names() if self.env.get(n)]
+        self.redactor = Redactor(secrets)
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.sandbox and landlock.abi_version() > 0
+
+    def timeout(self, operation: str) -> float:
+        return float(self.timeouts.get(operation) or self.descriptor.timeouts.get(operation) or DEFAULT_TIMEOUTS.get(operation, 300.0))
+
+    def idle(self) -> float:
+        return float(self.timeouts.get("idle") or self.descriptor.timeouts.get("idle") or DEFAULT_TIMEOUTS["idle"])
+
+    def argv(self, *extra: str) -> list[str]:
+        return self.descriptor.argv() + list(extra)
+
+    def child_env(self, tmpdir: Path) -> dict[str, str]:
+        from .process import adapter_env
+
+        return adapter_env(self.env, self.descriptor.env_names(), tmpdir)
+
+    def writable(self, work_dir: Path) -> list[Path] | None:
+        return [self.store.data_dir, work_dir] if self.sandboxed else None

@@ -1,0 +1,113 @@
+"""One operation, one process: request file in, events on stdout, result file out."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import orjson
+
+from ..atomic import write_atomic
+from ..errors import BackendError, MemdockError, TransientError, error_for_exit_code
+from ..protocol import build_request, check_response
+from .channel import Deadline, EventChannel, Quarantine
+from .launch import CallRecord, Launch
+from .process import spawn, stop
+from .stderr_log import StderrLog
+
+EventCallback = Callable[[dict[str, Any]], None]
+
+
+def run_once(
+    launch: Launch,
+    operation: str,
+    params: dict[str, Any],
+    *,
+    on_progress: EventCallback | None = None,
+    on_checkpoint: Callable[[list[str]], None] | None = None,
+    offered: tuple[str, ...] | None = None,
+    keep_work_dir: bool = False,
+) -> tuple[dict[str, Any], CallRecord]:
+    store = launch.store.ensure()
+    work = store.new_work_dir(operation)
+    result_path = work / "result.json"
+    kwargs = {"offered": offered} if offered else {}
+    request = build_request(
+        operation, data_dir=str(store.data_dir), work_dir=str(work), config=launch.config, params=params,
+        result_path=str(result_path), **kwargs,
+    )
+    record = CallRecord(operation, request["request_id"], work_dir=str(work))
+    request_path = work / "request.json"
+    write_atomic(request_path, orjson.dumps(request, option=orjson.OPT_INDENT_2))
+    started = time.monotonic()
+    proc = spawn(launch.argv("--request", str(request_path)), env=launch.child_env(work / "tmp"), cwd=work,
+                 writable=launch.writable(work))
+    log = StderrLog(proc.stderr, work / "stderr.log", launch.redactor)  # type: ignore[arg-type]
+    log.start()
+    quarantine = Quarantine()
+    channel = EventChannel(proc.stdout.fileno(), quarantine, launch.redactor.bytes)  # type: ignore[union-attr]
+    failure: MemdockError | None = None
+    try:
+        for ev in channel.events(timeout=launch.timeout(operation), idle=launch.idle()):
+            record.events += 1
+            if ev.kind == "progress" and on_progress:
+                on_progress(ev.data)
+            elif ev.kind == "checkpoint":
+                record.checkpoints += 1
+                if on_checkpoint:
+                    on_checkpoint(ev.data["ids"])
+        remaining = max(0.1, launch.timeout(operation) - (time.monotonic() - started))
+        proc.wait(timeout=remaining)
+    except Deadline as d:
+        what = "went silent (no progress) for" if d.kind == "idle" else "did not finish within"
+        failure = TransientError(f"adapter {launch.descriptor.name} {what} {d.seconds:g}s during {operation}; stopped it")
+    except Exception as exc:  # the callbacks (ledger) or a wait past the deadline
+        failure = exc if isinstance(exc, MemdockError) else TransientError(f"{operation}: {exc}")
+    finally:
+        if proc.poll() is None or failure is not None:
+            stop(proc)
+        channel.close()
+        log.join(timeout=10)
+        proc.stdout.close()  # type: ignore[union-attr]
+    record.seconds = time.monotonic() - started
+    record.exit_code = proc.returncode
+    record.quarantined, record.quarantine_samples = quarantine.count, quarantine.samples
+    record.stderr_tail = log.tail()
+    try:
+        if failure is not None:
+            raise failure
+        result = _read_result(launch, operation, request["request_id"], result_path, proc.returncode, record)
+    except MemdockError as exc:
+        exc.message = launch.redactor.text(exc.message)
+        exc.args = (exc.message,)
+        exc.details = launch.redactor.value({**exc.details, "stderr_tail": record.stderr_tail, "work_dir": str(work)})
+        record.redactions = launch.redactor.hits
+        store.prune()
+        exc.call_record = record  # type: ignore[attr-defined]
+        raise
+    record.redactions = launch.redactor.hits
+    if not keep_work_dir:
+        store.discard(work)
+        record.work_dir = None
+    return result, record
+
+
+def _read_result(launch: Launch, operation: str, request_id: str, path, code: int, record: CallRecord) -> dict[str, Any]:
+    source = f"{launch.descriptor.name} {operation}"
+    if path.exists():
+        raw = path.read_bytes()
+        if launch.redactor.bytes(raw) != raw:
+            raw = launch.redactor.bytes(raw)
+        try:
+            response = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise BackendError(f"{source}: result file is not valid JSON: {exc}") from None
+        result = check_response(response, request_id=request_id, operation=operation, source=source)
+        if code != 0:
+            raise BackendError(f"{source}: adapter wrote a result but exited with code {code}")
+        return launch.redactor.value(result)
+    if code == 0:
+        raise BackendError(f"{source}: adapter exited 0 without writing a result")
+    tail = record.stderr_tail.strip().splitlines()
+    hint = f": {tail[-1]}" if tail else ""
+    raise error_for_exit_code(code, f"{source}: adapter exited with code {code} and no error envelope{hint}")

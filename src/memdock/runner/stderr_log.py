@@ -1,0 +1,70 @@
+"""An adapter's stderr: captured to a bounded log file, redacted, with a tail kept for error messages."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import deque
+from pathlib import Path
+from typing import IO
+
+from .redact import Redactor
+
+DEFAULT_MAX_BYTES = 8 * 1024 * 1024
+TAIL_BYTES = 4096
+
+
+class StderrLog(threading.Thread):
+    """Drains a pipe until EOF. The file keeps at most max_bytes (then only a note of what was dropped)."""
+
+    def __init__(self, pipe: IO[bytes], path: Path, redactor: Redactor, *, max_bytes: int = DEFAULT_MAX_BYTES):
+        super().__init__(daemon=True, name=f"stderr:{path.parent.name}")
+        self.pipe, self.path, self.redactor, self.max_bytes = pipe, path, redactor, max_bytes
+        self.total = 0
+        self.dropped = 0
+        self._tail: deque[bytes] = deque()
+        self._tail_len = 0
+
+    def run(self) -> None:
+        carry = b""
+        keep = max(0, self.redactor.longest - 1)
+        with open(self.path, "ab") as log:
+            fd = self.pipe.fileno()
+            while True:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                data = carry + chunk
+                if chunk and keep:
+                    data, carry = data[:-keep] if len(data) > keep else b"", data[-keep:] if len(data) > keep else data
+                else:
+                    carry = b""
+                data = self.redactor.bytes(data)
+                self._write(log, data)
+                if not chunk:
+                    break
+            if self.dropped:
+                log.write(f"\n[memdock: {self.dropped} bytes of stderr dropped past the {self.max_bytes}-byte log limit]\n".encode())
+        try:
+            self.pipe.close()
+        except OSError:
+            pass
+
+    def _write(self, log: IO[bytes], data: bytes) -> None:
+        if not data:
+            return
+        self.total += len(data)
+        room = self.max_bytes - (self.total - len(data) - self.dropped)
+        if room > 0:
+            log.write(data[:room])
+            log.flush()
+        if len(data) > max(room, 0):
+            self.dropped += len(data) - max(room, 0)
+        self._tail.append(data[-TAIL_BYTES:])
+        self._tail_len += len(self._tail[-1])
+        while self._tail_len - len(self._tail[0]) >= TAIL_BYTES:
+            self._tail_len -= len(self._tail.popleft())
+
+    def tail(self, limit: int = TAIL_BYTES) -> str:
+        return b"".join(self._tail)[-limit:].decode("utf-8", "replace")

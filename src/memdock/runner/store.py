@@ -1,0 +1,73 @@
+"""A backend's store on disk: the adapter's data dir, the core's ledger, the writer lock, work dirs.
+
+    <store>/data/          the adapter's data dir (the only persistent place it may write)
+    <store>/ledger.sqlite  what the backend has durably committed (the core's, not the adapter's)
+    <store>/write.lock     held by prepare, index and delete
+    <store>/work/<run>/    one per call: request, result, stderr.log, tmp/ (removed after success)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Iterator
+
+from filelock import FileLock, Timeout
+
+from ..errors import ConfigError, TransientError
+
+KEEP_FAILED_RUNS = 20
+
+
+class Store:
+    def __init__(self, root: str | os.PathLike[str]):
+        self.root = Path(root).resolve()
+        self.data_dir = self.root / "data"
+        self.work_root = self.root / "work"
+        self.ledger_path = self.root / "ledger.sqlite"
+        self.lock_path = self.root / "write.lock"
+
+    def ensure(self) -> "Store":
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self.work_root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot create the store at {self.root}: {exc.strerror}") from None
+        return self
+
+    def new_work_dir(self, label: str) -> Path:
+        d = self.work_root / f"{time.strftime('%Y%m%dT%H%M%S')}-{label}"
+        (d / "tmp").mkdir(parents=True)
+        return d
+
+    def discard(self, work_dir: Path) -> None:
+        shutil.rmtree(work_dir, ignore_errors=True)
+
+    def prune(self, keep: int = KEEP_FAILED_RUNS) -> None:
+        runs = sorted((p for p in self.work_root.iterdir() if p.is_dir() and not p.name.startswith("worker-")), key=lambda p: p.name)
+        for old in runs[:-keep] if keep else runs:
+            shutil.rmtree(old, ignore_errors=True)
+
+    @contextlib.contextmanager
+    def write_lock(self, timeout: float = 10.0) -> Iterator[None]:
+        """Only one writer per store. A lock held past TIMEOUT is a clear, retryable error."""
+        self.ensure()
+        lock = FileLock(str(self.lock_path))
+        owner = self.root / "write.lock.owner"
+        try:
+            lock.acquire(timeout=timeout)
+        except Timeout:
+            who = owner.read_text().strip() if owner.exists() else "another process"
+            raise TransientError(
+                f"{self.root} is locked by another writer ({who}); waited {timeout:g}s. Wait for it to finish and try again.",
+                details={"lock": str(self.lock_path)},
+            ) from None
+        try:
+            owner.write_text(f"pid {os.getpid()}")
+            yield
+        finally:
+            owner.unlink(missing_ok=True)
+            lock.release()

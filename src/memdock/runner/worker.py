@@ -1,0 +1,182 @@
+"""Worker mode: the same requests and responses as JSON lines over one long-lived adapter's stdin/stdout."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable
+
+import orjson
+
+from ..errors import BackendError, MemdockError, TransientError
+from ..protocol import build_request, check_response
+from .channel import Deadline, EventChannel, Quarantine
+from .launch import Launch
+from .process import spawn, stop
+from .stderr_log import StderrLog
+
+IDEMPOTENT = frozenset({"capabilities", "healthcheck", "query", "search_nodes", "search_facts", "search_episodes", "get_node", "get_edge"})
+
+
+class WorkerCrashed(TransientError):
+    pass
+
+
+class Worker:
+    """One adapter process started with --worker. Not thread-safe: the pool gives it to one caller at a time."""
+
+    def __init__(self, launch: Launch, label: str):
+        self.launch = launch
+        store = launch.store.ensure()
+        self.work = store.work_root / f"worker-{label}"
+        (self.work / "tmp").mkdir(parents=True, exist_ok=True)
+        self.proc = spawn(
+            launch.argv("--worker"), env=launch.child_env(self.work / "tmp"), cwd=self.work,
+            writable=launch.writable(self.work), stdin=-1, die_with_parent=False,
+        )
+        self.log = StderrLog(self.proc.stderr, self.work / "stderr.log", launch.redactor)  # type: ignore[arg-type]
+        self.log.start()
+        self.quarantine = Quarantine()
+        self.channel = EventChannel(self.proc.stdout.fileno(), self.quarantine, launch.redactor.bytes)  # type: ignore[union-attr]
+        self.calls = 0
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None and not self.channel.eof
+
+    def call(
+        self,
+        operation: str,
+        params: dict[str, Any],
+        *,
+        on_progress: Callable[[dict[str, Any]], None] | None = None,
+        on_checkpoint: Callable[[list[str]], None] | None = None,
+    ) -> dict[str, Any]:
+        req = build_request(operation, data_dir=str(self.launch.store.data_dir), work_dir=str(self.work),
+                            config=self.launch.config, params=params)
+        rid = req["request_id"]
+        try:
+            self.proc.stdin.write(orjson.dumps(req) + b"\n")  # type: ignore[union-attr]
+            self.proc.stdin.flush()  # type: ignore[union-attr]
+        except (BrokenPipeError, OSError):
+            raise WorkerCrashed(f"worker for {self.launch.descriptor.name} is gone ({self._why()})") from None
+        self.calls += 1
+        try:
+            for ev in self.channel.events(timeout=self.launch.timeout(operation), idle=self.launch.idle()):
+                if ev.data.get("request_id") not in (None, rid):
+                    self.quarantine.add(orjson.dumps(ev.data)[:200])
+                    continue
+                if ev.kind == "progress" and on_progress:
+                    on_progress(ev.data)
+                elif ev.kind == "checkpoint" and on_checkpoint:
+                    on_checkpoint(ev.data["ids"])
+                elif ev.kind == "result":
+                    response = ev.data.get("response")
+                    result = check_response(response, request_id=rid, operation=operation,
+                                            source=f"{self.launch.descriptor.name} worker {operation}")
+                    return self.launch.redactor.value(result)
+        except Deadline as d:
+            self.close(force=True)
+            raise TransientError(f"worker for {self.launch.descriptor.name} exceeded its {d.kind} limit of {d.seconds:g}s during {operation}; stopped it") from None
+        except MemdockError as exc:
+            exc.message = self.launch.redactor.text(exc.message)
+            exc.args = (exc.message,)
+            raise
+        raise WorkerCrashed(f"worker for {self.launch.descriptor.name} exited during {operation} ({self._why()})")
+
+    def _why(self) -> str:
+        code = self.proc.poll()
+        tail = self.log.tail(400).strip().splitlines()
+        return f"exit code {code}" + (f"; stderr: {tail[-1]}" if tail else "")
+
+    def close(self, *, force: bool = False, grace: float = 2.0) -> None:
+        if self.proc.poll() is None:
+            try:
+                if not force:
+                    self.proc.stdin.close()  # type: ignore[union-attr]
+                    self.proc.wait(timeout=grace)
+            except Exception:
+                pass
+            stop(self.proc, grace=1.0)
+        self.channel.close()
+        self.log.join(timeout=5)
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()  # type: ignore[union-attr]
+            except Exception:
+                pass
+
+
+class WorkerPool:
+    """Up to SIZE workers for one adapter. A crashed worker is replaced once and an idempotent request retried."""
+
+    def __init__(self, launch: Launch, size: int = 1):
+        self.launch, self.size = launch, max(1, size)
+        self._idle: list[Worker] = []
+        self._count = 0
+        self._cond = threading.Condition()
+        self._closed = False
+        self._serial = 0
+
+    def _acquire(self) -> Worker:
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise BackendError("worker pool is closed")
+                while self._idle:
+                    w = self._idle.pop()
+                    if w.alive:
+                        return w
+                    w.close(force=True)
+                    self._count -= 1
+                if self._count < self.size:
+                    self._count += 1
+                    self._serial += 1
+                    label = f"{self.launch.descriptor.name}-{self._serial}"
+                    break
+                self._cond.wait()
+        try:
+            return Worker(self.launch, label)
+        except BaseException:
+            with self._cond:
+                self._count -= 1
+                self._cond.notify()
+            raise
+
+    def _release(self, w: Worker, broken: bool) -> None:
+        with self._cond:
+            if broken or self._closed or not w.alive:
+                w.close(force=True)
+                self._count -= 1
+            else:
+                self._idle.append(w)
+            self._cond.notify()
+
+    def call(self, operation: str, params: dict[str, Any], **callbacks: Any) -> dict[str, Any]:
+        for attempt in (1, 2):
+            w = self._acquire()
+            broken = False
+            try:
+                return w.call(operation, params, **callbacks)
+            except WorkerCrashed:
+                broken = True
+                if attempt == 2 or operation not in IDEMPOTENT:
+                    raise
+            except TransientError:
+                broken = True
+                raise
+            finally:
+                self._release(w, broken)
+        raise AssertionError("unreachable")
+
+    @property
+    def quarantined(self) -> int:
+        return sum(w.quarantine.count for w in self._idle)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            workers, self._idle = self._idle, []
+            self._cond.notify_all()
+        for w in workers:
+            w.close()

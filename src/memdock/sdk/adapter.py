@@ -1,0 +1,249 @@
+"""Adapter base class and the protocol loop (one-shot `--request FILE`, or `--worker`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+import orjson
+
+from .. import PAYLOAD_VERSION, PROTOCOL_VERSION
+from ..atomic import write_atomic
+from ..errors import BackendError, ConfigError, InvalidInputError, MemdockError, UnsupportedOperationError, VersionError
+from ..operations import FEATURES, OPERATIONS
+
+if TYPE_CHECKING:
+    from ..bundle import BundleReader
+
+_TRIVIAL_OBJECT_KEYS = {"type", "properties", "additionalProperties", "patternProperties", "description", "title", "$schema", "$id"}
+
+
+class Context:
+    """One request as the adapter sees it, with the means to report progress and checkpoints."""
+
+    def __init__(self, request: dict[str, Any], out: "_Events"):
+        self.request = request
+        self.operation: str = request["operation"]
+        self.request_id: str = request["request_id"]
+        self.data_dir = Path(request["data_dir"])
+        self.work_dir = Path(request["work_dir"])
+        self.config: dict[str, Any] = request.get("config", {})
+        self.params: dict[str, Any] = request.get("params", {})
+        self._out = out
+
+    def progress(self, done: int, total: int | None = None, message: str = "") -> None:
+        ev: dict[str, Any] = {"event": "progress", "done": done, "total": total}
+        if message:
+            ev["message"] = message
+        self._out.emit(ev, self.request_id)
+
+    def checkpoint(self, ids: list[str]) -> None:
+        """Call only after the backend has durably committed these records."""
+        self._out.emit({"event": "checkpoint", "ids": ids}, self.request_id)
+
+    def input_bundle(self) -> "BundleReader":
+        from ..bundle import BundleReader
+
+        path = self.params.get("bundle")
+        if not isinstance(path, str) or not path:
+            raise InvalidInputError("index needs params.bundle: the path of a payload bundle")
+        return BundleReader(path)
+
+    def log(self, message: str) -> None:
+        sys.stderr.write(message.rstrip("\n") + "\n")
+        sys.stderr.flush()
+
+
+class Adapter:
+    """Base class: override the operations your backend supports."""
+
+    name = "adapter"
+    version = "0.0.0"
+    protocol_versions: tuple[str, ...] = (PROTOCOL_VERSION,)
+    payload_versions: tuple[str, ...] = (PAYLOAD_VERSION,)
+    features: dict[str, bool] = {}
+    score: dict[str, Any] = {"range": [0.0, 1.0], "semantics": "relevance, higher is better"}
+    id_shapes: dict[str, str] = {}
+    descriptor_path: Path | None = None
+
+    def operations(self, ctx: Context) -> list[str]:
+        ops = ["capabilities"]
+        for op in OPERATIONS[1:]:
+            if getattr(type(self), op, None) is not getattr(Adapter, op, None):
+                ops.append(op)
+        return ops
+
+    def capabilities(self, ctx: Context) -> dict[str, Any]:
+        return {
+            "adapter": self.name,
+            "adapter_version": self.version,
+            "protocol_versions": list(self.protocol_versions),
+            "payload_versions": list(self.payload_versions),
+            "operations": self.operations(ctx),
+            "features": {f: bool(self.active_features(ctx).get(f, False)) for f in FEATURES} | {
+                k: v for k, v in self.active_features(ctx).items() if k not in FEATURES
+            },
+            "id_shapes": dict(self.id_shapes),
+            "score": dict(self.score),
+        }
+
+    def active_features(self, ctx: Context) -> dict[str, bool]:
+        return dict(self.features)
+
+    def check_config(self, config: dict[str, Any]) -> None:
+        """Validate the config against adapter.json's config_schema; a violation is a ConfigError."""
+        if self.descriptor_path is None:
+            return
+        schema = self._config_schema()
+        if not schema or (not config and _accepts_empty_object(schema)):
+            return
+        from ..validation import get_engine
+
+        compiled = get_engine().compile(schema)
+        issues = [] if compiled.is_valid(config) else compiled.issues(config)
+        if issues:
+            raise ConfigError(f"invalid config for {self.name}: {issues[0].path}: {issues[0].message}")
+
+    def _config_schema(self) -> dict[str, Any] | None:
+        if not hasattr(self, "_config_schema_cache"):
+            self._config_schema_cache = orjson.loads(self.descriptor_path.read_bytes()).get("config_schema")  # type: ignore[union-attr]
+        return self._config_schema_cache
+
+    def close(self) -> None:
+        """Called once when the process ends (worker mode: at stdin EOF)."""
+
+    def _unsupported(self, ctx: Context) -> dict[str, Any]:
+        raise UnsupportedOperationError(f"{self.name} does not support {ctx.operation}")
+
+    healthcheck = prepare = index = query = _unsupported
+    search_nodes = search_facts = search_episodes = _unsupported
+    get_node = get_edge = delete = _unsupported
+
+
+def _accepts_empty_object(schema: dict[str, Any]) -> bool:
+    """True when {} is valid by construction, so start-up need not load a validator for an empty config."""
+    return set(schema) <= _TRIVIAL_OBJECT_KEYS and schema.get("type", "object") == "object"
+
+
+class _Events:
+    """The protocol channel: the process's original stdout, kept apart from anything else that prints."""
+
+    def __init__(self, stream: BinaryIO, worker: bool):
+        self.stream, self.worker = stream, worker
+        self.lock = threading.Lock()
+
+    def emit(self, event: dict[str, Any], request_id: str | None = None) -> None:
+        if self.worker and request_id:
+            event = {**event, "request_id": request_id}
+        line = orjson.dumps(event) + b"\n"
+        with self.lock:
+            self.stream.write(line)
+            self.stream.flush()
+
+
+def _protect_stdout() -> BinaryIO:
+    """Move the protocol to a private fd and point fd 1 at stderr, so stray prints cannot corrupt it."""
+    proto_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(proto_fd, "wb", buffering=0)
+
+
+def _dispatch(adapter: Adapter, request: dict[str, Any], out: _Events) -> dict[str, Any]:
+    """Run one request; always returns a response (result or error envelope)."""
+    base = {
+        "protocol_version": PROTOCOL_VERSION,
+        "request_id": str(request.get("request_id", "")),
+        "operation": str(request.get("operation", "")),
+    }
+    try:
+        op = request.get("operation")
+        offered = [str(v) for v in request.get("offered_protocols") or [request.get("protocol_version", "")]]
+        mine = {v.split(".")[0] for v in adapter.protocol_versions}
+        if not any(v.split(".")[0] in mine for v in offered):
+            raise VersionError(
+                f"{adapter.name} speaks protocol {', '.join(adapter.protocol_versions)}; the caller offered {', '.join(offered)}",
+                details={"adapter": list(adapter.protocol_versions), "caller": offered},
+            )
+        if not isinstance(op, str) or op not in OPERATIONS:
+            raise UnsupportedOperationError(f"unknown operation {op!r}")
+        ctx = Context(request, out)
+        adapter.check_config(ctx.config)
+        if op != "capabilities" and op not in adapter.operations(ctx):
+            raise UnsupportedOperationError(f"{adapter.name} does not support {op}")
+        result = getattr(adapter, op)(ctx)
+        return {**base, "ok": True, "result": result}
+    except MemdockError as exc:
+        return {**base, "ok": False, "error": exc.to_envelope()}
+    except Exception as exc:
+        traceback.print_exc(file=sys.stderr)
+        return {**base, "ok": False, "error": BackendError(f"{type(exc).__name__}: {exc}").to_envelope()}
+
+
+def _exit_code(response: dict[str, Any]) -> int:
+    if response["ok"]:
+        return 0
+    return MemdockError.from_envelope(response["error"]).exit_code
+
+
+def _run_request_file(adapter: Adapter, path: str, out: _Events) -> int:
+    try:
+        request = orjson.loads(Path(path).read_bytes())
+    except (OSError, orjson.JSONDecodeError) as exc:
+        sys.stderr.write(f"cannot read request {path}: {exc}\n")
+        return InvalidInputError("").exit_code
+    response = _dispatch(adapter, request, out)
+    result_path = request.get("result_path") or str(Path(request.get("work_dir", ".")) / "result.json")
+    write_atomic(result_path, orjson.dumps(response))
+    out.emit({"event": "result", "path": result_path})
+    return _exit_code(response)
+
+
+def _watch_parent() -> None:
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+def _run_worker(adapter: Adapter, out: _Events) -> int:
+    _watch_parent()
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
+        try:
+            request = orjson.loads(line)
+            if not isinstance(request, dict):
+                raise ValueError("request must be an object")
+        except (orjson.JSONDecodeError, ValueError) as exc:
+            sys.stderr.write(f"ignoring malformed request line: {exc}\n")
+            continue
+        response = _dispatch(adapter, request, out)
+        out.emit({"event": "result", "response": response}, response["request_id"])
+    return 0
+
+
+def serve(adapter: Adapter, argv: list[str] | None = None) -> int:
+    """The adapter program's main: `--request FILE` (one-shot) or `--worker`."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    worker = "--worker" in argv
+    out = _Events(_protect_stdout(), worker)
+    try:
+        if worker:
+            return _run_worker(adapter, out)
+        if "--request" in argv and argv.index("--request") + 1 < len(argv):
+            return _run_request_file(adapter, argv[argv.index("--request") + 1], out)
+        sys.stderr.write("usage: ADAPTER --request FILE | --worker\n")
+        return 2
+    finally:
+        adapter.close()
