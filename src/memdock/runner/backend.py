@@ -132,8 +132,19 @@ class SubprocessBackend:
     def prepare(self) -> PrepareResult:
         return PrepareResult.from_dict(self._write("prepare", {}))
 
-    def index(self, bundle: str | os.PathLike[str], *, progress: ProgressCallback | None = None, prune: bool = True) -> IndexResult:
-        """Index a chunks (or corpus) bundle: send what the ledger lacks, resume after a kill, delete what vanished."""
+    def index(
+        self,
+        bundle: str | os.PathLike[str],
+        *,
+        progress: ProgressCallback | None = None,
+        prune: bool = True,
+        after_checkpoint: Callable[[list[str]], None] | None = None,
+    ) -> IndexResult:
+        """Index a chunks (or corpus) bundle: send what the ledger lacks, resume after a kill, delete what vanished.
+
+        AFTER_CHECKPOINT is called with each checkpoint's ids once the ledger has them; an exception it
+        raises stops the adapter (the conformance kit uses this to kill a run midway).
+        """
         started = time.monotonic()
         reader = BundleReader(bundle)
         if reader.kind not in ("chunks", "corpus"):
@@ -146,9 +157,14 @@ class SubprocessBackend:
                 try:
                     delta = build_delta(reader, ledger, delta_dir)
                     result = IndexResult(skipped=delta.skipped)
+                    def checkpoint(ids: list[str]) -> None:
+                        ledger.commit(ids)
+                        if after_checkpoint is not None:
+                            after_checkpoint(ids)
+
                     if delta.total_sent:
                         raw = self.call("index", {"bundle": str(delta_dir)}, on_progress=progress,
-                                        on_checkpoint=ledger.commit, use_pool=False)
+                                        on_checkpoint=checkpoint, use_pool=False)
                         ledger.commit_all_pending()
                         result = IndexResult.from_dict(raw)
                         result.skipped = delta.skipped

@@ -25,6 +25,7 @@ class CallRecord:
 
     operation: str
     request_id: str
+    pid: int | None = None
     seconds: float = 0.0
     exit_code: int | None = None
     quarantined: int = 0

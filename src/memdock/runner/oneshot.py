@@ -42,6 +42,7 @@ def run_once(
     started = time.monotonic()
     proc = spawn(launch.argv("--request", str(request_path)), env=launch.child_env(work / "tmp"), cwd=work,
                  writable=launch.writable(work))
+    record.pid = proc.pid
     log = StderrLog(proc.stderr, work / "stderr.log", launch.redactor)  # type: ignore[arg-type]
     log.start()
     quarantine = Quarantine()
@@ -96,8 +97,10 @@ def _read_result(launch: Launch, operation: str, request_id: str, path, code: in
     source = f"{launch.descriptor.name} {operation}"
     if path.exists():
         raw = path.read_bytes()
-        if launch.redactor.bytes(raw) != raw:
-            raw = launch.redactor.bytes(raw)
+        clean = launch.redactor.bytes(raw)
+        if clean != raw:
+            write_atomic(path, clean)  # the work dir may be kept for debugging: never with a secret in it
+            raw = clean
         try:
             response = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:

@@ -35,12 +35,13 @@ class StderrLog(threading.Thread):
                     chunk = os.read(fd, 65536)
                 except OSError:
                     break
-                data = carry + chunk
-                if chunk and keep:
-                    data, carry = data[:-keep] if len(data) > keep else b"", data[-keep:] if len(data) > keep else data
+                data = self.redactor.bytes(carry + chunk)
+                if chunk and keep and len(data) > keep:
+                    data, carry = data[:-keep], data[-keep:]
+                elif chunk and keep:
+                    data, carry = b"", data
                 else:
                     carry = b""
-                data = self.redactor.bytes(data)
                 self._write(log, data)
                 if not chunk:
                     break

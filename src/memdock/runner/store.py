@@ -12,6 +12,7 @@ import contextlib
 import os
 import shutil
 import time
+import uuid
 from pathlib import Path
 from typing import Iterator
 
@@ -39,7 +40,7 @@ class Store:
         return self
 
     def new_work_dir(self, label: str) -> Path:
-        d = self.work_root / f"{time.strftime('%Y%m%dT%H%M%S')}-{label}"
+        d = self.work_root / f"{time.strftime('%Y%m%dT%H%M%S')}-{label}-{uuid.uuid4().hex[:8]}"
         (d / "tmp").mkdir(parents=True)
         return d
 

@@ -1,0 +1,105 @@
+"""`memdock adapters list|show|install`."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..registry import AdapterDescriptor, Registry
+from . import output
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("adapters", help="list, show and install adapters")
+    s = p.add_subparsers(dest="adapters_command", metavar="ACTION", required=True)
+    ls = s.add_parser("list", help="every adapter memdock can find")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(func=run_list)
+    show = s.add_parser("show", help="one adapter's descriptor")
+    show.add_argument("name")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=run_show)
+    inst = s.add_parser("install", help="create the adapter's own runtime (a virtualenv for Python adapters)")
+    inst.add_argument("name")
+    inst.add_argument("--force", action="store_true", help="recreate the virtualenv")
+    inst.set_defaults(func=run_install)
+
+
+def _installed(d: AdapterDescriptor) -> str:
+    kind = d.runtime["kind"]
+    if kind == "python":
+        return "yes" if not d.runtime.get("requirements") or d.venv.exists() else "no"
+    if kind == "node":
+        return "yes" if shutil.which("node") else "node missing"
+    return "yes"
+
+
+def run_list(args: argparse.Namespace) -> int:
+    found = Registry.default().discover()
+    rows = [(d.name, d.version, d.runtime["kind"], _installed(d), d.origin, d.description) for d in found.values()]
+    if args.json:
+        output.emit_json([dict(zip(("name", "version", "runtime", "installed", "origin", "description"), r)) for r in rows])
+    else:
+        print(output.table(rows, ["name", "version", "runtime", "installed", "from", "description"]))
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    d = Registry.default().get(args.name)
+    if args.json:
+        output.emit_json({**d.raw, "path": str(d.path), "origin": d.origin, "installed": _installed(d)})
+        return 0
+    print(f"{d.name} {d.version} ({d.runtime['kind']}, from {d.origin})\n  {d.description}\n  folder: {d.path}")
+    print(f"  protocols: {', '.join(d.protocol_versions)}   worker mode: {'yes' if d.supports_worker else 'no'}   installed: {_installed(d)}")
+    props = d.config_schema.get("properties", {})
+    if props:
+        print("  config:")
+        for k, v in props.items():
+            secret = "  (secret: from the environment)" if v.get("x-secret") else ""
+            print(f"    {k}: {v.get('type', '')} {v.get('description', '')}{secret}")
+    if d.env:
+        print("  environment:")
+        for e in d.env:
+            print(f"    {e['name']}{' (secret)' if e.get('secret') else ''} {e.get('description', '')}")
+    return 0
+
+
+def _core_source() -> str:
+    """What to pip-install so the adapter's venv has the memdock SDK: this checkout, or the released version."""
+    root = Path(__file__).resolve().parents[3]
+    if (root / "pyproject.toml").is_file() and (root / "src" / "memdock").is_dir():
+        return str(root)
+    from .. import __version__
+
+    return f"memdock=={__version__}"
+
+
+def run_install(args: argparse.Namespace) -> int:
+    d = Registry.default().get(args.name)
+    kind = d.runtime["kind"]
+    if kind == "node":
+        if not shutil.which("node"):
+            raise ConfigError(f"{d.name} needs Node.js {d.runtime.get('node', '')}+; install node and run again")
+        print(f"{d.name}: uses the system node ({shutil.which('node')}); nothing to install")
+        return 0
+    if kind != "python" or not d.runtime.get("requirements"):
+        print(f"{d.name}: runs with {'the core interpreter' if kind == 'python' else 'its own executable'}; nothing to install")
+        return 0
+    if d.venv.exists() and args.force:
+        shutil.rmtree(d.venv)
+    if not d.venv.exists():
+        print(f"creating {d.venv}")
+        venv.EnvBuilder(with_pip=True).create(d.venv)
+    py = str(d.venv / "bin" / "python")
+    req = d.path / d.runtime["requirements"]
+    for cmd in ([py, "-m", "pip", "install", "-q", _core_source()], [py, "-m", "pip", "install", "-q", "-r", str(req)]):
+        print("$ " + " ".join(cmd))
+        if subprocess.run(cmd).returncode != 0:
+            raise ConfigError(f"installing {d.name} failed (command above); fix and run: memdock adapters install {d.name} --force")
+    print(f"{d.name} installed in {d.venv}")
+    return 0

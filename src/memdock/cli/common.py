@@ -1,0 +1,40 @@
+"""Options every backend command shares, and opening the backend they name."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import orjson
+
+from ..errors import ConfigError
+from ..runner.backend import SubprocessBackend, open_backend
+
+
+def add_backend_options(p: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
+    g = p.add_argument_group("backend")
+    g.add_argument("--backend", "-b", help="adapter name or folder (default: MEMDOCK_BACKEND, memdock.toml, else sqlite)")
+    g.add_argument("--data-dir", help="the backend's store (default: MEMDOCK_HOME/stores/<backend>)")
+    g.add_argument("--config", "-c", action="append", default=[], metavar="KEY=VALUE",
+                   help="adapter config; VALUE is parsed as JSON when it can be (repeatable)")
+    g.add_argument("--no-sandbox", action="store_true", help="do not limit the adapter's writes with Landlock")
+    if json_flag:
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def parse_config(pairs: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ConfigError(f"--config expects KEY=VALUE, got {pair!r}")
+        k, v = pair.split("=", 1)
+        try:
+            out[k] = orjson.loads(v)
+        except orjson.JSONDecodeError:
+            out[k] = v
+    return out
+
+
+def open_from_args(args: argparse.Namespace, **kwargs: Any) -> SubprocessBackend:
+    return open_backend(args.backend, data_dir=args.data_dir, config=parse_config(args.config),
+                        sandbox=not args.no_sandbox, **kwargs)

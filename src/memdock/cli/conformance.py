@@ -1,0 +1,42 @@
+"""`memdock conformance NAME|PATH`: prove an adapter keeps the contract."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..conformance import CheckResult, KitOptions, run_kit
+from ..conformance.checks import CHECKS
+from . import output
+from .common import parse_config
+
+MARK = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("conformance", help="run the conformance kit against an adapter")
+    p.add_argument("adapter", help="adapter name or folder")
+    p.add_argument("--check", action="append", dest="only", choices=[n for n, _ in CHECKS], help="run only these checks")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per operation (default 120)")
+    p.add_argument("--idle", type=float, default=30.0, help="seconds without progress before an adapter is stopped (default 30)")
+    p.add_argument("--config", "-c", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--keep", action="store_true", help="keep the kit's scratch directory")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    opts = KitOptions(timeout=args.timeout, idle=args.idle, config=parse_config(args.config), only=args.only, keep=args.keep)
+
+    def show(r: CheckResult) -> None:
+        if not args.json:
+            print(f"{MARK[r.status]:4}  {r.name:<20} {r.seconds:6.2f}s  {r.detail}", flush=True)
+
+    report = run_kit(args.adapter, opts, on_result=show)
+    if args.json:
+        output.emit_json({"adapter": report.adapter, "ok": report.ok, "sandbox": report.sandbox,
+                          "results": [r.__dict__ for r in report.results]})
+    else:
+        counts = {s: sum(1 for r in report.results if r.status == s) for s in ("pass", "fail", "skip")}
+        print(f"\n{report.adapter}: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
+        print(f"sandbox: {report.sandbox}")
+    return 0 if report.ok else 1

@@ -1,0 +1,320 @@
+"""The checks of the conformance kit, in the order they run. Each raises Skip or Fail, or returns a detail."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import MemdockError
+from ..operations import OPERATIONS
+from ..runner.ledger import Ledger
+from . import golden
+from .kit import Fail, Harness, Skip
+
+
+def _expect_error(fn, category: str, what: str) -> MemdockError:
+    try:
+        fn()
+    except MemdockError as exc:
+        if exc.category != category:
+            raise Fail(f"{what}: expected a {category} error, got {exc.category}: {exc.message}") from None
+        return exc
+    raise Fail(f"{what}: expected a {category} error, the call succeeded")
+
+
+def _caps(h: Harness):
+    if h.caps is None:
+        h.caps = h.backend().get_capabilities()
+    return h.caps
+
+
+def _retrieval(h: Harness) -> bool:
+    caps = _caps(h)
+    return caps.supports("query") and caps.features.get("retrieval", True) is not False
+
+
+def check_handshake(h: Harness) -> str:
+    caps = _caps(h)
+    if caps.adapter != h.descriptor.name:
+        raise Fail(f"capabilities name the adapter {caps.adapter!r}, its adapter.json says {h.descriptor.name!r}")
+    if "capabilities" not in caps.operations:
+        raise Fail("operations must list capabilities")
+    unknown = [op for op in caps.operations if op not in OPERATIONS]
+    if unknown:
+        raise Fail(f"capabilities list unknown operations: {unknown}")
+    lo, hi = caps.score.get("range", [None, None])
+    if not (isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo < hi):
+        raise Fail(f"score range must be [low, high], got {caps.score.get('range')}")
+    on = sorted(k for k, v in caps.features.items() if v)
+    return f"protocol {', '.join(caps.protocol_versions)}; {len(caps.operations)} operations; features: {', '.join(on) or 'none'}"
+
+
+def check_version_negotiation(h: Harness) -> str:
+    b = h.backend()
+    exc = _expect_error(lambda: b.call("capabilities", {}, offered=("99.0",)), "version", "a caller offering only protocol 99.0")
+    if "99" not in exc.message:
+        raise Fail(f"the version error must name the version offered (99.0): {exc.message}")
+    return exc.message
+
+
+def _bad_config(schema: dict[str, Any]) -> dict[str, Any] | None:
+    if schema.get("additionalProperties") is False:
+        return {"__memdock_conformance_unknown__": 1}
+    wrong = {"string": 12345, "integer": "not-a-number", "number": "not-a-number", "boolean": "yes", "object": 1, "array": 1}
+    for name, prop in (schema.get("properties") or {}).items():
+        if isinstance(prop, dict) and not prop.get("x-secret") and isinstance(prop.get("type"), str) and prop["type"] in wrong:
+            return {name: wrong[prop["type"]]}
+    return None
+
+
+def check_invalid_config(h: Harness) -> str:
+    bad = _bad_config(h.descriptor.config_schema)
+    if bad is None:
+        raise Skip("config_schema accepts any config, so no config can be invalid")
+    b = h.backend(config=bad)
+    exc = _expect_error(lambda: b.call("capabilities", {}), "config", f"config {bad}")
+    return exc.message
+
+
+def check_healthcheck(h: Harness) -> str:
+    if not _caps(h).supports("healthcheck"):
+        raise Skip("adapter does not list healthcheck")
+    status = h.backend().healthcheck()
+    return f"ok={status.ok} {status.message}".strip()
+
+
+def check_bad_payload(h: Harness) -> str:
+    if not _caps(h).supports("index"):
+        raise Skip("adapter does not list index")
+    bundle, part = golden.write_bad_bundle(h.root / "bad-bundle")
+    b = h.backend()
+    exc = _expect_error(lambda: b.call("index", {"bundle": str(bundle)}), "invalid_input", "a chunk without text on line 2")
+    if part not in exc.message or ":2" not in exc.message:
+        raise Fail(f"the error must name the file and line ({part}:2): {exc.message}")
+    return exc.message
+
+
+def _golden_hits(b, text: str, limit: int = 5) -> list:
+    return b.query(text, limit=limit).hits
+
+
+def _matches(hit, entry_id: str) -> bool:
+    idx = entry_id.rsplit("-", 1)[1]
+    return hit.provenance.get("entry_id") == entry_id or hit.id in (entry_id, golden.chunk_id(int(idx)))
+
+
+def _check_golden_queries(b) -> list[str]:
+    missing = []
+    for text, expected in golden.QUERIES:
+        hits = _golden_hits(b, text)
+        if not any(_matches(hh, expected) for hh in hits):
+            missing.append(f"{text!r} did not find {expected} in the top 5 ({[x.id for x in hits]})")
+    return missing
+
+
+def check_index_query(h: Harness) -> str:
+    if not _retrieval(h):
+        raise Skip("adapter declares no retrieval (features.retrieval=false or no query)")
+    b = h.backend()
+    b.index(golden.write_golden(h.root / "golden"))
+    missing = _check_golden_queries(b)
+    if missing:
+        raise Fail("; ".join(missing))
+    return f"{len(golden.QUERIES)} golden queries found their entries"
+
+
+def check_reindex_idempotent(h: Harness) -> str:
+    if not _caps(h).supports("index"):
+        raise Skip("adapter does not list index")
+    bundle = golden.write_golden(h.root / "golden-reindex")
+    b = h.backend()
+    b.call("index", {"bundle": str(bundle)}, use_pool=False)
+    if not _retrieval(h):
+        b.call("index", {"bundle": str(bundle)}, use_pool=False)
+        return "indexed twice without error (no retrieval to compare)"
+    before = {t: [x.id for x in _golden_hits(b, t, 20)] for t, _ in golden.QUERIES}
+    b.call("index", {"bundle": str(bundle)}, use_pool=False)
+    after = {t: [x.id for x in _golden_hits(b, t, 20)] for t, _ in golden.QUERIES}
+    dupes = {t: ids for t, ids in after.items() if len(ids) != len(set(ids))}
+    if dupes:
+        raise Fail(f"duplicate hits after re-indexing: {dupes}")
+    if {t: sorted(v) for t, v in before.items()} != {t: sorted(v) for t, v in after.items()}:
+        raise Fail(f"results changed after re-indexing the same bundle: before {before}, after {after}")
+    return "same bundle indexed twice: same hits, no duplicates"
+
+
+class _KitKill(Exception):
+    pass
+
+
+def check_resume_after_kill(h: Harness) -> str:
+    caps = _caps(h)
+    if not caps.has("incremental"):
+        raise Skip("adapter does not declare incremental")
+    bundle = golden.write_golden(h.root / "golden-resume", extra=1500)
+    b = h.backend()
+    seen: list[int] = []
+
+    def kill(ids: list[str]) -> None:
+        seen.append(len(ids))
+        raise _KitKill("conformance kit: killing the index run after its first checkpoint")
+
+    try:
+        b.index(bundle, after_checkpoint=kill)
+    except MemdockError:
+        pass
+    if not seen:
+        raise Skip("the adapter finished without a checkpoint before the end; nothing to resume")
+    ledger = Ledger(b.store.ledger_path)
+    committed = ledger.count()
+    ledger.close()
+    result = b.index(bundle)
+    sent = sum(result.details.get("sent", {}).values())
+    total = sent + result.skipped
+    if result.skipped < committed or sent >= total:
+        raise Fail(f"the second run sent {sent} of {total} records; {committed} were committed before the kill")
+    if _retrieval(h):
+        missing = _check_golden_queries(b)
+        hits = _golden_hits(b, "Filler note 1499 routine item", 10)
+        if not any(x.provenance.get("entry_id") == f"entry:kit-{len(golden.ENTRIES) + 1499}" for x in hits):
+            missing.append("the last filler entry (indexed after the resume) was not found")
+        if missing:
+            raise Fail("; ".join(missing))
+    return f"killed after a checkpoint of {seen[0]} records; resumed sending {sent} of {total}"
+
+
+def check_delete_cascade(h: Harness) -> str:
+    caps = _caps(h)
+    if not (caps.has("delete") and caps.supports("delete")):
+        raise Skip("adapter does not declare delete")
+    b = h.backend()
+    b.index(golden.write_golden(h.root / "golden-delete"))
+    victim_chunk = golden.chunk_id(int(golden.DELETE_ENTRY.rsplit("-", 1)[1]))
+    if _retrieval(h) and not any(_matches(x, golden.DELETE_ENTRY) for x in _golden_hits(b, golden.DELETE_QUERY)):
+        raise Fail(f"before the delete, {golden.DELETE_QUERY!r} did not find {golden.DELETE_ENTRY}")
+    result = b.delete([golden.DELETE_ENTRY])
+    if golden.DELETE_ENTRY not in result.deleted:
+        raise Fail(f"delete did not report {golden.DELETE_ENTRY} as deleted: {result}")
+    if victim_chunk not in result.deleted:
+        raise Fail(f"deleting {golden.DELETE_ENTRY} did not cascade to its chunk {victim_chunk}: {result.deleted}")
+    if _retrieval(h):
+        left = [x.id for x in _golden_hits(b, golden.DELETE_QUERY, 20) if _matches(x, golden.DELETE_ENTRY)]
+        if left:
+            raise Fail(f"after the delete, queries still return {left}")
+    if caps.supports("get_node") and b.get_node(golden.DELETE_ENTRY).item is not None:
+        raise Fail(f"after the delete, get_node({golden.DELETE_ENTRY}) still answers")
+    return f"deleted {len(result.deleted)} ids ({result.cascaded} by cascade)"
+
+
+_PARAMS = {"query": {"text": "x"}, "search_nodes": {"text": "x"}, "search_facts": {"text": "x"},
+           "search_episodes": {"text": "x"}, "get_node": {"id": "x"}, "get_edge": {"id": "x"}, "delete": {"ids": ["x"]},
+           "index": {"bundle": "/nonexistent"}}
+
+
+def check_unsupported_ops(h: Harness) -> str:
+    caps = _caps(h)
+    b = h.backend()
+    missing = [op for op in OPERATIONS if op not in caps.operations] + ["frobnicate"]
+    for op in missing:
+        _expect_error(lambda: b.call(op, _PARAMS.get(op, {})), "unsupported", f"operation {op}")
+    return f"{len(missing)} unsupported operation(s) answered unsupported: {', '.join(missing)}"
+
+
+def _snapshot(*roots: Path, skip: tuple[Path, ...] = ()) -> dict[str, tuple[int, int]]:
+    out = {}
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root):
+            d = Path(dirpath)
+            dirnames[:] = [n for n in dirnames if (d / n) not in skip and n != "__pycache__"]
+            for n in filenames + dirnames:
+                p = d / n
+                try:
+                    st = p.lstat()
+                except OSError:
+                    continue
+                out[str(p)] = (st.st_size, st.st_mtime_ns if p.is_file() else 0)
+    return out
+
+
+def check_writes_confined(h: Harness) -> str:
+    b = h.backend(sandbox=False)
+    watched_skip = tuple(h.store_dirs()) + (h.root / "golden-confined",)
+    bundle = golden.write_golden(h.root / "golden-confined")
+    before = _snapshot(h.home, h.descriptor.path, h.root, skip=watched_skip + (b.store.root,))
+    caps = _caps(h)
+    for op, call in (
+        ("prepare", b.prepare), ("index", lambda: b.index(bundle)), ("query", lambda: b.query("heaters")),
+        ("healthcheck", b.healthcheck), ("delete", lambda: b.delete([golden.DELETE_ENTRY])),
+    ):
+        if caps.supports(op):
+            call()
+    after = _snapshot(h.home, h.descriptor.path, h.root, skip=watched_skip + (b.store.root,))
+    changed = sorted(set(after) - set(before)) + sorted(k for k in before if k in after and after[k] != before[k])
+    if changed:
+        raise Fail(f"the adapter wrote outside its data and work dirs: {', '.join(changed[:5])}")
+    from ..runner import landlock
+
+    return f"no writes outside the data and work dirs; Landlock {'enforced' if landlock.abi_version() else 'not available'} here"
+
+
+def check_stdout_clean(h: Harness) -> str:
+    bad = [(r.operation, r.quarantined, r.quarantine_samples) for r in h.call_records() if r.quarantined]
+    if h.descriptor.supports_worker:
+        b = h.backend()
+        pooled = type(b)(h.descriptor, b.store, config=h.options.config, env=h.env(), workers=1, retries=0)
+        try:
+            pooled.get_capabilities()
+            if _caps(h).supports("query"):
+                pooled.query("heaters")
+            for w in pooled.pool._idle:  # type: ignore[union-attr]
+                if w.quarantine.count:
+                    bad.append(("worker", w.quarantine.count, w.quarantine.samples))
+        finally:
+            pooled.close()
+    if bad:
+        op, n, samples = bad[0]
+        raise Fail(f"{sum(x[1] for x in bad)} stray stdout line(s), first during {op}: {samples[:2]}")
+    return f"{sum(1 for _ in h.call_records())} calls, no stray stdout line"
+
+
+def check_secrets_never_leak(h: Harness) -> str:
+    planted = list(h.secrets.values()) + [h.undeclared_secret]
+    leaks = [(r.operation, r.redactions) for r in h.call_records() if r.redactions]
+    found_in_files = []
+    for root in h.store_dirs():
+        for dirpath, _dirs, files in os.walk(root):
+            for n in files:
+                p = Path(dirpath) / n
+                try:
+                    data = p.read_bytes()
+                except OSError:
+                    continue
+                if any(s.encode() in data for s in planted):
+                    found_in_files.append(str(p))
+    if leaks or found_in_files:
+        parts = []
+        if leaks:
+            parts.append(f"secret value written to output (redacted by the runner) in {', '.join(op for op, _ in leaks[:5])}")
+        if found_in_files:
+            parts.append(f"secret found in {', '.join(found_in_files[:3])}")
+        raise Fail("; ".join(parts))
+    declared = ", ".join(h.secrets) or "none declared"
+    return f"planted secrets ({declared}, plus one undeclared) appeared nowhere"
+
+
+CHECKS = [
+    ("handshake", check_handshake),
+    ("version_negotiation", check_version_negotiation),
+    ("invalid_config", check_invalid_config),
+    ("healthcheck", check_healthcheck),
+    ("bad_payload", check_bad_payload),
+    ("index_query", check_index_query),
+    ("reindex_idempotent", check_reindex_idempotent),
+    ("resume_after_kill", check_resume_after_kill),
+    ("delete_cascade", check_delete_cascade),
+    ("unsupported_ops", check_unsupported_ops),
+    ("writes_confined", check_writes_confined),
+    ("stdout_clean", check_stdout_clean),
+    ("secrets_never_leak", check_secrets_never_leak),
+]

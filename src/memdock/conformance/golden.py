@@ -1,0 +1,71 @@
+"""The kit's golden corpus: small, deterministic, with queries whose answers are known."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..bundle import BundleWriter
+from ..ids import content_hash
+
+T0 = "2025-06-01T09:00:00Z"
+
+ENTRIES = [
+    ("thread:kit-ops", "Kerosene heaters keep the falcon aviary warm through the winter migration."),
+    ("thread:kit-ops", "The quarterly budget review approved three new telescope lenses."),
+    ("thread:kit-ops", "Volunteers repainted the lighthouse stairwell with marine varnish."),
+    ("thread:kit-ops", "Ana replied that the aviary heaters need a carbon monoxide alarm."),
+    ("thread:kit-dev", "The tokenizer crashed on emoji input until the unicode normaliser was patched."),
+    ("thread:kit-dev", "We migrated the billing service from cron jobs to a durable queue."),
+    ("thread:kit-dev", "Latency of the search endpoint dropped after adding a trigram index."),
+    ("thread:kit-dev", "Decision: freeze the public schema until the next major version."),
+    ("thread:kit-life", "The sourdough starter doubled overnight in the warm pantry."),
+    ("thread:kit-life", "Marisol booked the glacier hike for the second weekend of August."),
+    ("thread:kit-life", "A heron nested beside the old mill pond again this spring."),
+    ("thread:kit-life", "The bicycle chain snapped on the gravel descent near the quarry."),
+]
+
+QUERIES = [
+    ("kerosene heaters falcon", "entry:kit-0"),
+    ("telescope lenses budget", "entry:kit-1"),
+    ("tokenizer emoji unicode", "entry:kit-4"),
+    ("billing durable queue", "entry:kit-5"),
+    ("sourdough starter pantry", "entry:kit-8"),
+    ("glacier hike august", "entry:kit-9"),
+]
+
+DELETE_ENTRY = "entry:kit-2"
+DELETE_QUERY = "lighthouse stairwell varnish"
+
+
+def chunk_id(i: int) -> str:
+    return f"chunk:kit-{i}"
+
+
+def write_golden(path: Path, *, extra: int = 0) -> Path:
+    """The golden chunks bundle; EXTRA adds filler entries (for the resume check)."""
+    entries = list(ENTRIES) + [("thread:kit-bulk", f"Filler note {i} about routine item {i * 7 % 101}.") for i in range(extra)]
+    threads = sorted({t for t, _ in entries})
+    with BundleWriter(path, "chunks", producer=("memdock-conformance", "1")) as w:
+        for t in threads:
+            w.write("thread", {"id": t, "title": t.split(":")[1], "ingestion_time": T0, "event_time": T0})
+        positions: dict[str, int] = {}
+        for i, (t, text) in enumerate(entries):
+            pos = positions[t] = positions.get(t, -1) + 1
+            eid = f"entry:kit-{i}"
+            w.write("entry", {"id": eid, "thread_id": t, "position": pos, "body": text, "author": "kit",
+                              "ingestion_time": T0, "event_time": T0})
+            w.write("edge", {"id": f"edge:kit-contains-{i}", "type": "contains", "source_id": t, "target_id": eid, "thread_id": t})
+            w.write("chunk", {"id": chunk_id(i), "entry_id": eid, "thread_id": t, "position": 0, "text": text,
+                              "start": 0, "end": len(text), "token_count": len(text.split()),
+                              "content_hash": content_hash(text), "author": "kit", "event_time": T0})
+    return path
+
+
+def write_bad_bundle(path: Path) -> tuple[Path, str]:
+    """A bundle whose chunk file has a schema violation on line 2 (manifest consistent). Returns (bundle, part name)."""
+    with BundleWriter(path, "chunks", validate=False) as w:
+        w.write("chunk", {"id": "chunk:ok", "entry_id": "entry:ok", "thread_id": "thread:ok", "position": 0, "text": "fine",
+                          "start": 0, "end": 4, "token_count": 1, "content_hash": content_hash("fine")})
+        w.write("chunk", {"id": "chunk:bad", "entry_id": "entry:ok", "thread_id": "thread:ok", "position": 1,
+                          "start": 0, "end": 4, "token_count": 1, "content_hash": content_hash("fine")})
+    return path, "chunk-00001.jsonl"

@@ -1,0 +1,111 @@
+"""A small working adapter (a JSON file of chunks, term-overlap ranking) with one fault switched on by --fault.
+
+Each folder beside this file is one deliberately broken adapter; the conformance
+kit must report every one of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+from memdock.sdk import Adapter, Context, serve
+
+FAULT = sys.argv[sys.argv.index("--fault") + 1] if "--fault" in sys.argv else "none"
+TERMS = re.compile(r"\w+")
+
+
+def terms(s: str) -> set[str]:
+    return set(TERMS.findall(s.lower()))
+
+
+class Faulty(Adapter):
+    name = "faulty"
+    version = "0.1.0"
+    features = {"incremental": True, "delete": True}
+
+    def __init__(self, name: str):
+        self.name = name
+        self.descriptor_path = Path(__file__).parent / name / "adapter.json"
+
+    def _load(self, ctx: Context) -> dict:
+        p = ctx.data_dir / "store.json"
+        return json.loads(p.read_text()) if p.exists() else {"chunks": {}}
+
+    def _save(self, ctx: Context, store: dict) -> None:
+        tmp = ctx.data_dir / "store.json.tmp"
+        tmp.write_text(json.dumps(store))
+        tmp.replace(ctx.data_dir / "store.json")
+
+    def healthcheck(self, ctx: Context) -> dict:
+        msg = "ok"
+        if FAULT == "leak_secret":
+            msg = f"using token {os.environ.get('FAULTY_API_KEY', '')}"
+        return {"ok": True, "backend": self.name, "message": msg}
+
+    def index(self, ctx: Context) -> dict:
+        reader = ctx.input_bundle()
+        store = self._load(ctx)
+        if FAULT == "stdout":
+            ctx._out.stream.write(b"DEBUG indexing now\n")
+        if FAULT == "write_outside":
+            Path(os.environ["HOME"], "faulty-cache.txt").write_text("cached")
+        if FAULT == "hang":
+            time.sleep(3600)
+        n = 0
+        batch: list[str] = []
+        for rtype in ("thread", "entry", "edge", "chunk"):
+            for rec in reader.records(rtype):
+                if rtype == "chunk":
+                    store["chunks"][rec["id"]] = {"entry_id": rec["entry_id"], "thread_id": rec["thread_id"], "text": rec["text"]}
+                batch.append(rec["id"])
+                n += 1
+                if len(batch) >= (10 if FAULT == "crash_mid_index" else 100):
+                    self._save(ctx, store)
+                    ctx.checkpoint(batch)
+                    batch = []
+                    if FAULT == "crash_mid_index":
+                        os._exit(1)
+        self._save(ctx, store)
+        if batch:
+            ctx.checkpoint(batch)
+        return {"indexed": {"records": n}}
+
+    def query(self, ctx: Context) -> dict:
+        q = terms(ctx.params.get("text", ""))
+        store = self._load(ctx)
+        scored = []
+        for cid, c in store["chunks"].items():
+            overlap = len(q & terms(c["text"]))
+            if overlap:
+                scored.append((overlap / len(q), cid, c))
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        hits = []
+        for score, cid, c in scored[: int(ctx.params.get("limit", 10))]:
+            hit = {"id": cid, "kind": "chunk", "score": score, "text": c["text"], "backend": self.name,
+                   "provenance": {"thread_id": c["thread_id"], "entry_id": c["entry_id"], "chunk_id": cid}}
+            if FAULT == "bad_schema":
+                del hit["score"]
+            hits.append(hit)
+        return {"hits": hits, "backend": self.name}
+
+    def delete(self, ctx: Context) -> dict:
+        store = self._load(ctx)
+        ids = list(ctx.params.get("ids", []))
+        deleted = []
+        for i in ids:
+            for cid, c in list(store["chunks"].items()):
+                if i in (cid, c["entry_id"], c["thread_id"]):
+                    deleted += [i, cid]
+                    if FAULT != "false_capability":
+                        del store["chunks"][cid]
+        self._save(ctx, store)
+        return {"deleted": sorted(set(deleted)), "not_found": [i for i in ids if i not in deleted]}
+
+
+if __name__ == "__main__":
+    sys.exit(serve(Faulty(sys.argv[sys.argv.index("--name") + 1])))

@@ -1,0 +1,24 @@
+from pathlib import Path
+
+import pytest
+
+from memdock.registry import AdapterDescriptor
+from memdock.runner.backend import SubprocessBackend
+
+ADAPTERS = Path(__file__).resolve().parents[1] / "adapters"
+
+
+@pytest.fixture
+def scripted(tmp_path):
+    opened = []
+
+    def make(behavior="ok", *, env=None, store=None, **kw):
+        config = {"behavior": behavior, **kw.pop("config", {})}
+        b = SubprocessBackend(AdapterDescriptor.load(ADAPTERS / "scripted"), store or tmp_path / "store",
+                              config=config, env=env, **kw)
+        opened.append(b)
+        return b
+
+    yield make
+    for b in opened:
+        b.close()

@@ -1,0 +1,84 @@
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memdock.errors import TransientError
+from memdock.registry import AdapterDescriptor
+from memdock.runner.backend import SubprocessBackend
+
+ADAPTERS = Path(__file__).resolve().parents[1] / "adapters"
+
+
+def alive(pid):
+    try:
+        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+
+
+def test_worker_serves_many_requests_from_one_process(scripted):
+    b = scripted("ok", workers=1)
+    for _ in range(20):
+        assert b.query("x").hits == []
+    (w,) = b.pool._idle
+    assert w.calls == 20
+
+
+def test_crashed_worker_restarted_and_idempotent_request_retried(scripted):
+    b = scripted("crash_once", workers=1)
+    assert b.query("x").hits == []
+
+
+def test_crashed_worker_not_retried_for_writes(scripted):
+    b = scripted("crash_once", workers=1)
+    with pytest.raises(TransientError, match="exited during delete"):
+        b.pool.call("delete", {"ids": ["a"]})
+
+
+def test_worker_exits_when_stdin_closes(scripted):
+    b = scripted("ok", workers=1)
+    b.query("x")
+    (w,) = b.pool._idle
+    pid = w.proc.pid
+    w.proc.stdin.close()
+    w.proc.wait(timeout=5)
+    assert not alive(pid)
+
+
+def test_worker_exits_when_its_parent_dies(tmp_path):
+    script = f"""
+import sys
+sys.path.insert(0, {str(ADAPTERS.parent)!r})
+from memdock.registry import AdapterDescriptor
+from memdock.runner.backend import SubprocessBackend
+from pathlib import Path
+b = SubprocessBackend(AdapterDescriptor.load(Path({str(ADAPTERS / 'scripted')!r})), {str(tmp_path / 'store')!r}, workers=1)
+b.query("x")
+print(b.pool._idle[0].proc.pid, flush=True)
+import time; time.sleep(60)
+"""
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    worker_pid = int(parent.stdout.readline())
+    assert alive(worker_pid)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and alive(worker_pid):
+        time.sleep(0.05)
+    assert not alive(worker_pid)
+
+
+def test_worker_and_oneshot_agree(tmp_path):
+    d = AdapterDescriptor.load(ADAPTERS / "scripted")
+    one = SubprocessBackend(d, tmp_path / "s")
+    pooled = SubprocessBackend(d, tmp_path / "s", workers=2)
+    try:
+        assert one.get_capabilities() == pooled.get_capabilities()
+        assert one.healthcheck() == pooled.healthcheck()
+    finally:
+        pooled.close()
