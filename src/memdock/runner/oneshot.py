@@ -12,7 +12,7 @@ from ..errors import BackendError, MemdockError, TransientError, error_for_exit_
 from ..protocol import build_request, check_response
 from .channel import Deadline, EventChannel, Quarantine
 from .launch import CallRecord, Launch
-from .process import spawn, stop
+from .process import spawn, stop, wait_exit
 from .stderr_log import StderrLog
 
 EventCallback = Callable[[dict[str, Any]], None]
@@ -38,7 +38,7 @@ def run_once(
     )
     record = CallRecord(operation, request["request_id"], work_dir=str(work))
     request_path = work / "request.json"
-    write_atomic(request_path, orjson.dumps(request, option=orjson.OPT_INDENT_2))
+    request_path.write_bytes(orjson.dumps(request, option=orjson.OPT_INDENT_2))
     started = time.monotonic()
     proc = spawn(launch.argv("--request", str(request_path)), env=launch.child_env(work / "tmp"), cwd=work,
                  writable=launch.writable(work))
@@ -58,7 +58,7 @@ def run_once(
                 if on_checkpoint:
                     on_checkpoint(ev.data["ids"])
         remaining = max(0.1, launch.timeout(operation) - (time.monotonic() - started))
-        proc.wait(timeout=remaining)
+        wait_exit(proc, remaining)
     except Deadline as d:
         what = "went silent (no progress) for" if d.kind == "idle" else "did not finish within"
         failure = TransientError(f"adapter {launch.descriptor.name} {what} {d.seconds:g}s during {operation}; stopped it")
@@ -99,7 +99,7 @@ def _read_result(launch: Launch, operation: str, request_id: str, path, code: in
         raw = path.read_bytes()
         clean = launch.redactor.bytes(raw)
         if clean != raw:
-            write_atomic(path, clean)  # the work dir may be kept for debugging: never with a secret in it
+            write_atomic(path, clean, durable=False)  # the work dir may be kept for debugging: never with a secret in it
             raw = clean
         try:
             response = orjson.loads(raw)

@@ -25,7 +25,7 @@ def adapter_env(parent: Mapping[str, str], declared: Sequence[str], tmpdir: Path
     """The allowlist, plus what the adapter declares, plus a private TMPDIR; nothing else crosses."""
     env = {k: parent[k] for k in ENV_ALLOWLIST if k in parent}
     env.update({k: parent[k] for k in declared if k in parent})
-    env.update({"TMPDIR": str(tmpdir), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"})
+    env.update({"TMPDIR": str(tmpdir), "PYTHONUNBUFFERED": "1"})
     env.setdefault("PATH", os.defpath)
     return env
 
@@ -100,3 +100,22 @@ def group_alive(pgid: int) -> bool:
         return False
     except PermissionError:
         return True
+
+
+def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Wait for PROC to exit without Popen.wait's polling sleeps (a pidfd where the kernel has one)."""
+    if proc.poll() is not None:
+        return
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        proc.wait(timeout=timeout)
+        return
+    try:
+        import select
+
+        if not select.select([fd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+        proc.wait()
+    finally:
+        os.close(fd)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
 import time
-import traceback
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
-
-import orjson
 
 from .. import PAYLOAD_VERSION, PROTOCOL_VERSION
 from ..atomic import write_atomic
@@ -18,6 +15,8 @@ from ..errors import BackendError, ConfigError, InvalidInputError, MemdockError,
 from ..operations import FEATURES, OPERATIONS
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..bundle import BundleReader
 
 _TRIVIAL_OBJECT_KEYS = {"type", "properties", "additionalProperties", "patternProperties", "description", "title", "$schema", "$id"}
@@ -30,11 +29,21 @@ class Context:
         self.request = request
         self.operation: str = request["operation"]
         self.request_id: str = request["request_id"]
-        self.data_dir = Path(request["data_dir"])
-        self.work_dir = Path(request["work_dir"])
         self.config: dict[str, Any] = request.get("config", {})
         self.params: dict[str, Any] = request.get("params", {})
         self._out = out
+
+    @property
+    def data_dir(self) -> "Path":
+        from pathlib import Path
+
+        return Path(self.request["data_dir"])
+
+    @property
+    def work_dir(self) -> "Path":
+        from pathlib import Path
+
+        return Path(self.request["work_dir"])
 
     def progress(self, done: int, total: int | None = None, message: str = "") -> None:
         ev: dict[str, Any] = {"event": "progress", "done": done, "total": total}
@@ -111,7 +120,8 @@ class Adapter:
 
     def _config_schema(self) -> dict[str, Any] | None:
         if not hasattr(self, "_config_schema_cache"):
-            self._config_schema_cache = orjson.loads(self.descriptor_path.read_bytes()).get("config_schema")  # type: ignore[union-attr]
+            with open(self.descriptor_path, "rb") as f:  # type: ignore[arg-type]
+                self._config_schema_cache = json.load(f).get("config_schema")
         return self._config_schema_cache
 
     def close(self) -> None:
@@ -140,7 +150,7 @@ class _Events:
     def emit(self, event: dict[str, Any], request_id: str | None = None) -> None:
         if self.worker and request_id:
             event = {**event, "request_id": request_id}
-        line = orjson.dumps(event) + b"\n"
+        line = _dumps(event) + b"\n"
         with self.lock:
             self.stream.write(line)
             self.stream.flush()
@@ -181,8 +191,15 @@ def _dispatch(adapter: Adapter, request: dict[str, Any], out: _Events) -> dict[s
     except MemdockError as exc:
         return {**base, "ok": False, "error": exc.to_envelope()}
     except Exception as exc:
+        import traceback
+
         traceback.print_exc(file=sys.stderr)
         return {**base, "ok": False, "error": BackendError(f"{type(exc).__name__}: {exc}").to_envelope()}
+
+
+def _dumps(obj: Any) -> bytes:
+    """JSON for the wire; NaN and Infinity are refused rather than written as invalid JSON."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
 
 
 def _exit_code(response: dict[str, Any]) -> int:
@@ -193,13 +210,14 @@ def _exit_code(response: dict[str, Any]) -> int:
 
 def _run_request_file(adapter: Adapter, path: str, out: _Events) -> int:
     try:
-        request = orjson.loads(Path(path).read_bytes())
-    except (OSError, orjson.JSONDecodeError) as exc:
+        with open(path, "rb") as f:
+            request = json.load(f)
+    except (OSError, ValueError) as exc:
         sys.stderr.write(f"cannot read request {path}: {exc}\n")
         return InvalidInputError("").exit_code
     response = _dispatch(adapter, request, out)
-    result_path = request.get("result_path") or str(Path(request.get("work_dir", ".")) / "result.json")
-    write_atomic(result_path, orjson.dumps(response))
+    result_path = request.get("result_path") or os.path.join(request.get("work_dir", "."), "result.json")
+    write_atomic(result_path, _dumps(response), durable=False)
     out.emit({"event": "result", "path": result_path})
     return _exit_code(response)
 
@@ -222,10 +240,10 @@ def _run_worker(adapter: Adapter, out: _Events) -> int:
         if not line.strip():
             continue
         try:
-            request = orjson.loads(line)
+            request = json.loads(line)
             if not isinstance(request, dict):
                 raise ValueError("request must be an object")
-        except (orjson.JSONDecodeError, ValueError) as exc:
+        except ValueError as exc:
             sys.stderr.write(f"ignoring malformed request line: {exc}\n")
             continue
         response = _dispatch(adapter, request, out)

@@ -1,0 +1,68 @@
+"""Runner overhead: bare interpreter start vs a one-shot null-adapter call vs worker-mode queries.
+
+    python bench/runner.py [--oneshot 30] [--queries 1000]
+
+Targets: one-shot <= 3x the bare `python -I -c pass`; worker-mode overhead p50 <= 1 ms, p99 <= 5 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from memdock.registry import Registry  # noqa: E402
+from memdock.runner.backend import SubprocessBackend  # noqa: E402
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--oneshot", type=int, default=30)
+    ap.add_argument("--queries", type=int, default=1000)
+    args = ap.parse_args()
+    null = Registry().get("null")
+    store = Path(tempfile.mkdtemp(prefix="memdock-bench-runner-"))
+
+    bare = []
+    for _ in range(args.oneshot):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-I", "-c", "pass"], check=True)
+        bare.append(time.perf_counter() - t)
+
+    one = SubprocessBackend(null, store)
+    one.get_capabilities()
+    shots = []
+    for _ in range(args.oneshot):
+        t = time.perf_counter()
+        one.query("hello")
+        shots.append(time.perf_counter() - t)
+
+    pooled = SubprocessBackend(null, store, workers=1)
+    pooled.query("warm up")
+    lat = []
+    for i in range(args.queries):
+        t = time.perf_counter()
+        pooled.query(f"question {i}")
+        lat.append(time.perf_counter() - t)
+    pooled.close()
+
+    b50, s50 = statistics.median(bare), statistics.median(shots)
+    print(f"{'':34}{'p50 ms':>10}{'p99 ms':>10}")
+    print(f"{'python -I -c pass':34}{b50 * 1e3:>10.1f}{pct(bare, 99) * 1e3:>10.1f}")
+    print(f"{'one-shot null query (runner)':34}{s50 * 1e3:>10.1f}{pct(shots, 99) * 1e3:>10.1f}   = {s50 / b50:.2f}x bare start (target <= 3x)")
+    print(f"{f'worker-mode null query (x{args.queries})':34}{statistics.median(lat) * 1e3:>10.3f}{pct(lat, 99) * 1e3:>10.3f}   (targets p50 <= 1 ms, p99 <= 5 ms)")
+
+
+if __name__ == "__main__":
+    main()
