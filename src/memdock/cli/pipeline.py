@@ -1,0 +1,116 @@
+"""The batch pipeline: `memdock import`, `memdock chunk`, `memdock index`."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from ..bundle import BundleReader
+from ..chunking import ChunkOptions, chunk_bundle
+from ..importers import IMPORTERS
+from ..importers.pipeline import import_corpus
+from . import output
+from .common import add_backend_options, open_from_args
+
+PARTIAL_EXIT = 10
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("import", help="read sources into a corpus bundle (threads, entries, edges, entities)")
+    p.add_argument("sources", nargs="+", help="files or folders")
+    p.add_argument("--format", "-f", required=True, choices=sorted(IMPORTERS))
+    p.add_argument("--output", "-o", required=True, help="corpus bundle directory to write")
+    p.add_argument("--map", action="append", default=[], metavar="OLD=NEW", help="jsonl: rename a field before mapping")
+    _common(p)
+    p.set_defaults(func=run_import)
+
+    p = sub.add_parser("chunk", help="cut a corpus bundle's entries into token windows (a chunks bundle)")
+    p.add_argument("corpus")
+    p.add_argument("--output", "-o", required=True)
+    _chunk_options(p)
+    _common(p)
+    p.set_defaults(func=run_chunk)
+
+    p = sub.add_parser("index", help="index a chunks bundle (or a corpus bundle, chunked with defaults) into a backend")
+    p.add_argument("bundle")
+    p.add_argument("--no-prune", action="store_true", help="do not delete records that vanished from re-imported threads")
+    p.add_argument("--quiet", "-q", action="store_true")
+    add_backend_options(p)
+    p.set_defaults(func=run_index)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true", help="replace an existing bundle at the output")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+
+def _chunk_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-tokens", type=int, default=900)
+    p.add_argument("--overlap", type=int, default=100)
+    p.add_argument("--tokenizer", default="approx", help="approx (stdlib, default) or tiktoken[:ENCODING]")
+    p.add_argument("--header", choices=["auto", "on", "off"], default="auto",
+                   help="prefix each chunk with a header line (auto: on for watercooler threads)")
+
+
+def run_import(args: argparse.Namespace) -> int:
+    mapping = dict(m.split("=", 1) for m in args.map if "=" in m)
+    bar = output.Progress("importing", quiet=args.quiet)
+    summary = import_corpus(args.sources, args.format, args.output, mapping=mapping or None, overwrite=args.force,
+                            on_file=lambda i, n, p: bar.update(i + 1, n, p.name))
+    bar.done()
+    if args.json:
+        output.emit_json({"output": args.output, **summary.__dict__, "partial": summary.partial})
+    else:
+        for w in summary.warnings:
+            output.warn(w)
+        for f in summary.failed:
+            output.error(f)
+        counts = ", ".join(f"{n} {t}" for t, n in summary.counts.items())
+        print(f"imported {summary.files} file(s) into {args.output}: {counts} ({len(summary.warnings)} warning(s), {summary.seconds:.2f}s)")
+        if summary.partial:
+            print(f"partial: {len(summary.failed)} source(s) could not be read")
+    return PARTIAL_EXIT if summary.partial else 0
+
+
+def run_chunk(args: argparse.Namespace) -> int:
+    opts = ChunkOptions(max_tokens=args.max_tokens, overlap=args.overlap, tokenizer=args.tokenizer, header=args.header)
+    bar = output.Progress("chunking", quiet=args.quiet)
+    summary = chunk_bundle(args.corpus, args.output, opts, overwrite=args.force,
+                           on_entry=lambda i, n: bar.update(i, n) if i % 200 == 0 else None)
+    bar.done()
+    if args.json:
+        output.emit_json({"output": args.output, **summary.__dict__})
+    else:
+        mbs = summary.bytes_in / 1e6 / summary.seconds if summary.seconds else 0
+        print(f"chunked {summary.counts.get('entry', 0)} entries into {summary.chunks} chunks in {args.output} "
+              f"({summary.entries_without_text} without text, {summary.seconds:.2f}s, {mbs:.1f} MB/s)")
+    return 0
+
+
+def run_index(args: argparse.Namespace) -> int:
+    bundle = Path(args.bundle)
+    tmp = None
+    try:
+        if BundleReader(bundle).kind == "corpus":
+            tmp = Path(tempfile.mkdtemp(prefix="memdock-chunks-"))
+            chunk_bundle(bundle, tmp / "chunks")
+            bundle = tmp / "chunks"
+        bar = output.Progress("indexing", quiet=args.quiet)
+        with open_from_args(args) as b:
+            result = b.index(bundle, progress=lambda ev: bar.update(ev.get("done", 0), ev.get("total")), prune=not args.no_prune)
+        bar.done()
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if args.json:
+        output.emit_json(result.to_dict())
+    else:
+        sent = result.details.get("sent", {})
+        print(f"indexed into {b.name}: sent {sum(sent.values())} record(s) "
+              f"({', '.join(f'{n} {t}' for t, n in sent.items()) or 'nothing new'}), "
+              f"unchanged {result.skipped}, deleted {result.deleted}, {result.seconds:.2f}s")
+    return 0

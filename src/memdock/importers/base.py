@@ -1,0 +1,144 @@
+"""What every importer shares: the import context (ids, warnings, time), and the structural edges."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Protocol
+
+from ..ids import digest, slug
+from .entities import extract_entities
+
+PROBLEM_LIMIT_PER_FILE = 20
+
+
+@dataclass
+class Warning_:
+    file: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}{f':{self.line}' if self.line is not None else ''}: {self.message}"
+
+
+@dataclass
+class ParsedThread:
+    """One thread as an importer read it: the thread record and its entries in order."""
+
+    thread: dict[str, Any]
+    entries: list[dict[str, Any]]
+    replies: list[tuple[str, str]] = field(default_factory=list)  # (child entry id, parent entry id)
+
+
+class Importer(Protocol):
+    name: str
+
+    def sources(self, path: Path) -> list[Path]: ...
+    def read(self, path: Path, ctx: "ImportContext") -> Iterator[ParsedThread]: ...
+
+
+class ImportContext:
+    """Ids, warnings and time for one import run."""
+
+    def __init__(self, *, root: Path | None = None, now: datetime | None = None):
+        self.root = root
+        self.ingestion_time = to_rfc3339(now or datetime.now(timezone.utc))
+        self.warnings: list[Warning_] = []
+        self.errors: list[Warning_] = []
+        self._warned: dict[tuple[str, str], int] = {}
+        self._entry_ids: set[int] = set()
+
+    def warn(self, file: Path | str, line: int | None, message: str, *, kind: str | None = None) -> None:
+        """Record a warning. With KIND, only the first of that kind in a file is kept and the rest counted;
+        without, at most PROBLEM_LIMIT_PER_FILE per file are kept."""
+        key = (str(file), kind or "")
+        n = self._warned[key] = self._warned.get(key, 0) + 1
+        if n <= (1 if kind else PROBLEM_LIMIT_PER_FILE):
+            self.warnings.append(Warning_(str(file), line, message))
+
+    def error(self, file: Path | str, message: str) -> None:
+        self.errors.append(Warning_(str(file), None, message))
+
+    def warning_lines(self) -> list[str]:
+        out = [str(w) for w in self.warnings]
+        for (file, kind), n in self._warned.items():
+            shown = 1 if kind else PROBLEM_LIMIT_PER_FILE
+            if n > shown:
+                out.append(f"{file}: {n - shown} more warning(s){' of this kind: ' + kind if kind else ''}")
+        return out
+
+    def relative(self, path: Path) -> str:
+        try:
+            return str(path.resolve().relative_to(self.root.resolve())) if self.root else path.name
+        except ValueError:
+            return path.name
+
+    def thread_id(self, fmt: str, path: Path, *parts: str) -> str:
+        key = self.relative(path)
+        name = slug("-".join([path.stem, *parts]) if parts else path.stem, 60) or "thread"
+        return f"thread:{name}:{digest(fmt, key, *parts, length=8)}"
+
+    def claim_entry_id(self, wanted: str, *, thread_id: str, file: Path, line: int | None) -> str:
+        """Entry ids are unique across a corpus. The first file to use an id keeps it; a later
+        duplicate gets the id suffixed with a hash of its thread, and a warning names both."""
+        h = hash(wanted)
+        if h not in self._entry_ids:
+            self._entry_ids.add(h)
+            return wanted
+        new = f"{wanted}~{digest(thread_id, wanted, length=8)}"
+        self.warn(file, line, f"duplicate entry id {wanted} (already used by an earlier file); kept as {new}")
+        self._entry_ids.add(hash(new))
+        return new
+
+
+_TZ_RE = re.compile(r"(Z|[+-]\d{2}:?\d{2})$", re.I)
+
+
+def to_rfc3339(dt: datetime) -> str:
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    s = dt.isoformat()
+    return s[:-6] + "Z" if s.endswith("+00:00") else s
+
+
+def parse_time(text: str, ctx: ImportContext, file: Path, line: int | None) -> str | None:
+    """An RFC 3339 string for TEXT; a time without a zone is taken as UTC, with a warning."""
+    raw = text.strip()
+    try:
+        dt = datetime.fromisoformat(raw.replace("z", "Z").replace("Z", "+00:00") if raw[-1:] in "Zz" else raw)
+    except ValueError:
+        ctx.warn(file, line, f"unreadable time {raw!r}; left empty", kind="unreadable time")
+        return None
+    if dt.tzinfo is None:
+        ctx.warn(file, line, "time without a timezone; taken as UTC", kind="time without a timezone")
+    return to_rfc3339(dt)
+
+
+def edge(kind: str, source: str, target: str, thread_id: str | None, **extra: Any) -> dict[str, Any]:
+    rec = {"id": f"edge:{kind}:{digest(kind, source, target)}", "type": kind, "source_id": source, "target_id": target}
+    if thread_id:
+        rec["thread_id"] = thread_id
+    rec.update({k: v for k, v in extra.items() if v is not None})
+    return rec
+
+
+def structure(parsed: ParsedThread, ctx: ImportContext) -> Iterable[tuple[str, dict[str, Any]]]:
+    """The records of one thread: thread, entries, contains/follows/replies_to/mentions edges, entities."""
+    t = parsed.thread
+    tid = t["id"]
+    yield "thread", t
+    prev = None
+    for e in parsed.entries:
+        yield "entry", e
+        yield "edge", edge("contains", tid, e["id"], tid, ingestion_time=ctx.ingestion_time)
+        if prev is not None:
+            yield "edge", edge("follows", e["id"], prev, tid, event_time=e.get("event_time"), ingestion_time=ctx.ingestion_time)
+        prev = e["id"]
+        for ent in extract_entities(e):
+            yield "entity", ent
+            yield "edge", edge("mentions", e["id"], ent["id"], tid, event_time=e.get("event_time"), ingestion_time=ctx.ingestion_time)
+    for child, parent in parsed.replies:
+        yield "edge", edge("replies_to", child, parent, tid, ingestion_time=ctx.ingestion_time)

@@ -1,0 +1,51 @@
+"""Deterministic entity extraction, no model: people and agents, files, code symbols, URLs, issue refs."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from ..ids import digest
+
+_URL = re.compile(r"https?://[^\s<>()\"'`\]]+[^\s<>()\"'`\].,;:!?]")
+_MENTION = re.compile(r"(?<![\w@/.])@([A-Za-z][\w.-]{1,38}[A-Za-z0-9_])")
+_ISSUE = re.compile(r"(?<![\w/&#])(?:#|GH-)(\d{1,6})\b")
+_PATH = re.compile(
+    r"(?<![\w/:.@-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}|[\w-]+\.(?:py|js|ts|tsx|jsx|md|json|toml|yaml|yml|rs|go|java|c|h|cpp|sh|sql|txt|html|css))\b"
+)
+_SYMBOL = re.compile(r"`([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(\))?)`")
+_AGENT = re.compile(r"^\s*([A-Za-z][\w.-]*)(?:\s*\(([^)]*)\))?")
+
+
+def _entity(kind: str, name: str) -> dict[str, Any]:
+    key = name.lower() if kind in ("person", "agent") else name
+    return {"id": f"entity:{kind}:{digest(kind, key)}", "entity_type": kind, "name": name}
+
+
+def author_entities(author: str) -> list[dict[str, Any]]:
+    """'Claude (caleb)' is agent Claude acting for person caleb; a plain name is a person."""
+    m = _AGENT.match(author or "")
+    if not m:
+        return []
+    if m.group(2):
+        return [_entity("agent", m.group(1)), _entity("person", m.group(2).strip())]
+    return [_entity("person", m.group(1))]
+
+
+def extract_entities(entry: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    seen: set[str] = set()
+    body = entry.get("body", "")
+    found: list[dict[str, Any]] = []
+    if entry.get("author"):
+        found += author_entities(entry["author"])
+    urls = _URL.findall(body)
+    found += [_entity("url", u) for u in urls]
+    scrubbed = _URL.sub(" ", body)
+    found += [_entity("person", m) for m in _MENTION.findall(scrubbed)]
+    found += [_entity("issue", f"#{n}") for n in _ISSUE.findall(scrubbed)]
+    found += [_entity("file", p) for p in _PATH.findall(scrubbed)]
+    found += [_entity("symbol", s.removesuffix("()")) for s in _SYMBOL.findall(scrubbed) if not _PATH.fullmatch(s)]
+    for ent in found:
+        if ent["id"] not in seen:
+            seen.add(ent["id"])
+            yield ent
