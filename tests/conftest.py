@@ -23,3 +23,10 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("MEMDOCK_BACKEND", raising=False)
     monkeypatch.delenv("MEMDOCK_ADAPTER_PATH", raising=False)
     yield
+
+
+from hypothesis import settings as _hsettings
+
+_hsettings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    _hsettings.load_profile("ci")
