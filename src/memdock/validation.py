@@ -12,7 +12,6 @@ import math
 import os
 import re
 from dataclasses import dataclass
-from datetime import date
 from functools import cache
 from typing import Any, Iterable, Protocol
 

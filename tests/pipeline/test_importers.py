@@ -1,8 +1,6 @@
 import os
-from pathlib import Path
 
 import orjson
-import pytest
 
 from memdock.bundle import BundleReader
 from memdock.cli.main import main

@@ -81,7 +81,7 @@ class BundleReader:
             listed.add(e.path)
             p = self.path / e.path
             if not p.is_file():
-                raise PayloadError(f"file listed in the manifest is missing", file=str(p))
+                raise PayloadError("file listed in the manifest is missing", file=str(p))
             size = p.stat().st_size
             if size != e.bytes:
                 raise PayloadError(f"size is {size} bytes, the manifest says {e.bytes}", file=str(p))
@@ -191,7 +191,7 @@ class BundleReader:
             while block := f.read(1 << 20):
                 h.update(block)
         if "sha256:" + h.hexdigest() != m.sha256:
-            out.append(PayloadError(f"sha256 does not match the manifest", file=str(path)))
+            out.append(PayloadError("sha256 does not match the manifest", file=str(path)))
         rows_seen: set[int] = set()
         try:
             for rec in self.records("embedding"):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import subprocess
-import sys
 import venv
 from pathlib import Path
 

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .. import __version__
 from ..bundle import BundleWriter
 from . import get_importer
 from .base import ImportContext, structure

@@ -11,9 +11,9 @@ from ..bundle import BundleReader
 from ..config import check_no_secrets_in, resolve
 from ..contract import (
     Capabilities, DeleteResult, GetResult, HealthStatus, IndexResult, PrepareResult, ProgressCallback,
-    SearchResult, WRITE_OPERATIONS,
+    SearchResult,
 )
-from ..errors import InvalidInputError, MemdockError, UnsupportedOperationError, VersionError
+from ..errors import InvalidInputError, MemdockError, VersionError
 from ..protocol import SUPPORTED_PROTOCOLS, negotiate, payload_compatible
 from ..registry import AdapterDescriptor, Registry
 from .delta import build_delta
@@ -121,10 +121,6 @@ class SubprocessBackend:
                 raise VersionError(f"adapter {self.name} reads payload versions {raw.get('payload_versions')}; memdock writes 1.x")
             self._caps = Capabilities.from_dict(raw)
         return self._caps
-
-    def _require(self, operation: str) -> None:
-        if not self.get_capabilities().supports(operation):
-            raise UnsupportedOperationError(f"backend {self.name} does not support {operation}")
 
     def healthcheck(self) -> HealthStatus:
         return HealthStatus.from_dict(self.call("healthcheck"))
