@@ -32,11 +32,9 @@ def test_killed_adapter_leaves_no_process_of_its_group(scripted):
 
 
 def test_silent_past_idle_timeout_is_stopped(scripted):
-    b = scripted("silent", config={"seconds": 5}, timeouts={"idle": 1}, retries=0)
-    t = time.monotonic()
-    with pytest.raises(TransientError, match="went silent"):
+    b = scripted("silent", config={"seconds": 30}, timeouts={"idle": 1, "query": 60}, retries=0)
+    with pytest.raises(TransientError, match=r"went silent \(no progress\) for 1s"):
         b.query("x")
-    assert time.monotonic() - t < 4.5
 
 
 def test_slow_but_reporting_progress_is_not_stopped(scripted):
