@@ -8,10 +8,9 @@ from typing import Any, Iterator
 
 from ..ids import digest
 from .base import ImportContext, ParsedThread
-from .textio import read_text
+from .textio import FENCE, read_text
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 class TextImporter:
@@ -52,7 +51,7 @@ def _sections(lines: list[str]) -> list[tuple[str | None, int, str]]:
     buf: list[str] = []
     fenced = False
     for i, line in enumerate(lines, 1):
-        if _FENCE.match(line):
+        if FENCE.match(line):
             fenced = not fenced
         m = None if fenced else _HEADING.match(line)
         if m:

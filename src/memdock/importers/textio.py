@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from .base import ImportContext
+
+FENCE = re.compile(r"^\s*(```|~~~)")
+"""A line that opens or closes a fenced code block in markdown."""
 
 
 def read_text(path: Path, ctx: ImportContext) -> str | None:

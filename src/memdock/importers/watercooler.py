@@ -13,12 +13,11 @@ from typing import Any, Iterator
 
 from ..ids import digest
 from .base import ImportContext, ParsedThread, parse_time
-from .textio import read_text
+from .textio import FENCE, read_text
 
 _TITLE = re.compile(r"^#\s+(.*?)\s+—\s+Thread\s*$")
 _ENTRY = re.compile(r"^Entry:\s*(.*?)\s+(\d{4}-\d{2}-\d{2}T[0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)\s*$")
 _ENTRY_ID = re.compile(r"^\s*<!--\s*Entry-ID:\s*([A-Za-z0-9]+)\s*-->\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADER_KEYS = ("Status", "Ball", "Topic", "Created", "Title")
 _ENTRY_KEYS = {"Role": "role", "Type": "entry_type", "Title": "title"}
 
@@ -107,7 +106,7 @@ def _entry_starts(lines: list[str]) -> list[int]:
     fenced = False
     pending_sep = False
     for i, line in enumerate(lines):
-        if _FENCE.match(line):
+        if FENCE.match(line):
             fenced = not fenced
             pending_sep = False
             continue

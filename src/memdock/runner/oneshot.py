@@ -37,6 +37,7 @@ def run_once(
         result_path=str(result_path), **kwargs,
     )
     record = CallRecord(operation, request["request_id"], work_dir=str(work))
+    hits_before = launch.redactor.hits
     request_path = work / "request.json"
     request_path.write_bytes(orjson.dumps(request, option=orjson.OPT_INDENT_2))
     started = time.monotonic()
@@ -82,11 +83,11 @@ def run_once(
         exc.message = launch.redactor.text(exc.message)
         exc.args = (exc.message,)
         exc.details = launch.redactor.value({**exc.details, "stderr_tail": record.stderr_tail, "work_dir": str(work)})
-        record.redactions = launch.redactor.hits
+        record.redactions = launch.redactor.hits - hits_before
         store.prune()
         exc.call_record = record  # type: ignore[attr-defined]
         raise
-    record.redactions = launch.redactor.hits
+    record.redactions = launch.redactor.hits - hits_before
     if not keep_work_dir:
         store.discard(work)
         record.work_dir = None

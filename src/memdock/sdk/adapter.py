@@ -111,9 +111,7 @@ class Adapter:
         schema = self._config_schema()
         if not schema or (not config and _accepts_empty_object(schema)):
             return
-        from ..validation import get_engine
-
-        compiled = get_engine().compile(schema)
+        compiled = self._config_validator(schema)
         issues = [] if compiled.is_valid(config) else compiled.issues(config)
         if issues:
             raise ConfigError(f"invalid config for {self.name}: {issues[0].path}: {issues[0].message}")
@@ -123,6 +121,14 @@ class Adapter:
             with open(self.descriptor_path, "rb") as f:  # type: ignore[arg-type]
                 self._config_schema_cache = json.load(f).get("config_schema")
         return self._config_schema_cache
+
+    def _config_validator(self, schema: dict[str, Any]) -> Any:
+        """Compiled once per process: a worker checks the config of every request."""
+        if not hasattr(self, "_config_validator_cache"):
+            from ..validation import get_engine
+
+            self._config_validator_cache = get_engine().compile(schema)
+        return self._config_validator_cache
 
     def close(self) -> None:
         """Called once when the process ends (worker mode: at stdin EOF)."""
