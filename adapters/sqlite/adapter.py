@@ -1,0 +1,180 @@
+"""The sqlite adapter's entry point: protocol operations mapped onto the memdock_sqlite package."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from memdock.errors import BackendError, MemdockError  # noqa: E402
+from memdock.sdk import Adapter, Context, serve  # noqa: E402
+
+from memdock_sqlite import db, embedders, facts, graph, ingest, search, vectors  # noqa: E402
+from memdock_sqlite.delete import delete as delete_records  # noqa: E402
+
+EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing has been indexed"}
+
+
+class SqliteAdapter(Adapter):
+    name = "sqlite"
+    version = "1.0.0"
+    descriptor_path = Path(__file__).with_name("adapter.json")
+    features = {"graph_query": True, "temporal": True, "incremental": True, "delete": True, "retrieval": True}
+    score = {"range": [0.0, 1.0], "semantics": "bm25 mode: s/(1+s) of FTS5's BM25; vector: (cosine+1)/2; "
+             "hybrid: reciprocal-rank fusion (k=60) divided by its maximum"}
+
+    def __init__(self) -> None:
+        self._reader: tuple[tuple, sqlite3.Connection] | None = None
+        self._vectors = vectors.VectorIndex()
+
+    def active_features(self, ctx: Context) -> dict[str, bool]:
+        return {**self.features, "embeddings": bool(ctx.config.get("embedding_provider"))}
+
+    # -- connections ---------------------------------------------------------------------------
+
+    def _read(self, ctx: Context) -> tuple[sqlite3.Connection | None, tuple]:
+        """A cached read connection, reopened when the database file is replaced."""
+        path = db.db_path(ctx.data_dir)
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return None, ()
+        identity = (str(path), st.st_dev, st.st_ino)
+        if self._reader and self._reader[0] == identity:
+            return self._reader[1], identity
+        if self._reader:
+            self._reader[1].close()
+            self._reader = None
+        conn = db.open_db(ctx.data_dir, write=False)
+        if conn is not None:
+            self._reader = (identity, conn)
+        return conn, identity
+
+    def _sql(self, fn, *args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise BackendError(f"{db.DB_NAME} in the data dir: {exc}", details={"sqlite_error": str(exc)}) from None
+
+    # -- operations ----------------------------------------------------------------------------
+
+    def healthcheck(self, ctx: Context) -> dict:
+        checks: dict = {"sqlite": sqlite3.sqlite_version, "embeddings": ctx.config.get("embedding_provider") or "off"}
+        try:
+            conn, _ = self._read(ctx)
+        except MemdockError as exc:
+            return {"ok": False, "backend": self.name, "checks": checks, "message": exc.message}
+        if conn is None:
+            return {"ok": True, "backend": self.name, "checks": checks, "message": "no database yet (nothing indexed)"}
+        try:
+            integrity = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+            for table in ("nodes", "chunks", "edges", "chunk_vectors"):
+                checks[table] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            integrity = str(exc)
+        checks["integrity"] = integrity
+        ok = integrity == "ok"
+        return {"ok": ok, "backend": self.name, "checks": checks,
+                "message": f"{db.db_path(ctx.data_dir)}: " + ("ok" if ok else f"integrity check failed: {integrity}")}
+
+    def prepare(self, ctx: Context) -> dict:
+        conn = db.open_db(ctx.data_dir, write=True)
+        try:
+            embedded = self._backfill(ctx, conn)
+            return {"ok": True, "details": {"database": str(db.db_path(ctx.data_dir)), "schema_version": db.SCHEMA_VERSION,
+                                            "vectors_added": embedded}}
+        finally:
+            conn.close()
+
+    def _backfill(self, ctx: Context, conn: sqlite3.Connection) -> int:
+        embedder = embedders.from_config(ctx.config)
+        if embedder is None:
+            return 0
+        return vectors.backfill(conn, embedder, lambda done, total: ctx.progress(done, total, "embedding chunks"))
+
+    def index(self, ctx: Context) -> dict:
+        started = time.monotonic()
+        reader = ctx.input_bundle()
+        present = [t for t in ingest.ORDER if t in reader.record_types()]
+        total = sum(reader.count(t) for t in present)
+        conn = db.open_db(ctx.data_dir, write=True)
+        done, checkpoints = 0, 0
+
+        def committed(ids: list[str]) -> None:
+            nonlocal done, checkpoints
+            done += len(ids)
+            checkpoints += 1
+            ctx.checkpoint(ids)
+            ctx.progress(done, total)
+
+        try:
+            run = ingest.Ingest(conn, on_commit=committed, batch_size=int(ctx.config.get("batch_size", ingest.BATCH)))
+            for rtype in present:
+                self._sql(run.run, rtype, reader.records(rtype))
+            conn.execute("BEGIN IMMEDIATE")
+            resolved = facts.refresh_unresolved(conn)
+            conn.execute("COMMIT")
+            embedded = self._backfill(ctx, conn)
+        finally:
+            conn.close()
+        ignored = {t: reader.count(t) for t in reader.record_types() if t not in ingest.ORDER}
+        return {"indexed": run.counts, "checkpoints": checkpoints, "seconds": time.monotonic() - started,
+                "details": {"facts_resolved_late": resolved, "vectors_added": embedded, "ignored": ignored}}
+
+    def query(self, ctx: Context) -> dict:
+        search.query_text(ctx.params)
+        conn, identity = self._read(ctx)
+        if conn is None:
+            return dict(EMPTY)
+        return self._sql(search.run, conn, ctx.params, embedder=embedders.from_config(ctx.config),
+                         vectors=self._vectors, identity=identity)
+
+    def _graph(self, ctx: Context, fn, **kw) -> dict:
+        search.query_text(ctx.params)
+        conn, _ = self._read(ctx)
+        if conn is None:
+            return dict(EMPTY)
+        return self._sql(lambda: fn(conn, ctx.params, **kw))
+
+    def search_nodes(self, ctx: Context) -> dict:
+        return self._graph(ctx, graph.search_nodes)
+
+    def search_episodes(self, ctx: Context) -> dict:
+        return self._graph(ctx, graph.search_nodes, episodes=True)
+
+    def search_facts(self, ctx: Context) -> dict:
+        return self._graph(ctx, graph.search_facts)
+
+    def _get(self, ctx: Context, fn) -> dict:
+        conn, _ = self._read(ctx)
+        if conn is None:
+            return {"item": None}
+        return self._sql(fn, conn, ctx.params)
+
+    def get_node(self, ctx: Context) -> dict:
+        return self._get(ctx, graph.get_node)
+
+    def get_edge(self, ctx: Context) -> dict:
+        return self._get(ctx, graph.get_edge)
+
+    def delete(self, ctx: Context) -> dict:
+        ids = ctx.params.get("ids")
+        if not db.db_path(ctx.data_dir).exists():
+            return {"deleted": [], "not_found": list(ids) if isinstance(ids, list) else []}
+        conn = db.open_db(ctx.data_dir, write=True)
+        try:
+            return self._sql(delete_records, conn, ctx.params)
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        if self._reader:
+            self._reader[1].close()
+
+
+if __name__ == "__main__":
+    sys.exit(serve(SqliteAdapter()))

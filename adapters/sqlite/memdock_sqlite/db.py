@@ -1,0 +1,241 @@
+"""The database file: open it safely, create or check its schema, and refuse what is not ours.
+
+Nothing here writes to a file before it is known to be a memdock database of a schema this code reads,
+so a corrupt file, a foreign SQLite file or one from a newer adapter is left exactly as it was.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sqlite3
+from pathlib import Path
+
+from memdock.errors import BackendError, ConfigError, VersionError
+
+DB_NAME = "memory.sqlite"
+APPLICATION_ID = 0x4D444B31  # "MDK1"
+SCHEMA_VERSION = 1
+
+DDL = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+
+CREATE TABLE IF NOT EXISTS nodes(
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,            -- thread | entry | entity
+    name TEXT NOT NULL DEFAULT '',
+    text TEXT NOT NULL DEFAULT '',
+    thread_id TEXT,
+    position INTEGER,
+    author TEXT, role TEXT, entry_type TEXT,
+    event_time TEXT, event_ts REAL,
+    attrs TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS nodes_thread ON nodes(thread_id, position);
+CREATE VIRTUAL TABLE IF NOT EXISTS node_fts USING fts5(
+    name, text, content='nodes', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER IF NOT EXISTS nodes_ai AFTER INSERT ON nodes BEGIN
+    INSERT INTO node_fts(rowid, name, text) VALUES (new.rowid, new.name, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS nodes_ad AFTER DELETE ON nodes BEGIN
+    INSERT INTO node_fts(node_fts, rowid, name, text) VALUES ('delete', old.rowid, old.name, old.text);
+END;
+CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE OF name, text ON nodes BEGIN
+    INSERT INTO node_fts(node_fts, rowid, name, text) VALUES ('delete', old.rowid, old.name, old.text);
+    INSERT INTO node_fts(rowid, name, text) VALUES (new.rowid, new.name, new.text);
+END;
+
+CREATE TABLE IF NOT EXISTS chunks(
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    entry_id TEXT NOT NULL,
+    thread_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    header TEXT NOT NULL DEFAULT '',
+    body TEXT NOT NULL,
+    start INTEGER, "end" INTEGER, token_count INTEGER,
+    author TEXT, role TEXT, entry_type TEXT,
+    event_time TEXT, event_ts REAL,
+    content_hash TEXT,
+    attrs TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS chunks_entry ON chunks(entry_id);
+CREATE INDEX IF NOT EXISTS chunks_thread ON chunks(thread_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
+    header, body, content='chunks', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunk_fts(rowid, header, body) VALUES (new.rowid, new.header, new.body);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, old.body);
+    DELETE FROM chunk_vectors WHERE rowid = old.rowid;
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF header, body ON chunks BEGIN
+    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, old.body);
+    INSERT INTO chunk_fts(rowid, header, body) VALUES (new.rowid, new.header, new.body);
+    DELETE FROM chunk_vectors WHERE rowid = old.rowid;
+END;
+
+CREATE TABLE IF NOT EXISTS chunk_vectors(
+    rowid INTEGER PRIMARY KEY,     -- the chunk's rowid
+    model TEXT NOT NULL,
+    vec BLOB NOT NULL              -- float32 little-endian, L2-normalised
+);
+
+CREATE TABLE IF NOT EXISTS edges(
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    thread_id TEXT,
+    weight REAL,
+    event_time TEXT, event_ts REAL,
+    fact TEXT NOT NULL DEFAULT '',
+    resolved INTEGER NOT NULL DEFAULT 0,
+    attrs TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS edges_source ON edges(source_id);
+CREATE INDEX IF NOT EXISTS edges_target ON edges(target_id);
+CREATE INDEX IF NOT EXISTS edges_unresolved ON edges(resolved) WHERE resolved = 0;
+CREATE VIRTUAL TABLE IF NOT EXISTS fact_fts USING fts5(
+    fact, content='edges', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER IF NOT EXISTS edges_ai AFTER INSERT ON edges BEGIN
+    INSERT INTO fact_fts(rowid, fact) VALUES (new.rowid, new.fact);
+END;
+CREATE TRIGGER IF NOT EXISTS edges_ad AFTER DELETE ON edges BEGIN
+    INSERT INTO fact_fts(fact_fts, rowid, fact) VALUES ('delete', old.rowid, old.fact);
+END;
+CREATE TRIGGER IF NOT EXISTS edges_au AFTER UPDATE OF fact ON edges BEGIN
+    INSERT INTO fact_fts(fact_fts, rowid, fact) VALUES ('delete', old.rowid, old.fact);
+    INSERT INTO fact_fts(rowid, fact) VALUES (new.rowid, new.fact);
+END;
+"""
+
+
+def db_path(data_dir: Path) -> Path:
+    return data_dir / DB_NAME
+
+
+def _writable(directory: Path) -> str | None:
+    """None when DIRECTORY can be written, else the reason (read-only filesystem, permission denied)."""
+    probe = directory / f".write-probe-{os.getpid()}"
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600)
+    except OSError as exc:
+        return exc.strerror or errno.errorcode.get(exc.errno or 0, "not writable")
+    os.close(fd)
+    os.unlink(probe)
+    return None
+
+
+def _describe(exc: sqlite3.Error) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def _check_identity(conn: sqlite3.Connection, path: Path) -> int:
+    """The file's schema version; 0 for a new, empty database. Raises for anything that is not ours."""
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise BackendError(
+            f"{path}: cannot read the database ({_describe(exc)}); it is corrupt or not a SQLite file. "
+            "It was left untouched: move it aside and index again.",
+            details={"database": str(path)},
+        ) from None
+    if app_id == 0 and version == 0 and tables == 0:
+        return 0
+    if app_id != APPLICATION_ID:
+        raise BackendError(
+            f"{path}: this SQLite file was not written by the memdock sqlite adapter (application_id {app_id:#x}); left untouched.",
+            details={"database": str(path)},
+        )
+    if version > SCHEMA_VERSION:
+        raise VersionError(
+            f"{path}: database schema version {version} is newer than this adapter reads ({SCHEMA_VERSION}); "
+            "upgrade the sqlite adapter. The database was left untouched.",
+            details={"database": str(path), "schema_version": version, "supported": SCHEMA_VERSION},
+        )
+    return version
+
+
+def open_db(data_dir: Path, *, write: bool) -> sqlite3.Connection | None:
+    """Open the store's database. For reads, None when there is no database yet.
+
+    A read on a read-only filesystem opens the file immutable (no -wal/-shm can be created there);
+    a write there is refused with the reason before anything is touched.
+    """
+    path = db_path(data_dir)
+    exists = path.exists()
+    if write:
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass
+        reason = _writable(data_dir)
+        if reason:
+            raise ConfigError(f"the data dir {data_dir} is not writable ({reason}); index, prepare and delete need to write there",
+                              details={"data_dir": str(data_dir)})
+        conn = _connect(f"file:{path}?mode=rwc")
+    else:
+        if not exists:
+            return None
+        uri = f"file:{path}?mode=ro" if _writable(data_dir) is None else f"file:{path}?immutable=1"
+        conn = _connect(uri)
+    try:
+        version = _check_identity(conn, path)
+        if write:
+            _initialise(conn, version)
+        elif version == 0:
+            conn.close()
+            return None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _connect(uri: str) -> sqlite3.Connection:
+    try:
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise BackendError(f"cannot open {uri.split('?')[0][5:]}: {_describe(exc)}") from None
+    conn.execute("PRAGMA busy_timeout = 10000")
+    return conn
+
+
+def _initialise(conn: sqlite3.Connection, version: int) -> None:
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if mode.lower() != "wal":
+        raise BackendError(f"could not switch the database to WAL mode (got {mode})")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = OFF")
+    if version == SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _statements(DDL):
+            conn.execute(statement)
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _statements(script: str) -> list[str]:
+    """Split DDL into statements (triggers contain semicolons, so split on complete statements)."""
+    out, buf = [], ""
+    for line in script.splitlines():
+        line = line.split("--", 1)[0].rstrip() if "--" in line else line.rstrip()
+        if not line:
+            continue
+        buf += line + "\n"
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    return out

@@ -1,0 +1,49 @@
+"""Query filters (thread ids, time range, authors, roles, entry types) as SQL over a chunks or nodes alias."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memdock.errors import InvalidInputError
+
+from .ingest import timestamp
+
+
+def _time(filters: dict[str, Any], key: str) -> float:
+    try:
+        return timestamp(filters[key])  # type: ignore[return-value]
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"filters.{key}: not an RFC 3339 date-time: {filters[key]!r}") from None
+
+
+def where(filters: dict[str, Any] | None, alias: str) -> tuple[list[str], list[Any]]:
+    """SQL conditions and their parameters. Authors match case-insensitively, and "Codex (lee)" matches
+    "codex" or "lee" as well as itself, because watercooler authors are written as "agent (user)"."""
+    if not filters:
+        return [], []
+    if not isinstance(filters, dict):
+        raise InvalidInputError("filters must be an object")
+    conds: list[str] = []
+    args: list[Any] = []
+    if filters.get("thread_ids"):
+        conds.append(f"{alias}.thread_id IN (SELECT value FROM json_each(?))")
+        args.append(json.dumps(list(filters["thread_ids"])))
+    if filters.get("time_from"):
+        conds.append(f"{alias}.event_ts >= ?")
+        args.append(_time(filters, "time_from"))
+    if filters.get("time_to"):
+        conds.append(f"{alias}.event_ts <= ?")
+        args.append(_time(filters, "time_to"))
+    if filters.get("authors"):
+        alts = []
+        for name in filters["authors"]:
+            low = str(name).lower()
+            alts.append(f"(lower({alias}.author) = ? OR lower({alias}.author) LIKE ? OR lower({alias}.author) LIKE ?)")
+            args.extend([low, f"{low} (%", f"%({low})"])
+        conds.append("(" + " OR ".join(alts) + ")")
+    for key, column in (("roles", "role"), ("entry_types", "entry_type")):
+        if filters.get(key):
+            conds.append(f"lower({alias}.{column}) IN (SELECT lower(value) FROM json_each(?))")
+            args.append(json.dumps([str(v) for v in filters[key]]))
+    return conds, args

@@ -1,0 +1,37 @@
+"""User text to an FTS5 MATCH expression that cannot be a syntax error.
+
+Every term is quoted, so FTS5 operators typed by a user (NEAR, AND, `*`, `-`, `:`, quotes) are plain
+words, never syntax. Common English function words are dropped unless nothing else is left, and very
+long queries keep their first MAX_TERMS distinct terms: an OR over thousands of terms costs a scan
+of most of the index for no gain in ranking.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_TERMS = 64
+_WORD = re.compile(r"\w+", re.UNICODE)
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being below between both
+but by can could did do does doing down during each few for from further had has have having he her here hers
+herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on
+once only or other our ours ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves s t don
+""".split())
+
+
+def terms(text: str) -> list[str]:
+    """Distinct lower-cased words of TEXT in order, without stopwords (unless that leaves none)."""
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text) if w.strip("_")))
+    content = [w for w in words if w not in STOPWORDS]
+    return (content or words)[:MAX_TERMS]
+
+
+def match_expression(text: str) -> str | None:
+    """An OR of quoted terms, or None when TEXT has no searchable word (empty, punctuation only)."""
+    found = terms(text)
+    if not found:
+        return None
+    return " OR ".join(f'"{t}"' for t in found)

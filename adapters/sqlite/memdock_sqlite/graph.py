@@ -1,0 +1,98 @@
+"""The structural graph: search nodes, facts and episodes; get a node or an edge by id."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from memdock.errors import InvalidInputError
+
+from . import fts, hits
+from .search import _limit, query_text
+
+NAME_WEIGHT, TEXT_WEIGHT = 2.0, 1.0
+NEIGHBOURS = 50
+
+
+def _groups(params: dict[str, Any]) -> list[str] | None:
+    groups = params.get("group_ids")
+    if groups is None:
+        return None
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        raise InvalidInputError("params.group_ids must be a list of thread ids")
+    return groups or None
+
+
+def _search(params: dict[str, Any]) -> tuple[str | None, int, list[str] | None]:
+    return fts.match_expression(query_text(params)), _limit(params), _groups(params)
+
+
+def _answer(found: list[dict[str, Any]], match: str | None) -> dict[str, Any]:
+    result: dict[str, Any] = {"hits": found, "backend": hits.BACKEND}
+    if match is None:
+        result["reason"] = "the query has no searchable words"
+    return result
+
+
+def search_nodes(conn: sqlite3.Connection, params: dict[str, Any], *, episodes: bool = False) -> dict[str, Any]:
+    """Threads, entries and entities whose name or text matches; entries only when EPISODES."""
+    match, limit, groups = _search(params)
+    if match is None:
+        return _answer([], match)
+    conds, args = ["node_fts MATCH ?"], [match]
+    if episodes:
+        conds.append("n.kind = 'entry'")
+    if groups:
+        g = json.dumps(groups)
+        conds.append("(n.thread_id IN (SELECT value FROM json_each(?)) OR (n.kind = 'entity' AND EXISTS ("
+                     "SELECT 1 FROM edges e WHERE e.target_id = n.id AND e.thread_id IN (SELECT value FROM json_each(?)))))")
+        args += [g, g]
+    rows = conn.execute(
+        f"SELECT {hits.NODE_COLUMNS}, bm25(node_fts, {NAME_WEIGHT}, {TEXT_WEIGHT}) AS r FROM node_fts "
+        f"JOIN nodes n ON n.rowid = node_fts.rowid WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?", [*args, limit]).fetchall()
+    return _answer([hits.node_hit(row[:-1], hits.bm25_score(row[-1]), rank, as_episode=episodes, extra={"bm25": row[-1]})
+                    for rank, row in enumerate(rows, 1)], match)
+
+
+def search_facts(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
+    match, limit, groups = _search(params)
+    if match is None:
+        return _answer([], match)
+    conds, args = ["fact_fts MATCH ?"], [match]
+    if groups:
+        conds.append("e.thread_id IN (SELECT value FROM json_each(?))")
+        args.append(json.dumps(groups))
+    rows = conn.execute(
+        f"SELECT {hits.EDGE_COLUMNS}, bm25(fact_fts) AS r FROM fact_fts JOIN edges e ON e.rowid = fact_fts.rowid "
+        f"WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?", [*args, limit]).fetchall()
+    return _answer([hits.fact_hit(row[:-1], hits.bm25_score(row[-1]), rank) for rank, row in enumerate(rows, 1)], match)
+
+
+def _id(params: dict[str, Any]) -> str:
+    value = params.get("id")
+    if not isinstance(value, str) or not value or len(value) > 256:
+        raise InvalidInputError("params.id must be a non-empty string of at most 256 characters")
+    return value
+
+
+def neighbours(conn: sqlite3.Connection, node_id: str) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        "SELECT id, type, 'out', target_id, fact FROM edges WHERE source_id = ? "
+        "UNION ALL SELECT id, type, 'in', source_id, fact FROM edges WHERE target_id = ? LIMIT ?",
+        (node_id, node_id, NEIGHBOURS)).fetchall()
+    return [{"edge_id": r[0], "type": r[1], "direction": r[2], "other_id": r[3], "fact": r[4]} for r in rows]
+
+
+def get_node(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
+    node_id = _id(params)
+    row = conn.execute(f"SELECT {hits.NODE_COLUMNS} FROM nodes n WHERE n.id = ?", (node_id,)).fetchone()
+    if row is not None:
+        return {"item": hits.node_hit(row, 1.0, None, extra={"edges": neighbours(conn, node_id)})}
+    row = conn.execute(f"SELECT {hits.CHUNK_COLUMNS} FROM chunks c WHERE c.id = ?", (node_id,)).fetchone()
+    return {"item": hits.chunk_hit(row, 1.0, 1) if row else None}
+
+
+def get_edge(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
+    row = conn.execute(f"SELECT {hits.EDGE_COLUMNS} FROM edges e WHERE e.id = ?", (_id(params),)).fetchone()
+    return {"item": hits.fact_hit(row, 1.0, None) if row else None}

@@ -1,0 +1,143 @@
+"""Upsert a bundle's records into the database, in batches that are each committed, then checkpointed.
+
+Order matters: threads, entities and entries before chunks (a chunk's fields come from its entry when the
+chunk lacks them), and edges last so their facts can name both ends.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime
+from typing import Any, Callable, Iterable, Iterator
+
+from . import facts
+
+ORDER = ("thread", "entity", "entry", "chunk", "edge")
+BATCH = 2000
+
+Row = tuple[Any, ...]
+
+
+def timestamp(value: str | None) -> float | None:
+    if not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00")).timestamp()
+
+
+def _attrs(record: dict[str, Any], known: Iterable[str]) -> str:
+    rest = {k: v for k, v in record.items() if k not in known}
+    return json.dumps(rest, ensure_ascii=False, separators=(",", ":")) if rest else "{}"
+
+
+_NODE_SQL = """INSERT INTO nodes(id, kind, name, text, thread_id, position, author, role, entry_type, event_time, event_ts, attrs)
+VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, name=excluded.name, text=excluded.text, thread_id=excluded.thread_id,
+  position=excluded.position, author=excluded.author, role=excluded.role, entry_type=excluded.entry_type,
+  event_time=excluded.event_time, event_ts=excluded.event_ts, attrs=excluded.attrs"""
+
+_CHUNK_SQL = """INSERT INTO chunks(id, entry_id, thread_id, position, header, body, start, "end", token_count, author, role,
+  entry_type, event_time, event_ts, content_hash, attrs)
+VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+ON CONFLICT(id) DO UPDATE SET entry_id=excluded.entry_id, thread_id=excluded.thread_id, position=excluded.position,
+  header=excluded.header, body=excluded.body, start=excluded.start, "end"=excluded."end", token_count=excluded.token_count,
+  author=excluded.author, role=excluded.role, entry_type=excluded.entry_type, event_time=excluded.event_time,
+  event_ts=excluded.event_ts, content_hash=excluded.content_hash, attrs=excluded.attrs"""
+
+_EDGE_SQL = """INSERT INTO edges(id, type, source_id, target_id, thread_id, weight, event_time, event_ts, fact, resolved, attrs)
+VALUES (?,?,?,?,?,?,?,?,?,?,?)
+ON CONFLICT(id) DO UPDATE SET type=excluded.type, source_id=excluded.source_id, target_id=excluded.target_id,
+  thread_id=excluded.thread_id, weight=excluded.weight, event_time=excluded.event_time, event_ts=excluded.event_ts,
+  fact=excluded.fact, resolved=excluded.resolved, attrs=excluded.attrs"""
+
+_THREAD_KNOWN = ("id", "title", "topic", "event_time")
+_ENTITY_KNOWN = ("id", "entity_type", "name")
+_ENTRY_KNOWN = ("id", "thread_id", "position", "author", "role", "entry_type", "title", "body", "event_time")
+_CHUNK_KNOWN = ("id", "entry_id", "thread_id", "position", "text", "header", "start", "end", "token_count", "author",
+                "role", "entry_type", "event_time", "content_hash")
+_EDGE_KNOWN = ("id", "type", "source_id", "target_id", "thread_id", "weight", "event_time")
+
+
+def thread_row(r: dict[str, Any]) -> Row:
+    text = " ".join(x for x in (r.get("topic"), r.get("status"), r.get("ball")) if x)
+    return (r["id"], "thread", r.get("title", ""), text, r["id"], None, None, None, None,
+            r.get("event_time"), timestamp(r.get("event_time")), _attrs(r, _THREAD_KNOWN))
+
+
+def entity_row(r: dict[str, Any]) -> Row:
+    aliases = r.get("aliases") or []
+    text = " ".join([r["entity_type"], r["name"], *aliases])
+    return (r["id"], "entity", r["name"], text, None, None, None, None, r["entity_type"], None, None,
+            _attrs(r, _ENTITY_KNOWN))
+
+
+def entry_row(r: dict[str, Any]) -> Row:
+    return (r["id"], "entry", r.get("title", ""), r["body"], r["thread_id"], r["position"], r.get("author"), r.get("role"),
+            r.get("entry_type"), r.get("event_time"), timestamp(r.get("event_time")), _attrs(r, _ENTRY_KNOWN))
+
+
+def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any] | None]) -> Row:
+    header = r.get("header") or ""
+    text = r["text"]
+    body = text[len(header) + 1:] if header and text.startswith(header + "\n") else text
+    fields = {k: r.get(k) for k in ("author", "role", "entry_type", "event_time")}
+    if any(v is None for v in fields.values()):
+        parent = entry(r["entry_id"]) or {}
+        fields = {k: v if v is not None else parent.get(k) for k, v in fields.items()}
+    return (r["id"], r["entry_id"], r["thread_id"], r["position"], header, body, r.get("start"), r.get("end"),
+            r.get("token_count"), fields["author"], fields["role"], fields["entry_type"], fields["event_time"],
+            timestamp(fields["event_time"]), r.get("content_hash"), _attrs(r, _CHUNK_KNOWN))
+
+
+def edge_row(conn: sqlite3.Connection, r: dict[str, Any]) -> Row:
+    text, resolved = facts.render(conn, r)
+    return (r["id"], r["type"], r["source_id"], r["target_id"], r.get("thread_id"), r.get("weight"), r.get("event_time"),
+            timestamp(r.get("event_time")), text, int(resolved), _attrs(r, _EDGE_KNOWN))
+
+
+def _batches(items: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    batch: list[dict[str, Any]] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class Ingest:
+    """Writes batches of one record type in a transaction; calls ON_COMMIT with the committed ids."""
+
+    def __init__(self, conn: sqlite3.Connection, *, on_commit: Callable[[list[str]], None], batch_size: int = BATCH):
+        self.conn, self.on_commit, self.batch_size = conn, on_commit, batch_size
+        self.counts: dict[str, int] = {}
+
+    def _entry_fields(self, entry_id: str) -> dict[str, Any] | None:
+        row = self.conn.execute("SELECT author, role, entry_type, event_time FROM nodes WHERE id = ?", (entry_id,)).fetchone()
+        return dict(zip(("author", "role", "entry_type", "event_time"), row)) if row else None
+
+    def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:
+        for batch in _batches(records, self.batch_size):
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._write(rtype, batch)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.counts[rtype] = self.counts.get(rtype, 0) + len(batch)
+            self.on_commit([r["id"] for r in batch])
+
+    def _write(self, rtype: str, batch: list[dict[str, Any]]) -> None:
+        c = self.conn
+        if rtype == "thread":
+            c.executemany(_NODE_SQL, [thread_row(r) for r in batch])
+        elif rtype == "entity":
+            c.executemany(_NODE_SQL, [entity_row(r) for r in batch])
+        elif rtype == "entry":
+            c.executemany(_NODE_SQL, [entry_row(r) for r in batch])
+        elif rtype == "chunk":
+            c.executemany(_CHUNK_SQL, [chunk_row(r, self._entry_fields) for r in batch])
+        elif rtype == "edge":
+            c.executemany(_EDGE_SQL, [edge_row(c, r) for r in batch])

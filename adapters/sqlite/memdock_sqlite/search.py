@@ -1,0 +1,95 @@
+"""`query`: chunks ranked by BM25 (FTS5, header weighted above body), by vector, or by both fused."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from memdock.errors import InvalidInputError
+
+from . import fts, hits
+from .embedders import Embedder
+from .filters import where
+from .vectors import VectorIndex
+
+HEADER_WEIGHT, BODY_WEIGHT = 2.0, 1.0
+MIN_CANDIDATES = 100
+
+
+def _limit(params: dict[str, Any]) -> int:
+    limit = params.get("limit", 10)
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
+        raise InvalidInputError(f"params.limit must be an integer from 1 to 1000, got {limit!r}")
+    return limit
+
+
+def query_text(params: dict[str, Any]) -> str:
+    text = params.get("text")
+    if not isinstance(text, str):
+        raise InvalidInputError("params.text must be a string")
+    if not text.strip():
+        raise InvalidInputError("params.text is empty: give the words to search for")
+    return text
+
+
+def bm25_ranking(conn: sqlite3.Connection, match: str, filters: dict[str, Any] | None, k: int) -> list[tuple[int, float]]:
+    conds, args = where(filters, "c")
+    if conds:
+        sql = (f"SELECT c.rowid, bm25(chunk_fts, {HEADER_WEIGHT}, {BODY_WEIGHT}) AS r FROM chunk_fts "
+               f"JOIN chunks c ON c.rowid = chunk_fts.rowid WHERE chunk_fts MATCH ? AND {' AND '.join(conds)} "
+               "ORDER BY r LIMIT ?")
+    else:
+        sql = (f"SELECT rowid, bm25(chunk_fts, {HEADER_WEIGHT}, {BODY_WEIGHT}) AS r FROM chunk_fts "
+               "WHERE chunk_fts MATCH ? ORDER BY r LIMIT ?")
+    return conn.execute(sql, [match, *args, k]).fetchall()
+
+
+def _allowed(conn: sqlite3.Connection, filters: dict[str, Any] | None) -> set[int] | None:
+    conds, args = where(filters, "c")
+    if not conds:
+        return None
+    return {r[0] for r in conn.execute(f"SELECT c.rowid FROM chunks c WHERE {' AND '.join(conds)}", args)}
+
+
+def _rows(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple]:
+    if not rowids:
+        return {}
+    marks = ",".join("?" * len(rowids))
+    return {r[0]: r for r in conn.execute(f"SELECT {hits.CHUNK_COLUMNS} FROM chunks c WHERE c.rowid IN ({marks})", rowids)}
+
+
+def run(conn: sqlite3.Connection, params: dict[str, Any], *, embedder: Embedder | None, vectors: VectorIndex,
+        identity: object) -> dict[str, Any]:
+    text, limit = query_text(params), _limit(params)
+    filters = params.get("filters")
+    mode = params.get("mode") or "auto"
+    if mode not in ("auto", "bm25", "vector", "hybrid"):
+        raise InvalidInputError(f"params.mode must be auto, bm25, vector or hybrid, got {mode!r}")
+    result: dict[str, Any] = {"backend": hits.BACKEND}
+    if mode == "auto":
+        mode = "hybrid" if embedder else "bm25"
+    elif mode in ("vector", "hybrid") and embedder is None:
+        result.update(degraded=True, reason=f"mode {mode} needs embeddings, which are not configured; answered with bm25")
+        mode = "bm25"
+    match = fts.match_expression(text)
+    k = limit if mode == "bm25" else max(limit * 5, MIN_CANDIDATES)
+    lexical = bm25_ranking(conn, match, filters, k) if match else []
+    dense: list[tuple[int, float]] = []
+    if mode in ("vector", "hybrid"):
+        dense = vectors.search(conn, embedder.name, identity, embedder.embed([text])[0], k, _allowed(conn, filters))
+    if mode == "bm25":
+        ranked = [(rid, hits.bm25_score(raw), {"bm25": raw}) for rid, raw in lexical]
+        if not match:
+            result["reason"] = "the query has no searchable words"
+    elif mode == "vector":
+        ranked = [(rid, hits.cosine_score(cos), {"cosine": cos}) for rid, cos in dense]
+    else:
+        fused = hits.rrf([[rid for rid, _ in lexical], [rid for rid, _ in dense]])
+        bm25_of, cos_of = dict(lexical), dict(dense)
+        order = sorted(fused, key=lambda rid: -fused[rid])
+        ranked = [(rid, fused[rid], {"bm25": bm25_of.get(rid), "cosine": cos_of.get(rid)}) for rid in order]
+    ranked = ranked[:limit]
+    rows = _rows(conn, [rid for rid, _, _ in ranked])
+    result["hits"] = [hits.chunk_hit(rows[rid], score, rank, {"mode": mode, **extra})
+                      for rank, (rid, score, extra) in enumerate(ranked, 1) if rid in rows]
+    return result
