@@ -4,13 +4,18 @@
     <store>/ledger.sqlite  what the backend has durably committed (the core's, not the adapter's)
     <store>/write.lock     held by prepare, index and delete
     <store>/work/<run>/    one per call: request, result, stderr.log, tmp/ (removed after success)
+
+A store on a read-only filesystem still answers reads: work dirs then go to the system temp dir, and
+writes fail up front with the reason.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import hashlib
 import shutil
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -36,8 +41,25 @@ class Store:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             self.work_root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise ConfigError(f"cannot create the store at {self.root}: {exc.strerror}") from None
+            if not self.data_dir.is_dir():
+                raise ConfigError(f"cannot create the store at {self.root}: {exc.strerror}") from None
+        if not os.access(self.work_root, os.W_OK):
+            self.work_root = self._temp_work_root()
         return self
+
+    def _temp_work_root(self) -> Path:
+        tag = hashlib.sha256(str(self.root).encode()).hexdigest()[:12]
+        root = Path(tempfile.gettempdir()) / f"memdock-work-{tag}"
+        root.mkdir(mode=0o700, exist_ok=True)
+        return root
+
+    def check_writable(self) -> None:
+        """Raise a clear error when this store cannot be written (read-only filesystem, no permission)."""
+        for path in (self.root, self.data_dir):
+            if path.exists() and not os.access(path, os.W_OK):
+                reason = "read-only filesystem" if _read_only_fs(path) else "permission denied"
+                raise ConfigError(f"the store at {self.root} is not writable ({reason}); index, prepare and delete "
+                                  "need to write there. Reads still work.", details={"store": str(self.root)})
 
     def new_work_dir(self, label: str) -> Path:
         d = self.work_root / f"{time.strftime('%Y%m%dT%H%M%S')}-{label}-{uuid.uuid4().hex[:8]}"
@@ -56,6 +78,7 @@ class Store:
     def write_lock(self, timeout: float = 10.0) -> Iterator[None]:
         """Only one writer per store. A lock held past TIMEOUT is a clear, retryable error."""
         self.ensure()
+        self.check_writable()
         lock = FileLock(str(self.lock_path))
         owner = self.root / "write.lock.owner"
         try:
@@ -72,3 +95,7 @@ class Store:
         finally:
             owner.unlink(missing_ok=True)
             lock.release()
+
+
+def _read_only_fs(path: Path) -> bool:
+    return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
