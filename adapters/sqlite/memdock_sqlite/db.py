@@ -212,6 +212,8 @@ def _initialise(conn: sqlite3.Connection, version: int) -> None:
     if mode.lower() != "wal":
         raise BackendError(f"could not switch the database to WAL mode (got {mode})")
     conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA cache_size = -65536")
+    conn.execute("PRAGMA temp_store = MEMORY")
     conn.execute("PRAGMA foreign_keys = OFF")
     if version == SCHEMA_VERSION:
         return

@@ -19,13 +19,13 @@ def cosine_score(cos: float) -> float:
     return max(0.0, min(1.0, (cos + 1.0) / 2.0))
 
 
-def rrf(rankings: list[list[int]], k: int = RRF_K) -> dict[int, float]:
-    """Reciprocal-rank fusion, divided by its maximum (first in every list) so it lies in [0, 1]."""
+def rrf(rankings: list[list[int]], weights: list[float], k: int = RRF_K) -> dict[int, float]:
+    """Weighted reciprocal-rank fusion, divided by its maximum (first in every list) so it lies in [0, 1]."""
     fused: dict[int, float] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights):
         for rank, key in enumerate(ranking, 1):
-            fused[key] = fused.get(key, 0.0) + 1.0 / (k + rank)
-    top = len(rankings) / (k + 1)
+            fused[key] = fused.get(key, 0.0) + weight / (k + rank)
+    top = sum(weights) / (k + 1)
     return {key: v / top for key, v in fused.items()}
 
 

@@ -76,13 +76,13 @@ def entry_row(r: dict[str, Any]) -> Row:
             r.get("entry_type"), r.get("event_time"), timestamp(r.get("event_time")), _attrs(r, _ENTRY_KNOWN))
 
 
-def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any] | None]) -> Row:
+def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
     header = r.get("header") or ""
     text = r["text"]
     body = text[len(header) + 1:] if header and text.startswith(header + "\n") else text
     fields = {k: r.get(k) for k in ("author", "role", "entry_type", "event_time")}
     if any(v is None for v in fields.values()):
-        parent = entry(r["entry_id"]) or {}
+        parent = entry(r["entry_id"])
         fields = {k: v if v is not None else parent.get(k) for k, v in fields.items()}
     return (r["id"], r["entry_id"], r["thread_id"], r["position"], header, body, r.get("start"), r.get("end"),
             r.get("token_count"), fields["author"], fields["role"], fields["entry_type"], fields["event_time"],
@@ -113,9 +113,12 @@ class Ingest:
         self.conn, self.on_commit, self.batch_size = conn, on_commit, batch_size
         self.counts: dict[str, int] = {}
 
-    def _entry_fields(self, entry_id: str) -> dict[str, Any] | None:
-        row = self.conn.execute("SELECT author, role, entry_type, event_time FROM nodes WHERE id = ?", (entry_id,)).fetchone()
-        return dict(zip(("author", "role", "entry_type", "event_time"), row)) if row else None
+    def _entry_fields(self, batch: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """The stored fields of the entries behind BATCH's chunks, fetched in one query."""
+        ids = json.dumps(list({r["entry_id"] for r in batch}))
+        rows = self.conn.execute("SELECT id, author, role, entry_type, event_time FROM nodes "
+                                 "WHERE id IN (SELECT value FROM json_each(?))", (ids,))
+        return {r[0]: dict(zip(("author", "role", "entry_type", "event_time"), r[1:])) for r in rows}
 
     def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:
         for batch in _batches(records, self.batch_size):
@@ -138,6 +141,7 @@ class Ingest:
         elif rtype == "entry":
             c.executemany(_NODE_SQL, [entry_row(r) for r in batch])
         elif rtype == "chunk":
-            c.executemany(_CHUNK_SQL, [chunk_row(r, self._entry_fields) for r in batch])
+            entries = self._entry_fields(batch)
+            c.executemany(_CHUNK_SQL, [chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
         elif rtype == "edge":
             c.executemany(_EDGE_SQL, [edge_row(c, r) for r in batch])

@@ -59,7 +59,7 @@ def _rows(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple]:
 
 
 def run(conn: sqlite3.Connection, params: dict[str, Any], *, embedder: Embedder | None, vectors: VectorIndex,
-        identity: object) -> dict[str, Any]:
+        identity: object, vector_weight: float = 1.0, rrf_k: int = hits.RRF_K) -> dict[str, Any]:
     text, limit = query_text(params), _limit(params)
     filters = params.get("filters")
     mode = params.get("mode") or "auto"
@@ -84,7 +84,8 @@ def run(conn: sqlite3.Connection, params: dict[str, Any], *, embedder: Embedder 
     elif mode == "vector":
         ranked = [(rid, hits.cosine_score(cos), {"cosine": cos}) for rid, cos in dense]
     else:
-        fused = hits.rrf([[rid for rid, _ in lexical], [rid for rid, _ in dense]])
+        weight = float(params.get("vector_weight", vector_weight))
+        fused = hits.rrf([[rid for rid, _ in lexical], [rid for rid, _ in dense]], [1.0, weight], int(params.get("rrf_k", rrf_k)))
         bm25_of, cos_of = dict(lexical), dict(dense)
         order = sorted(fused, key=lambda rid: -fused[rid])
         ranked = [(rid, fused[rid], {"bm25": bm25_of.get(rid), "cosine": cos_of.get(rid)}) for rid in order]

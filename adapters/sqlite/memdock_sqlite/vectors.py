@@ -32,16 +32,25 @@ def missing(conn: sqlite3.Connection, model: str) -> int:
                         "WHERE v.rowid IS NULL", (model,)).fetchone()[0]
 
 
+def embedding_text(header: str, body: str, author: str | None) -> str:
+    """What the model sees: the header when there is one, else who spoke. Questions name people
+    ("what did Caroline research?"), and a turn's text rarely does: on LoCoMo, prefixing the speaker
+    raised MiniLM's recall@5 on the first conversation from 0.19 to 0.36."""
+    if header:
+        return f"{header}\n{body}"
+    return f"{author}: {body}" if author else body
+
+
 def backfill(conn: sqlite3.Connection, embedder: Embedder, progress: Callable[[int, int], None]) -> int:
     """Embed every chunk that has no vector from EMBEDDER's model; each batch is its own transaction."""
     total, done = missing(conn, embedder.name), 0
     while True:
         rows = conn.execute(
-            "SELECT c.rowid, c.header, c.body FROM chunks c LEFT JOIN chunk_vectors v ON v.rowid = c.rowid AND v.model = ? "
-            "WHERE v.rowid IS NULL LIMIT ?", (embedder.name, BACKFILL_BATCH)).fetchall()
+            "SELECT c.rowid, c.header, c.body, c.author FROM chunks c LEFT JOIN chunk_vectors v ON v.rowid = c.rowid "
+            "AND v.model = ? WHERE v.rowid IS NULL LIMIT ?", (embedder.name, BACKFILL_BATCH)).fetchall()
         if not rows:
             return done
-        vecs = embedder.embed([f"{h}\n{b}" if h else b for _, h, b in rows])
+        vecs = embedder.embed([embedding_text(h, b, a) for _, h, b, a in rows])
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.executemany("INSERT OR REPLACE INTO chunk_vectors(rowid, model, vec) VALUES (?,?,?)",

@@ -89,11 +89,8 @@ def print_hits(result: SearchResult, as_json: bool) -> None:
     if not result.hits:
         print("no results")
         return
-    rows = []
     for i, h in enumerate(result.hits, 1):
-        text = " ".join((h.name or h.text).split())
-        rows.append((i, f"{h.score:.3f}", h.kind, h.id, h.provenance.get("thread_id", ""), text[:160]))
-    print(output.table(rows, ["#", "score", "kind", "id", "thread", "text"]))
+        print(output.hit_card(i, h))
 
 
 def run_query(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 from typing import Any, Sequence
 
 import orjson
@@ -63,3 +64,19 @@ class Progress:
         if self.enabled and self._last:
             sys.stderr.write("\r\x1b[2K")
             sys.stderr.flush()
+
+
+def hit_card(rank: int, hit: Any, width: int = 100) -> str:
+    """A hit as a few readable lines: rank, score, kind and id; its first line; a snippet of the rest."""
+    head = f"{rank}. {hit.score:.3f}  {hit.kind:<7} {hit.id}"
+    if hit.provenance.get("thread_id") and hit.provenance["thread_id"] != hit.id:
+        head += f"  in {hit.provenance['thread_id']}"
+    first, _, rest = hit.text.partition("\n")
+    if hit.name and hit.name not in first:
+        first, rest = hit.name, hit.text
+    lines = [head, "   " + textwrap.shorten(first, width - 3, placeholder="…")]
+    body = " ".join(rest.split())
+    if body:
+        lines += textwrap.wrap(textwrap.shorten(body, 2 * (width - 3), placeholder="…"), width - 3,
+                               initial_indent="   ", subsequent_indent="   ")
+    return "\n".join(lines)

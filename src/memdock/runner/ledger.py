@@ -9,9 +9,10 @@ memory stays flat whatever the corpus size.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import orjson
 
@@ -56,11 +57,24 @@ class Ledger:
             part = ids[start:start + _BATCH]
             q = f"SELECT id, hash FROM committed WHERE id IN ({','.join('?' * len(part))})"
             known.update(self.db.execute(q, part).fetchall())
-        self.db.executemany("INSERT OR IGNORE INTO seen(id) VALUES (?)", [(i,) for i in ids])
+        with self._transaction():
+            self.db.executemany("INSERT OR IGNORE INTO seen(id) VALUES (?)", [(i,) for i in ids])
         return [known.get(i[0]) != i[1] for i in items]
 
     def add_pending(self, items: Iterable[tuple[str, str, str | None, str]]) -> None:
-        self.db.executemany("INSERT OR REPLACE INTO pending(id, hash, thread_id, record_type) VALUES (?,?,?,?)", items)
+        with self._transaction():
+            self.db.executemany("INSERT OR REPLACE INTO pending(id, hash, thread_id, record_type) VALUES (?,?,?,?)", items)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One commit per batch: in autocommit mode every row of an executemany would be its own transaction."""
+        self.db.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
     def commit(self, ids: Sequence[str]) -> int:
         """Move checkpointed ids from pending to committed."""
