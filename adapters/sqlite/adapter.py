@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from memdock.errors import BackendError, MemdockError  # noqa: E402
 from memdock.sdk import Adapter, Context, serve  # noqa: E402
 
-from memdock_sqlite import db, embedders, facts, graph, ingest, search, vectors  # noqa: E402
+from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vectors  # noqa: E402
 from memdock_sqlite.delete import delete as delete_records  # noqa: E402
 
 EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing has been indexed"}
@@ -25,7 +25,7 @@ class SqliteAdapter(Adapter):
     descriptor_path = Path(__file__).with_name("adapter.json")
     features = {"graph_query": True, "temporal": True, "incremental": True, "delete": True, "retrieval": True}
     score = {"range": [0.0, 1.0], "semantics": "bm25 mode: s/(1+s) of FTS5's BM25; vector: (cosine+1)/2; "
-             "hybrid: reciprocal-rank fusion (k=60) divided by its maximum"}
+             "hybrid: weighted reciprocal-rank fusion divided by its maximum"}
 
     def __init__(self) -> None:
         self._reader: tuple[tuple, sqlite3.Connection] | None = None
@@ -131,7 +131,9 @@ class SqliteAdapter(Adapter):
         if conn is None:
             return dict(EMPTY)
         return self._sql(search.run, conn, ctx.params, embedder=embedders.from_config(ctx.config),
-                         vectors=self._vectors, identity=identity)
+                         vectors=self._vectors, identity=identity,
+                         vector_weight=float(ctx.config.get("hybrid_vector_weight", 1.0)),
+                         rrf_k=int(ctx.config.get("hybrid_rrf_k", hits.RRF_K)))
 
     def _graph(self, ctx: Context, fn, **kw) -> dict:
         search.query_text(ctx.params)

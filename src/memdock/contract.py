@@ -145,13 +145,19 @@ class DeleteResult:
     deleted: list[str] = field(default_factory=list)
     not_found: list[str] = field(default_factory=list)
     cascaded: int = 0
+    degraded: bool = False
+    reason: str | None = None
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "DeleteResult":
-        return cls(deleted=list(d.get("deleted", [])), not_found=list(d.get("not_found", [])), cascaded=int(d.get("cascaded", 0)))
+        return cls(deleted=list(d.get("deleted", [])), not_found=list(d.get("not_found", [])), cascaded=int(d.get("cascaded", 0)),
+                   degraded=bool(d.get("degraded", False)), reason=d.get("reason"))
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        if out["reason"] is None:
+            del out["reason"]
+        return out
 
 
 @runtime_checkable

@@ -84,8 +84,7 @@ def run(conn: sqlite3.Connection, params: dict[str, Any], *, embedder: Embedder 
     elif mode == "vector":
         ranked = [(rid, hits.cosine_score(cos), {"cosine": cos}) for rid, cos in dense]
     else:
-        weight = float(params.get("vector_weight", vector_weight))
-        fused = hits.rrf([[rid for rid, _ in lexical], [rid for rid, _ in dense]], [1.0, weight], int(params.get("rrf_k", rrf_k)))
+        fused = hits.rrf([[rid for rid, _ in lexical], [rid for rid, _ in dense]], [1.0, vector_weight], rrf_k)
         bm25_of, cos_of = dict(lexical), dict(dense)
         order = sorted(fused, key=lambda rid: -fused[rid])
         ranked = [(rid, fused[rid], {"bm25": bm25_of.get(rid), "cosine": cos_of.get(rid)}) for rid in order]

@@ -82,16 +82,21 @@ class SubprocessBackend:
         on_checkpoint: Callable[[list[str]], None] | None = None,
         offered: tuple[str, ...] | None = None,
         use_pool: bool = True,
+        timeout: float | None = None,
     ) -> dict[str, Any]:
-        """One protocol operation, with retries for retryable errors. Returns the raw result object."""
+        """One protocol operation, with retries for retryable errors. Returns the raw result object.
+
+        TIMEOUT overrides the operation's configured limit for this call (each attempt).
+        """
         params = params or {}
         attempt = 0
         while True:
             attempt += 1
             try:
                 if self.pool is not None and use_pool and offered is None:
-                    return self.pool.call(operation, params, on_progress=on_progress, on_checkpoint=on_checkpoint)
-                result, record = run_once(self.launch, operation, params, on_progress=on_progress,
+                    return self.pool.call(operation, params, on_progress=on_progress, on_checkpoint=on_checkpoint,
+                                          timeout=timeout)
+                result, record = run_once(self.launch, operation, params, on_progress=on_progress, timeout=timeout,
                                           on_checkpoint=on_checkpoint, offered=offered)
                 self._note(record)
                 return result
@@ -206,9 +211,9 @@ class SubprocessBackend:
     def get_edge(self, edge_id: str) -> GetResult:
         return GetResult.from_dict(self.call("get_edge", {"id": edge_id}))
 
-    def delete(self, ids: Sequence[str]) -> DeleteResult:
+    def delete(self, ids: Sequence[str], *, timeout: float | None = None) -> DeleteResult:
         with self.store.write_lock(self.lock_timeout):
-            result = DeleteResult.from_dict(self.call("delete", {"ids": list(ids)}, use_pool=False))
+            result = DeleteResult.from_dict(self.call("delete", {"ids": list(ids)}, use_pool=False, timeout=timeout))
             ledger = Ledger(self.store.ensure().ledger_path)
             try:
                 ledger.forget(list(ids) + result.deleted)

@@ -115,6 +115,9 @@ class Ledger:
             self.db.execute(f"DELETE FROM committed WHERE id IN ({','.join('?' * len(part))})", part)
         self.db.execute("COMMIT")
 
+    def counts_by_type(self) -> dict[str, int]:
+        return dict(self.db.execute("SELECT record_type, count(*) FROM committed GROUP BY record_type ORDER BY record_type"))
+
     def count(self) -> int:
         return self.db.execute("SELECT count(*) FROM committed").fetchone()[0]
 

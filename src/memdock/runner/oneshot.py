@@ -27,6 +27,7 @@ def run_once(
     on_checkpoint: Callable[[list[str]], None] | None = None,
     offered: tuple[str, ...] | None = None,
     keep_work_dir: bool = False,
+    timeout: float | None = None,
 ) -> tuple[dict[str, Any], CallRecord]:
     store = launch.store.ensure()
     work = store.new_work_dir(operation)
@@ -41,6 +42,7 @@ def run_once(
     request_path = work / "request.json"
     request_path.write_bytes(orjson.dumps(request, option=orjson.OPT_INDENT_2))
     started = time.monotonic()
+    limit = timeout if timeout is not None else launch.timeout(operation)
     proc = spawn(launch.argv("--request", str(request_path)), env=launch.child_env(work / "tmp"), cwd=work,
                  writable=launch.writable(work))
     record.pid = proc.pid
@@ -50,7 +52,7 @@ def run_once(
     channel = EventChannel(proc.stdout.fileno(), quarantine, launch.redactor.bytes)  # type: ignore[union-attr]
     failure: MemdockError | None = None
     try:
-        for ev in channel.events(timeout=launch.timeout(operation), idle=launch.idle()):
+        for ev in channel.events(timeout=limit, idle=launch.idle()):
             record.events += 1
             if ev.kind == "progress" and on_progress:
                 on_progress(ev.data)
@@ -58,7 +60,7 @@ def run_once(
                 record.checkpoints += 1
                 if on_checkpoint:
                     on_checkpoint(ev.data["ids"])
-        remaining = max(0.1, launch.timeout(operation) - (time.monotonic() - started))
+        remaining = max(0.1, limit - (time.monotonic() - started))
         wait_exit(proc, remaining)
     except Deadline as d:
         what = "went silent (no progress) for" if d.kind == "idle" else "did not finish within"

@@ -50,6 +50,7 @@ class Worker:
         *,
         on_progress: Callable[[dict[str, Any]], None] | None = None,
         on_checkpoint: Callable[[list[str]], None] | None = None,
+        timeout: float | None = None,
     ) -> dict[str, Any]:
         req = build_request(operation, data_dir=str(self.launch.store.data_dir), work_dir=str(self.work),
                             config=self.launch.config, params=params)
@@ -61,7 +62,8 @@ class Worker:
             raise WorkerCrashed(f"worker for {self.launch.descriptor.name} is gone ({self._why()})") from None
         self.calls += 1
         try:
-            for ev in self.channel.events(timeout=self.launch.timeout(operation), idle=self.launch.idle()):
+            limit = timeout if timeout is not None else self.launch.timeout(operation)
+            for ev in self.channel.events(timeout=limit, idle=self.launch.idle()):
                 if ev.data.get("request_id") not in (None, rid):
                     self.quarantine.add(orjson.dumps(ev.data)[:200])
                     continue

@@ -1,0 +1,132 @@
+"""An MCP server whose tools are thin wrappers over MemoryService. Runs over stdio.
+
+Built on the official MCP Python SDK: `MCPServer` in mcp 2.x, `FastMCP` in mcp 1.x (the same decorator API).
+Tool results are JSON objects; a degraded answer is an empty result with `degraded: true` and a reason,
+so an agent can carry on. A bad argument is a tool error naming the argument.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Annotated, Any, Awaitable, Callable
+
+from pydantic import Field
+
+from ..errors import MemdockError
+from ..service import MemoryService
+
+try:
+    from mcp.server.mcpserver import MCPServer as _Server
+    from mcp.server.mcpserver.exceptions import ToolError
+except ImportError:  # mcp 1.x
+    from mcp.server.fastmcp import FastMCP as _Server
+    from mcp.server.fastmcp.exceptions import ToolError
+
+INSTRUCTIONS = (
+    "Long-term memory of threads of entries (discussions, decisions, chat sessions). "
+    "Use memory_query to find passages about a topic; memory_search_facts for relations between people, entries, "
+    "files and issues; memory_search_nodes for threads, entries and entities by name; memory_search_episodes for "
+    "whole entries; memory_get_node / memory_get_edge to open an id from a result; memory_remember to store a new "
+    "note; memory_forget to delete by id; memory_status to see the backend and what it holds."
+)
+
+Query = Annotated[str, Field(description="what to look for, in plain words")]
+Limit = Annotated[int, Field(description="how many results (1-50)", ge=1, le=50)]
+Threads = Annotated[list[str] | None, Field(description="only these thread ids")]
+
+
+def _reported(fn: Callable[..., Awaitable[dict[str, Any]]]) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """A memdock error becomes a tool error whose message the model sees (the SDK hides other exceptions)."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        try:
+            return await fn(*args, **kwargs)
+        except MemdockError as exc:
+            raise ToolError(f"{exc.category}: {exc.message}") from None
+
+    return wrapper
+
+
+def build_server(service: MemoryService) -> Any:
+    server = _Server("memdock", instructions=INSTRUCTIONS)
+
+    def tool(fn: Callable[..., Awaitable[dict[str, Any]]]) -> Any:
+        return server.tool()(_reported(fn))
+
+    @tool
+    async def memory_query(
+        query: Query,
+        limit: Limit = 10,
+        thread_ids: Threads = None,
+        since: Annotated[str | None, Field(description="only entries at or after this ISO 8601 time")] = None,
+        until: Annotated[str | None, Field(description="only entries at or before this ISO 8601 time")] = None,
+        authors: Annotated[list[str] | None, Field(description="only entries by these authors")] = None,
+        roles: Annotated[list[str] | None, Field(description="only entries with these roles")] = None,
+        entry_types: Annotated[list[str] | None, Field(description="only these entry types (Note, Decision, Plan...)")] = None,
+    ) -> dict[str, Any]:
+        """Search the memory for passages relevant to a question or topic, best first, with their thread and entry."""
+        filters = {"thread_ids": thread_ids, "time_from": since, "time_to": until, "authors": authors, "roles": roles,
+                   "entry_types": entry_types}
+        result = await service.query(query, limit=limit, filters={k: v for k, v in filters.items() if v})
+        return result.to_dict()
+
+    @tool
+    async def memory_search_nodes(query: Query, limit: Limit = 10, thread_ids: Threads = None) -> dict[str, Any]:
+        """Find threads, entries and entities (people, agents, files, code symbols, URLs, issues) by name or text."""
+        return (await service.search_nodes(query, limit=limit, group_ids=thread_ids)).to_dict()
+
+    @tool
+    async def memory_search_facts(query: Query, limit: Limit = 10, thread_ids: Threads = None) -> dict[str, Any]:
+        """Find facts: relations stated as sentences, such as who replied to whom and which entry mentions which file."""
+        return (await service.search_facts(query, limit=limit, group_ids=thread_ids)).to_dict()
+
+    @tool
+    async def memory_search_episodes(query: Query, limit: Limit = 10, thread_ids: Threads = None) -> dict[str, Any]:
+        """Find whole entries (episodes: a message, a decision, a chat turn) relevant to the query."""
+        return (await service.search_episodes(query, limit=limit, group_ids=thread_ids)).to_dict()
+
+    @tool
+    async def memory_get_node(id: Annotated[str, Field(description="a node, entry, thread or chunk id from a result")]) -> dict[str, Any]:
+        """Open one node by id: its full text, attributes and the edges around it."""
+        return (await service.get_node(id)).to_dict()
+
+    @tool
+    async def memory_get_edge(id: Annotated[str, Field(description="an edge (fact) id from a result")]) -> dict[str, Any]:
+        """Open one edge (fact) by id: its sentence, type, both ends and time."""
+        return (await service.get_edge(id)).to_dict()
+
+    @tool
+    async def memory_remember(
+        content: Annotated[str, Field(description="the text to remember")],
+        thread: Annotated[str | None, Field(description="thread name or id to file it under (default: memory)")] = None,
+        author: Annotated[str | None, Field(description="who wrote or said it")] = None,
+        role: Annotated[str | None, Field(description="the author's role")] = None,
+        type: Annotated[str | None, Field(description="entry type: Note, Decision, Plan...")] = None,
+        title: Annotated[str | None, Field(description="a short title")] = None,
+        time: Annotated[str | None, Field(description="when it happened, ISO 8601 (default: now)")] = None,
+    ) -> dict[str, Any]:
+        """Store a new entry in memory so later searches find it. Returns its id."""
+        result = await service.remember(content, thread=thread, author=author, role=role, type=type, title=title, time=time)
+        return result.to_dict()
+
+    @tool
+    async def memory_forget(ids: Annotated[list[str], Field(description="ids to delete (with what depends on them)")]) -> dict[str, Any]:
+        """Delete entries, threads or other records by id, with their chunks and edges."""
+        return (await service.forget(ids)).to_dict()
+
+    @tool
+    async def memory_status() -> dict[str, Any]:
+        """Which backend holds the memory, what it can do, how many records it holds, and whether it is healthy."""
+        return await service.status()
+
+    return server
+
+
+def serve(backend: str | None = None, *, data_dir: str | None = None, config: dict[str, Any] | None = None,
+          deadline: float = 10.0) -> None:
+    service = MemoryService(backend, data_dir=data_dir, config=config, deadline=deadline)
+    try:
+        build_server(service).run("stdio")
+    finally:
+        service.close()

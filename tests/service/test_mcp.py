@@ -1,0 +1,128 @@
+"""A real MCP client (the official SDK) starts `memdock mcp` over stdio and calls every tool."""
+
+import asyncio
+import json
+import os
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("mcp", reason="the mcp extra is not installed")
+
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+from conftest import SCRIPTED  # noqa: E402
+
+TOOLS = {"memory_query", "memory_search_nodes", "memory_search_facts", "memory_search_episodes", "memory_get_node",
+         "memory_get_edge", "memory_remember", "memory_forget", "memory_status"}
+
+
+def session(*args: str, env: dict | None = None):
+    params = StdioServerParameters(command=sys.executable, args=["-m", "memdock", "mcp", *args],
+                                   env={**os.environ, **(env or {})})
+
+    async def run(script):
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                return await script(s)
+
+    return run
+
+
+def data(result) -> dict:
+    assert not _is_error(result), _text(result)
+    structured = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None)
+    return structured if structured is not None else json.loads(_text(result))
+
+
+def _is_error(result) -> bool:
+    return bool(getattr(result, "is_error", None) or getattr(result, "isError", None))
+
+
+def _text(result) -> str:
+    return result.content[0].text if result.content else ""
+
+
+def test_every_tool_against_sqlite(sqlite_store, tmp_path):
+    async def script(s):
+        listed = await s.list_tools()
+        tools = {t.name: t for t in listed.tools}
+        assert set(tools) == TOOLS
+        for t in tools.values():
+            assert t.description and len(t.description) > 30
+        schema = tools["memory_query"].input_schema if hasattr(tools["memory_query"], "input_schema") else tools["memory_query"].inputSchema
+        assert schema["required"] == ["query"] and "limit" in schema["properties"]
+
+        out = {"query": data(await s.call_tool("memory_query", {"query": "thundering herd", "limit": 3}))}
+        out["filtered"] = data(await s.call_tool("memory_query", {"query": "the", "roles": ["critic"], "limit": 10}))
+        out["nodes"] = data(await s.call_tool("memory_search_nodes", {"query": "onboarding"}))
+        out["facts"] = data(await s.call_tool("memory_search_facts", {"query": "migrate_v2"}))
+        out["episodes"] = data(await s.call_tool("memory_search_episodes", {"query": "staging approval"}))
+        entry = out["episodes"]["hits"][0]["id"]
+        out["node"] = data(await s.call_tool("memory_get_node", {"id": entry}))
+        out["edge"] = data(await s.call_tool("memory_get_edge", {"id": out["facts"]["hits"][0]["id"]}))
+        out["remember"] = data(await s.call_tool("memory_remember", {
+            "content": "The on-call rotation moves to a weekly schedule in June.", "thread": "ops", "author": "devon"}))
+        out["recall"] = data(await s.call_tool("memory_query", {"query": "on-call rotation weekly"}))
+        out["forget"] = data(await s.call_tool("memory_forget", {"ids": [out["remember"]["id"]]}))
+        out["after"] = data(await s.call_tool("memory_query", {"query": "on-call rotation weekly"}))
+        out["status"] = data(await s.call_tool("memory_status", {}))
+        out["bad"] = await s.call_tool("memory_query", {"query": " "})
+        return out
+
+    out = asyncio.run(session("--data-dir", str(sqlite_store))(script))
+    assert "Cache stampede" in out["query"]["hits"][0]["text"] and not out["query"]["degraded"]
+    assert {h["extra"]["role"] for h in out["filtered"]["hits"]} == {"critic"}
+    assert any(h["kind"] == "thread" for h in out["nodes"]["hits"])
+    assert "mentions" in out["facts"]["hits"][0]["text"]
+    assert out["episodes"]["hits"][0]["kind"] == "episode"
+    assert out["node"]["item"]["id"] == out["episodes"]["hits"][0]["id"] and out["node"]["item"]["extra"]["edges"]
+    assert out["edge"]["item"]["kind"] == "fact"
+    assert out["remember"]["id"].startswith("entry:") and out["remember"]["indexed"]["chunk"] == 1
+    assert out["recall"]["hits"][0]["provenance"]["entry_id"] == out["remember"]["id"]
+    assert out["remember"]["id"] in out["forget"]["deleted"]
+    assert all(h["provenance"]["entry_id"] != out["remember"]["id"] for h in out["after"]["hits"])
+    assert out["status"]["backend"] == "sqlite" and out["status"]["health"]["ok"]
+    assert _is_error(out["bad"]) and "invalid_input: query is empty" in _text(out["bad"])
+
+
+def test_every_tool_against_null_answers_degraded_not_errors(tmp_path):
+    calls = [("memory_query", {"query": "x"}), ("memory_search_nodes", {"query": "x"}),
+             ("memory_search_facts", {"query": "x"}), ("memory_search_episodes", {"query": "x"}),
+             ("memory_get_node", {"id": "n"}), ("memory_get_edge", {"id": "e"}),
+             ("memory_remember", {"content": "a note"})]
+
+    async def script(s):
+        return [(name, await s.call_tool(name, args)) for name, args in calls]
+
+    for name, result in asyncio.run(session("--backend", "null", "--data-dir", str(tmp_path / "s"))(script)):
+        body = data(result)
+        assert body["degraded"] is True and "stores nothing" in body["reason"], name
+        assert body.get("hits", []) == [] and body.get("item") is None, name
+
+
+def test_a_hanging_backend_answers_within_the_deadline(tmp_path):
+    async def script(s):
+        started = time.monotonic()
+        result = await s.call_tool("memory_query", {"query": "anything"})
+        return result, time.monotonic() - started
+
+    run = session("--backend", str(SCRIPTED), "--data-dir", str(tmp_path / "s"), "--deadline", "2",
+                  "-c", "behavior=silent", "-c", "seconds=300")
+    result, elapsed = asyncio.run(run(script))
+    body = data(result)
+    assert body["degraded"] and body["hits"] == [] and "deadline" in body["reason"]
+    assert elapsed < 2 + 10, f"answered after {elapsed:.1f}s"
+
+
+def test_a_transient_failure_is_retried_and_succeeds(tmp_path):
+    async def script(s):
+        return await s.call_tool("memory_query", {"query": "anything"})
+
+    run = session("--backend", str(SCRIPTED), "--data-dir", str(tmp_path / "s"), "-c", "behavior=transient_once")
+    body = data(asyncio.run(run(script)))
+    assert body["degraded"] is False and body["hits"] == []
+    assert (tmp_path / "s" / "data" / "marker-transient_once").exists()
