@@ -324,3 +324,48 @@ def test_line_that_is_not_an_object(tmp_path):
     corrupt_part(b, lines_of(entry(0)) + b"[1, 2]\n")
     with pytest.raises(PayloadError, match=r":2: a record must be a JSON object, found list"):
         list(BundleReader(b).records("entry"))
+
+
+def test_duplicate_ids_are_caught_after_the_id_set_spills_to_disk(tmp_path, monkeypatch):
+    from memdock.bundle import idset
+    from memdock.jsonl import PayloadError
+    from records_factory import chunk
+
+    monkeypatch.setattr(idset, "SPILL_AT", 10)
+    with pytest.raises(PayloadError, match="duplicate chunk id"):
+        with BundleWriter(tmp_path / "w", "chunks") as w:
+            for i in range(40):
+                w.write("chunk", chunk(i))
+            w.write("chunk", chunk(3))
+    assert not (tmp_path / "w").exists() or not any((tmp_path / "w").iterdir())
+
+    with BundleWriter(tmp_path / "ok", "chunks", validate=False) as w:
+        for i in range(40):
+            w.write("chunk", chunk(i))
+    part = tmp_path / "ok" / "chunk-00001.jsonl"
+    lines = part.read_bytes().splitlines(keepends=True)
+    part.write_bytes(b"".join(lines + [lines[5]]))
+    manifest = (tmp_path / "ok" / "manifest.json")
+    import hashlib
+    import json
+
+    m = json.loads(manifest.read_text())
+    for f in m["files"]:
+        if f["path"] == part.name:
+            f["count"] += 1
+            f["bytes"] = part.stat().st_size
+            f["sha256"] = "sha256:" + hashlib.sha256(part.read_bytes()).hexdigest()
+    manifest.write_text(json.dumps(m))
+    with pytest.raises(PayloadError, match=r"chunk-00001.jsonl:41: .*duplicate chunk id"):
+        list(BundleReader(tmp_path / "ok").records("chunk"))
+
+
+def test_id_set_keeps_exact_membership_across_the_spill():
+    from memdock.bundle.idset import IdSet
+
+    ids = IdSet(spill_at=100)
+    assert all(ids.add(h) for h in range(-150, 150))
+    assert len(ids) == 300
+    assert not any(ids.add(h) for h in (-150, 0, 99, 100, 149))
+    assert ids.add(2**63 - 1) and not ids.add(2**63 - 1)
+    ids.close()

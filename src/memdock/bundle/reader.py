@@ -14,6 +14,7 @@ from ..errors import InvalidInputError
 from ..jsonl import DEFAULT_MAX_LINE_BYTES, LineReader, PayloadError, decode_error
 from ..validation import SchemaValidator
 from ..versions import check_payload_version
+from .idset import IdSet
 from .manifest import MANIFEST_NAME, MATRIX_TYPE, FileEntry, record_key
 from .matrix import EmbeddingMatrix
 
@@ -101,14 +102,17 @@ class BundleReader:
 
     def records(self, record_type: str) -> Iterator[dict[str, Any]]:
         """Every record of RECORD_TYPE across its parts; raises PayloadError at the first problem."""
-        seen: set[int] = set()
-        for entry in self.entries(record_type):
-            yield from self._iter_entry(entry, seen, None)
+        seen = IdSet()
+        try:
+            for entry in self.entries(record_type):
+                yield from self._iter_entry(entry, seen, None)
+        finally:
+            seen.close()
 
     def read_part(self, entry: FileEntry) -> Iterator[dict[str, Any]]:
-        return self._iter_entry(entry, set(), None)
+        return self._iter_entry(entry, IdSet(), None)
 
-    def _iter_entry(self, entry: FileEntry, seen: set[int], errors: list[PayloadError] | None) -> Iterator[dict[str, Any]]:
+    def _iter_entry(self, entry: FileEntry, seen: IdSet, errors: list[PayloadError] | None) -> Iterator[dict[str, Any]]:
         path = self.path / entry.path
         name = str(path)
         rtype = entry.record_type
@@ -132,11 +136,9 @@ class BundleReader:
                         for issue in compiled.issues(rec) or ():
                             self._fail(PayloadError(issue.message, file=name, line=n, record_id=key, path=issue.path), errors)
                         continue
-                    h = hash(key)
-                    if h in seen:
+                    if not seen.add(hash(key)):
                         self._fail(PayloadError(f"duplicate {rtype} id in this bundle", file=name, line=n, record_id=key), errors)
                         continue
-                    seen.add(h)
                     yield rec
             except PayloadError as exc:
                 self._fail(exc, errors)
@@ -170,7 +172,7 @@ class BundleReader:
         """Read every file; return every problem found (up to max_errors, after which reading stops)."""
         errors: list[PayloadError] = []
         for rtype in self.record_types():
-            seen: set[int] = set()
+            seen = IdSet()
             for entry in self.entries(rtype):
                 for _ in self._iter_entry(entry, seen, errors):
                     if max_errors is not None and len(errors) >= max_errors:

@@ -19,6 +19,7 @@ from ..errors import InvalidInputError
 from ..jsonl import PayloadError, dumps_line
 from ..schemas import RECORD_TYPES
 from ..validation import SchemaValidator
+from .idset import IdSet
 from .manifest import BUNDLE_KINDS, MANIFEST_NAME, MATRIX_TYPE, FileEntry, part_name, record_key
 
 DEFAULT_PART_BYTES = 256 * 1024 * 1024
@@ -26,7 +27,12 @@ _FLUSH_BYTES = 1 << 20
 
 
 class _Part:
-    """One open part file; lines are buffered, hashed and written a megabyte at a time."""
+    """One open part file; lines are buffered, hashed and written a megabyte at a time.
+
+    Lines are copied into one bytearray rather than kept as a list: orjson returns bytes objects whose
+    allocation can be several times their length (a 2 KB line held 16 KB), so a list of them made the
+    writer's memory grow with record size and count.
+    """
 
     def __init__(self, path: Path, record_type: str, part: int, fmt: str = "jsonl"):
         self.path, self.record_type, self.part, self.format = path, record_type, part, fmt
@@ -34,27 +40,23 @@ class _Part:
         self.sha = hashlib.sha256()
         self.count = 0
         self.bytes = 0
-        self._buf: list[bytes] = []
-        self._buf_bytes = 0
+        self._buf = bytearray()
 
     def add(self, data: bytes) -> None:
-        self._buf.append(data)
-        self._buf_bytes += len(data)
+        self._buf += data
         self.count += 1
-        if self._buf_bytes >= _FLUSH_BYTES:
+        if len(self._buf) >= _FLUSH_BYTES:
             self.flush()
 
     def flush(self) -> None:
         if self._buf:
-            block = b"".join(self._buf)
-            self.sha.update(block)
-            self.file.write(block)
-            self.bytes += len(block)
+            self.sha.update(self._buf)
+            self.file.write(self._buf)
+            self.bytes += len(self._buf)
             self._buf.clear()
-            self._buf_bytes = 0
 
     def pending_bytes(self) -> int:
-        return self.bytes + self._buf_bytes
+        return self.bytes + len(self._buf)
 
     def close(self) -> FileEntry:
         self.flush()
@@ -100,7 +102,7 @@ class BundleWriter:
         self._open: dict[str, _Part] = {}
         self._done: list[FileEntry] = []
         self._parts: dict[str, int] = {}
-        self._seen: dict[str, set[int]] = {}
+        self._seen: dict[str, IdSet] = {}
         self._counts: dict[str, int] = {}
         self._written: list[Path] = []
         self._matrix: _Part | None = None
@@ -141,7 +143,9 @@ class BundleWriter:
             raise InvalidInputError("bundle is already closed")
         if record_type not in RECORD_TYPES:
             raise InvalidInputError(f"unknown record type {record_type!r}")
-        seen = self._seen.setdefault(record_type, set())
+        seen = self._seen.get(record_type)
+        if seen is None:
+            seen = self._seen[record_type] = IdSet()
         ordinal = self._counts[record_type] = self._counts.get(record_type, 0) + 1
         key = record_key(record_type)(record) if isinstance(record, dict) else None
         if self.validator is not None and not self.validator.is_valid(record_type, record):
@@ -152,10 +156,8 @@ class BundleWriter:
             line = dumps_line(record)
         except InvalidInputError as exc:
             raise PayloadError(exc.message, file=f"{record_type} record #{ordinal}", record_id=key) from None
-        h = hash(key)
-        if h in seen:
+        if not seen.add(hash(key)):
             raise PayloadError(f"duplicate {record_type} id in this bundle", file=f"{record_type} record #{ordinal}", record_id=key)
-        seen.add(h)
         self._part_for(record_type).add(line)
 
     def write_many(self, record_type: str, records: Iterable[dict[str, Any]]) -> int:
@@ -220,7 +222,13 @@ class BundleWriter:
             manifest["metadata"] = self.metadata
         write_atomic(self.path / MANIFEST_NAME, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
         self.closed = True
+        self._release_ids()
         return manifest
+
+    def _release_ids(self) -> None:
+        for seen in self._seen.values():
+            seen.close()
+        self._seen.clear()
 
     def abort(self) -> None:
         """Remove everything this writer wrote; no manifest ever appears."""
@@ -237,6 +245,7 @@ class BundleWriter:
             except OSError:
                 pass
         self.closed = True
+        self._release_ids()
 
     def __enter__(self) -> "BundleWriter":
         return self
