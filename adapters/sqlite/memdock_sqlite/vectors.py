@@ -32,13 +32,13 @@ def missing(conn: sqlite3.Connection, model: str) -> int:
                         "WHERE v.rowid IS NULL", (model,)).fetchone()[0]
 
 
-def embedding_text(header: str, body: str, author: str | None) -> str:
-    """What the model sees: the header when there is one, else who spoke. Questions name people
-    ("what did Caroline research?"), and a turn's text rarely does: on LoCoMo, prefixing the speaker
-    raised MiniLM's recall@5 on the first conversation from 0.19 to 0.36."""
-    if header:
-        return f"{header}\n{body}"
-    return f"{author}: {body}" if author else body
+def embedding_text(author: str | None, title: str | None, body: str) -> str:
+    """What the model sees: who spoke, the entry's title, the text. Not the chunk's header line: its thread
+    label, role and ISO time are noise to a sentence model. Questions name people ("what did Caroline
+    research?") and a turn's text rarely does: on LoCoMo, prefixing the speaker raised MiniLM's recall@5
+    on the first conversation from 0.19 to 0.36 (bench/locomo.py has the full figures)."""
+    lead = ": ".join(x for x in (author, title) if x)
+    return f"{lead}: {body}" if lead else body
 
 
 def backfill(conn: sqlite3.Connection, embedder: Embedder, progress: Callable[[int, int], None]) -> int:
@@ -46,11 +46,12 @@ def backfill(conn: sqlite3.Connection, embedder: Embedder, progress: Callable[[i
     total, done = missing(conn, embedder.name), 0
     while True:
         rows = conn.execute(
-            "SELECT c.rowid, c.header, c.body, c.author FROM chunks c LEFT JOIN chunk_vectors v ON v.rowid = c.rowid "
-            "AND v.model = ? WHERE v.rowid IS NULL LIMIT ?", (embedder.name, BACKFILL_BATCH)).fetchall()
+            "SELECT c.rowid, c.author, n.name, c.body FROM chunks c LEFT JOIN chunk_vectors v ON v.rowid = c.rowid "
+            "AND v.model = ? LEFT JOIN nodes n ON n.id = c.entry_id WHERE v.rowid IS NULL LIMIT ?",
+            (embedder.name, BACKFILL_BATCH)).fetchall()
         if not rows:
             return done
-        vecs = embedder.embed([embedding_text(h, b, a) for _, h, b, a in rows])
+        vecs = embedder.embed([embedding_text(author, title, body) for _, author, title, body in rows])
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.executemany("INSERT OR REPLACE INTO chunk_vectors(rowid, model, vec) VALUES (?,?,?)",
