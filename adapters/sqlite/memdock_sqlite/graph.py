@@ -9,7 +9,7 @@ from typing import Any
 from memdock.errors import InvalidInputError
 
 from . import fts, hits
-from .search import _limit, query_text
+from .search import limit_of, query_text
 
 NAME_WEIGHT, TEXT_WEIGHT = 2.0, 1.0
 NEIGHBOURS = 50
@@ -25,7 +25,7 @@ def _groups(params: dict[str, Any]) -> list[str] | None:
 
 
 def _search(params: dict[str, Any]) -> tuple[str | None, int, list[str] | None]:
-    return fts.match_expression(query_text(params)), _limit(params), _groups(params)
+    return fts.match_expression(query_text(params)), limit_of(params), _groups(params)
 
 
 def _answer(found: list[dict[str, Any]], match: str | None) -> dict[str, Any]:

@@ -16,7 +16,7 @@ HEADER_WEIGHT, BODY_WEIGHT = 2.0, 1.0
 MIN_CANDIDATES = 100
 
 
-def _limit(params: dict[str, Any]) -> int:
+def limit_of(params: dict[str, Any]) -> int:
     limit = params.get("limit", 10)
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
         raise InvalidInputError(f"params.limit must be an integer from 1 to 1000, got {limit!r}")
@@ -60,7 +60,7 @@ def _rows(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple]:
 
 def run(conn: sqlite3.Connection, params: dict[str, Any], *, embedder: Embedder | None, vectors: VectorIndex,
         identity: object, vector_weight: float = 1.0, rrf_k: int = hits.RRF_K) -> dict[str, Any]:
-    text, limit = query_text(params), _limit(params)
+    text, limit = query_text(params), limit_of(params)
     filters = params.get("filters")
     mode = params.get("mode") or "auto"
     if mode not in ("auto", "bm25", "vector", "hybrid"):

@@ -173,10 +173,13 @@ class BundleReader:
         errors: list[PayloadError] = []
         for rtype in self.record_types():
             seen = IdSet()
-            for entry in self.entries(rtype):
-                for _ in self._iter_entry(entry, seen, errors):
-                    if max_errors is not None and len(errors) >= max_errors:
-                        return errors
+            try:
+                for entry in self.entries(rtype):
+                    for _ in self._iter_entry(entry, seen, errors):
+                        if max_errors is not None and len(errors) >= max_errors:
+                            return errors
+            finally:
+                seen.close()
         for m in self.entries(MATRIX_TYPE):
             errors.extend(self._verify_matrix(m))
         return errors

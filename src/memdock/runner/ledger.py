@@ -67,7 +67,8 @@ class Ledger:
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
-        """One commit per batch: in autocommit mode every row of an executemany would be its own transaction."""
+        """One commit per batch, rolled back on error (in autocommit mode every row of an executemany would be
+        its own transaction)."""
         self.db.execute("BEGIN")
         try:
             yield
@@ -79,21 +80,19 @@ class Ledger:
     def commit(self, ids: Sequence[str]) -> int:
         """Move checkpointed ids from pending to committed."""
         n = 0
-        self.db.execute("BEGIN")
-        for start in range(0, len(ids), _BATCH):
-            part = list(ids[start:start + _BATCH])
-            marks = ",".join("?" * len(part))
-            cur = self.db.execute(f"INSERT OR REPLACE INTO committed SELECT * FROM pending WHERE id IN ({marks})", part)
-            n += cur.rowcount
-            self.db.execute(f"DELETE FROM pending WHERE id IN ({marks})", part)
-        self.db.execute("COMMIT")
+        with self._transaction():
+            for start in range(0, len(ids), _BATCH):
+                part = list(ids[start:start + _BATCH])
+                marks = ",".join("?" * len(part))
+                cur = self.db.execute(f"INSERT OR REPLACE INTO committed SELECT * FROM pending WHERE id IN ({marks})", part)
+                n += cur.rowcount
+                self.db.execute(f"DELETE FROM pending WHERE id IN ({marks})", part)
         return n
 
     def commit_all_pending(self) -> int:
-        self.db.execute("BEGIN")
-        n = self.db.execute("INSERT OR REPLACE INTO committed SELECT * FROM pending").rowcount
-        self.db.execute("DELETE FROM pending")
-        self.db.execute("COMMIT")
+        with self._transaction():
+            n = self.db.execute("INSERT OR REPLACE INTO committed SELECT * FROM pending").rowcount
+            self.db.execute("DELETE FROM pending")
         return n
 
     def vanished(self, thread_ids: Sequence[str]) -> list[str]:
@@ -109,11 +108,10 @@ class Ledger:
         return out
 
     def forget(self, ids: Sequence[str]) -> None:
-        self.db.execute("BEGIN")
-        for start in range(0, len(ids), _BATCH):
-            part = list(ids[start:start + _BATCH])
-            self.db.execute(f"DELETE FROM committed WHERE id IN ({','.join('?' * len(part))})", part)
-        self.db.execute("COMMIT")
+        with self._transaction():
+            for start in range(0, len(ids), _BATCH):
+                part = list(ids[start:start + _BATCH])
+                self.db.execute(f"DELETE FROM committed WHERE id IN ({','.join('?' * len(part))})", part)
 
     def counts_by_type(self) -> dict[str, int]:
         return dict(self.db.execute("SELECT record_type, count(*) FROM committed GROUP BY record_type ORDER BY record_type"))

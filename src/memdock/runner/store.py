@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import hashlib
 import shutil
 import tempfile
 import time
@@ -24,6 +23,7 @@ from typing import Iterator
 from filelock import FileLock, Timeout
 
 from ..errors import ConfigError, TransientError
+from ..ids import digest
 
 KEEP_FAILED_RUNS = 20
 
@@ -48,8 +48,7 @@ class Store:
         return self
 
     def _temp_work_root(self) -> Path:
-        tag = hashlib.sha256(str(self.root).encode()).hexdigest()[:12]
-        root = Path(tempfile.gettempdir()) / f"memdock-work-{tag}"
+        root = Path(tempfile.gettempdir()) / f"memdock-work-{digest(str(self.root), length=12)}"
         root.mkdir(mode=0o700, exist_ok=True)
         return root
 

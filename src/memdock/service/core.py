@@ -127,8 +127,9 @@ class ServiceCore:
 
     def query(self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None) -> SearchResult:
         params: dict[str, Any] = {"text": text, "limit": limit}
-        if arguments.filters(filters):
-            params["filters"] = arguments.filters(filters)
+        checked = arguments.filters(filters)
+        if checked:
+            params["filters"] = checked
         if mode:
             params["mode"] = mode
         return self._search("query", params)
