@@ -8,7 +8,7 @@ import pytest
 from memdock.errors import TransientError
 
 from conftest import sqlite_backend
-from embedding_server import EmbeddingServer
+from openai_loopback import OpenAILoopback as EmbeddingServer
 
 KEY = "sk-test-0123456789abcdef"
 

@@ -13,10 +13,10 @@ import struct
 import sys
 import urllib.error
 import urllib.request
-from pathlib import Path
 from typing import Any, Protocol
 
 from memdock.errors import BackendError, ConfigError, TransientError
+from memdock.sdk.local_models import resolve_model_path
 
 API_KEY_ENV = "MEMDOCK_SQLITE_EMBEDDING_API_KEY"
 
@@ -30,20 +30,6 @@ class Embedder(Protocol):
 def _normalised(vec: list[float]) -> bytes:
     norm = math.sqrt(sum(x * x for x in vec)) or 1.0
     return struct.pack(f"<{len(vec)}f", *(x / norm for x in vec))
-
-
-def resolve_model_path(model: str) -> Path:
-    """A directory as given, or a model shipped in a `gt-<name>` package (e.g. all-MiniLM-L6-v2)."""
-    path = Path(model).expanduser()
-    if path.is_dir():
-        return path
-    import importlib
-
-    module = "gt_" + model.rsplit("/", 1)[-1].lower().replace("-", "_")
-    try:
-        return Path(importlib.import_module(module).get_model_path())
-    except (ImportError, AttributeError):
-        raise ConfigError(f"embedding_model {model!r}: no such directory, and no package {module} ships it") from None
 
 
 class SentenceTransformerEmbedder:

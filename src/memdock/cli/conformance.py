@@ -20,12 +20,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--idle", type=float, default=30.0, help="seconds without progress before an adapter is stopped (default 30)")
     p.add_argument("--config", "-c", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--keep", action="store_true", help="keep the kit's scratch directory")
+    p.add_argument("--resume-filler", type=int, default=1500, metavar="N",
+                   help="filler entries in the resume check (default 1500; fewer for adapters that call an LLM per record)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    opts = KitOptions(timeout=args.timeout, idle=args.idle, config=parse_config(args.config), only=args.only, keep=args.keep)
+    opts = KitOptions(timeout=args.timeout, idle=args.idle, config=parse_config(args.config), only=args.only, keep=args.keep,
+                      resume_filler=args.resume_filler)
 
     def show(r: CheckResult) -> None:
         if not args.json:

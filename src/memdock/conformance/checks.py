@@ -152,7 +152,8 @@ def check_resume_after_kill(h: Harness) -> str:
     caps = _caps(h)
     if not caps.has("incremental"):
         raise Skip("adapter does not declare incremental")
-    bundle = golden.write_golden(h.root / "golden-resume", extra=1500)
+    extra = max(2, h.options.resume_filler)
+    bundle = golden.write_golden(h.root / "golden-resume", extra=extra)
     b = h.backend()
     seen: list[int] = []
 
@@ -176,8 +177,9 @@ def check_resume_after_kill(h: Harness) -> str:
         raise Fail(f"the second run sent {sent} of {total} records; {committed} were committed before the kill")
     if _retrieval(h):
         missing = _check_golden_queries(b)
-        hits = _golden_hits(b, "Filler note 1499 routine item", 10)
-        if not any(x.provenance.get("entry_id") == f"entry:kit-{len(golden.ENTRIES) + 1499}" for x in hits):
+        last = extra - 1
+        hits = _golden_hits(b, f"Filler note {last} routine item {last * 7 % 101}", 10)
+        if not any(x.provenance.get("entry_id") == f"entry:kit-{len(golden.ENTRIES) + last}" for x in hits):
             missing.append("the last filler entry (indexed after the resume) was not found")
         if missing:
             raise Fail("; ".join(missing))

@@ -30,6 +30,7 @@ class KitOptions:
     config: dict = field(default_factory=dict)
     only: list[str] | None = None
     keep: bool = False
+    resume_filler: int = 1500  # filler entries behind the golden ones in the resume check; fewer for backends that call an LLM per record
 
 
 @dataclass

@@ -1,0 +1,189 @@
+"""`query`, `search_*` and `get_*`: graphiti searches per group graph, merged, filtered and normalised.
+
+Thread filters (and `group_ids`) choose the graphs to search. Time, author, role and entry-type
+filters are checked afterwards against the catalog's record of each episode (a fact passes when one
+of its episodes does), so a filtered search asks graphiti for more candidates than it returns.
+Entities are filtered by thread only: they belong to no single entry.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+from graphiti_core.edges import EntityEdge
+from graphiti_core.errors import EdgeNotFoundError, NodeNotFoundError
+from graphiti_core.nodes import EntityNode, EpisodicNode
+
+from memdock.errors import InvalidInputError
+
+from . import hits, recipes
+from .runtime import Runtime
+
+FILTERS = {"thread_ids", "time_from", "time_to", "authors", "roles", "entry_types"}
+OVERFETCH, MAX_FETCH = 4, 200
+NEIGHBOURS = 50
+
+
+def _text(params: dict[str, Any]) -> str:
+    text = params.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInputError("params.text must be a non-empty string: the words to search for")
+    return text
+
+
+def _limit(params: dict[str, Any]) -> int:
+    limit = params.get("limit", 10)
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
+        raise InvalidInputError(f"params.limit must be an integer from 1 to 1000, got {limit!r}")
+    return limit
+
+
+def _epoch(filters: dict[str, Any], key: str) -> float | None:
+    if not filters.get(key):
+        return None
+    try:
+        t = datetime.fromisoformat(str(filters[key]).replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInputError(f"filters.{key}: not an RFC 3339 date-time: {filters[key]!r}") from None
+    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
+
+
+class Filters:
+    def __init__(self, params: dict[str, Any]):
+        f = params.get("filters") or {}
+        if not isinstance(f, dict):
+            raise InvalidInputError("filters must be an object")
+        unknown = sorted(set(f) - FILTERS)
+        if unknown:
+            raise InvalidInputError(f"unknown filters {unknown}; known: {sorted(FILTERS)}")
+        threads = list(f.get("thread_ids") or []) + list(params.get("group_ids") or [])
+        self.threads = threads or None
+        self.since, self.until = _epoch(f, "time_from"), _epoch(f, "time_to")
+        self.authors = [str(a).lower() for a in f.get("authors") or []]
+        self.roles = {str(r).lower() for r in f.get("roles") or []}
+        self.types = {str(t).lower() for t in f.get("entry_types") or []}
+
+    @property
+    def on_records(self) -> bool:
+        return any((self.since, self.until, self.authors, self.roles, self.types))
+
+    def passes(self, meta: dict[str, Any] | None) -> bool:
+        if not self.on_records:
+            return True
+        if meta is None:
+            return False
+        when = _epoch({"t": meta.get("event_time")}, "t") if meta.get("event_time") else None
+        if (self.since and (when is None or when < self.since)) or (self.until and (when is None or when > self.until)):
+            return False
+        if self.authors and not _author_matches(meta.get("author"), self.authors):
+            return False
+        if self.roles and str(meta.get("role") or "").lower() not in self.roles:
+            return False
+        return not self.types or str(meta.get("entry_type") or "").lower() in self.types
+
+
+def _author_matches(author: str | None, wanted: list[str]) -> bool:
+    """"Codex (lee)" matches codex, lee, or itself: watercooler writes authors as "agent (user)"."""
+    low = (author or "").lower()
+    return any(low == w or low.startswith(f"{w} (") or low.endswith(f"({w})") for w in wanted)
+
+
+def search(rt: Runtime, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    started = time.monotonic()
+    text, limit, filters = _text(params), _limit(params), Filters(params)
+    groups = rt.catalog.groups(filters.threads)
+    if not groups:
+        reason = "nothing indexed yet" if filters.threads is None else "no indexed episodes in the requested threads"
+        return {"hits": [], "backend": hits.BACKEND, "reason": reason}
+    rt.connect()
+    fetch = min(MAX_FETCH, limit * OVERFETCH) if filters.on_records else limit
+    found = rt.run(_search(rt, operation, text, fetch, groups, filters), operation)
+    found.sort(key=lambda h: -h["score"])
+    out = found[:limit]
+    for rank, h in enumerate(out, 1):
+        h["rank"] = rank
+    return {"hits": out, "backend": hits.BACKEND, "took_ms": round((time.monotonic() - started) * 1000, 2)}
+
+
+async def _search(rt: Runtime, operation: str, text: str, fetch: int, groups: list[str], filters: Filters) -> list[dict[str, Any]]:
+    rerank = rt.settings.rerank
+    cfg = recipes.config(operation, fetch, rerank)
+    threads = rt.catalog.threads_of(groups)
+    out: list[dict[str, Any]] = []
+    for gid in groups:
+        g = await rt.graph(gid)
+        res = await g.search_(text, config=cfg, group_ids=[gid])
+        uuids = [e.uuid for e in res.episodes] + [u for edge in res.edges for u in edge.episodes]
+        metas = rt.catalog.describe(uuids)
+        for ep, raw in zip(res.episodes, res.episode_reranker_scores):
+            if filters.passes(metas.get(ep.uuid)):
+                out.append(hits.episode_hit(ep, recipes.normalise("episodes", raw, rerank), metas.get(ep.uuid)))
+        for edge, raw in zip(res.edges, res.edge_reranker_scores):
+            if not filters.on_records or any(filters.passes(metas.get(u)) for u in edge.episodes):
+                out.append(hits.fact_hit(edge, recipes.normalise("edges", raw, rerank), metas))
+        for node, raw in zip(res.nodes, res.node_reranker_scores):
+            out.append(hits.node_hit(node, recipes.normalise("nodes", raw, rerank), threads.get(gid)))
+    return out
+
+
+def _id(params: dict[str, Any]) -> str:
+    value = params.get("id")
+    if not isinstance(value, str) or not value or len(value) > 256:
+        raise InvalidInputError("params.id must be a non-empty string of at most 256 characters")
+    return value
+
+
+def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
+    """An episode by our id (entry, chunk) or its uuid; else an entity by uuid, with its facts."""
+    node_id = _id(params)
+    episodes = rt.catalog.resolve(node_id)
+    groups = rt.catalog.groups()
+    if not episodes and not groups:
+        return {"item": None}
+    rt.connect()
+    return {"item": rt.run(_get_node(rt, node_id, episodes, groups), "get_node")}
+
+
+async def _get_node(rt: Runtime, node_id: str, episodes: list[tuple[str, str]], groups: list[str]) -> dict[str, Any] | None:
+    for uuid, gid in episodes:
+        g = await rt.graph(gid)
+        try:
+            ep = await EpisodicNode.get_by_uuid(g.driver, uuid)
+        except NodeNotFoundError:
+            continue
+        return hits.episode_hit(ep, 1.0, rt.catalog.describe([uuid]).get(uuid))
+    threads = rt.catalog.threads_of(groups)
+    for gid in groups:
+        g = await rt.graph(gid)
+        try:
+            node = await EntityNode.get_by_uuid(g.driver, node_id)
+        except NodeNotFoundError:
+            continue
+        edges = (await EntityEdge.get_by_node_uuid(g.driver, node_id))[:NEIGHBOURS]
+        neighbours = [{"edge_id": e.uuid, "type": e.name, "direction": "out" if e.source_node_uuid == node_id else "in",
+                       "other_id": e.target_node_uuid if e.source_node_uuid == node_id else e.source_node_uuid, "fact": e.fact}
+                      for e in edges]
+        return hits.node_hit(node, 1.0, threads.get(gid), neighbours)
+    return None
+
+
+def get_edge(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
+    edge_id = _id(params)
+    groups = rt.catalog.groups()
+    if not groups:
+        return {"item": None}
+    rt.connect()
+    return {"item": rt.run(_get_edge(rt, edge_id, groups), "get_edge")}
+
+
+async def _get_edge(rt: Runtime, edge_id: str, groups: list[str]) -> dict[str, Any] | None:
+    for gid in groups:
+        g = await rt.graph(gid)
+        try:
+            edge = await EntityEdge.get_by_uuid(g.driver, edge_id)
+        except EdgeNotFoundError:
+            continue
+        return hits.fact_hit(edge, 1.0, rt.catalog.describe(edge.episodes))
+    return None
