@@ -28,6 +28,10 @@ def embed(text: str, dim: int = DIM) -> list[float]:
     return vec
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # graphiti opens dozens of connections at once (a reranker call per passage)
+
+
 class OpenAILoopback:
     def __init__(self, chat: Callable[[dict[str, Any]], str | dict[str, Any]] | None = None, dim: int = DIM) -> None:
         self.requests: list[dict[str, Any]] = []
@@ -64,7 +68,7 @@ class OpenAILoopback:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

