@@ -14,6 +14,7 @@ import pytest
 from memdock.registry import AdapterDescriptor, Registry
 from memdock.runner.backend import SubprocessBackend
 
+SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 ENABLED = os.environ.get("MEMDOCK_IT_GRAPHITI") == "1"
 REAL_HOME = os.environ.get("MEMDOCK_HOME")  # read before the suite's per-test home is set
 REAL_LLM = os.environ.get("MEMDOCK_IT_LLM_BASE_URL"), os.environ.get("MEMDOCK_IT_LLM_MODEL")
@@ -73,30 +74,57 @@ class FalkorDB:
                 time.sleep(0.05)
         raise RuntimeError("FalkorDB did not start")
 
+    def command(self, *args: str) -> Any:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as s:
+            s.sendall(_resp(args))
+            return _read(s.makefile("rb"))
+
     def graphs(self) -> list[str]:
-        with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
-            s.sendall(b"*1\r\n$10\r\nGRAPH.LIST\r\n")
-            time.sleep(0.1)
-            reply = s.recv(65536).decode()
-        return [line for line in reply.split("\r\n") if line and line[0] not in "*$"]
+        return [g.decode() for g in self.command("GRAPH.LIST")]
+
+    def count(self, graph: str, cypher: str) -> int:
+        """The single number a `RETURN count(...)` query answers."""
+        return int(self.command("GRAPH.QUERY", graph, cypher)[1][0][0])
 
     def close(self) -> None:
         self.proc.terminate()
         self.proc.wait(10)
 
 
+def _resp(args: tuple[str, ...]) -> bytes:
+    out = [f"*{len(args)}\r\n".encode()]
+    for a in args:
+        b = a.encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(b), b))
+    return b"".join(out)
+
+
+def _read(f: Any) -> Any:
+    line = f.readline()
+    kind, rest = line[:1], line[1:-2]
+    if kind == b"*":
+        return [_read(f) for _ in range(int(rest))]
+    if kind == b"$":
+        return None if int(rest) < 0 else f.read(int(rest) + 2)[:-2]
+    if kind == b":":
+        return int(rest)
+    if kind == b"-":
+        raise RuntimeError(rest.decode())
+    return rest
+
+
 def servers_under(folder: Path) -> list[int]:
-    """Pids of redis-server processes whose --dir lies under FOLDER."""
+    """Pids of live redis-server processes working in a directory under FOLDER (redis rewrites its argv, not its cwd)."""
     pids = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
-            cmd = (proc / "cmdline").read_bytes().split(b"\0")
+            name = (proc / "cmdline").read_bytes().split(b"\0")[0]
+            cwd = os.readlink(proc / "cwd")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if cmd and cmd[0].endswith(b"redis-server") and any(str(folder).encode() in c for c in cmd):
-            state = (proc / "stat").read_text().split()[2] if (proc / "stat").exists() else "?"
-            if state != "Z":
-                pids.append(int(proc.name))
+        if b"redis-server" in name and cwd.startswith(str(folder)) and state != "Z":
+            pids.append(int(proc.name))
     return pids

@@ -16,8 +16,11 @@ def _iso(value: Any) -> str | None:
     return str(value)
 
 
+TEMPORAL = ("valid_at", "invalid_at")  # kept even when null: a fact with no invalid_at still holds
+
+
 def _clean(d: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in d.items() if v is not None and v != "" and v != []}
+    return {k: v for k, v in d.items() if k in TEMPORAL or (v is not None and v != "" and v != [])}
 
 
 def provenance(meta: dict[str, Any] | None) -> dict[str, Any]:
