@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     inst = s.add_parser("install", help="create the adapter's own runtime (a virtualenv for Python adapters)")
     inst.add_argument("name")
     inst.add_argument("--force", action="store_true", help="recreate the virtualenv")
+    inst.add_argument("--with", dest="extra", action="append", default=[], metavar="REQUIREMENT",
+                      help="also install this into the adapter's virtualenv (repeatable), e.g. sentence-transformers")
     inst.set_defaults(func=run_install)
 
 
@@ -96,7 +98,10 @@ def run_install(args: argparse.Namespace) -> int:
         venv.EnvBuilder(with_pip=True).create(d.venv)
     py = str(d.venv / "bin" / "python")
     req = d.path / d.runtime["requirements"]
-    for cmd in ([py, "-m", "pip", "install", "-q", _core_source()], [py, "-m", "pip", "install", "-q", "-r", str(req)]):
+    commands = [[py, "-m", "pip", "install", "-q", _core_source()], [py, "-m", "pip", "install", "-q", "-r", str(req)]]
+    if args.extra:
+        commands.append([py, "-m", "pip", "install", "-q", *args.extra])
+    for cmd in commands:
         print("$ " + " ".join(cmd))
         if subprocess.run(cmd).returncode != 0:
             raise ConfigError(f"installing {d.name} failed (command above); fix and run: memdock adapters install {d.name} --force")
