@@ -99,7 +99,7 @@ class LocalEmbedder(EmbedderClient):
         return [v[: self.dim].tolist() if self.dim else v.tolist() for v in vectors]
 
     async def create(self, input_data: Any) -> list[float]:
-        text = input_data if isinstance(input_data, str) else " ".join(map(str, input_data))
+        text = input_data if isinstance(input_data, str) else " ".join(map(str, input_data))  # graphiti passes [query]
         return (await asyncio.to_thread(self._encode, [text]))[0]
 
     async def create_batch(self, input_data_list: list[str]) -> list[list[float]]:

@@ -8,6 +8,7 @@ Entities are filtered by thread only: they belong to no single entry.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from datetime import datetime, timezone
 from typing import Any
@@ -108,13 +109,18 @@ def search(rt: Runtime, operation: str, params: dict[str, Any]) -> dict[str, Any
 
 
 async def _search(rt: Runtime, operation: str, text: str, fetch: int, groups: list[str], filters: Filters) -> list[dict[str, Any]]:
+    """Every group's graph searched at once, with the query embedded once for all of them."""
     rerank = rt.settings.rerank
     cfg = recipes.config(operation, fetch, rerank)
+    vector = None
+    if cfg.edge_config or cfg.node_config:
+        vector = await rt.clients()[1].create([text.replace("\n", " ")])
+    graphs = [await rt.graph(gid) for gid in groups]
+    results = await asyncio.gather(*(g.search_(text, config=cfg, group_ids=[gid], query_vector=vector)
+                                     for g, gid in zip(graphs, groups)))
     threads = rt.catalog.threads_of(groups)
     out: list[dict[str, Any]] = []
-    for gid in groups:
-        g = await rt.graph(gid)
-        res = await g.search_(text, config=cfg, group_ids=[gid])
+    for gid, res in zip(groups, results):
         uuids = [e.uuid for e in res.episodes] + [u for edge in res.edges for u in edge.episodes]
         metas = rt.catalog.describe(uuids)
         for ep, raw in zip(res.episodes, res.episode_reranker_scores):
