@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from memdock.errors import BackendError, MemdockError  # noqa: E402
 from memdock.sdk import Adapter, Context, serve  # noqa: E402
+from memdock.sdk.params import query_text  # noqa: E402
 
 from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vectors  # noqa: E402
 from memdock_sqlite.delete import delete as delete_records  # noqa: E402
@@ -126,7 +127,7 @@ class SqliteAdapter(Adapter):
                 "details": {"facts_resolved_late": resolved, "vectors_added": embedded, "ignored": ignored}}
 
     def query(self, ctx: Context) -> dict:
-        search.query_text(ctx.params)
+        query_text(ctx.params)
         conn, identity = self._read(ctx)
         if conn is None:
             return dict(EMPTY)
@@ -136,7 +137,7 @@ class SqliteAdapter(Adapter):
                          rrf_k=int(ctx.config.get("hybrid_rrf_k", hits.RRF_K)))
 
     def _graph(self, ctx: Context, fn, **kw) -> dict:
-        search.query_text(ctx.params)
+        query_text(ctx.params)
         conn, _ = self._read(ctx)
         if conn is None:
             return dict(EMPTY)

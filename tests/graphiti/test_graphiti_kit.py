@@ -1,6 +1,5 @@
 """The conformance kit over the graphiti adapter, on a local FalkorDB it starts itself."""
 
-import pytest
 
 from memdock.conformance import KitOptions, run_kit
 

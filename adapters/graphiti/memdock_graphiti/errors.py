@@ -31,16 +31,11 @@ def classify(exc: BaseException, settings: Settings, where: str) -> MemdockError
     if isinstance(exc, openai.APIStatusError):
         return BackendError(f"{where}: the model endpoint {_url_of(exc, settings)} answered HTTP {_status(exc)}: {_short(exc)}",
                             details={"endpoint": _url_of(exc, settings), "status": _status(exc)})
-    name = type(exc).__name__
-    if name in ("ConnectionError", "TimeoutError", "ConnectionRefusedError", "BusyLoadingError") or isinstance(exc, (ConnectionError, TimeoutError)):
-        return TransientError(f"{where}: FalkorDB connection failed: {name}: {_short(exc)}")
-    try:
-        import redis
+    import redis
 
-        if isinstance(exc, (redis.ConnectionError, redis.TimeoutError)):
-            return TransientError(f"{where}: FalkorDB connection failed: {_short(exc)}")
-    except ImportError:
-        pass
+    name = type(exc).__name__
+    if isinstance(exc, (ConnectionError, TimeoutError, redis.ConnectionError, redis.TimeoutError)):
+        return TransientError(f"{where}: FalkorDB connection failed: {name}: {_short(exc)}")
     return BackendError(f"{where}: {name}: {_short(exc)}")
 
 

@@ -28,8 +28,8 @@ def delete(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     cascaded = 0
     for record_id in ids:
         episodes = rt.catalog.resolve(record_id)
-        is_thread = rt.catalog.thread(record_id) is not None
-        if not episodes and not is_thread:
+        thread = rt.catalog.thread(record_id)
+        if not episodes and thread is None:
             not_found.append(record_id)
             continue
         rt.connect()
@@ -40,8 +40,8 @@ def delete(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
             gone.update(rt.catalog.members(uuid))
             with rt.catalog.transaction():
                 rt.catalog.forget(uuid)
-        if is_thread:
-            group_id = rt.catalog.thread(record_id)[0]  # type: ignore[index]
+        if thread is not None:
+            group_id = thread[0]
             rt.run(rt.drop_graph(group_id), f"delete {record_id}: dropping graph {group_id}")
             with rt.catalog.transaction():
                 gone.update(rt.catalog.forget_thread(record_id))

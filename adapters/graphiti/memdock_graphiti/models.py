@@ -8,9 +8,10 @@ are the RRF ones, so it is never asked to rank.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from graphiti_core.cross_encoder.client import CrossEncoderClient
 from graphiti_core.embedder.client import EmbedderClient
@@ -82,8 +83,6 @@ class LocalEmbedder(EmbedderClient):
     """A sentence-transformers model on this machine (a directory, or a gt-<name> package)."""
 
     def __init__(self, model: str, dim: int | None):
-        import os
-
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
@@ -149,9 +148,3 @@ def cross_encoder(settings: Settings) -> CrossEncoderClient:
     url = (settings.reranker_base_url or settings.llm_url).rstrip("/")
     config = LLMConfig(api_key=settings.reranker_api_key, model=settings.reranker_model or settings.small_model, base_url=url)
     return OpenAIRerankerClient(config=config, client=_openai(url, settings.reranker_api_key, settings.llm_timeout_s))
-
-
-def endpoints(settings: Settings) -> Iterable[str]:
-    yield settings.llm_url
-    if settings.embedding_provider == "openai":
-        yield settings.embedding_url

@@ -18,6 +18,7 @@ from graphiti_core.errors import EdgeNotFoundError, NodeNotFoundError
 from graphiti_core.nodes import EntityNode, EpisodicNode
 
 from memdock.errors import InvalidInputError
+from memdock.sdk.params import limit_of, query_text, record_id
 
 from . import hits, recipes
 from .runtime import Runtime
@@ -25,20 +26,6 @@ from .runtime import Runtime
 FILTERS = {"thread_ids", "time_from", "time_to", "authors", "roles", "entry_types"}
 OVERFETCH, MAX_FETCH = 4, 200
 NEIGHBOURS = 50
-
-
-def _text(params: dict[str, Any]) -> str:
-    text = params.get("text")
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidInputError("params.text must be a non-empty string: the words to search for")
-    return text
-
-
-def _limit(params: dict[str, Any]) -> int:
-    limit = params.get("limit", 10)
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
-        raise InvalidInputError(f"params.limit must be an integer from 1 to 1000, got {limit!r}")
-    return limit
 
 
 def _epoch(filters: dict[str, Any], key: str) -> float | None:
@@ -93,7 +80,7 @@ def _author_matches(author: str | None, wanted: list[str]) -> bool:
 
 def search(rt: Runtime, operation: str, params: dict[str, Any]) -> dict[str, Any]:
     started = time.monotonic()
-    text, limit, filters = _text(params), _limit(params), Filters(params)
+    text, limit, filters = query_text(params), limit_of(params), Filters(params)
     groups = rt.catalog.groups(filters.threads)
     if not groups:
         reason = "nothing indexed yet" if filters.threads is None else "no indexed episodes in the requested threads"
@@ -134,16 +121,9 @@ async def _search(rt: Runtime, operation: str, text: str, fetch: int, groups: li
     return out
 
 
-def _id(params: dict[str, Any]) -> str:
-    value = params.get("id")
-    if not isinstance(value, str) or not value or len(value) > 256:
-        raise InvalidInputError("params.id must be a non-empty string of at most 256 characters")
-    return value
-
-
 def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     """An episode by our id (entry, chunk) or its uuid; else an entity by uuid, with its facts."""
-    node_id = _id(params)
+    node_id = record_id(params)
     episodes = rt.catalog.resolve(node_id)
     groups = rt.catalog.groups()
     if not episodes and not groups:
@@ -176,7 +156,7 @@ async def _get_node(rt: Runtime, node_id: str, episodes: list[tuple[str, str]], 
 
 
 def get_edge(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
-    edge_id = _id(params)
+    edge_id = record_id(params)
     groups = rt.catalog.groups()
     if not groups:
         return {"item": None}

@@ -95,7 +95,3 @@ class Settings:
 
     def cache_key(self) -> tuple:
         return tuple(sorted(asdict(self).items()))
-
-    def public(self) -> dict[str, Any]:
-        """What may be shown: no secrets, only whether each is set."""
-        return {k: (bool(v) if k in ENV else v) for k, v in asdict(self).items()}

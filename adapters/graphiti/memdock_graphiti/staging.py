@@ -8,6 +8,7 @@ file, line and field, and leaves the catalog and the graph as they were.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -41,8 +42,7 @@ def stage(reader: BundleReader, catalog: Catalog, settings: Settings) -> Staged:
     by_chunks = settings.episode_source == "chunks"
     types = reader.record_types()
     with catalog.transaction() as conn:
-        conn.execute("DELETE FROM staged")
-        conn.execute("DELETE FROM staged_members")
+        catalog.clear_staged()
         for rec, _, _ in _located(reader, "thread") if "thread" in types else ():
             catalog.put_thread(rec["id"], group_id_for(rec["id"]), rec.get("title"))
             out.ready.append(rec["id"])
@@ -51,10 +51,10 @@ def stage(reader: BundleReader, catalog: Catalog, settings: Settings) -> Staged:
             if by_chunks:
                 out.ready.append(rec["id"])
                 continue
-            _stage(catalog, settings, _entry_episode(catalog, rec), f"{path}:{line}", "body")
+            _stage(catalog, settings, _entry_episode(catalog, rec), path, line, "body")
         for rec, path, line in _located(reader, "chunk") if "chunk" in types else ():
             if by_chunks:
-                _stage(catalog, settings, _chunk_episode(catalog, rec), f"{path}:{line}", "text")
+                _stage(catalog, settings, _chunk_episode(catalog, rec), path, line, "text")
             else:
                 conn.execute("INSERT OR IGNORE INTO staged_members VALUES (?, ?)", (rec["id"], episode_uuid(rec["entry_id"])))
                 catalog.add_members(episode_uuid(rec["entry_id"]), [rec["id"]])
@@ -68,24 +68,18 @@ def stage(reader: BundleReader, catalog: Catalog, settings: Settings) -> Staged:
     return out
 
 
-def _stage(catalog: Catalog, settings: Settings, ep: dict[str, Any], where: str, field_name: str) -> None:
+def _stage(catalog: Catalog, settings: Settings, ep: dict[str, Any], path: str, line: int, field_name: str) -> None:
     size = len(ep["body"])
     if size > settings.max_episode_chars:
         raise InvalidInputError(
-            f"{where}: {field_name} of {ep['source_id']} is {size:,} characters; an episode may have at most "
+            f"{path}:{line}: {field_name} of {ep['source_id']} is {size:,} characters; an episode may have at most "
             f"{settings.max_episode_chars:,} (max_episode_chars). Index by chunks (episode_source: chunks) or raise the limit",
-            details={"file": where.rsplit(':', 1)[0], "line": int(where.rsplit(':', 1)[1]), "field": field_name,
+            details={"file": path, "line": line, "field": field_name,
                      "id": ep["source_id"], "chars": size})
     catalog.conn.execute("INSERT INTO staged (uuid, event_time, episode) VALUES (?, ?, ?)",
-                         (ep["uuid"], ep["event_time"], _dumps(ep)))
+                         (ep["uuid"], ep["event_time"], json.dumps(ep, ensure_ascii=False)))
     catalog.conn.execute("INSERT OR IGNORE INTO staged_members VALUES (?, ?)", (ep["source_id"], ep["uuid"]))
     catalog.add_members(ep["uuid"], [ep["source_id"]])
-
-
-def _dumps(obj: dict[str, Any]) -> str:
-    import json
-
-    return json.dumps(obj, ensure_ascii=False)
 
 
 def _thread(catalog: Catalog, thread_id: str) -> tuple[str, str | None]:

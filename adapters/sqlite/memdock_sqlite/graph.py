@@ -7,9 +7,9 @@ import sqlite3
 from typing import Any
 
 from memdock.errors import InvalidInputError
+from memdock.sdk.params import limit_of, query_text, record_id
 
 from . import fts, hits
-from .search import limit_of, query_text
 
 NAME_WEIGHT, TEXT_WEIGHT = 2.0, 1.0
 NEIGHBOURS = 50
@@ -69,13 +69,6 @@ def search_facts(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, 
     return _answer([hits.fact_hit(row[:-1], hits.bm25_score(row[-1]), rank) for rank, row in enumerate(rows, 1)], match)
 
 
-def _id(params: dict[str, Any]) -> str:
-    value = params.get("id")
-    if not isinstance(value, str) or not value or len(value) > 256:
-        raise InvalidInputError("params.id must be a non-empty string of at most 256 characters")
-    return value
-
-
 def neighbours(conn: sqlite3.Connection, node_id: str) -> list[dict[str, Any]]:
     rows = conn.execute(
         "SELECT id, type, 'out', target_id, fact FROM edges WHERE source_id = ? "
@@ -85,7 +78,7 @@ def neighbours(conn: sqlite3.Connection, node_id: str) -> list[dict[str, Any]]:
 
 
 def get_node(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
-    node_id = _id(params)
+    node_id = record_id(params)
     row = conn.execute(f"SELECT {hits.NODE_COLUMNS} FROM nodes n WHERE n.id = ?", (node_id,)).fetchone()
     if row is not None:
         return {"item": hits.node_hit(row, 1.0, None, extra={"edges": neighbours(conn, node_id)})}
@@ -94,5 +87,5 @@ def get_node(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]
 
 
 def get_edge(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
-    row = conn.execute(f"SELECT {hits.EDGE_COLUMNS} FROM edges e WHERE e.id = ?", (_id(params),)).fetchone()
+    row = conn.execute(f"SELECT {hits.EDGE_COLUMNS} FROM edges e WHERE e.id = ?", (record_id(params),)).fetchone()
     return {"item": hits.fact_hit(row, 1.0, None) if row else None}

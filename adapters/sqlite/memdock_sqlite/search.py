@@ -6,6 +6,7 @@ import sqlite3
 from typing import Any
 
 from memdock.errors import InvalidInputError
+from memdock.sdk.params import limit_of, query_text
 
 from . import fts, hits
 from .embedders import Embedder
@@ -14,22 +15,6 @@ from .vectors import VectorIndex
 
 HEADER_WEIGHT, BODY_WEIGHT = 2.0, 1.0
 MIN_CANDIDATES = 100
-
-
-def limit_of(params: dict[str, Any]) -> int:
-    limit = params.get("limit", 10)
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
-        raise InvalidInputError(f"params.limit must be an integer from 1 to 1000, got {limit!r}")
-    return limit
-
-
-def query_text(params: dict[str, Any]) -> str:
-    text = params.get("text")
-    if not isinstance(text, str):
-        raise InvalidInputError("params.text must be a string")
-    if not text.strip():
-        raise InvalidInputError("params.text is empty: give the words to search for")
-    return text
 
 
 def bm25_ranking(conn: sqlite3.Connection, match: str, filters: dict[str, Any] | None, k: int) -> list[tuple[int, float]]:

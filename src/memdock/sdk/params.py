@@ -1,0 +1,30 @@
+"""Checks of the request parameters every search-capable adapter reads: the text, the limit, one id."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InvalidInputError
+
+
+def query_text(params: dict[str, Any]) -> str:
+    text = params.get("text")
+    if not isinstance(text, str):
+        raise InvalidInputError("params.text must be a string")
+    if not text.strip():
+        raise InvalidInputError("params.text is empty: give the words to search for")
+    return text
+
+
+def limit_of(params: dict[str, Any]) -> int:
+    limit = params.get("limit", 10)
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
+        raise InvalidInputError(f"params.limit must be an integer from 1 to 1000, got {limit!r}")
+    return limit
+
+
+def record_id(params: dict[str, Any]) -> str:
+    value = params.get("id")
+    if not isinstance(value, str) or not value or len(value) > 256:
+        raise InvalidInputError("params.id must be a non-empty string of at most 256 characters")
+    return value
