@@ -64,13 +64,17 @@ def test_kill_resume_reindex_change_delete(tmp_path, llm, falkordb):
     with pytest.raises(MemdockError):
         b.index(bundle, after_checkpoint=kill_after_three)
     assert order == ["entry:gh-0", "entry:gh-1", "entry:gh-2"], "episodes go in event-time order, not file order"
-    assert counts(falkordb)["episodes"] == 3
+    # The kill lands while the adapter may already be writing the fourth episode (marked pending, node saved).
+    in_flight = counts(falkordb)["episodes"] - 3
+    assert in_flight in (0, 1)
 
     resumed = b.index(bundle)
     assert resumed.skipped >= 3 * 2 + 1, "the committed entries, their chunks and the thread are not sent again"
-    assert resumed.details["episodes_added"] == 3
+    replaced = resumed.details["episodes_replaced"]
+    assert replaced >= in_flight and replaced <= 1, "only a half-written episode is removed and written again"
+    assert resumed.details["episodes_added"] + replaced == 3
     after = counts(falkordb)
-    assert after["episodes"] == len(TEXTS)
+    assert after["episodes"] == len(TEXTS), "no duplicate of the half-written episode"
     hits = b.call("search_episodes", {"text": "Zephyrine Marigold seed inventory", "limit": 3})["hits"]
     assert hits[0]["provenance"]["entry_id"] == "entry:gh-5"
 
