@@ -114,9 +114,11 @@ def test_empty_entries_kept_and_warned(tmp_path):
 
 
 def test_duplicate_entry_ids_across_files_first_keeps_it(tmp_path):
-    (tmp_path / "a.md").write_text(WC)
-    (tmp_path / "b.md").write_text(WC)
-    s = import_corpus([tmp_path], "watercooler", tmp_path / "c")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.md").write_text(WC)
+    (src / "b.md").write_text(WC)
+    s = import_corpus([src], "watercooler", tmp_path / "c")
     ids = [e["id"] for e in records(tmp_path / "c", "entry")]
     assert ids.count("entry:01KAAAAAAAAAAAAAAAAAAAAAAA") == 1
     assert any(i.startswith("entry:01KAAAAAAAAAAAAAAAAAAAAAAA~") for i in ids)

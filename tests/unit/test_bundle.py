@@ -253,8 +253,7 @@ def test_exception_inside_writer_leaves_nothing(tmp_path):
     assert not b.exists()
 
 
-def test_writer_killed_midway_leaves_no_manifest(tmp_path):
-    b = tmp_path / "b"
+def _kill_writer_midway(tmp_path, b):
     script = f"""
 import sys, time
 sys.path.insert(0, {str(tmp_path.parent)!r})
@@ -270,21 +269,56 @@ for i in range(10**7):
     time.sleep(0.1)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+
+
+def test_writer_killed_midway_leaves_nothing_at_the_output(tmp_path):
+    """A new bundle is written beside its output and moved into place when complete; the next writer of that
+    output removes the dead writer's staging directory."""
+    b = tmp_path / "b"
+    _kill_writer_midway(tmp_path, b)
+    assert not b.exists()
+    [staging] = [p for p in tmp_path.iterdir() if p.name.startswith(".b.partial-")]
+    assert any(staging.iterdir()) and not (staging / "manifest.json").exists()
+    write_bundle(b, n=1)
+    assert BundleReader(b).count("entry") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b"]
+
+
+def test_writer_killed_in_an_empty_dir_leaves_an_incomplete_bundle_that_force_replaces(tmp_path):
+    b = tmp_path / "b"
+    b.mkdir()
+    _kill_writer_midway(tmp_path, b)
     assert any(b.iterdir())
     assert not (b / "manifest.json").exists()
     with pytest.raises(IncompleteBundleError):
         BundleReader(b)
+    with pytest.raises(InvalidInputError, match="not empty"):
+        BundleWriter(b, "corpus")
+    write_bundle(b, n=2, overwrite=True)
+    assert BundleReader(b).count("entry") == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b"]
 
 
-def test_writer_refuses_non_empty_dir_and_overwrite_drops_old_manifest_first(tmp_path):
+def test_writer_refuses_non_empty_dir_and_overwrite_keeps_the_old_bundle_until_the_new_one_is_complete(tmp_path):
     b = write_bundle(tmp_path / "b", n=1)
     with pytest.raises(InvalidInputError, match="not empty"):
         BundleWriter(b, "corpus")
     w = BundleWriter(b, "corpus", overwrite=True)
-    assert not (b / "manifest.json").exists()
     w.write("thread", thread())
+    assert BundleReader(b).count("entry") == 1
     w.close()
     assert BundleReader(b).count("thread") == 1 and BundleReader(b).count("entry") == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b"]
+
+
+def test_overwrite_that_fails_midway_leaves_the_old_bundle_whole(tmp_path):
+    b = write_bundle(tmp_path / "b", n=3)
+    with pytest.raises(RuntimeError):
+        with BundleWriter(b, "corpus", overwrite=True) as w:
+            w.write("thread", thread())
+            raise RuntimeError("boom")
+    assert BundleReader(b).count("entry") == 3 and BundleReader(b).verify() == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b"]
 
 
 def test_matrix_size_not_matching_its_index(tmp_path):

@@ -14,13 +14,14 @@ from typing import IO, Any, Iterable, Sequence
 import orjson
 
 from .. import PAYLOAD_VERSION, __version__
-from ..atomic import fsync_dir, write_atomic
+from ..atomic import write_atomic
 from ..errors import InvalidInputError
 from ..jsonl import PayloadError, dumps_line
 from ..schemas import RECORD_TYPES
 from ..validation import SchemaValidator
 from .idset import IdSet
 from .manifest import BUNDLE_KINDS, MANIFEST_NAME, MATRIX_TYPE, FileEntry, part_name, record_key
+from .output import OutputDir
 
 DEFAULT_PART_BYTES = 256 * 1024 * 1024
 _FLUSH_BYTES = 1 << 20
@@ -76,6 +77,10 @@ class BundleWriter:
     its ordinal and id, and the JSON path). The manifest is written last and
     atomically; until then the directory is an incomplete bundle. Leaving the
     `with` block by an exception removes what was written.
+
+    INPUTS are the paths the caller reads to make this bundle: an output that is, contains or lies inside one
+    of them is refused. An existing output is replaced only if it is a memdock bundle (OVERWRITE), and only
+    once the new bundle is complete (see `output.OutputDir`).
     """
 
     def __init__(
@@ -90,6 +95,7 @@ class BundleWriter:
         validate: bool = True,
         validator: SchemaValidator | None = None,
         overwrite: bool = False,
+        inputs: Sequence[str | os.PathLike[str]] = (),
     ):
         if kind not in BUNDLE_KINDS:
             raise InvalidInputError(f"unknown bundle kind {kind!r}; expected one of {', '.join(BUNDLE_KINDS)}")
@@ -97,8 +103,7 @@ class BundleWriter:
         self.kind, self.producer, self.chunker, self.metadata = kind, producer, chunker, metadata
         self.part_max_bytes = part_max_bytes
         self.validator = (validator or SchemaValidator()) if validate else None
-        self._created_dir = not self.path.exists()
-        self._prepare_dir(overwrite)
+        self._out = OutputDir(self.path, inputs, overwrite=overwrite)
         self._open: dict[str, _Part] = {}
         self._done: list[FileEntry] = []
         self._parts: dict[str, int] = {}
@@ -109,23 +114,6 @@ class BundleWriter:
         self._dim: int | None = None
         self.closed = False
 
-    def _prepare_dir(self, overwrite: bool) -> None:
-        if self.path.exists():
-            if not self.path.is_dir():
-                raise InvalidInputError(f"{self.path} exists and is not a directory")
-            existing = list(self.path.iterdir())
-            if existing and not overwrite:
-                raise InvalidInputError(f"{self.path} is not empty; pass overwrite=True (--force) to replace the bundle there")
-            manifest = self.path / MANIFEST_NAME
-            if manifest.exists():
-                manifest.unlink()
-                fsync_dir(self.path)
-            for p in self.path.iterdir():
-                if p.is_file():
-                    p.unlink()
-        else:
-            self.path.mkdir(parents=True)
-
     def _part_for(self, record_type: str) -> _Part:
         part = self._open.get(record_type)
         if part is not None and part.pending_bytes() < self.part_max_bytes:
@@ -133,7 +121,7 @@ class BundleWriter:
         if part is not None:
             self._done.append(part.close())
         n = self._parts[record_type] = self._parts.get(record_type, 0) + 1
-        path = self.path / part_name(record_type, n)
+        path = self._out.dir / part_name(record_type, n)
         part = self._open[record_type] = _Part(path, record_type, n)
         self._written.append(path)
         return part
@@ -187,7 +175,7 @@ class BundleWriter:
         if not math.isfinite(sum(arr)) and any(not math.isfinite(x) for x in arr):
             raise PayloadError("vector contains NaN or Infinity", file="embedding", record_id=chunk_id)
         if self._matrix is None:
-            path = self.path / "embedding_matrix.f32"
+            path = self._out.dir / "embedding_matrix.f32"
             self._matrix = _Part(path, MATRIX_TYPE, 1, fmt="f32le")
             self._written.append(path)
         row = self._matrix.count
@@ -220,7 +208,8 @@ class BundleWriter:
             manifest["chunker"] = self.chunker
         if self.metadata is not None:
             manifest["metadata"] = self.metadata
-        write_atomic(self.path / MANIFEST_NAME, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+        write_atomic(self._out.dir / MANIFEST_NAME, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+        self._out.commit()
         self.closed = True
         self._release_ids()
         return manifest
@@ -237,13 +226,7 @@ class BundleWriter:
                 part.file.close()
             except OSError:
                 pass
-        for p in self._written:
-            p.unlink(missing_ok=True)
-        if self._created_dir:
-            try:
-                self.path.rmdir()
-            except OSError:
-                pass
+        self._out.abort(self._written)
         self.closed = True
         self._release_ids()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import __version__
-from ..bundle import BundleReader, BundleWriter
+from ..bundle import BundleReader, BundleWriter, source
 from ..ids import content_hash, digest
 from .splitter import Splitter
 from .tokenizers import get_tokenizer
@@ -94,9 +94,10 @@ def chunk_bundle(
     threads: dict[str, dict[str, Any]] = {}
     total = reader.count("entry")
     params = {**chunker.options.params(), "tokenizer": chunker.tokenizer.name}
-    with BundleWriter(out, "chunks", overwrite=overwrite, validate=True,
+    metadata = {"corpus": str(corpus), source.KEY: source.of_manifest(reader.manifest, reader.path)}
+    with BundleWriter(out, "chunks", overwrite=overwrite, validate=True, inputs=[corpus],
                       chunker={"name": "memdock.recursive", "version": __version__, "params": params},
-                      metadata={"corpus": str(corpus)}) as w:
+                      metadata=metadata) as w:
         for rtype in PASS_THROUGH:
             for rec in reader.records(rtype):
                 w.write(rtype, rec)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..bundle import BundleWriter
+from ..bundle import BundleWriter, source
 from . import get_importer
 from .base import ImportContext, structure
 
@@ -46,7 +46,8 @@ def import_corpus(
         files += [(root, f) for f in importer.sources(root)]
     summary = ImportSummary()
     entity_ids: set[str] = set()
-    with BundleWriter(out, "corpus", overwrite=overwrite, metadata={"format": fmt, "sources": [str(r) for r in roots]}) as w:
+    metadata = {"format": fmt, "sources": [str(r) for r in roots], source.KEY: source.for_import(fmt, roots)}
+    with BundleWriter(out, "corpus", overwrite=overwrite, inputs=roots, metadata=metadata) as w:
         for i, (_root, path) in enumerate(files):
             if on_file:
                 on_file(i, len(files), path)

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..bundle import BundleWriter
+from ..bundle import BundleWriter, source
 from ..chunking import chunk_bundle
 from ..errors import InvalidInputError
 from ..ids import digest, slug
@@ -60,7 +60,7 @@ def build(out: Path, content: str, *, thread: str | None = None, author: str | N
     for key, value in (("author", author), ("role", role), ("entry_type", type), ("title", title)):
         if value:
             entry[key] = value
-    with BundleWriter(out / "corpus", "corpus", metadata={"format": "remember"}) as w:
+    with BundleWriter(out / "corpus", "corpus", metadata={"format": "remember", source.KEY: source.REMEMBER}) as w:
         if not name.startswith("thread:"):
             w.write("thread", {"id": tid, "title": name, "format": "remember", "ingestion_time": now})
         w.write("entry", entry)

@@ -1,0 +1,36 @@
+"""Which source a bundle's records come from: the origin the ledger records for every record it commits.
+
+A re-index deletes only records whose origin is the bundle's source (DESIGN: "a record is only ever deleted by
+the source that wrote it"). The identity is kept in the manifest's free-form metadata as `source_id`:
+
+- `memdock import` writes `import:FORMAT:HASH`, HASH over the sorted, resolved source paths: re-importing
+  the same files or folders, into any output, gives the same identity; another set of sources is another
+  source.
+- `memdock chunk` (and the CLI's chunking of a corpus before `index`) carries the corpus's identity over.
+- `remember` writes `remember`; its notes are never pruned by a bundle.
+- A bundle without one (written by another tool or an older memdock) is identified by its resolved path.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+from ..ids import digest
+
+REMEMBER = "remember"
+KEY = "source_id"
+
+
+def for_import(fmt: str, sources: Sequence[str | os.PathLike[str]]) -> str:
+    paths = sorted(os.path.realpath(s) for s in sources)
+    return f"import:{fmt}:{digest(*paths, length=24)}"
+
+
+def of_manifest(manifest: dict[str, Any], path: str | os.PathLike[str]) -> str:
+    """The source identity of the bundle at PATH whose manifest is MANIFEST."""
+    meta = manifest.get("metadata")
+    given = meta.get(KEY) if isinstance(meta, dict) else None
+    if isinstance(given, str) and given:
+        return given
+    return "path:" + os.path.realpath(path)
