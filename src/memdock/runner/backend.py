@@ -143,6 +143,9 @@ class SubprocessBackend:
     ) -> IndexResult:
         """Index a chunks (or corpus) bundle: send what the ledger lacks, resume after a kill, delete what vanished.
 
+        Only records this bundle's source wrote are pruned (see `memdock.bundle.source`); what `remember` or
+        another bundle added to the same threads stays.
+
         AFTER_CHECKPOINT is called with each checkpoint's ids once the ledger has them; an exception it
         raises stops the adapter (the conformance kit uses this to kill a run midway).
         """
@@ -171,9 +174,13 @@ class SubprocessBackend:
                         result.skipped = delta.skipped
                     gone = ledger.vanished(delta.thread_ids) if prune else []
                     if gone and caps.has("delete") and caps.supports("delete"):
-                        deleted = DeleteResult.from_dict(self.call("delete", {"ids": gone}, use_pool=False))
-                        ledger.forget(gone + deleted.deleted)
-                        result.deleted = len(gone)
+                        kept = ledger.held_elsewhere(gone)
+                        doomed = [i for i in gone if i not in kept]
+                        if doomed:
+                            deleted = DeleteResult.from_dict(self.call("delete", {"ids": doomed}, use_pool=False))
+                            ledger.forget(doomed + deleted.deleted)
+                        ledger.release(gone)
+                        result.deleted = len(doomed)
                     result.details["sent"] = delta.sent
                     result.seconds = time.monotonic() - started
                     return result

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..bundle import BundleReader, BundleWriter
+from ..bundle import BundleReader, BundleWriter, source
 from .ledger import Ledger, record_hash
 
 ORDER = ("thread", "entry", "entity", "edge", "chunk")
@@ -18,6 +18,7 @@ class Delta:
     sent: dict[str, int] = field(default_factory=dict)
     skipped: int = 0
     thread_ids: list[str] = field(default_factory=list)
+    origin: str = ""
 
     @property
     def total_sent(self) -> int:
@@ -31,12 +32,14 @@ def _thread_of(record_type: str, rec: dict) -> str | None:
 
 
 def build_delta(reader: BundleReader, ledger: Ledger, out: Path) -> Delta:
-    """Stream READER once, writing changed records to a new bundle at OUT and noting them as pending."""
-    ledger.begin_run()
-    delta = Delta(out)
+    """Stream READER once, writing changed records to a new bundle at OUT and noting them as pending.
+
+    Every record is noted as coming from the bundle's source (`memdock.bundle.source`)."""
+    delta = Delta(out, origin=source.of_manifest(reader.manifest, reader.path))
+    ledger.begin_run(delta.origin)
     threads: set[str] = set()
-    with BundleWriter(out, reader.kind, validate=False, chunker=reader.manifest.get("chunker"),
-                      metadata={"delta_of": str(reader.path)}) as w:
+    with BundleWriter(out, reader.kind, validate=False, chunker=reader.manifest.get("chunker"), inputs=[reader.path],
+                      metadata={"delta_of": str(reader.path), source.KEY: delta.origin}) as w:
         for rtype in ORDER:
             batch: list[tuple[dict, tuple[str, str, str | None, str]]] = []
             for rec in reader.records(rtype):

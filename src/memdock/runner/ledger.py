@@ -5,6 +5,11 @@ and incremental (a re-run sends only records whose content changed, and
 deletes what vanished from threads it has seen again). Records pending in the
 current run wait in a side table until the adapter checkpoints them, so
 memory stays flat whatever the corpus size.
+
+Every committed record is linked to the origins that wrote it (a bundle's source identity, see
+`memdock.bundle.source`, or `remember`). A run prunes only records linked to its own origin, and deletes one
+only when no other origin still holds it. Rows from a ledger written before origins existed are linked to
+`legacy`, which any run may prune (the old behaviour) until a run sees the record and claims it.
 """
 
 from __future__ import annotations
@@ -24,6 +29,11 @@ CREATE INDEX IF NOT EXISTS committed_thread ON committed(thread_id);
 CREATE TABLE IF NOT EXISTS pending (id TEXT PRIMARY KEY, hash TEXT NOT NULL, thread_id TEXT, record_type TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY);
 """
+_ORIGINS = """
+CREATE TABLE IF NOT EXISTS origins (id TEXT NOT NULL, origin TEXT NOT NULL, PRIMARY KEY (id, origin)) WITHOUT ROWID;
+"""
+_ORIGINS_VERSION = 1
+LEGACY = "legacy"
 _VOLATILE = ("ingestion_time",)
 _BATCH = 500
 
@@ -41,13 +51,43 @@ class Ledger:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
+        self.origin = LEGACY
+        if self.db.execute("PRAGMA user_version").fetchone()[0] < _ORIGINS_VERSION:
+            self._add_origins()
+
+    def _add_origins(self) -> None:
+        """Migrate a ledger written before origins: every committed record keeps the legacy origin.
+        A read-only ledger stays as it is: reading its counts needs no origins, and writing fails anyway."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "readonly" in str(exc) or "read-only" in str(exc):
+                return
+            raise
+        try:
+            if self.db.execute("PRAGMA user_version").fetchone()[0] < _ORIGINS_VERSION:
+                self.db.execute(_ORIGINS)
+                self.db.execute("INSERT OR IGNORE INTO origins(id, origin) SELECT id, ? FROM committed", (LEGACY,))
+                self.db.execute(f"PRAGMA user_version={_ORIGINS_VERSION}")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
     def close(self) -> None:
         self.db.close()
 
-    def begin_run(self) -> None:
+    def begin_run(self, origin: str) -> None:
+        """Start a run whose records all come from ORIGIN."""
+        self.origin = origin
         self.db.execute("DELETE FROM pending")
         self.db.execute("DELETE FROM seen")
+
+    def _claim(self, ids: Sequence[str]) -> None:
+        """Link IDS to this run's origin (inside a transaction); a legacy link gives way to it."""
+        self.db.executemany("INSERT OR IGNORE INTO origins(id, origin) VALUES (?, ?)", [(i, self.origin) for i in ids])
+        if self.origin != LEGACY:
+            self.db.executemany("DELETE FROM origins WHERE id=? AND origin=?", [(i, LEGACY) for i in ids])
 
     def changed(self, items: Sequence[tuple[str, str, str | None, str]]) -> list[bool]:
         """For (id, hash, thread_id, type) items: True where the ledger lacks that id with that hash."""
@@ -57,9 +97,11 @@ class Ledger:
             part = ids[start:start + _BATCH]
             q = f"SELECT id, hash FROM committed WHERE id IN ({','.join('?' * len(part))})"
             known.update(self.db.execute(q, part).fetchall())
+        flags = [known.get(i[0]) != i[1] for i in items]
         with self._transaction():
             self.db.executemany("INSERT OR IGNORE INTO seen(id) VALUES (?)", [(i,) for i in ids])
-        return [known.get(i[0]) != i[1] for i in items]
+            self._claim([i[0] for i, changed in zip(items, flags) if not changed])
+        return flags
 
     def add_pending(self, items: Iterable[tuple[str, str, str | None, str]]) -> None:
         with self._transaction():
@@ -84,34 +126,56 @@ class Ledger:
             for start in range(0, len(ids), _BATCH):
                 part = list(ids[start:start + _BATCH])
                 marks = ",".join("?" * len(part))
+                moved = [r[0] for r in self.db.execute(f"SELECT id FROM pending WHERE id IN ({marks})", part)]
                 cur = self.db.execute(f"INSERT OR REPLACE INTO committed SELECT * FROM pending WHERE id IN ({marks})", part)
                 n += cur.rowcount
                 self.db.execute(f"DELETE FROM pending WHERE id IN ({marks})", part)
+                self._claim(moved)
         return n
 
     def commit_all_pending(self) -> int:
         with self._transaction():
+            moved = [r[0] for r in self.db.execute("SELECT id FROM pending")]
             n = self.db.execute("INSERT OR REPLACE INTO committed SELECT * FROM pending").rowcount
             self.db.execute("DELETE FROM pending")
+            self._claim(moved)
         return n
 
     def vanished(self, thread_ids: Sequence[str]) -> list[str]:
-        """Committed ids under THREAD_IDS that this run did not see."""
+        """Committed ids under THREAD_IDS that this run's origin (or the legacy one) wrote and this run did not see."""
         out: list[str] = []
         for start in range(0, len(thread_ids), _BATCH):
             part = list(thread_ids[start:start + _BATCH])
             q = (
-                f"SELECT id FROM committed WHERE thread_id IN ({','.join('?' * len(part))}) "
-                "AND id NOT IN (SELECT id FROM seen) ORDER BY id"
+                f"SELECT DISTINCT c.id FROM committed c JOIN origins o ON o.id = c.id "
+                f"WHERE c.thread_id IN ({','.join('?' * len(part))}) AND o.origin IN (?, ?) "
+                "AND c.id NOT IN (SELECT id FROM seen) ORDER BY c.id"
             )
-            out.extend(r[0] for r in self.db.execute(q, part))
+            out.extend(r[0] for r in self.db.execute(q, [*part, self.origin, LEGACY]))
         return out
+
+    def held_elsewhere(self, ids: Sequence[str]) -> set[str]:
+        """Those of IDS that an origin other than this run's (and legacy) still holds."""
+        out: set[str] = set()
+        for start in range(0, len(ids), _BATCH):
+            part = list(ids[start:start + _BATCH])
+            q = f"SELECT DISTINCT id FROM origins WHERE id IN ({','.join('?' * len(part))}) AND origin NOT IN (?, ?)"
+            out.update(r[0] for r in self.db.execute(q, [*part, self.origin, LEGACY]))
+        return out
+
+    def release(self, ids: Sequence[str]) -> None:
+        """This run's origin (and legacy) no longer holds IDS; other origins' links stay."""
+        with self._transaction():
+            self.db.executemany("DELETE FROM origins WHERE id=? AND origin IN (?, ?)",
+                                [(i, self.origin, LEGACY) for i in ids])
 
     def forget(self, ids: Sequence[str]) -> None:
         with self._transaction():
             for start in range(0, len(ids), _BATCH):
                 part = list(ids[start:start + _BATCH])
-                self.db.execute(f"DELETE FROM committed WHERE id IN ({','.join('?' * len(part))})", part)
+                marks = ",".join("?" * len(part))
+                self.db.execute(f"DELETE FROM committed WHERE id IN ({marks})", part)
+                self.db.execute(f"DELETE FROM origins WHERE id IN ({marks})", part)
 
     def counts_by_type(self) -> dict[str, int]:
         return dict(self.db.execute("SELECT record_type, count(*) FROM committed GROUP BY record_type ORDER BY record_type"))

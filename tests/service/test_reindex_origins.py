@@ -1,0 +1,129 @@
+"""A record is only ever deleted by the source that wrote it: re-indexing a bundle (through the CLI, on the real
+sqlite adapter) never removes what `remember` or another bundle added to the same thread."""
+
+import re
+import sqlite3
+from pathlib import Path
+
+import orjson
+import pytest
+
+from memdock import Memory
+from memdock.bundle import BundleReader
+from memdock.cli.main import main
+from memdock.runner.ledger import LEGACY, Ledger
+
+LINES = [
+    {"id": "a1", "thread": "standup", "author": "ana", "text": "the apricot orchard needs pruning in march"},
+    {"id": "a2", "thread": "standup", "author": "bo", "text": "the walrus migration study finished early"},
+]
+
+
+def write_jsonl(folder: Path, lines: list[dict]) -> Path:
+    folder.mkdir(exist_ok=True)
+    (folder / "log.jsonl").write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    return folder
+
+
+def import_(src: Path, out: Path) -> Path:
+    assert main(["import", str(src), "-f", "jsonl", "-o", str(out), "--force", "-q"]) == 0
+    return out
+
+
+def index(bundle: Path, store: Path, capsys) -> str:
+    capsys.readouterr()
+    assert main(["index", str(bundle), "-b", "sqlite", "--data-dir", str(store), "-q"]) == 0
+    return capsys.readouterr().out
+
+
+def deleted(summary: str) -> int:
+    return int(re.search(r"deleted (\d+)", summary).group(1))
+
+
+def thread_of(corpus: Path) -> str:
+    [t] = list(BundleReader(corpus).records("thread"))
+    return t["id"]
+
+
+def texts(store: Path, query: str) -> list[str]:
+    with Memory("sqlite", data_dir=store) as m:
+        result = m.recall(query)
+    assert not result.degraded, result.reason
+    return [h.text for h in result.hits]
+
+
+@pytest.fixture
+def store(tmp_path):
+    return tmp_path / "store"
+
+
+def test_reindex_keeps_what_remember_added_to_the_bundles_thread(tmp_path, store, capsys):
+    src = write_jsonl(tmp_path / "src", LINES)
+    corpus = import_(src, tmp_path / "corpus")
+    index(corpus, store, capsys)
+    with Memory("sqlite", data_dir=store) as m:
+        note = m.remember("the quokka census moves to thursday", thread=thread_of(corpus), author="cy")
+    assert not note.degraded, note.reason
+    again = index(corpus, store, capsys)
+    assert deleted(again) == 0, again
+    assert any("quokka census" in t for t in texts(store, "quokka census"))
+
+    write_jsonl(src, LINES[:1])
+    import_(src, corpus)
+    edited = index(corpus, store, capsys)
+    assert deleted(edited) > 0, edited
+    assert texts(store, "walrus migration") == []
+    assert any("quokka census" in t for t in texts(store, "quokka census"))
+    assert any("apricot orchard" in t for t in texts(store, "apricot orchard"))
+
+
+def test_two_bundles_sharing_a_thread_do_not_delete_each_others_records(tmp_path, store, capsys):
+    a = write_jsonl(tmp_path / "a", LINES)
+    b = write_jsonl(tmp_path / "b", [{"id": "b1", "thread": "standup", "author": "cy",
+                                      "text": "the lighthouse lens was polished"}])
+    ca, cb = import_(a, tmp_path / "ca"), import_(b, tmp_path / "cb")
+    assert thread_of(ca) == thread_of(cb)
+    index(ca, store, capsys)
+    index(cb, store, capsys)
+    assert deleted(index(ca, store, capsys)) == 0
+    assert deleted(index(cb, store, capsys)) == 0
+    assert any("lighthouse lens" in t for t in texts(store, "lighthouse lens"))
+    assert any("walrus migration" in t for t in texts(store, "walrus migration"))
+
+    write_jsonl(a, LINES[:1])
+    import_(a, ca)
+    assert deleted(index(ca, store, capsys)) > 0
+    assert texts(store, "walrus migration") == []
+    assert any("lighthouse lens" in t for t in texts(store, "lighthouse lens"))
+
+
+def test_the_same_sources_imported_elsewhere_are_the_same_source(tmp_path, store, capsys):
+    """The source identity follows the imported files, not the bundle's folder (nor the CLI's temp chunks)."""
+    src = write_jsonl(tmp_path / "src", LINES)
+    index(import_(src, tmp_path / "first"), store, capsys)
+    write_jsonl(src, LINES[:1])
+    assert deleted(index(import_(src, tmp_path / "second"), store, capsys)) > 0
+    assert texts(store, "walrus migration") == []
+
+
+def test_a_ledger_from_before_origins_is_migrated_and_prunes_as_before(tmp_path, store, capsys):
+    src = write_jsonl(tmp_path / "src", LINES)
+    corpus = import_(src, tmp_path / "corpus")
+    index(corpus, store, capsys)
+    ledger_path = next(store.rglob("ledger*.sqlite*"))
+    db = sqlite3.connect(ledger_path)
+    db.executescript("DROP TABLE origins; PRAGMA user_version=0;")
+    db.close()
+
+    ledger = Ledger(ledger_path)
+    try:
+        origins = {o for (o,) in ledger.db.execute("SELECT DISTINCT origin FROM origins")}
+        linked = ledger.db.execute("SELECT count(DISTINCT id) FROM origins").fetchone()[0]
+        assert origins == {LEGACY} and linked == ledger.count() > 0
+    finally:
+        ledger.close()
+    write_jsonl(src, LINES[:1])
+    import_(src, corpus)
+    assert deleted(index(corpus, store, capsys)) > 0
+    assert texts(store, "walrus migration") == []
+    assert any("apricot orchard" in t for t in texts(store, "apricot orchard"))
