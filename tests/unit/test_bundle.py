@@ -8,6 +8,7 @@ import orjson
 import pytest
 
 from memdock.bundle import BundleReader, BundleWriter, IncompleteBundleError
+from memdock.bundle.output import UnsafeOutputError
 from memdock.errors import InvalidInputError, VersionError
 from memdock.jsonl import PayloadError
 from records_factory import chunk, edge, entry, thread
@@ -319,6 +320,18 @@ def test_overwrite_that_fails_midway_leaves_the_old_bundle_whole(tmp_path):
             raise RuntimeError("boom")
     assert BundleReader(b).count("entry") == 3 and BundleReader(b).verify() == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b"]
+
+
+def test_a_foreign_folder_that_appears_at_the_output_while_writing_is_left_alone(tmp_path):
+    b = tmp_path / "b"
+    w = BundleWriter(b, "corpus")
+    w.write("thread", thread())
+    b.mkdir()
+    (b / "thesis.docx").write_bytes(b"PK")
+    with pytest.raises(UnsafeOutputError, match="'thesis.docx' is not a file memdock writes"):
+        w.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b"]
+    assert [p.name for p in b.iterdir()] == ["thesis.docx"]
 
 
 def test_matrix_size_not_matching_its_index(tmp_path):

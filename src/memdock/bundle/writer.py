@@ -208,8 +208,12 @@ class BundleWriter:
             manifest["chunker"] = self.chunker
         if self.metadata is not None:
             manifest["metadata"] = self.metadata
-        write_atomic(self._out.dir / MANIFEST_NAME, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
-        self._out.commit()
+        try:
+            write_atomic(self._out.dir / MANIFEST_NAME, orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
+            self._out.commit()
+        except BaseException:
+            self.abort()
+            raise
         self.closed = True
         self._release_ids()
         return manifest
