@@ -14,6 +14,7 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 from conftest import SCRIPTED  # noqa: E402
+from test_reindex_origins import LINES, deleted, import_, index, thread_of, write_jsonl  # noqa: E402
 
 TOOLS = {"memory_query", "memory_search_nodes", "memory_search_facts", "memory_search_episodes", "memory_get_node",
          "memory_get_edge", "memory_remember", "memory_forget", "memory_status"}
@@ -126,3 +127,26 @@ def test_a_transient_failure_is_retried_and_succeeds(tmp_path):
     body = data(asyncio.run(run(script)))
     assert body["degraded"] is False and body["hits"] == []
     assert (tmp_path / "s" / "data" / "marker-transient_once").exists()
+
+
+def test_a_note_remembered_over_mcp_survives_a_reindex(tmp_path, capfd):
+    """Re-indexing the bundle that holds the note's thread keeps the note (see test_reindex_origins.py).
+    capfd, not capsys: the MCP client hands the server process sys.stderr, which needs a file descriptor."""
+    store = tmp_path / "store"
+    src = write_jsonl(tmp_path / "src", LINES)
+    corpus = import_(src, tmp_path / "corpus")
+    index(corpus, store, capfd)
+    note = {"content": "the quokka census moves to thursday", "thread": thread_of(corpus), "author": "cy"}
+
+    async def remember(s):
+        return data(await s.call_tool("memory_remember", note))
+
+    async def recall(s):
+        return data(await s.call_tool("memory_query", {"query": "quokka census"}))
+
+    remembered = asyncio.run(session("--data-dir", str(store))(remember))
+    assert not remembered["degraded"]
+    again = index(corpus, store, capfd)
+    assert deleted(again) == 0, again
+    hits = asyncio.run(session("--data-dir", str(store))(recall))["hits"]
+    assert [h["provenance"]["entry_id"] for h in hits] == [remembered["id"]]

@@ -1,7 +1,6 @@
 """A record is only ever deleted by the source that wrote it: re-indexing a bundle (through the CLI, on the real
 sqlite adapter) never removes what `remember` or another bundle added to the same thread."""
 
-import asyncio
 import re
 import sqlite3
 from pathlib import Path
@@ -129,26 +128,3 @@ def test_a_ledger_from_before_origins_is_migrated_and_prunes_as_before(tmp_path,
     assert texts(store, "walrus migration") == []
     assert any("apricot orchard" in t for t in texts(store, "apricot orchard"))
 
-
-def test_a_note_remembered_over_mcp_survives_a_reindex(tmp_path, store, capfd):
-    """(capfd, not capfd: the MCP client hands the server process sys.stderr, which must have a file descriptor.)"""
-    pytest.importorskip("mcp", reason="the mcp extra is not installed")
-    from test_mcp import data, session
-
-    src = write_jsonl(tmp_path / "src", LINES)
-    corpus = import_(src, tmp_path / "corpus")
-    index(corpus, store, capfd)
-    note = {"content": "the quokka census moves to thursday", "thread": thread_of(corpus), "author": "cy"}
-
-    async def remember(s):
-        return data(await s.call_tool("memory_remember", note))
-
-    async def recall(s):
-        return data(await s.call_tool("memory_query", {"query": "quokka census"}))
-
-    remembered = asyncio.run(session("--data-dir", str(store))(remember))
-    assert not remembered["degraded"]
-    again = index(corpus, store, capfd)
-    assert deleted(again) == 0, again
-    hits = asyncio.run(session("--data-dir", str(store))(recall))["hits"]
-    assert [h["provenance"]["entry_id"] for h in hits] == [remembered["id"]]

@@ -172,6 +172,7 @@ class SubprocessBackend:
                         ledger.commit_all_pending()
                         result = IndexResult.from_dict(raw)
                         result.skipped = delta.skipped
+                    ledger.finish_run()
                     gone = ledger.vanished(delta.thread_ids) if prune else []
                     if gone and caps.has("delete") and caps.supports("delete"):
                         kept = ledger.held_elsewhere(gone)

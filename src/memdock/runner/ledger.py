@@ -83,11 +83,19 @@ class Ledger:
         self.db.execute("DELETE FROM pending")
         self.db.execute("DELETE FROM seen")
 
-    def _claim(self, ids: Sequence[str]) -> None:
-        """Link IDS to this run's origin (inside a transaction); a legacy link gives way to it."""
-        self.db.executemany("INSERT OR IGNORE INTO origins(id, origin) VALUES (?, ?)", [(i, self.origin) for i in ids])
+    def _claim(self, select_ids: str, params: Sequence[str] = ()) -> None:
+        """Link the ids SELECT_IDS yields to this run's origin (inside a transaction); a legacy link gives way."""
+        self.db.execute(f"INSERT OR IGNORE INTO origins(id, origin) SELECT id, ? FROM ({select_ids})", [self.origin, *params])
         if self.origin != LEGACY:
-            self.db.executemany("DELETE FROM origins WHERE id=? AND origin=?", [(i, LEGACY) for i in ids])
+            self.db.execute(f"DELETE FROM origins WHERE origin = ? AND id IN ({select_ids})", [LEGACY, *params])
+
+    def finish_run(self) -> None:
+        """Claim every committed record this run saw (the unchanged ones too) for its origin.
+
+        Done once at the end, as one statement: a run killed before it leaves the records it merely saw
+        unclaimed, and its next run claims them."""
+        with self._transaction():
+            self._claim("SELECT s.id FROM seen s JOIN committed c ON c.id = s.id")
 
     def changed(self, items: Sequence[tuple[str, str, str | None, str]]) -> list[bool]:
         """For (id, hash, thread_id, type) items: True where the ledger lacks that id with that hash."""
@@ -97,11 +105,9 @@ class Ledger:
             part = ids[start:start + _BATCH]
             q = f"SELECT id, hash FROM committed WHERE id IN ({','.join('?' * len(part))})"
             known.update(self.db.execute(q, part).fetchall())
-        flags = [known.get(i[0]) != i[1] for i in items]
         with self._transaction():
             self.db.executemany("INSERT OR IGNORE INTO seen(id) VALUES (?)", [(i,) for i in ids])
-            self._claim([i[0] for i, changed in zip(items, flags) if not changed])
-        return flags
+        return [known.get(i[0]) != i[1] for i in items]
 
     def add_pending(self, items: Iterable[tuple[str, str, str | None, str]]) -> None:
         with self._transaction():
@@ -126,19 +132,17 @@ class Ledger:
             for start in range(0, len(ids), _BATCH):
                 part = list(ids[start:start + _BATCH])
                 marks = ",".join("?" * len(part))
-                moved = [r[0] for r in self.db.execute(f"SELECT id FROM pending WHERE id IN ({marks})", part)]
                 cur = self.db.execute(f"INSERT OR REPLACE INTO committed SELECT * FROM pending WHERE id IN ({marks})", part)
                 n += cur.rowcount
+                self._claim(f"SELECT id FROM pending WHERE id IN ({marks})", part)
                 self.db.execute(f"DELETE FROM pending WHERE id IN ({marks})", part)
-                self._claim(moved)
         return n
 
     def commit_all_pending(self) -> int:
         with self._transaction():
-            moved = [r[0] for r in self.db.execute("SELECT id FROM pending")]
             n = self.db.execute("INSERT OR REPLACE INTO committed SELECT * FROM pending").rowcount
+            self._claim("SELECT id FROM pending")
             self.db.execute("DELETE FROM pending")
-            self._claim(moved)
         return n
 
     def vanished(self, thread_ids: Sequence[str]) -> list[str]:
