@@ -41,12 +41,18 @@ def _installed(d: AdapterDescriptor) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    found = Registry.default().discover()
+    registry = Registry.default()
+    found, broken = registry.discover(), registry.broken()
     rows = [(d.name, d.version, d.runtime["kind"], _installed(d), d.origin, d.description) for d in found.values()]
     if args.json:
-        output.emit_json([dict(zip(("name", "version", "runtime", "installed", "origin", "description"), r)) for r in rows])
-    else:
-        print(output.table(rows, ["name", "version", "runtime", "installed", "from", "description"]))
+        output.emit_json([dict(zip(("name", "version", "runtime", "installed", "origin", "description"), r)) for r in rows]
+                         + [{"name": b.name, "broken": True, "path": b.path, "origin": b.origin, "error": b.error} for b in broken])
+        return 0
+    print(output.table(rows, ["name", "version", "runtime", "installed", "from", "description"]))
+    if broken:
+        print("\nbroken (skipped; fix the descriptor or remove it from MEMDOCK_ADAPTER_PATH):")
+        for b in broken:
+            print(f"  {b.name or '?'}  from {b.origin}: {b.describe()}")
     return 0
 
 
