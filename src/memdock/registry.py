@@ -78,10 +78,12 @@ class AdapterDescriptor:
     def python(self) -> str:
         """The interpreter for a Python adapter: its own virtualenv when it has requirements."""
         if self.runtime.get("requirements"):
-            py = self.venv / "bin" / "python"
-            if not py.exists():
-                raise ConfigError(f"adapter {self.name} is not installed; run: memdock adapters install {self.name}")
-            return str(py)
+            from .installs import install_state
+
+            state = install_state(self)
+            if not state.ok:
+                raise ConfigError(f"adapter {self.name} {state.reason}; run: memdock adapters install {self.name}")
+            return str(self.venv / "bin" / "python")
         return sys.executable
 
     def argv(self) -> list[str]:

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..installs import install_state
 from ..registry import AdapterDescriptor, Registry
 from ..runner import landlock
 from .checks import CHECKS
@@ -50,8 +51,10 @@ def unavailable(descriptor: AdapterDescriptor) -> str | None:
     kind = descriptor.runtime["kind"]
     if kind == "node" and not shutil.which("node"):
         return "Node.js is not installed"
-    if kind == "python" and descriptor.runtime.get("requirements") and not descriptor.venv.exists():
-        return f"{descriptor.name} has its own requirements; install it with: memdock adapters install {descriptor.name}"
+    if kind == "python" and descriptor.runtime.get("requirements"):
+        state = install_state(descriptor)
+        if not state.ok:
+            return f"{descriptor.name} {state.reason}; install it with: memdock adapters install {descriptor.name}"
     return None
 
 
