@@ -1,6 +1,8 @@
 """The kit must fail each deliberately broken adapter on the check that names its fault, with that check run
 alone (no check may judge calls another check made), and pass the same check on the working twin."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,3 +43,12 @@ def test_the_check_alone_fails_the_fault_and_passes_the_twin(adapter, check, wor
     assert words in result.detail
     twin = alone(TWIN, check)
     assert twin.status == "pass", f"{check} alone did not pass {TWIN}: {twin.status} {twin.detail}"
+
+
+def test_the_cli_check_alone_fails_the_leaking_adapter():
+    out = subprocess.run([sys.executable, "-m", "memdock", "conformance", str(HERE / "faulty-leak-secret"),
+                          "--check", "secrets_never_leak", "--idle", "2", "--timeout", "20"],
+                         capture_output=True, text=True, timeout=240)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "FAIL  secrets_never_leak" in out.stdout and "healthcheck (one-shot)" in out.stdout
+    assert "0 passed, 1 failed, 0 skipped" in out.stdout
