@@ -158,14 +158,21 @@ def core_wheel(out: Path) -> Path:
 
 
 def install(d: "AdapterDescriptor", extras: Sequence[str] = (), *, force: bool = False) -> str:
-    """Create D's virtualenv (see the module doc). Returns what was done, for the user."""
-    want = expected_marker(d, extras)
+    """Create D's virtualenv (see the module doc). Returns what was done, for the user.
+
+    Extras accumulate: a valid install keeps the extras it was made with, and a new one adds to them;
+    FORCE rebuilds with exactly EXTRAS.
+    """
     parent = d.venv.parent
     parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(parent / f".{d.venv.name}.lock")):
         for stale in parent.glob(f".{d.venv.name}.tmp-*"):  # left by a killed install; we hold the lock
             shutil.rmtree(stale, ignore_errors=True)
-        if not force and install_state(d).ok and read_marker(d.venv) == want:
+        current = read_marker(d.venv) if not force and install_state(d).ok else None
+        if current is not None:
+            extras = sorted(set(current.get("extras") or []) | set(extras))
+        want = expected_marker(d, extras)
+        if current == want:
             return f"{d.name} is already installed in {d.venv} (use --force to rebuild it)"
         tmp = Path(tempfile.mkdtemp(prefix=f".{d.venv.name}.tmp-", dir=parent))
         try:

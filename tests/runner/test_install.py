@@ -86,6 +86,36 @@ def test_a_failed_install_leaves_no_virtualenv(tmp_path):
     call = run([sys.executable, "-m", "memdock", "health", "-b", "in-venv"], env=env)
     assert call.returncode != 0 and "adapter in-venv is not installed; run: memdock adapters install in-venv" in call.stderr
 
+    target = fake_install(home, extras=[])
+    before = (target / MARKER).read_bytes()
+    out = run([sys.executable, "-m", "memdock", "adapters", "install", "in-venv", "--with", bogus], env=env, timeout=500)
+    assert out.returncode != 0
+    assert f"installing in-venv failed (command above); its previous install in {target} is unchanged" in out.stderr
+    assert (target / MARKER).read_bytes() == before
+    assert sorted(p.name for p in (home / "venvs").iterdir()) == [".in-venv-1.0.0.lock", "in-venv-1.0.0"]
+    assert listed(sys.executable, env, "in-venv")["installed"] == "yes"
+
+
+def fake_install(home, extras):
+    """A virtualenv folder with a matching marker, as a finished install leaves it (without running pip)."""
+    from memdock.installs import expected_marker
+
+    target = home / "venvs" / "in-venv-1.0.0"
+    (target / "bin").mkdir(parents=True)
+    (target / "bin" / "python").symlink_to(sys.executable)
+    (target / MARKER).write_text(json.dumps(expected_marker(AdapterDescriptor.load(ADAPTERS / "in-venv"), extras)))
+    return target
+
+
+def test_extras_accumulate_and_an_up_to_date_install_does_nothing(tmp_path):
+    home = tmp_path / "home"
+    env = cli_env(home, ADAPTERS)
+    target = fake_install(home, extras=["some-extra==1"])
+    for extra in ([], ["--with", "some-extra==1"]):
+        out = run([sys.executable, "-m", "memdock", "adapters", "install", "in-venv", *extra], env=env, check=True)
+        assert f"in-venv is already installed in {target}" in out.stdout
+        assert "pip" not in out.stdout
+
 
 def test_a_virtualenv_is_installed_only_when_its_marker_matches(tmp_path):
     home = tmp_path / "home"
