@@ -75,7 +75,8 @@ def install_state(d: "AdapterDescriptor") -> InstallState:
         return InstallState(False, "is not installed")
     marker = read_marker(d.venv)
     if marker is None:
-        return InstallState(False, f"has a virtualenv without an install marker ({d.venv}): an unfinished install, or one made before memdock marked its installs")
+        return InstallState(False, f"has a virtualenv without an install marker ({d.venv}): an unfinished install, "
+                                   "or one made before memdock marked its installs")
     try:
         want = expected_marker(d, marker.get("extras") or [])
     except ConfigError as exc:
