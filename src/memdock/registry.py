@@ -10,6 +10,7 @@ adapters/. The first adapter found under a name wins.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ from .config import memdock_home
 from .errors import ConfigError
 from .resources import bundled_adapters_dir
 from .validation import SchemaValidator
+
+log = logging.getLogger("memdock.registry")
 
 DESCRIPTOR = "adapter.json"
 ENTRY_POINT_GROUP = "memdock.adapters"
@@ -75,10 +78,12 @@ class AdapterDescriptor:
     def python(self) -> str:
         """The interpreter for a Python adapter: its own virtualenv when it has requirements."""
         if self.runtime.get("requirements"):
-            py = self.venv / "bin" / "python"
-            if not py.exists():
-                raise ConfigError(f"adapter {self.name} is not installed; run: memdock adapters install {self.name}")
-            return str(py)
+            from .installs import install_state
+
+            state = install_state(self)
+            if not state.ok:
+                raise ConfigError(f"adapter {self.name} {state.reason}; run: memdock adapters install {self.name}")
+            return str(self.venv / "bin" / "python")
         return sys.executable
 
     def argv(self) -> list[str]:
@@ -96,6 +101,37 @@ class AdapterDescriptor:
 
 
 @dataclass
+class BrokenAdapter:
+    """A candidate whose adapter.json could not be loaded: skipped with a warning, an error only when asked for."""
+
+    path: str
+    origin: str
+    error: str
+    name: str | None = None  # the name it claims, when its JSON has one
+
+    def describe(self) -> str:
+        return f"{self.path}: {self.error}"
+
+
+_warned: set[tuple[str, str]] = set()
+
+
+def _warn_once(broken: BrokenAdapter) -> None:
+    if (broken.path, broken.error) not in _warned:
+        _warned.add((broken.path, broken.error))
+        log.warning("skipping the adapter at %s (%s): %s", broken.path, broken.origin, broken.error)
+
+
+def _claimed_name(folder: Path) -> str | None:
+    try:
+        raw = orjson.loads((folder / DESCRIPTOR).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    name = raw.get("name") if isinstance(raw, dict) else None
+    return name if isinstance(name, str) else None
+
+
+@dataclass
 class Registry:
     search_path: list[Path] = field(default_factory=list)
     use_entry_points: bool = True
@@ -106,7 +142,7 @@ class Registry:
         paths = [Path(p).expanduser() for p in env.get("MEMDOCK_ADAPTER_PATH", "").split(os.pathsep) if p]
         return cls(search_path=paths)
 
-    def _candidates(self) -> Iterator[tuple[Path, str]]:
+    def _candidates(self) -> Iterator[tuple[Path, str] | BrokenAdapter]:
         for base in self.search_path:
             if (base / DESCRIPTOR).is_file():
                 yield base, "MEMDOCK_ADAPTER_PATH"
@@ -116,8 +152,12 @@ class Registry:
                         yield sub, "MEMDOCK_ADAPTER_PATH"
         if self.use_entry_points:
             for ep in entry_points(group=ENTRY_POINT_GROUP):
-                target = ep.load()
-                folder = Path(target() if callable(target) else target)
+                try:
+                    target = ep.load()
+                    folder = Path(target() if callable(target) else target)
+                except Exception as exc:  # a broken plugin must not take the other adapters down
+                    yield BrokenAdapter(ep.value, f"entry point {ep.name}", f"cannot load: {type(exc).__name__}: {exc}")
+                    continue
                 yield folder, f"entry point {ep.name}"
         if self.include_bundled:
             bundled = bundled_adapters_dir()
@@ -126,20 +166,46 @@ class Registry:
                     if (sub / DESCRIPTOR).is_file():
                         yield sub, "bundled"
 
+    def scan(self) -> Iterator[AdapterDescriptor | BrokenAdapter]:
+        """Every candidate in lookup order, loaded; a broken one comes as a BrokenAdapter (and is warned about once)."""
+        for cand in self._candidates():
+            if isinstance(cand, BrokenAdapter):
+                _warn_once(cand)
+                yield cand
+                continue
+            folder, origin = cand
+            try:
+                yield AdapterDescriptor.load(folder, origin)
+            except ConfigError as exc:
+                broken = BrokenAdapter(str(folder / DESCRIPTOR), origin, str(exc).removeprefix(f"{folder / DESCRIPTOR}: "),
+                                       _claimed_name(folder))
+                _warn_once(broken)
+                yield broken
+
     def discover(self) -> dict[str, AdapterDescriptor]:
         found: dict[str, AdapterDescriptor] = {}
-        for folder, origin in self._candidates():
-            d = AdapterDescriptor.load(folder, origin)
-            found.setdefault(d.name, d)
+        for d in self.scan():
+            if isinstance(d, AdapterDescriptor):
+                found.setdefault(d.name, d)
         return found
+
+    def broken(self) -> list[BrokenAdapter]:
+        return [d for d in self.scan() if isinstance(d, BrokenAdapter)]
 
     def get(self, name_or_path: str | os.PathLike[str]) -> AdapterDescriptor:
         p = Path(name_or_path)
         if (p / DESCRIPTOR).is_file():
             return AdapterDescriptor.load(p, "path")
-        for folder, origin in self._candidates():
-            d = AdapterDescriptor.load(folder, origin)
-            if d.name == str(name_or_path):
-                return d
+        name = str(name_or_path)
+        skipped: list[BrokenAdapter] = []
+        for d in self.scan():
+            if isinstance(d, AdapterDescriptor):
+                if d.name == name:
+                    return d
+            elif d.name == name:
+                raise ConfigError(f"adapter {name!r} ({d.origin}) is broken: {d.describe()}")
+            else:
+                skipped.append(d)
         known = ", ".join(sorted(self.discover())) or "none"
-        raise ConfigError(f"no adapter named {str(name_or_path)!r} (known: {known}; add folders with MEMDOCK_ADAPTER_PATH)")
+        hint = f"; skipped broken: {'; '.join(b.describe() for b in skipped)}" if skipped else ""
+        raise ConfigError(f"no adapter named {name!r} (known: {known}; add folders with MEMDOCK_ADAPTER_PATH){hint}")

@@ -1,31 +1,17 @@
-"""The project's contract tests: the conformance kit over every bundled adapter."""
+"""The project's contract tests: the conformance kit over every bundled adapter, one test per check."""
 
-import shutil
-
-import pytest
-
-from memdock.conformance import KitOptions, run_kit
 from memdock.registry import Registry
+from memdock.testing import conformance_tests
 
-BUNDLED = sorted(Registry(use_entry_points=False).discover())
+REGISTRY = Registry(use_entry_points=False)
+BUNDLED = sorted(REGISTRY.discover())
+SKIP = {"graphiti": "graphiti needs an LLM endpoint; its kit run is tests/graphiti/test_graphiti_kit.py (MEMDOCK_IT_GRAPHITI=1)"}
+MUST_RUN = ("handshake", "bad_payload", "stdout_clean", "secrets_never_leak")
 
-
-@pytest.mark.parametrize("adapter", BUNDLED)
-def test_bundled_adapter_passes_the_kit(adapter):
-    d = Registry(use_entry_points=False).get(adapter)
-    if d.runtime["kind"] == "node" and not shutil.which("node"):
-        pytest.skip("Node.js is not installed")
-    if adapter == "graphiti":
-        pytest.skip("graphiti needs an LLM endpoint; its kit run is tests/graphiti/test_graphiti_kit.py (MEMDOCK_IT_GRAPHITI=1)")
-    if d.runtime.get("requirements") and not d.venv.exists():
-        pytest.skip(f"{adapter} has its own requirements; install it with: memdock adapters install {adapter}")
-    report = run_kit(adapter, KitOptions(idle=30, timeout=120))
-    lines = [f"{r.name}: {r.status} {r.detail}" for r in report.results]
-    assert report.ok, "\n".join(lines)
-    assert report.status_of("handshake") == "pass"
-    assert report.status_of("bad_payload") == "pass"
-    assert report.status_of("stdout_clean") == "pass"
+for _name in BUNDLED:
+    globals()[f"TestKit_{_name.replace('-', '_')}"] = conformance_tests(
+        _name, registry=REGISTRY, idle=30, timeout=120, must_run=MUST_RUN, skip=SKIP.get(_name), skip_unavailable=True)
 
 
 def test_bundled_adapters_are_found():
-    assert {"null", "node-grep"} <= set(BUNDLED)
+    assert {"null", "sqlite", "node-grep", "graphiti"} <= set(BUNDLED)

@@ -1,41 +1,54 @@
-"""The kit must fail each deliberately broken adapter on the check that names its fault."""
+"""The kit must fail each deliberately broken adapter on the check that names its fault, with that check run
+alone (no check may judge calls another check made), and pass the same check on the working twin."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from memdock.conformance import KitOptions, run_kit
+from memdock.testing import conformance_tests
 
 HERE = Path(__file__).resolve().parents[1] / "adapters"
-FAST = KitOptions(idle=2, timeout=20)
+TWIN = "faulty-none"  # the same program as every faulty-* adapter, with no fault switched on
+
+TestWorkingTwin = conformance_tests(HERE / TWIN, idle=2, timeout=20, must_run=("resume_after_kill", "delete_cascade"))
+
+FAULTS = [
+    ("faulty-stdout", "stdout_clean", "stray stdout line"),
+    ("faulty-leak-secret", "secrets_never_leak", "secret value written to output"),
+    ("faulty-write-outside", "writes_confined", "faulty-cache.txt"),
+    ("faulty-hang", "index_query", "went silent"),
+    ("faulty-crash-mid-index", "index_query", "exited with code 1"),
+    ("faulty-false-capability", "delete_cascade", "still return"),
+    ("faulty-bad-schema", "index_query", "breaks response.schema.json"),
+]
 
 
-def kit(name, **kw):
-    return run_kit(HERE / name, KitOptions(idle=kw.get("idle", 2), timeout=kw.get("timeout", 20), only=kw.get("only")))
+def alone(adapter: str, check: str):
+    report = run_kit(HERE / adapter, KitOptions(idle=2, timeout=20, only=[check]))
+    (result,) = report.results
+    return result
 
 
-def test_the_working_twin_passes():
-    report = kit("faulty-none")
-    assert report.ok, [(r.name, r.detail) for r in report.results if r.status == "fail"]
-    assert report.status_of("resume_after_kill") == "pass"
-    assert report.status_of("delete_cascade") == "pass"
+def test_every_faulty_adapter_is_covered():
+    assert {p.name for p in HERE.glob("faulty-*") if p.is_dir()} == {a for a, _, _ in FAULTS} | {TWIN}
 
 
-@pytest.mark.parametrize(
-    "adapter,check,words",
-    [
-        ("faulty-stdout", "stdout_clean", "stray stdout line"),
-        ("faulty-leak-secret", "secrets_never_leak", "secret"),
-        ("faulty-write-outside", "writes_confined", "faulty-cache.txt"),
-        ("faulty-hang", "index_query", "went silent"),
-        ("faulty-crash-mid-index", "index_query", "exited with code 1"),
-        ("faulty-false-capability", "delete_cascade", "still return"),
-        ("faulty-bad-schema", "index_query", "breaks response.schema.json"),
-    ],
-)
-def test_kit_reports_the_fault(adapter, check, words):
-    report = kit(adapter)
-    result = next(r for r in report.results if r.name == check)
-    assert result.status == "fail", f"{check} did not fail for {adapter}: {result.detail}"
+@pytest.mark.parametrize("adapter,check,words", FAULTS, ids=[a for a, _, _ in FAULTS])
+def test_the_check_alone_fails_the_fault_and_passes_the_twin(adapter, check, words):
+    result = alone(adapter, check)
+    assert result.status == "fail", f"{check} alone did not fail {adapter}: {result.status} {result.detail}"
     assert words in result.detail
-    assert not report.ok
+    twin = alone(TWIN, check)
+    assert twin.status == "pass", f"{check} alone did not pass {TWIN}: {twin.status} {twin.detail}"
+
+
+def test_the_cli_check_alone_fails_the_leaking_adapter():
+    out = subprocess.run([sys.executable, "-m", "memdock", "conformance", str(HERE / "faulty-leak-secret"),
+                          "--check", "secrets_never_leak", "--idle", "2", "--timeout", "20"],
+                         capture_output=True, text=True, timeout=240)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "FAIL  secrets_never_leak" in out.stdout and "healthcheck (one-shot)" in out.stdout
+    assert "0 passed, 1 failed, 0 skipped" in out.stdout

@@ -70,7 +70,8 @@ def test_an_operation_the_backend_lacks_is_degraded(tmp_path):
     core = ServiceCore(str(SCRIPTED), data_dir=tmp_path / "store")
     result = core.search_facts("who replied")
     assert result.degraded and result.reason == "backend scripted does not support search_facts" and result.hits == []
-    assert [c.operation for c in core.backend.calls] == [], "gated on capabilities, which came from the worker"
+    assert [(c.operation, c.mode) for c in core.backend.calls] == [("capabilities", "worker")], \
+        "gated on capabilities, which came from the worker"
     core.close()
 
 

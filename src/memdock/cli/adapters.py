@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
-import venv
-from pathlib import Path
 
 from ..errors import ConfigError
+from ..installs import install, install_state
 from ..registry import AdapterDescriptor, Registry
 from . import output
 
@@ -25,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     show.set_defaults(func=run_show)
     inst = s.add_parser("install", help="create the adapter's own runtime (a virtualenv for Python adapters)")
     inst.add_argument("name")
-    inst.add_argument("--force", action="store_true", help="recreate the virtualenv")
+    inst.add_argument("--force", action="store_true", help="rebuild the virtualenv even if it is up to date")
     inst.add_argument("--with", dest="extra", action="append", default=[], metavar="REQUIREMENT",
                       help="also install this into the adapter's virtualenv (repeatable), e.g. sentence-transformers")
     inst.set_defaults(func=run_install)
@@ -34,19 +32,28 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _installed(d: AdapterDescriptor) -> str:
     kind = d.runtime["kind"]
     if kind == "python":
-        return "yes" if not d.runtime.get("requirements") or d.venv.exists() else "no"
+        if not d.runtime.get("requirements"):
+            return "yes"
+        state = install_state(d)
+        return "yes" if state.ok else f"no: {state.reason}" if d.venv.exists() else "no"
     if kind == "node":
         return "yes" if shutil.which("node") else "node missing"
     return "yes"
 
 
 def run_list(args: argparse.Namespace) -> int:
-    found = Registry.default().discover()
+    registry = Registry.default()
+    found, broken = registry.discover(), registry.broken()
     rows = [(d.name, d.version, d.runtime["kind"], _installed(d), d.origin, d.description) for d in found.values()]
     if args.json:
-        output.emit_json([dict(zip(("name", "version", "runtime", "installed", "origin", "description"), r)) for r in rows])
-    else:
-        print(output.table(rows, ["name", "version", "runtime", "installed", "from", "description"]))
+        output.emit_json([dict(zip(("name", "version", "runtime", "installed", "origin", "description"), r)) for r in rows]
+                         + [{"name": b.name, "broken": True, "path": b.path, "origin": b.origin, "error": b.error} for b in broken])
+        return 0
+    print(output.table(rows, ["name", "version", "runtime", "installed", "from", "description"]))
+    if broken:
+        print("\nbroken (skipped; fix the descriptor or remove it from MEMDOCK_ADAPTER_PATH):")
+        for b in broken:
+            print(f"  {b.name or '?'}  from {b.origin}: {b.describe()}")
     return 0
 
 
@@ -70,16 +77,6 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _core_source() -> str:
-    """What to pip-install so the adapter's venv has the memdock SDK: this checkout, or the released version."""
-    root = Path(__file__).resolve().parents[3]
-    if (root / "pyproject.toml").is_file() and (root / "src" / "memdock").is_dir():
-        return str(root)
-    from .. import __version__
-
-    return f"memdock=={__version__}"
-
-
 def run_install(args: argparse.Namespace) -> int:
     d = Registry.default().get(args.name)
     kind = d.runtime["kind"]
@@ -91,19 +88,5 @@ def run_install(args: argparse.Namespace) -> int:
     if kind != "python" or not d.runtime.get("requirements"):
         print(f"{d.name}: runs with {'the core interpreter' if kind == 'python' else 'its own executable'}; nothing to install")
         return 0
-    if d.venv.exists() and args.force:
-        shutil.rmtree(d.venv)
-    if not d.venv.exists():
-        print(f"creating {d.venv}")
-        venv.EnvBuilder(with_pip=True).create(d.venv)
-    py = str(d.venv / "bin" / "python")
-    req = d.path / d.runtime["requirements"]
-    commands = [[py, "-m", "pip", "install", "-q", _core_source()], [py, "-m", "pip", "install", "-q", "-r", str(req)]]
-    if args.extra:
-        commands.append([py, "-m", "pip", "install", "-q", *args.extra])
-    for cmd in commands:
-        print("$ " + " ".join(cmd))
-        if subprocess.run(cmd).returncode != 0:
-            raise ConfigError(f"installing {d.name} failed (command above); fix and run: memdock adapters install {d.name} --force")
-    print(f"{d.name} installed in {d.venv}")
+    print(install(d, args.extra, force=args.force))
     return 0

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..conformance import CheckResult, KitOptions, run_kit
-from ..conformance.checks import CHECKS
+from ..conformance import CheckResult, KitOptions, check_names, run_kit
 from . import output
 from .common import parse_config
 
@@ -15,7 +14,7 @@ MARK = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("conformance", help="run the conformance kit against an adapter")
     p.add_argument("adapter", help="adapter name or folder")
-    p.add_argument("--check", action="append", dest="only", choices=[n for n, _ in CHECKS], help="run only these checks")
+    p.add_argument("--check", action="append", dest="only", choices=check_names(), help="run only these checks")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per operation (default 120)")
     p.add_argument("--idle", type=float, default=30.0, help="seconds without progress before an adapter is stopped (default 30)")
     p.add_argument("--config", "-c", action="append", default=[], metavar="KEY=VALUE")

@@ -23,7 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = resolve()
-    found = Registry.default().discover()
+    registry = Registry.default()
+    found, broken = registry.discover(), registry.broken()
     report = {
         "memdock": __version__, "payload_version": PAYLOAD_VERSION, "protocol_version": PROTOCOL_VERSION,
         "python": sys.version.split()[0], "platform": platform.platform(),
@@ -31,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
         "validator": get_engine().name, "node": shutil.which("node") or "not found",
         "backend": f"{settings.backend} (from {settings.backend_source})", "store": str(settings.store),
         "adapters": sorted(found),
+        "broken adapters": [b.describe() for b in broken],
     }
     if args.json:
         output.emit_json(report)

@@ -28,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    if args.command != "mcp":  # the MCP server configures logging itself
+        output.show_core_warnings()
     try:
         return int(args.func(args) or 0)
     except MemdockError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import textwrap
@@ -26,6 +27,20 @@ def error(message: str) -> None:
 
 def warn(message: str) -> None:
     sys.stderr.write("memdock: warning: " + message + "\n")
+
+
+class _StderrLines(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        (warn if record.levelno < logging.ERROR else error)(record.getMessage())
+
+
+def show_core_warnings() -> None:
+    """Warnings the core logs (a broken adapter descriptor skipped, ...) reach a CLI user as `memdock: warning:` lines."""
+    logger = logging.getLogger("memdock")
+    if not any(isinstance(h, _StderrLines) for h in logger.handlers):
+        handler = _StderrLines(logging.WARNING)
+        logger.addHandler(handler)
+        logger.propagate = False
 
 
 def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:

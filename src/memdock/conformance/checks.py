@@ -1,16 +1,23 @@
-"""The checks of the conformance kit, in the order they run. Each raises Skip or Fail, or returns a detail."""
+"""The checks of the conformance kit, in the order they run. Each raises Skip or Fail, or returns a detail.
+
+Every check makes the calls it judges, on backends it opens with `h.backend()`;
+what several checks judge alike is built once per session with `h.shared`.
+Adding a check: write `def check_NAME(h: Harness) -> str` and add `("NAME", check_NAME)` to CHECKS.
+"""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import MemdockError
 from ..operations import OPERATIONS
+from ..runner.launch import CallRecord
 from ..runner.ledger import Ledger
 from . import golden
-from .kit import Fail, Harness, Skip
+from .harness import Fail, Harness, Skip
 
 
 def _expect_error(fn, category: str, what: str) -> MemdockError:
@@ -24,9 +31,7 @@ def _expect_error(fn, category: str, what: str) -> MemdockError:
 
 
 def _caps(h: Harness):
-    if h.caps is None:
-        h.caps = h.backend().get_capabilities()
-    return h.caps
+    return h.capabilities()
 
 
 def _retrieval(h: Harness) -> bool:
@@ -35,7 +40,7 @@ def _retrieval(h: Harness) -> bool:
 
 
 def check_handshake(h: Harness) -> str:
-    caps = _caps(h)
+    caps = h.backend().get_capabilities()
     if caps.adapter != h.descriptor.name:
         raise Fail(f"capabilities name the adapter {caps.adapter!r}, its adapter.json says {h.descriptor.name!r}")
     if "capabilities" not in caps.operations:
@@ -240,11 +245,11 @@ def _snapshot(*roots: Path, skip: tuple[Path, ...] = ()) -> dict[str, tuple[int,
 
 
 def check_writes_confined(h: Harness) -> str:
+    caps = _caps(h)
     b = h.backend(sandbox=False)
     watched_skip = tuple(h.store_dirs()) + (h.root / "golden-confined",)
     bundle = golden.write_golden(h.root / "golden-confined")
     before = _snapshot(h.home, h.descriptor.path, h.root, skip=watched_skip + (b.store.root,))
-    caps = _caps(h)
     for op, call in (
         ("prepare", b.prepare), ("index", lambda: b.index(bundle)), ("query", lambda: b.query("heaters")),
         ("healthcheck", b.healthcheck), ("delete", lambda: b.delete([golden.DELETE_ENTRY])),
@@ -260,31 +265,72 @@ def check_writes_confined(h: Harness) -> str:
     return f"no writes outside the data and work dirs; Landlock {'enforced' if landlock.abi_version() else 'not available'} here"
 
 
+@dataclass
+class Exercise:
+    """Every operation the adapter lists, run one-shot, then its read operations in worker mode (if it has one),
+    each with an unsupported operation as an error path."""
+
+    records: list[CallRecord] = field(default_factory=list)
+    unattributed_redactions: int = 0  # secrets the runner redacted outside any call (a worker's stderr between calls)
+    stores: list[Path] = field(default_factory=list)
+
+
+_WRITES = ("prepare", "index", "delete")
+
+
+def _exercise(h: Harness) -> Exercise:
+    caps = _caps(h)
+    bundle = golden.write_golden(h.root / "golden-exercise")
+    one_shot = h.backend()
+    backends = [one_shot] + ([h.backend(workers=1, store=one_shot.store)] if h.descriptor.supports_worker else [])
+    out = Exercise(stores=[one_shot.store.root])
+    for b in backends:
+        calls: list[tuple[str, Callable[[], Any]]] = [
+            ("capabilities", lambda: b.get_capabilities(refresh=True)),
+            ("healthcheck", b.healthcheck),
+            ("prepare", b.prepare),
+            ("index", lambda: b.index(bundle)),
+            ("query", lambda: b.query("kerosene heaters falcon")),
+            ("search_nodes", lambda: b.search_nodes("heaters")),
+            ("search_facts", lambda: b.search_facts("heaters")),
+            ("search_episodes", lambda: b.search_episodes("heaters")),
+            ("get_node", lambda: b.get_node("entry:kit-0")),
+            ("get_edge", lambda: b.get_edge("edge:kit-contains-0")),
+            ("delete", lambda: b.delete([golden.DELETE_ENTRY])),
+            ("frobnicate", lambda: b.call("frobnicate", {})),
+        ]
+        for op, call in calls:
+            if b.pool is not None and op in _WRITES:
+                continue  # writes never go through a worker
+            if op in ("capabilities", "frobnicate") or caps.supports(op):
+                try:
+                    call()
+                except MemdockError:
+                    pass  # other checks judge the answers; this one is about what went where
+        b.close()
+        out.records += b.calls
+        out.unattributed_redactions += b.launch.redactor.hits - sum(r.redactions for r in b.calls)
+    return out
+
+
 def check_stdout_clean(h: Harness) -> str:
-    bad = [(r.operation, r.quarantined, r.quarantine_samples) for r in h.call_records() if r.quarantined]
-    if h.descriptor.supports_worker:
-        b = h.backend()
-        pooled = type(b)(h.descriptor, b.store, config=h.options.config, env=h.env(), workers=1, retries=0)
-        try:
-            pooled.get_capabilities()
-            if _caps(h).supports("query"):
-                pooled.query("heaters")
-            for w in pooled.pool._idle:  # type: ignore[union-attr]
-                if w.quarantine.count:
-                    bad.append(("worker", w.quarantine.count, w.quarantine.samples))
-        finally:
-            pooled.close()
+    ex = h.shared("exercise", _exercise)
+    bad = [r for r in ex.records if r.quarantined]
     if bad:
-        op, n, samples = bad[0]
-        raise Fail(f"{sum(x[1] for x in bad)} stray stdout line(s), first during {op}: {samples[:2]}")
-    return f"{sum(1 for _ in h.call_records())} calls, no stray stdout line"
+        raise Fail(f"{sum(r.quarantined for r in bad)} stray stdout line(s), first during {bad[0].operation} ({bad[0].mode}): "
+                   f"{bad[0].quarantine_samples[:2]}")
+    workers = sum(1 for r in ex.records if r.mode == "worker")
+    return f"{len(ex.records)} calls ({len(ex.records) - workers} one-shot, {workers} worker), no stray stdout line"
 
 
 def check_secrets_never_leak(h: Harness) -> str:
+    ex = h.shared("exercise", _exercise)
     planted = list(h.secrets.values()) + [h.undeclared_secret]
-    leaks = [(r.operation, r.redactions) for r in h.call_records() if r.redactions]
+    leaks = [f"{r.operation} ({r.mode})" for r in ex.records if r.redactions]
+    if ex.unattributed_redactions:
+        leaks.append("a worker's stderr between calls")
     found_in_files = []
-    for root in h.store_dirs():
+    for root in ex.stores:
         for dirpath, _dirs, files in os.walk(root):
             for n in files:
                 p = Path(dirpath) / n
@@ -297,12 +343,12 @@ def check_secrets_never_leak(h: Harness) -> str:
     if leaks or found_in_files:
         parts = []
         if leaks:
-            parts.append(f"secret value written to output (redacted by the runner) in {', '.join(op for op, _ in leaks[:5])}")
+            parts.append(f"secret value written to output (redacted by the runner) in {', '.join(leaks[:5])}")
         if found_in_files:
             parts.append(f"secret found in {', '.join(found_in_files[:3])}")
         raise Fail("; ".join(parts))
     declared = ", ".join(h.secrets) or "none declared"
-    return f"planted secrets ({declared}, plus one undeclared) appeared nowhere"
+    return f"planted secrets ({declared}, plus one undeclared) appeared nowhere in {len(ex.records)} calls"
 
 
 CHECKS = [

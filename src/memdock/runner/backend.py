@@ -23,6 +23,8 @@ from .oneshot import run_once
 from .store import Store
 from .worker import WorkerPool
 
+MAX_CALL_RECORDS = 1024
+
 
 class SubprocessBackend:
     """Runs ADAPTER's operations as subprocesses (one-shot), or through a worker pool when `workers` > 0.
@@ -55,7 +57,7 @@ class SubprocessBackend:
         self.pool = WorkerPool(self.launch, workers) if workers and descriptor.supports_worker else None
         self._caps: Capabilities | None = None
         self.last_call: CallRecord | None = None
-        self.calls: list[CallRecord] = []
+        self.calls: list[CallRecord] = []  # the most recent calls, one-shot and worker, newest last
 
     @property
     def name(self) -> str:
@@ -95,7 +97,7 @@ class SubprocessBackend:
             try:
                 if self.pool is not None and use_pool and offered is None:
                     return self.pool.call(operation, params, on_progress=on_progress, on_checkpoint=on_checkpoint,
-                                          timeout=timeout)
+                                          timeout=timeout, on_record=self._note)
                 result, record = run_once(self.launch, operation, params, on_progress=on_progress, timeout=timeout,
                                           on_checkpoint=on_checkpoint, offered=offered)
                 self._note(record)
@@ -111,6 +113,8 @@ class SubprocessBackend:
     def _note(self, record: CallRecord) -> None:
         self.last_call = record
         self.calls.append(record)
+        if len(self.calls) > MAX_CALL_RECORDS:  # a long-lived worker backend must not grow without bound
+            del self.calls[: MAX_CALL_RECORDS // 2]
 
     def _write(self, operation: str, params: dict[str, Any], **kw: Any) -> dict[str, Any]:
         with self.store.write_lock(self.lock_timeout):

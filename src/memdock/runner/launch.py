@@ -35,6 +35,7 @@ class CallRecord:
     work_dir: str | None = None
     events: int = 0
     checkpoints: int = 0
+    mode: str = "one-shot"  # or "worker"
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Callable
 
 import orjson
@@ -10,7 +11,7 @@ import orjson
 from ..errors import BackendError, MemdockError, TransientError
 from ..protocol import build_request, check_response
 from .channel import Deadline, EventChannel, Quarantine
-from .launch import Launch
+from .launch import CallRecord, Launch
 from .process import spawn, stop
 from .stderr_log import StderrLog
 
@@ -51,10 +52,28 @@ class Worker:
         on_progress: Callable[[dict[str, Any]], None] | None = None,
         on_checkpoint: Callable[[list[str]], None] | None = None,
         timeout: float | None = None,
+        on_record: Callable[[CallRecord], None] | None = None,
     ) -> dict[str, Any]:
+        """One request on this worker. ON_RECORD gets what the runner saw during it (as one-shot calls record it)."""
         req = build_request(operation, data_dir=str(self.launch.store.data_dir), work_dir=str(self.work),
                             config=self.launch.config, params=params)
         rid = req["request_id"]
+        record = CallRecord(operation, rid, pid=self.proc.pid, mode="worker")
+        quarantined, sampled, hits = self.quarantine.count, len(self.quarantine.samples), self.launch.redactor.hits
+        started = time.monotonic()
+        try:
+            return self._call(req, record, on_progress, on_checkpoint, timeout)
+        finally:
+            record.seconds = time.monotonic() - started
+            record.exit_code = self.proc.poll()
+            record.quarantined = self.quarantine.count - quarantined
+            record.quarantine_samples = self.quarantine.samples[sampled:]
+            record.redactions = self.launch.redactor.hits - hits
+            if on_record is not None:
+                on_record(record)
+
+    def _call(self, req: dict[str, Any], record: CallRecord, on_progress, on_checkpoint, timeout) -> dict[str, Any]:
+        operation, rid = req["operation"], req["request_id"]
         try:
             self.proc.stdin.write(orjson.dumps(req) + b"\n")  # type: ignore[union-attr]
             self.proc.stdin.flush()  # type: ignore[union-attr]
@@ -67,10 +86,13 @@ class Worker:
                 if ev.data.get("request_id") not in (None, rid):
                     self.quarantine.add(orjson.dumps(ev.data)[:200])
                     continue
+                record.events += 1
                 if ev.kind == "progress" and on_progress:
                     on_progress(ev.data)
-                elif ev.kind == "checkpoint" and on_checkpoint:
-                    on_checkpoint(ev.data["ids"])
+                elif ev.kind == "checkpoint":
+                    record.checkpoints += 1
+                    if on_checkpoint:
+                        on_checkpoint(ev.data["ids"])
                 elif ev.kind == "result":
                     response = ev.data.get("response")
                     result = check_response(response, request_id=rid, operation=operation,
@@ -154,6 +176,7 @@ class WorkerPool:
             self._cond.notify()
 
     def call(self, operation: str, params: dict[str, Any], **callbacks: Any) -> dict[str, Any]:
+        """OPERATION on an idle (or new) worker; callbacks as Worker.call (on_progress, on_checkpoint, timeout, on_record)."""
         for attempt in (1, 2):
             w = self._acquire()
             broken = False

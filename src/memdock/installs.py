@@ -1,0 +1,213 @@
+"""Adapter runtimes: a virtualenv per Python adapter with requirements, installed atomically and marked.
+
+`install` builds the virtualenv in a hidden temporary folder beside its final
+place, installs memdock itself (from the running installation, never from the
+package index: see `core_wheel`), the adapter's requirements.txt and any
+extras in one pip run, writes a marker, and only then renames it into place.
+A failed install leaves nothing behind, and a virtualenv whose marker is
+missing or does not match the current requirements, extras and memdock version
+is not installed.
+
+After the rename only `venv/bin/python -m ...` is ever run: the interpreter
+finds its prefix from its own location, whereas console scripts in venv/bin
+keep the temporary path in their shebang line and are not used.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import venv
+import zipfile
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+import orjson
+from filelock import FileLock
+
+from . import __version__
+from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from .registry import AdapterDescriptor
+
+MARKER = "memdock-install.json"
+_PACKAGE = Path(__file__).resolve().parent
+
+
+@dataclass
+class InstallState:
+    ok: bool
+    reason: str = ""  # why not, for `adapters list/show` and the error a call gets
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def expected_marker(d: "AdapterDescriptor", extras: Sequence[str]) -> dict:
+    req = d.path / d.runtime["requirements"]
+    try:
+        req_hash = _sha256(req.read_bytes())
+    except OSError as exc:
+        raise ConfigError(f"{d.name}: cannot read its requirements file {req}: {exc.strerror}") from None
+    return {"adapter": d.name, "adapter_version": d.version, "memdock": __version__,
+            "requirements_sha256": req_hash, "extras": sorted(extras)}
+
+
+def read_marker(venv_dir: Path) -> dict | None:
+    try:
+        marker = orjson.loads((venv_dir / MARKER).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return marker if isinstance(marker, dict) else None
+
+
+def install_state(d: "AdapterDescriptor") -> InstallState:
+    """Installed only when the virtualenv's marker matches the adapter's requirements and this memdock."""
+    if not (d.venv / "bin" / "python").exists():
+        return InstallState(False, "is not installed")
+    marker = read_marker(d.venv)
+    if marker is None:
+        return InstallState(False, f"has a virtualenv without an install marker ({d.venv}): an unfinished install, "
+                                   "or one made before memdock marked its installs")
+    try:
+        want = expected_marker(d, marker.get("extras") or [])
+    except ConfigError as exc:
+        return InstallState(False, exc.message)
+    if marker.get("requirements_sha256") != want["requirements_sha256"]:
+        return InstallState(False, "was installed from an older requirements.txt")
+    if marker.get("memdock") != want["memdock"]:
+        return InstallState(False, f"was installed with memdock {marker.get('memdock')}, this is {__version__}")
+    return InstallState(True)
+
+
+# -- memdock itself ----------------------------------------------------------------------------
+
+
+def _running_distribution() -> metadata.Distribution | None:
+    """The installed distribution that holds the running memdock package, if it was installed from a wheel."""
+    try:
+        dist = metadata.distribution("memdock")
+    except metadata.PackageNotFoundError:
+        return None
+    for f in dist.files or []:
+        if f.parts[:1] == ("memdock",) and f.name == "__init__.py" and len(f.parts) == 2:
+            if Path(str(dist.locate_file(f))).resolve() == _PACKAGE / "__init__.py":
+                return dist
+    return None  # an editable install or another copy: not the files that are running
+
+
+def _record_hash(data: bytes) -> str:
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def _wheel_from_distribution(dist: metadata.Distribution, out: Path) -> Path:
+    """Pack the installed package files listed in the distribution's RECORD back into a wheel."""
+    files = [f for f in dist.files or [] if f.parts and (f.parts[0] == "memdock" or f.parts[0].endswith(".dist-info"))
+             and "__pycache__" not in f.parts]
+    info = next((f.parts[0] for f in files if f.parts[0].endswith(".dist-info")), None)
+    if info is None or not any(f.parts == (info, "WHEEL") for f in files):
+        raise ConfigError(f"memdock {dist.version} is installed without a WHEEL file in its .dist-info; "
+                          "cannot pass it on to an adapter's virtualenv")
+    wheel = out / f"memdock-{dist.version}-py3-none-any.whl"
+    record = []
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
+        for f in files:
+            name = "/".join(f.parts)
+            if f.parts[0] == info and f.name in ("RECORD", "INSTALLER", "REQUESTED", "direct_url.json"):
+                continue  # written by the installer, not part of the wheel
+            data = Path(str(dist.locate_file(f))).read_bytes()
+            z.writestr(name, data)
+            record.append(f"{name},{_record_hash(data)},{len(data)}")
+        record.append(f"{info}/RECORD,,")
+        z.writestr(f"{info}/RECORD", "\n".join(record) + "\n")
+    return wheel
+
+
+def _checkout_root() -> Path | None:
+    root = _PACKAGE.parents[1]
+    return root if (root / "pyproject.toml").is_file() and (root / "src" / "memdock").is_dir() else None
+
+
+def core_wheel(out: Path) -> Path:
+    """A wheel of the running memdock, written into OUT: rebuilt from the installed files (a wheel install), or built
+    from the source tree (a checkout or editable install). The package index is never asked for memdock."""
+    dist = _running_distribution()
+    if dist is not None:
+        return _wheel_from_distribution(dist, out)
+    root = _checkout_root()
+    if root is None:
+        raise ConfigError(f"cannot find memdock's own files to install into an adapter's virtualenv (running from {_PACKAGE})")
+    cmd = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(root)]
+    print("$ " + " ".join(cmd), flush=True)
+    if subprocess.run(cmd).returncode != 0:
+        raise ConfigError(f"building a memdock wheel from {root} failed (command above)")
+    wheels = sorted(out.glob("memdock-*.whl"))
+    if len(wheels) != 1:
+        raise ConfigError(f"building a memdock wheel from {root} gave {len(wheels)} wheels in {out}")
+    return wheels[0]
+
+
+# -- installing ----------------------------------------------------------------------------------
+
+
+def install(d: "AdapterDescriptor", extras: Sequence[str] = (), *, force: bool = False) -> str:
+    """Create D's virtualenv (see the module doc). Returns what was done, for the user.
+
+    Extras accumulate: a valid install keeps the extras it was made with, and a new one adds to them;
+    FORCE rebuilds with exactly EXTRAS.
+    """
+    parent = d.venv.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(parent / f".{d.venv.name}.lock")):
+        for stale in parent.glob(f".{d.venv.name}.tmp-*"):  # left by a killed install; we hold the lock
+            shutil.rmtree(stale, ignore_errors=True)
+        current = read_marker(d.venv) if not force and install_state(d).ok else None
+        if current is not None:
+            extras = sorted(set(current.get("extras") or []) | set(extras))
+        want = expected_marker(d, extras)
+        if current == want:
+            return f"{d.name} is already installed in {d.venv} (use --force to rebuild it)"
+        tmp = Path(tempfile.mkdtemp(prefix=f".{d.venv.name}.tmp-", dir=parent))
+        try:
+            _build(d, tmp, extras, want)
+            _swap_into_place(tmp, d.venv)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    return f"{d.name} installed in {d.venv}"
+
+
+def _build(d: "AdapterDescriptor", tmp: Path, extras: Sequence[str], want: dict) -> None:
+    env_dir = tmp / "venv"
+    print(f"creating a virtualenv for {d.name} (it becomes {d.venv} once complete)", flush=True)
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    wheels = tmp / "wheels"
+    wheels.mkdir()
+    core = core_wheel(wheels)
+    cmd = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", str(core),
+           "-r", str(d.path / d.runtime["requirements"]), *extras]
+    print("$ " + " ".join(cmd), flush=True)
+    if subprocess.run(cmd).returncode != 0:
+        kept = f"its previous install in {d.venv} is unchanged" if d.venv.exists() else "nothing was installed"
+        raise ConfigError(f"installing {d.name} failed (command above); {kept}. "
+                          f"Fix the cause and run: memdock adapters install {d.name}")
+    (env_dir / MARKER).write_bytes(orjson.dumps(want, option=orjson.OPT_INDENT_2))
+
+
+def _swap_into_place(tmp: Path, target: Path) -> None:
+    old = None
+    if target.exists():
+        old = tmp.with_name(tmp.name + "-old")
+        target.rename(old)
+    (tmp / "venv").rename(target)
+    shutil.rmtree(tmp, ignore_errors=True)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
