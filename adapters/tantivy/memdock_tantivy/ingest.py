@@ -1,0 +1,109 @@
+"""Upsert a bundle's records in batches, each made durable by a tantivy commit before it is checkpointed.
+
+Order matters: threads, entities and entries before chunks (a chunk takes author, role, type and time from
+its entry when it lacks them), and edges last so their facts can name both ends. An upsert is a delete of the
+id's term and an add in the same commit, so re-indexing the same records leaves one copy of each.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+import tantivy
+
+from . import docs, facts
+from .reader import Reader
+
+ORDER = ("thread", "entity", "entry", "chunk", "edge")
+BATCH = 10000
+CACHE = 50000
+
+
+def _batches(items: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    batch: list[dict[str, Any]] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class Ingest:
+    """Writes batches of one record type, commits each, then calls ON_COMMIT with the committed ids."""
+
+    def __init__(self, writer: tantivy.IndexWriter, reader: Reader, *, on_commit: Callable[[list[str]], None],
+                 batch_size: int = BATCH):
+        self.writer, self.reader, self.on_commit, self.batch_size = writer, reader, on_commit, batch_size
+        self.counts: dict[str, int] = {}
+        # An empty index holds no id of this bundle yet, and a bundle's ids are unique: no upsert needs a delete.
+        self.replace = reader.searcher.num_docs > 0
+        self._stale = False
+        self._known: dict[str, dict[str, Any] | None] = {}
+
+    def _fresh(self) -> Reader:
+        if self._stale:
+            self.reader.refresh()
+            self._known.clear()
+            self._stale = False
+        return self.reader
+
+    def get(self, record_id: str) -> dict[str, Any] | None:
+        if record_id not in self._known:
+            if len(self._known) >= CACHE:
+                self._known.clear()
+            self._known[record_id] = self._fresh().get(record_id)
+        return self._known[record_id]
+
+    def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:
+        for batch in _batches(records, self.batch_size):
+            self.commit([self._doc(rtype, r, extra) for r, extra in zip(batch, self._context(rtype, batch))],
+                        [r["id"] for r in batch])
+            self.counts[rtype] = self.counts.get(rtype, 0) + len(batch)
+            self.on_commit([r["id"] for r in batch])
+
+    def commit(self, documents: list[tantivy.Document], ids: list[str]) -> None:
+        try:
+            for record_id, doc in zip(ids, documents):
+                if self.replace:
+                    self.writer.delete_documents_by_term("id", record_id)
+                self.writer.add_document(doc)
+            self.writer.commit()
+        except BaseException:
+            self.writer.rollback()
+            raise
+        self._stale = True
+
+    def _context(self, rtype: str, batch: list[dict[str, Any]]) -> list[Any]:
+        if rtype != "chunk":
+            return [None] * len(batch)
+        orphans = {r["entry_id"] for r in batch if any(r.get(k) is None for k in docs.INHERITED)}
+        parents = {rec["id"]: rec for rec in self._fresh().where("id", orphans, kind="entry")} if orphans else {}
+        return [parents.get(r["entry_id"]) for r in batch]
+
+    def _doc(self, rtype: str, r: dict[str, Any], extra: Any) -> tantivy.Document:
+        if rtype == "chunk":
+            return docs.chunk_doc(r, extra)
+        if rtype == "entry":
+            return docs.entry_doc(r)
+        if rtype == "thread":
+            return docs.thread_doc(r)
+        if rtype == "entity":
+            return docs.entity_doc(r)
+        text, resolved, source_kind = facts.render(self.get, r)
+        return docs.edge_doc({**r, "source_kind": source_kind}, text, resolved)
+
+    def refresh_unresolved(self) -> int:
+        """Render again the facts whose endpoints were missing; returns how many are now resolved."""
+        pending = self._fresh().where("unresolved", ["1"], kind="edge")
+        fixed = []
+        for rec in pending:
+            text, resolved, source_kind = facts.render(self.get, rec)
+            if resolved:
+                edge = {k: v for k, v in rec.items() if k not in ("kind", "fact")}
+                fixed.append(docs.edge_doc({**edge, "source_kind": source_kind}, text, True))
+        if fixed:
+            self.replace = True
+            self.commit(fixed, [doc.get_first("id") for doc in fixed])
+        return len(fixed)
