@@ -16,7 +16,8 @@ from .reader import Reader
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
 BATCH = 10000
-CACHE = 50000
+CACHE = 200_000
+DESCRIBED = ("id", "title", "name", "entity_type", "author", "entry_type", "event_time", "thread_id", "entry_id")
 
 
 def _batches(items: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
@@ -45,22 +46,31 @@ class Ingest:
     def _fresh(self) -> Reader:
         if self._stale:
             self.reader.refresh()
-            self._known.clear()
+            self._known = {k: v for k, v in self._known.items() if v is not None}
             self._stale = False
         return self.reader
 
     def get(self, record_id: str) -> dict[str, Any] | None:
+        """What a fact needs to name a record: from this run's own writes, else from the index."""
         if record_id not in self._known:
-            if len(self._known) >= CACHE:
-                self._known.clear()
-            self._known[record_id] = self._fresh().get(record_id)
+            self._remember(record_id, self._fresh().get(record_id))
         return self._known[record_id]
+
+    def _remember(self, record_id: str, rec: dict[str, Any] | None) -> None:
+        if len(self._known) >= CACHE:
+            self._known.clear()
+        if rec is not None:
+            rec = {"kind": rec["kind"], "body": (rec.get("body") or "")[:200], **{k: rec.get(k) for k in DESCRIBED}}
+        self._known[record_id] = rec
 
     def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:
         for batch in _batches(records, self.batch_size):
             self.commit([self._doc(rtype, r, extra) for r, extra in zip(batch, self._context(rtype, batch))],
                         [r["id"] for r in batch])
             self.counts[rtype] = self.counts.get(rtype, 0) + len(batch)
+            if rtype in ("thread", "entity", "entry"):
+                for r in batch:
+                    self._remember(r["id"], {"kind": rtype, **r})
             self.on_commit([r["id"] for r in batch])
 
     def commit(self, documents: list[tantivy.Document], ids: list[str]) -> None:
