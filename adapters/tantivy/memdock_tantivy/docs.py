@@ -87,8 +87,8 @@ def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None) -> tantivy.Docum
     doc.add_text("entry_id", r["entry_id"])
     doc.add_text("thread_id", r["thread_id"])
     _filters(doc, r)
-    doc.add_text("name", header)
-    doc.add_text("text", body)
+    doc.add_text("head", header)
+    doc.add_text("body", body)
     return doc
 
 
@@ -100,7 +100,7 @@ def edge_doc(r: dict[str, Any], fact: str, resolved: bool) -> tantivy.Document:
         doc.add_text("thread_id", r["thread_id"])
     if not resolved:
         doc.add_text("unresolved", "1")
-    doc.add_text("text", fact)
+    doc.add_text("fact", fact)
     return doc
 
 

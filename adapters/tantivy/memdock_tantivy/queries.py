@@ -81,10 +81,12 @@ def filter_clauses(schema: tantivy.Schema, filters: dict[str, Any] | None) -> li
 
 def combine(scored: tantivy.Query | None, required: list[tantivy.Query]) -> tantivy.Query:
     """SCORED must match and decides the score; each of REQUIRED must match and adds nothing to it."""
+    if scored is not None and not required:
+        return scored
     clauses = [(Occur.Must, Query.const_score_query(q, 0.0)) for q in required]
     if scored is not None:
         clauses.insert(0, (Occur.Must, scored))
-    return clauses[0][1] if len(clauses) == 1 and scored is not None else Query.boolean_query(clauses)
+    return Query.boolean_query(clauses)
 
 
 def score(raw: float) -> float:

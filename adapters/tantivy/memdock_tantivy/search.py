@@ -12,6 +12,7 @@ from .reader import Reader
 
 NO_WORDS = "the query has no searchable words"
 NEIGHBOURS = 50
+CHUNK_FIELDS = {"head": queries.HEADER_BOOST, "body": 1.0}
 NODE_FIELDS = {"name": queries.HEADER_BOOST, "text": 1.0}
 
 
@@ -32,8 +33,7 @@ def run_query(reader: Reader, words: queries.Words, params: dict[str, Any]) -> d
     terms = words.terms(text)
     if not terms:
         return _answer([], reason=NO_WORDS)
-    q = queries.combine(queries.text_query(reader.schema, terms, NODE_FIELDS),
-                        [queries.key(reader.schema, "kind", ["chunk"]), *required])
+    q = queries.combine(queries.text_query(reader.schema, terms, CHUNK_FIELDS), required)
     found = [hits.chunk_hit(rec, queries.score(s), rank, {"mode": "bm25", "bm25": s})
              for rank, (s, rec) in enumerate(reader.search(q, limit), 1)]
     return _answer(found, **extra)
@@ -56,8 +56,7 @@ def search_nodes(reader: Reader, words: queries.Words, params: dict[str, Any], *
     terms, limit, groups = words.terms(query_text(params)), limit_of(params), _groups(params)
     if not terms:
         return _answer([], reason=NO_WORDS)
-    kinds = ["entry"] if episodes else ["thread", "entry", "entity"]
-    required = [queries.key(reader.schema, "kind", kinds)]
+    required = [queries.key(reader.schema, "kind", ["entry"])] if episodes else []  # only nodes have name/text
     if groups:
         in_group = queries.key(reader.schema, "thread_id", groups)
         mentioned = sorted({e["target_id"] for e in reader.where("thread_id", groups, kind="edge")})
@@ -75,10 +74,8 @@ def search_facts(reader: Reader, words: queries.Words, params: dict[str, Any]) -
     terms, limit, groups = words.terms(query_text(params)), limit_of(params), _groups(params)
     if not terms:
         return _answer([], reason=NO_WORDS)
-    required = [queries.key(reader.schema, "kind", ["edge"])]
-    if groups:
-        required.append(queries.key(reader.schema, "thread_id", groups))
-    q = queries.combine(queries.text_query(reader.schema, terms, {"text": 1.0}), required)
+    required = [queries.key(reader.schema, "thread_id", groups)] if groups else []
+    q = queries.combine(queries.text_query(reader.schema, terms, {"fact": 1.0}), required)
     return _answer([hits.fact_hit(rec, queries.score(s), rank) for rank, (s, rec) in enumerate(reader.search(q, limit), 1)])
 
 

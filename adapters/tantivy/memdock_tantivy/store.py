@@ -21,8 +21,10 @@ ANALYZER = "memdock_en"
 
 # Exact-match keys (ids, kinds, filter values): raw terms, no frequencies or positions.
 KEYS = ("id", "kind", "entry_id", "thread_id", "source_id", "target_id", "author", "role", "etype", "unresolved")
-# Searched text: `name` is a title or chunk header, `text` a body or fact sentence.
-TEXTS = ("name", "text")
+# Searched text, one field set per kind searched, so a chunk query is a pure disjunction of term queries
+# (which tantivy prunes to the top k) and entries or facts do not change chunk term statistics:
+# chunks `head`/`body`, threads, entries and entities `name`/`text`, edges `fact`.
+TEXTS = ("head", "body", "name", "text", "fact")
 
 
 def schema() -> tantivy.Schema:
@@ -99,10 +101,10 @@ def open_index(data_dir: Path, *, write: bool) -> tantivy.Index | None:
     return index
 
 
-def generation(data_dir: Path) -> tuple[int, int] | None:
+def generation(data_dir: str) -> tuple[int, int] | None:
     """Identifies the last commit: tantivy replaces meta.json (a new inode) at every commit."""
     try:
-        st = os.stat(index_path(data_dir) / "meta.json")
+        st = os.stat(os.path.join(data_dir, INDEX_DIR, "meta.json"))
     except FileNotFoundError:
         return None
     return st.st_ino, st.st_mtime_ns
