@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -14,22 +15,21 @@ _AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 INHERITED = ("author", "role", "entry_type", "event_time")
 
 
+@lru_cache(maxsize=65536)  # a thread's entries and chunks share times; a corpus has few authors
 def timestamp(value: str | None) -> float | None:
     if not value:
         return None
     return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00")).timestamp()
 
 
-def author_keys(author: str | None) -> list[str]:
+@lru_cache(maxsize=4096)
+def author_keys(author: str | None) -> tuple[str, ...]:
     """"Codex (lee)" is found as itself, as "codex" and as "lee" (watercooler writes authors as "agent (user)")."""
     if not author:
-        return []
+        return ()
     low = author.strip().lower()
-    keys = [low]
     m = _AGENT_USER.match(low)
-    if m:
-        keys += [k for k in (m.group(1).strip(), m.group(2).strip()) if k]
-    return keys
+    return (low, *(k for k in (m.group(1).strip(), m.group(2).strip()) if k)) if m else (low,)
 
 
 def _base(kind: str, r: dict[str, Any], stored: dict[str, Any]) -> tantivy.Document:
