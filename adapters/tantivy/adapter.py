@@ -96,6 +96,7 @@ class TantivyAdapter(Adapter):
                                 batch_size=int(ctx.config.get("batch_size", ingest.BATCH)))
             for rtype in present:
                 run.run(rtype, reader_in.records(rtype))
+            run.flush()
             resolved = run.refresh_unresolved() if "edge" in present or run.replace else 0
         finally:
             writer.wait_merging_threads()

@@ -1,13 +1,15 @@
 """Upsert a bundle's records in batches, each made durable by a tantivy commit before it is checkpointed.
 
 Order matters: threads, entities and entries before chunks (a chunk takes author, role, type and time from
-its entry when it lacks them), and edges last so their facts can name both ends. An upsert is a delete of the
-id's term and an add in the same commit, so re-indexing the same records leaves one copy of each.
+its entry when it lacks them), and edges last so their facts can name both ends. A batch may span record
+types: a small bundle (one `remember`) is one commit, not one per type. An upsert is a delete of the id's
+term and an add in the same commit, so re-indexing the same records leaves one copy of each.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from itertools import islice
+from typing import Any, Callable, Iterable
 
 import tantivy
 
@@ -16,23 +18,15 @@ from .reader import Reader
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
 BATCH = 10000
+TYPE_FLUSH = 1000  # at a change of record type, commit what is pending once it is this many records
 CACHE = 200_000
-DESCRIBED = ("id", "title", "name", "entity_type", "author", "entry_type", "event_time", "thread_id", "entry_id")
-
-
-def _batches(items: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
-    batch: list[dict[str, Any]] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+DESCRIBED = ("id", "title", "name", "entity_type", "author", "role", "entry_type", "event_time", "thread_id", "entry_id")
 
 
 class Ingest:
-    """Writes batches of one record type, commits each, then calls ON_COMMIT with the committed ids."""
+    """Adds records, commits every BATCH_SIZE of them, then calls ON_COMMIT with the committed ids.
+
+    Call `flush()` after the last `run()`: it commits what is still pending."""
 
     def __init__(self, writer: tantivy.IndexWriter, reader: Reader, *, on_commit: Callable[[list[str]], None],
                  batch_size: int = BATCH):
@@ -42,6 +36,7 @@ class Ingest:
         self.replace = reader.searcher.num_docs > 0
         self._stale = False
         self._known: dict[str, dict[str, Any] | None] = {}
+        self._pending: list[tuple[str, str, tantivy.Document]] = []
 
     def _fresh(self) -> Reader:
         if self._stale:
@@ -63,15 +58,27 @@ class Ingest:
             rec = {"kind": rec["kind"], "body": (rec.get("body") or "")[:200], **{k: rec.get(k) for k in DESCRIBED}}
         self._known[record_id] = rec
 
-    def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:
-        for batch in _batches(records, self.batch_size):
-            self.commit([self._doc(rtype, r, extra) for r, extra in zip(batch, self._context(rtype, batch))],
-                        [r["id"] for r in batch])
-            self.counts[rtype] = self.counts.get(rtype, 0) + len(batch)
+    def run(self, rtype: str, records: Iterable[dict[str, Any]]) -> None:
+        if len(self._pending) >= TYPE_FLUSH:
+            self.flush()
+        it = iter(records)
+        while batch := list(islice(it, self.batch_size - len(self._pending))):
+            docs_ = [self._doc(rtype, r, extra) for r, extra in zip(batch, self._context(rtype, batch))]
+            self._pending += [(rtype, r["id"], d) for r, d in zip(batch, docs_)]
             if rtype in ("thread", "entity", "entry"):
                 for r in batch:
                     self._remember(r["id"], {"kind": rtype, **r})
-            self.on_commit([r["id"] for r in batch])
+            if len(self._pending) >= self.batch_size:
+                self.flush()
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        self.commit([d for _, _, d in pending], [i for _, i, _ in pending])
+        for rtype, _, _ in pending:
+            self.counts[rtype] = self.counts.get(rtype, 0) + 1
+        self.on_commit([i for _, i, _ in pending])
 
     def commit(self, documents: list[tantivy.Document], ids: list[str]) -> None:
         try:
@@ -89,7 +96,10 @@ class Ingest:
         if rtype != "chunk":
             return [None] * len(batch)
         orphans = {r["entry_id"] for r in batch if any(r.get(k) is None for k in docs.INHERITED)}
-        parents = {rec["id"]: rec for rec in self._fresh().where("id", orphans, kind="entry")} if orphans else {}
+        parents = {i: self._known[i] for i in orphans if self._known.get(i)}
+        missing = orphans - set(parents)
+        if missing:
+            parents.update((rec["id"], rec) for rec in self._fresh().where("id", missing, kind="entry"))
         return [parents.get(r["entry_id"]) for r in batch]
 
     def _doc(self, rtype: str, r: dict[str, Any], extra: Any) -> tantivy.Document:
@@ -106,6 +116,7 @@ class Ingest:
 
     def refresh_unresolved(self) -> int:
         """Render again the facts whose endpoints were missing; returns how many are now resolved."""
+        self.flush()
         pending = self._fresh().where("unresolved", ["1"], kind="edge")
         fixed = []
         for rec in pending:
