@@ -13,61 +13,22 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
 import sqlite3
 import statistics
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
+sys.path.insert(0, str(ROOT / "bench"))
 
-from memdock.bundle import BundleReader, BundleWriter  # noqa: E402
-from memdock.ids import content_hash  # noqa: E402
-from memdock.importers.pipeline import import_corpus  # noqa: E402
 from memdock.registry import Registry  # noqa: E402
 from memdock.runner.backend import SubprocessBackend  # noqa: E402
 from memdock_sqlite import fts, search  # noqa: E402
-
-DATA = ROOT.parent / "shared" / "data"
-WORDS_PER_CHUNK = 120
-
-
-def vocabulary(tmp: Path) -> tuple[list[str], list[int]]:
-    counts: Counter[str] = Counter()
-    for fmt, src in (("watercooler", DATA / "watercooler_threads"), ("chat", DATA / "locomo" / "locomo_dev.json"),
-                     ("irc", DATA / "irc" / "dev")):
-        if src.exists():
-            import_corpus([src], fmt, tmp / f"v-{fmt}")
-            for e in BundleReader(tmp / f"v-{fmt}").records("entry"):
-                counts.update(re.findall(r"[A-Za-z][A-Za-z'-]+", e["body"].lower()))
-    if not counts:
-        raise SystemExit(f"no corpora under {DATA}; they live in ../shared/data beside the project")
-    words, freqs = zip(*counts.most_common())
-    return list(words), list(freqs)
-
-
-def write_bundle(path: Path, n: int, words: list[str], freqs: list[int], rng: random.Random) -> None:
-    authors = ["Codex (lee)", "Claude (maya)", "Gemini (sam)", "devon", "ana", "bo"]
-    roles = ["implementer", "critic", "planner", "general"]
-    with BundleWriter(path, kind="chunks") as w:
-        for i in range(n):
-            text = " ".join(rng.choices(words, freqs, k=rng.randint(WORDS_PER_CHUNK // 2, WORDS_PER_CHUNK * 3 // 2)))
-            w.write("chunk", {
-                "id": f"chunk:{i}", "entry_id": f"entry:{i}", "thread_id": f"thread:{i // 50}", "position": 0,
-                "text": text, "start": 0, "end": len(text), "token_count": len(text.split()),
-                "content_hash": content_hash(text), "author": authors[i % len(authors)], "role": roles[i % len(roles)],
-                "event_time": f"20{20 + i % 6}-{1 + i % 12:02d}-{1 + i % 28:02d}T12:00:00Z",
-            })
-
-
-def queries(words: list[str], n: int, rng: random.Random) -> list[str]:
-    pool = [w for w in words[50:5000] if w not in fts.STOPWORDS]
-    return [" ".join(rng.sample(pool, rng.randint(1, 4))) for _ in range(n)]
+from synthetic import Vocabulary, write_bundle  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:
@@ -87,17 +48,17 @@ def inprocess(db: Path, texts: list[str]) -> list[float]:
     return lat
 
 
-def bench(n: int, words: list[str], freqs: list[int], nq: int, tmp: Path) -> dict:
+def bench(n: int, vocab: Vocabulary, nq: int, tmp: Path) -> dict:
     rng = random.Random(n)
     bundle = tmp / f"chunks-{n}"
     t = time.perf_counter()
-    write_bundle(bundle, n, words, freqs, rng)
+    write_bundle(bundle, vocab, n, rng)
     write_s = time.perf_counter() - t
     backend = SubprocessBackend(Registry().get("sqlite"), tmp / f"store-{n}", workers=1, timeouts={"index": 7200})
     t = time.perf_counter()
     backend.index(bundle)
     index_s = time.perf_counter() - t
-    texts = queries(words, nq, rng)
+    texts = vocab.queries(nq, rng)
     for text in texts[:20]:
         backend.query(text)
     worker = []
@@ -120,12 +81,12 @@ def main() -> int:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="memdock-bench-sqlite-") as tmp_s:
         tmp = Path(tmp_s)
-        words, freqs = vocabulary(tmp)
-        print(f"vocabulary: {len(words)} words; {args.queries} queries of 1-4 words; latency in ms")
+        vocab = Vocabulary(tmp)
+        print(f"vocabulary: {len(vocab.words)} words; {args.queries} queries of 1-4 words; latency in ms")
         print(f"{'chunks':>9} {'index s':>8} {'chunks/s':>9} {'db MB':>7} {'worker p50':>11} {'p99':>7} "
               f"{'in-process p50':>15} {'p99':>7}")
         for n in (int(x) for x in args.scales.split(",")):
-            r = bench(n, words, freqs, args.queries, tmp)
+            r = bench(n, vocab, args.queries, tmp)
             print(f"{r['n']:>9} {r['index_s']:>8.1f} {r['rate']:>9.0f} {r['db_mb']:>7.0f} {r['worker_p50']:>11.2f} "
                   f"{r['worker_p99']:>7.2f} {r['direct_p50']:>15.2f} {r['direct_p99']:>7.2f}", flush=True)
     return 0

@@ -1,5 +1,8 @@
 """The project's contract tests: the conformance kit over every bundled adapter, one test per check."""
 
+import os
+
+from memdock.conformance.kit import check_names
 from memdock.registry import Registry
 from memdock.testing import conformance_tests
 
@@ -7,11 +10,19 @@ REGISTRY = Registry(use_entry_points=False)
 BUNDLED = sorted(REGISTRY.discover())
 SKIP = {"graphiti": "graphiti needs an LLM endpoint; its kit run is tests/graphiti/test_graphiti_kit.py (MEMDOCK_IT_GRAPHITI=1)"}
 MUST_RUN = ("handshake", "bad_payload", "stdout_clean", "secrets_never_leak")
+# Adapters with requirements of their own run when their flag is set, and must then run every check.
+GATED = {"tantivy": "MEMDOCK_IT_TANTIVY"}
 
 for _name in BUNDLED:
+    _flag = GATED.get(_name)
+    _gated_off = _flag is not None and os.environ.get(_flag) != "1"
     globals()[f"TestKit_{_name.replace('-', '_')}"] = conformance_tests(
-        _name, registry=REGISTRY, idle=30, timeout=120, must_run=MUST_RUN, skip=SKIP.get(_name), skip_unavailable=True)
+        _name, registry=REGISTRY, idle=30, timeout=120,
+        must_run=check_names() if _flag else MUST_RUN,
+        skip=(f"{_name} has its own requirements: set {_flag}=1 after `memdock adapters install {_name}`"
+              if _gated_off else SKIP.get(_name)),
+        skip_unavailable=_flag is None)
 
 
 def test_bundled_adapters_are_found():
-    assert {"null", "sqlite", "node-grep", "graphiti"} <= set(BUNDLED)
+    assert {"null", "sqlite", "node-grep", "graphiti", "tantivy"} <= set(BUNDLED)

@@ -1,0 +1,147 @@
+"""The tantivy adapter's entry point: protocol operations mapped onto the memdock_tantivy package."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import tantivy  # noqa: E402
+from memdock.errors import BackendError  # noqa: E402
+from memdock.sdk import Adapter, Context, serve  # noqa: E402
+from memdock.sdk.params import query_text  # noqa: E402
+
+from memdock_tantivy import delete, ingest, queries, search, store  # noqa: E402
+from memdock_tantivy.reader import Reader  # noqa: E402
+
+EMPTY = {"hits": [], "backend": "tantivy", "reason": "the store is empty: nothing has been indexed"}
+KINDS = ("thread", "entry", "entity", "chunk", "edge")
+
+
+class TantivyAdapter(Adapter):
+    name = "tantivy"
+    version = "1.0.0"
+    descriptor_path = Path(__file__).with_name("adapter.json")
+    features = {"graph_query": True, "temporal": True, "incremental": True, "delete": True, "retrieval": True,
+                "embeddings": False}
+    score = {"range": [0.0, 1.0], "semantics": "s/(1+s) of tantivy's BM25 score (chunk header terms boosted 2x); "
+             "no embeddings, so vector and hybrid modes answer with bm25, marked degraded"}
+
+    def __init__(self) -> None:
+        self._open: tuple[str, tantivy.Index] | None = None
+        self._reader: tuple[tuple, Reader] | None = None
+        self._words: queries.Words | None = None
+
+    def _index(self, ctx: Context, *, write: bool) -> tantivy.Index | None:
+        key = ctx.request["data_dir"]
+        if self._open and self._open[0] == key:
+            return self._open[1]
+        index = store.open_index(ctx.data_dir, write=write)
+        if index is not None:
+            self._open, self._reader = (key, index), None
+        return index
+
+    def _read(self, ctx: Context) -> Reader | None:
+        """A reader on the last commit, kept across worker requests and refreshed when a commit lands."""
+        index = self._index(ctx, write=False)
+        if index is None:
+            return None
+        gen = (ctx.request["data_dir"], store.generation(ctx.request["data_dir"]))
+        if self._reader is None or self._reader[0] != gen:
+            if self._reader is not None:
+                index.reload()
+            self._reader = (gen, Reader(index))
+        return self._reader[1]
+
+    @property
+    def words(self) -> queries.Words:
+        if self._words is None:
+            self._words = queries.Words()
+        return self._words
+
+    def healthcheck(self, ctx: Context) -> dict:
+        checks: dict = {"tantivy": getattr(tantivy, "__version__", "?"), "embeddings": "unsupported"}
+        reader = self._read(ctx)
+        if reader is None:
+            return {"ok": True, "backend": self.name, "checks": checks, "message": "no index yet (nothing indexed)"}
+        checks.update({kind: reader.count(kind) for kind in KINDS})
+        checks["segments"] = reader.searcher.num_segments
+        return {"ok": True, "backend": self.name, "checks": checks, "message": f"{store.index_path(ctx.data_dir)}: ok"}
+
+    def prepare(self, ctx: Context) -> dict:
+        self._index(ctx, write=True)
+        return {"ok": True, "details": {"index": str(store.index_path(ctx.data_dir)), "schema_version": store.SCHEMA_VERSION}}
+
+    def index(self, ctx: Context) -> dict:
+        started = time.monotonic()
+        reader_in = ctx.input_bundle()
+        present = [t for t in ingest.ORDER if t in reader_in.record_types()]
+        total = sum(reader_in.count(t) for t in present)
+        index = self._index(ctx, write=True)
+        done, checkpoints = 0, 0
+
+        def committed(ids: list[str]) -> None:
+            nonlocal done, checkpoints
+            done += len(ids)
+            checkpoints += 1
+            ctx.checkpoint(ids)
+            ctx.progress(done, total)
+
+        writer = store.writer(index, ctx.config)
+        try:
+            index.reload()
+            run = ingest.Ingest(writer, Reader(index), on_commit=committed,
+                                batch_size=int(ctx.config.get("batch_size", ingest.BATCH)))
+            for rtype in present:
+                run.run(rtype, reader_in.records(rtype))
+            run.flush()
+            resolved = run.refresh_unresolved() if "edge" in present or run.replace else 0
+        finally:
+            writer.wait_merging_threads()
+        ignored = {t: reader_in.count(t) for t in reader_in.record_types() if t not in ingest.ORDER}
+        return {"indexed": run.counts, "checkpoints": checkpoints, "seconds": time.monotonic() - started,
+                "details": {"facts_resolved_late": resolved, "ignored": ignored}}
+
+    def query(self, ctx: Context) -> dict:
+        query_text(ctx.params)
+        reader = self._read(ctx)
+        return dict(EMPTY) if reader is None else search.run_query(reader, self.words, ctx.params)
+
+    def _graph(self, ctx: Context, fn, **kw) -> dict:
+        query_text(ctx.params)
+        reader = self._read(ctx)
+        return dict(EMPTY) if reader is None else fn(reader, self.words, ctx.params, **kw)
+
+    def search_nodes(self, ctx: Context) -> dict:
+        return self._graph(ctx, search.search_nodes)
+
+    def search_episodes(self, ctx: Context) -> dict:
+        return self._graph(ctx, search.search_nodes, episodes=True)
+
+    def search_facts(self, ctx: Context) -> dict:
+        return self._graph(ctx, search.search_facts)
+
+    def get_node(self, ctx: Context) -> dict:
+        reader = self._read(ctx)
+        return {"item": None} if reader is None else search.get_node(reader, ctx.params)
+
+    def get_edge(self, ctx: Context) -> dict:
+        reader = self._read(ctx)
+        return {"item": None} if reader is None else search.get_edge(reader, ctx.params)
+
+    def delete(self, ctx: Context) -> dict:
+        index = self._index(ctx, write=False)
+        if index is None:
+            ids = ctx.params.get("ids")
+            return {"deleted": [], "not_found": list(ids) if isinstance(ids, list) else []}
+        index.reload()
+        try:
+            return delete.delete(index, lambda: store.writer(index, ctx.config), ctx.params)
+        except ValueError as exc:
+            raise BackendError(f"tantivy: {exc}") from None
+
+
+if __name__ == "__main__":
+    sys.exit(serve(TantivyAdapter()))

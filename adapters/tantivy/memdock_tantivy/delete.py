@@ -1,0 +1,53 @@
+"""Delete records and what hangs off them, as the sqlite adapter does: thread → its entries → their chunks →
+every edge touching any of them, and entities left with no edge at all. One tantivy commit: a delete happens
+entirely or not at all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tantivy
+from memdock.errors import InvalidInputError
+
+from .reader import Reader
+
+
+def doomed(reader: Reader, ids: list[str]) -> tuple[list[str], list[str]]:
+    """The stored ids among IDS, and everything the cascade takes with them (those ids included)."""
+    direct = {rec["id"]: rec for rec in reader.where("id", ids)}
+    gone = dict(direct)
+    threads = [i for i, rec in direct.items() if rec["kind"] == "thread"]
+    gone.update((rec["id"], rec) for rec in reader.where("thread_id", threads, kind="entry"))
+    gone.update((rec["id"], rec) for rec in reader.where("entry_id", [i for i, r in gone.items() if r["kind"] == "entry"],
+                                                         kind="chunk"))
+    out_edges = reader.where("source_id", gone, kind="edge")
+    in_edges = reader.where("target_id", gone, kind="edge")
+    gone.update((e["id"], e) for e in out_edges + in_edges)
+    touched = {e["target_id"] for e in out_edges} - set(direct)
+    for entity in reader.where("id", touched, kind="entity"):
+        remaining = [e for e in reader.where("source_id", [entity["id"]], kind="edge") +
+                     reader.where("target_id", [entity["id"]], kind="edge") if e["id"] not in gone]
+        if not remaining:
+            gone[entity["id"]] = entity
+    return list(direct), list(gone)
+
+
+def delete(index: tantivy.Index, writer_of, params: dict[str, Any]) -> dict[str, Any]:
+    ids = params.get("ids")
+    if not isinstance(ids, list) or not all(isinstance(i, str) and i for i in ids):
+        raise InvalidInputError("params.ids must be a list of non-empty ids")
+    ids = list(dict.fromkeys(ids))
+    reader = Reader(index)
+    direct, gone = doomed(reader, ids)
+    if gone:
+        writer = writer_of()
+        try:
+            for record_id in gone:
+                writer.delete_documents_by_term("id", record_id)
+            writer.commit()
+        except BaseException:
+            writer.rollback()
+            raise
+        writer.wait_merging_threads()
+    found = set(direct)
+    return {"deleted": gone, "not_found": [i for i in ids if i not in found], "cascaded": len(gone) - len(direct)}

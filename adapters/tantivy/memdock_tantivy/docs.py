@@ -1,0 +1,108 @@
+"""Records to tantivy documents: exact keys for lookups and filters, analysed text for search, and the record
+itself stored once (JSON in `rec`), from which hits are built."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+import orjson
+import tantivy
+
+_AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
+INHERITED = ("author", "role", "entry_type", "event_time")
+
+
+@lru_cache(maxsize=65536)  # a thread's entries and chunks share times; a corpus has few authors
+def timestamp(value: str | None) -> float | None:
+    if not value:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00")).timestamp()
+
+
+@lru_cache(maxsize=4096)
+def author_keys(author: str | None) -> tuple[str, ...]:
+    """"Codex (lee)" is found as itself, as "codex" and as "lee" (watercooler writes authors as "agent (user)")."""
+    if not author:
+        return ()
+    low = author.strip().lower()
+    m = _AGENT_USER.match(low)
+    return (low, *(k for k in (m.group(1).strip(), m.group(2).strip()) if k)) if m else (low,)
+
+
+def _base(kind: str, r: dict[str, Any], stored: dict[str, Any]) -> tantivy.Document:
+    doc = tantivy.Document()
+    doc.add_text("id", r["id"])
+    doc.add_text("kind", kind)
+    doc.add_bytes("rec", orjson.dumps({"kind": kind, **stored}))
+    ts = timestamp(stored.get("event_time"))
+    if ts is not None:
+        doc.add_float("ts", ts)
+    return doc
+
+
+def _filters(doc: tantivy.Document, r: dict[str, Any]) -> None:
+    for key in author_keys(r.get("author")):
+        doc.add_text("author", key)
+    if r.get("role"):
+        doc.add_text("role", str(r["role"]).lower())
+    if r.get("entry_type"):
+        doc.add_text("etype", str(r["entry_type"]).lower())
+
+
+def thread_doc(r: dict[str, Any]) -> tantivy.Document:
+    doc = _base("thread", r, {**r, "thread_id": r["id"]})
+    doc.add_text("thread_id", r["id"])
+    doc.add_text("name", r.get("title", ""))
+    doc.add_text("text", " ".join(x for x in (r.get("topic"), r.get("status"), r.get("ball")) if x))
+    return doc
+
+
+def entity_doc(r: dict[str, Any]) -> tantivy.Document:
+    doc = _base("entity", r, r)
+    doc.add_text("name", r["name"])
+    doc.add_text("text", " ".join([r["entity_type"], r["name"], *(r.get("aliases") or [])]))
+    return doc
+
+
+def entry_doc(r: dict[str, Any]) -> tantivy.Document:
+    doc = _base("entry", r, r)
+    doc.add_text("thread_id", r["thread_id"])
+    _filters(doc, r)
+    doc.add_text("name", r.get("title", ""))
+    doc.add_text("text", r["body"])
+    return doc
+
+
+def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None) -> tantivy.Document:
+    """PARENT (the stored entry) supplies author, role, type and time where the chunk lacks them."""
+    if parent is not None and any(r.get(k) is None for k in INHERITED):
+        r = {**r, **{k: parent.get(k) for k in INHERITED if r.get(k) is None and parent.get(k) is not None}}
+    header = r.get("header") or ""
+    text = r["text"]
+    body = text[len(header) + 1:] if header and text.startswith(header + "\n") else text
+    doc = _base("chunk", r, r)
+    doc.add_text("entry_id", r["entry_id"])
+    doc.add_text("thread_id", r["thread_id"])
+    _filters(doc, r)
+    doc.add_text("head", header)
+    doc.add_text("body", body)
+    return doc
+
+
+def edge_doc(r: dict[str, Any], fact: str, resolved: bool) -> tantivy.Document:
+    doc = _base("edge", r, {**r, "fact": fact})
+    doc.add_text("source_id", r["source_id"])
+    doc.add_text("target_id", r["target_id"])
+    if r.get("thread_id"):
+        doc.add_text("thread_id", r["thread_id"])
+    if not resolved:
+        doc.add_text("unresolved", "1")
+    doc.add_text("fact", fact)
+    return doc
+
+
+def record(doc: tantivy.Document) -> dict[str, Any]:
+    return orjson.loads(doc.get_first("rec"))

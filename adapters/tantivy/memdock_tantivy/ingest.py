@@ -1,0 +1,130 @@
+"""Upsert a bundle's records in batches, each made durable by a tantivy commit before it is checkpointed.
+
+Order matters: threads, entities and entries before chunks (a chunk takes author, role, type and time from
+its entry when it lacks them), and edges last so their facts can name both ends. A batch may span record
+types: a small bundle (one `remember`) is one commit, not one per type. An upsert is a delete of the id's
+term and an add in the same commit, so re-indexing the same records leaves one copy of each.
+"""
+
+from __future__ import annotations
+
+from itertools import islice
+from typing import Any, Callable, Iterable
+
+import tantivy
+
+from . import docs, facts
+from .reader import Reader
+
+ORDER = ("thread", "entity", "entry", "chunk", "edge")
+BATCH = 10000
+TYPE_FLUSH = 1000  # at a change of record type, commit what is pending once it is this many records
+CACHE = 200_000
+DESCRIBED = ("id", "title", "name", "entity_type", "author", "role", "entry_type", "event_time", "thread_id", "entry_id")
+
+
+class Ingest:
+    """Adds records, commits every BATCH_SIZE of them, then calls ON_COMMIT with the committed ids.
+
+    Call `flush()` after the last `run()`: it commits what is still pending."""
+
+    def __init__(self, writer: tantivy.IndexWriter, reader: Reader, *, on_commit: Callable[[list[str]], None],
+                 batch_size: int = BATCH):
+        self.writer, self.reader, self.on_commit, self.batch_size = writer, reader, on_commit, batch_size
+        self.counts: dict[str, int] = {}
+        # An empty index holds no id of this bundle yet, and a bundle's ids are unique: no upsert needs a delete.
+        self.replace = reader.searcher.num_docs > 0
+        self._stale = False
+        self._known: dict[str, dict[str, Any] | None] = {}
+        self._pending: list[tuple[str, str, tantivy.Document]] = []
+
+    def _fresh(self) -> Reader:
+        if self._stale:
+            self.reader.refresh()
+            self._known = {k: v for k, v in self._known.items() if v is not None}
+            self._stale = False
+        return self.reader
+
+    def get(self, record_id: str) -> dict[str, Any] | None:
+        """What a fact needs to name a record: from this run's own writes, else from the index."""
+        if record_id not in self._known:
+            self._remember(record_id, self._fresh().get(record_id))
+        return self._known[record_id]
+
+    def _remember(self, record_id: str, rec: dict[str, Any] | None) -> None:
+        if len(self._known) >= CACHE:
+            self._known.clear()
+        if rec is not None:
+            rec = {"kind": rec["kind"], "body": (rec.get("body") or "")[:200], **{k: rec.get(k) for k in DESCRIBED}}
+        self._known[record_id] = rec
+
+    def run(self, rtype: str, records: Iterable[dict[str, Any]]) -> None:
+        if len(self._pending) >= TYPE_FLUSH:
+            self.flush()
+        it = iter(records)
+        while batch := list(islice(it, self.batch_size - len(self._pending))):
+            docs_ = [self._doc(rtype, r, extra) for r, extra in zip(batch, self._context(rtype, batch))]
+            self._pending += [(rtype, r["id"], d) for r, d in zip(batch, docs_)]
+            if rtype in ("thread", "entity", "entry"):
+                for r in batch:
+                    self._remember(r["id"], {"kind": rtype, **r})
+            if len(self._pending) >= self.batch_size:
+                self.flush()
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        self.commit([d for _, _, d in pending], [i for _, i, _ in pending])
+        for rtype, _, _ in pending:
+            self.counts[rtype] = self.counts.get(rtype, 0) + 1
+        self.on_commit([i for _, i, _ in pending])
+
+    def commit(self, documents: list[tantivy.Document], ids: list[str]) -> None:
+        try:
+            for record_id, doc in zip(ids, documents):
+                if self.replace:
+                    self.writer.delete_documents_by_term("id", record_id)
+                self.writer.add_document(doc)
+            self.writer.commit()
+        except BaseException:
+            self.writer.rollback()
+            raise
+        self._stale = True
+
+    def _context(self, rtype: str, batch: list[dict[str, Any]]) -> list[Any]:
+        if rtype != "chunk":
+            return [None] * len(batch)
+        orphans = {r["entry_id"] for r in batch if any(r.get(k) is None for k in docs.INHERITED)}
+        parents = {i: self._known[i] for i in orphans if self._known.get(i)}
+        missing = orphans - set(parents)
+        if missing:
+            parents.update((rec["id"], rec) for rec in self._fresh().where("id", missing, kind="entry"))
+        return [parents.get(r["entry_id"]) for r in batch]
+
+    def _doc(self, rtype: str, r: dict[str, Any], extra: Any) -> tantivy.Document:
+        if rtype == "chunk":
+            return docs.chunk_doc(r, extra)
+        if rtype == "entry":
+            return docs.entry_doc(r)
+        if rtype == "thread":
+            return docs.thread_doc(r)
+        if rtype == "entity":
+            return docs.entity_doc(r)
+        text, resolved, source_kind = facts.render(self.get, r)
+        return docs.edge_doc({**r, "source_kind": source_kind}, text, resolved)
+
+    def refresh_unresolved(self) -> int:
+        """Render again the facts whose endpoints were missing; returns how many are now resolved."""
+        self.flush()
+        pending = self._fresh().where("unresolved", ["1"], kind="edge")
+        fixed = []
+        for rec in pending:
+            text, resolved, source_kind = facts.render(self.get, rec)
+            if resolved:
+                edge = {k: v for k, v in rec.items() if k not in ("kind", "fact")}
+                fixed.append(docs.edge_doc({**edge, "source_kind": source_kind}, text, True))
+        if fixed:
+            self.replace = True
+            self.commit(fixed, [doc.get_first("id") for doc in fixed])
+        return len(fixed)

@@ -1,0 +1,46 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from memdock.chunking import chunk_bundle  # noqa: E402
+from memdock.importers.pipeline import import_corpus  # noqa: E402
+from tantivy_support import ENABLED, REAL_HOME, backend  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "threads"
+
+
+@pytest.fixture(autouse=True)
+def _adapter_home(monkeypatch):
+    """The tantivy adapter's venv lives in the real memdock home; stores stay in each test's tmp dir."""
+    if REAL_HOME:
+        monkeypatch.setenv("MEMDOCK_HOME", REAL_HOME)
+    else:
+        monkeypatch.delenv("MEMDOCK_HOME", raising=False)
+
+
+@pytest.fixture(scope="module")
+def fixture_chunks(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("fixture-bundle")
+    import_corpus(sorted(FIXTURES.glob("*.md")), "watercooler", out / "corpus")
+    chunk_bundle(out / "corpus", out / "chunks")
+    return out / "chunks"
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory, fixture_chunks):
+    if not ENABLED:
+        pytest.skip("tantivy integration tests: set MEMDOCK_IT_TANTIVY=1")
+    b = backend(tmp_path_factory.mktemp("tantivy-store"), workers=1)
+    b.index(fixture_chunks)
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def fresh_index(tmp_path, fixture_chunks):
+    b = backend(tmp_path / "store")
+    b.index(fixture_chunks)
+    return b

@@ -1,0 +1,32 @@
+"""What the tantivy tests share: the gate and the adapter, run from its own virtualenv."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memdock.registry import AdapterDescriptor, Registry
+from memdock.runner.backend import SubprocessBackend
+
+ENABLED = os.environ.get("MEMDOCK_IT_TANTIVY") == "1"
+REAL_HOME = os.environ.get("MEMDOCK_HOME")  # read before the suite's per-test home is set
+
+gate = [
+    pytest.mark.integration_tantivy,
+    pytest.mark.skipif(not ENABLED, reason="tantivy integration tests: set MEMDOCK_IT_TANTIVY=1 "
+                                          "after `memdock adapters install tantivy`"),
+]
+
+
+def descriptor() -> AdapterDescriptor:
+    d = Registry(use_entry_points=False).get("tantivy")
+    if not d.venv.exists():
+        pytest.fail(f"MEMDOCK_IT_TANTIVY=1 but the adapter is not installed ({d.venv}); run: memdock adapters install tantivy")
+    return d
+
+
+def backend(store: Path, config: dict[str, Any] | None = None, **kw: Any) -> SubprocessBackend:
+    return SubprocessBackend(descriptor(), store, config=config or {}, **kw)
