@@ -12,6 +12,8 @@ from ..ids import digest, slug
 from .entities import extract_entities
 
 PROBLEM_LIMIT_PER_FILE = 20
+MAX_ENTRY_BYTES = 5_000_000
+"""The largest entry body, in UTF-8 bytes, that `remember` takes and the importers keep by default."""
 
 
 @dataclass
