@@ -2,8 +2,8 @@
 
 from .manifest import MANIFEST_NAME, FileEntry, record_key
 from .matrix import EmbeddingMatrix
-from .reader import BundleReader, IncompleteBundleError
-from .writer import BundleWriter
+from .reader import BundleReader, IncompleteBundleError, NotABundleError
+from .writer import BundleWriter, OutputNotEmptyError
 
 __all__ = [
     "MANIFEST_NAME",
@@ -12,5 +12,7 @@ __all__ = [
     "EmbeddingMatrix",
     "FileEntry",
     "IncompleteBundleError",
+    "NotABundleError",
+    "OutputNotEmptyError",
     "record_key",
 ]

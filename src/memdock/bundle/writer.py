@@ -69,6 +69,14 @@ class _Part:
         )
 
 
+class OutputNotEmptyError(InvalidInputError):
+    """The output directory holds something and replacing it was not asked for (each front door names its switch)."""
+
+    def __init__(self, path: Path):
+        super().__init__(f"{path} is not empty; pass overwrite=True to replace the bundle there")
+        self.path = path
+
+
 class BundleWriter:
     """Write a payload bundle.
 
@@ -115,7 +123,7 @@ class BundleWriter:
                 raise InvalidInputError(f"{self.path} exists and is not a directory")
             existing = list(self.path.iterdir())
             if existing and not overwrite:
-                raise InvalidInputError(f"{self.path} is not empty; pass overwrite=True (--force) to replace the bundle there")
+                raise OutputNotEmptyError(self.path)
             manifest = self.path / MANIFEST_NAME
             if manifest.exists():
                 manifest.unlink()
