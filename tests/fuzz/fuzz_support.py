@@ -138,11 +138,11 @@ def index_in_process(bundle: Path, data_dir: Path, work_dir: Path) -> dict[str, 
 INT64 = (-(2**63), 2**63 - 1)
 
 
-def _depth(value: Any) -> int:
+def depth(value: Any) -> int:
     if isinstance(value, dict):
-        return 1 + max(map(_depth, value.values()), default=0)
+        return 1 + max(map(depth, value.values()), default=0)
     if isinstance(value, list):
-        return 1 + max(map(_depth, value), default=0)
+        return 1 + max(map(depth, value), default=0)
     return 0
 
 
@@ -159,7 +159,7 @@ def known_issue_12_9(values: list[Any]) -> str | None:
     leap seconds, the year 0000), or None. These are fixed on the boundary-inputs branch; the fuzz tests pass
     over them here, and counting them says how often. Remove this once that branch is merged."""
     for value in values:
-        if _depth(value) > 64:
+        if depth(value) > 64:
             return "nesting past 64 levels"
         for leaf in _leaves(value):
             if isinstance(leaf, int) and not isinstance(leaf, bool) and not INT64[0] <= leaf <= INT64[1]:
