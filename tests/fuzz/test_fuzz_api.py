@@ -85,11 +85,12 @@ def check(outcome, name: str) -> str:
     return "answered"
 
 
-def test_memory_answers_or_refuses(store):
+def drive(store, strategy, examples: int) -> dict[str, int]:
+    """Make EXAMPLES generated calls on one Memory; count the answers and the refusals."""
     seen = {"answered": 0, "refused": 0}
     with Memory(data_dir=store, deadline=120) as memory:
-        @fuzz_settings(150)
-        @given(call=calls)
+        @fuzz_settings(examples)
+        @given(call=strategy)
         def run(call):
             name, kwargs = call
             note(f"{name}({kwargs!r})")
@@ -101,26 +102,17 @@ def test_memory_answers_or_refuses(store):
             seen[check(outcome, name)] += 1
 
         run()
+    return seen
+
+
+def test_memory_answers_or_refuses(store):
+    seen = drive(store, calls, 150)
     print(f"api fuzz (Memory): {seen}")
     assert seen["answered"] and seen["refused"]
 
 
 def test_remember_answers_or_refuses(store):
-    seen = {"answered": 0, "refused": 0}
-    with Memory(data_dir=store, deadline=120) as memory:
-        @fuzz_settings(15)
-        @given(call=remember_calls)
-        def run(call):
-            name, kwargs = call
-            note(f"{name}({kwargs!r})")
-            args, kwargs = _positional(name, kwargs)
-            try:
-                outcome = memory.remember(*args, **kwargs)
-            except InvalidInputError as exc:
-                outcome = exc
-            seen[check(outcome, name)] += 1
-
-        run()
+    seen = drive(store, remember_calls, 15)
     print(f"api fuzz (remember): {seen}")
     assert seen["refused"]
 
