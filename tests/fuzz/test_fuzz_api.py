@@ -106,7 +106,7 @@ def drive(store, strategy, examples: int) -> dict[str, int]:
 
 
 def test_memory_answers_or_refuses(store):
-    seen = drive(store, calls, 150)
+    seen = drive(store, calls, 120)
     print(f"api fuzz (Memory): {seen}")
     assert seen["answered"] and seen["refused"]
 
