@@ -122,3 +122,19 @@ def test_an_occupied_output_names_the_force_switch(corpus, tmp_path, command):
     assert out.returncode == 4 and "is not empty; add --force to replace the bundle there" in out.stderr
     assert "overwrite=True" not in out.stderr
     assert (tmp_path / "out" / "keep.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("argv,words", [
+    ([b"query", b"zebra\xff"], "TEXT has a lone surrogate (U+DCFF, an undecodable byte 0xFF) at character 5"),
+    ([b"query", b"zebra", b"--since", b"\xfe"], "--since has a lone surrogate (U+DCFE"),
+    ([b"query", b"zebra", b"--until", b"friday"], "--until 'friday' is not an ISO 8601 date-time"),
+    ([b"search", b"facts", b"x", b"--group", b"g\xff"], "--group has a lone surrogate"),
+    ([b"get", b"node", b"x\xff"], "ID has a lone surrogate"),
+    ([b"forget", b"entry:a", b"x\xff"], "ID has a lone surrogate"),
+])
+def test_query_arguments_that_are_not_utf8_are_refused_by_name(tmp_path, argv, words):
+    """argv bytes that are not UTF-8 arrive as lone surrogates; they once crashed writing the adapter's request."""
+    out = subprocess.run([sys.executable, "-m", "memdock", *argv, b"--data-dir", str(tmp_path / "store").encode()],
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert "Traceback" not in out.stderr, out.stderr
+    assert out.returncode == 4 and words in out.stderr

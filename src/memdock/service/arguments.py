@@ -31,8 +31,10 @@ def encodable(value: str, *, name: str) -> str:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise InvalidInputError(f"{name} has a lone surrogate (U+{ord(value[exc.start]):04X}) at character "
-                                f"{exc.start}: it is not valid Unicode text") from None
+        code = ord(value[exc.start])
+        byte = f", an undecodable byte 0x{code - 0xDC00:02X}" if 0xDC80 <= code <= 0xDCFF else ""
+        raise InvalidInputError(f"{name} has a lone surrogate (U+{code:04X}{byte}) at character {exc.start}: "
+                                "it is not valid Unicode text") from None
     return value
 
 
