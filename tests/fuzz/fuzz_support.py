@@ -90,10 +90,10 @@ def reseal(bundle: Path) -> None:
     for entry in files if isinstance(files, list) else []:
         if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
             continue
-        f = bundle / entry["path"]
-        if not f.is_file():
+        try:
+            raw = (bundle / entry["path"]).read_bytes()
+        except OSError:  # a mutated name: missing, a directory, or too long for the filesystem
             continue
-        raw = f.read_bytes()
         entry["bytes"] = len(raw)
         entry["sha256"] = "sha256:" + hashlib.sha256(raw).hexdigest()
         if entry.get("format", "jsonl") == "jsonl":
