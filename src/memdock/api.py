@@ -15,26 +15,23 @@ from typing import Any, Sequence
 
 from .contract import DeleteResult, GetResult, SearchResult
 from .service import MemoryService, Remembered, ServiceCore
+from .service import arguments
 from .service.core import DEFAULT_DEADLINE
+from .service.remember import thread_id_for
+
+
+API_NAMES = {"thread_ids": "thread", "time_from": "since", "time_to": "until", "authors": "author", "roles": "role",
+             "entry_types": "type"}
 
 
 def _filters(thread: str | Sequence[str] | None, since: str | datetime | None, until: str | datetime | None,
              author: str | Sequence[str] | None, role: str | Sequence[str] | None,
-             type: str | Sequence[str] | None) -> dict[str, Any]:
-    def many(v: str | Sequence[str] | None) -> list[str] | None:
-        return None if v is None else [v] if isinstance(v, str) else list(v)
-
-    def when(v: str | datetime | None) -> str | None:
-        return v.isoformat() if isinstance(v, datetime) else v
-
-    threads = many(thread)
-    if threads:
-        from .service.remember import thread_id_for
-
-        threads = [thread_id_for(t) for t in threads]
-    raw = {"thread_ids": threads, "time_from": when(since), "time_to": when(until), "authors": many(author),
-           "roles": many(role), "entry_types": many(type)}
-    return {k: v for k, v in raw.items() if v}
+             type: str | Sequence[str] | None) -> dict[str, Any] | None:
+    """recall's keyword arguments as query filters; thread names become their thread ids."""
+    threads = None if thread is None else [thread_id_for(t) for t in arguments.threads(thread)]
+    raw = {"thread_ids": threads, "time_from": since, "time_to": until, "authors": author, "roles": role,
+           "entry_types": type}
+    return arguments.filters(raw, names=API_NAMES)
 
 
 class Memory:

@@ -149,10 +149,10 @@ def test_jsonl_mapping_non_objects_and_replies(tmp_path):
     assert ("replies_to", e2["id"], e1["id"]) in {(e["type"], e["source_id"], e["target_id"]) for e in records(tmp_path / "c", "edge")}
 
 
-def test_a_five_megabyte_entry(tmp_path):
+def test_a_five_megabyte_entry_under_a_raised_cap(tmp_path):
     body = ("word " * 200 + "\n\n") * 5200
     (tmp_path / "big.jsonl").write_text(orjson.dumps({"thread": "big", "text": body}).decode() + "\n")
-    import_corpus([tmp_path / "big.jsonl"], "jsonl", tmp_path / "c")
+    import_corpus([tmp_path / "big.jsonl"], "jsonl", tmp_path / "c", max_entry_bytes=6_000_000)
     (e,) = records(tmp_path / "c", "entry")
     assert len(e["body"]) > 5_000_000
 

@@ -150,3 +150,30 @@ def test_a_note_remembered_over_mcp_survives_a_reindex(tmp_path, capfd):
     assert deleted(again) == 0, again
     hits = asyncio.run(session("--data-dir", str(store))(recall))["hits"]
     assert [h["provenance"]["entry_id"] for h in hits] == [remembered["id"]]
+
+
+MCP_BAD = [
+    ("memory_remember", {"content": "a note", "time": "0001-01-01T00:00:00+14:00"},
+     "invalid_input: time 0001-01-01T00:00:00+14:00 is outside the years 1-9999"),
+    ("memory_remember", {"content": "a note", "thread": "thread:has spaces"}, "invalid_input: thread 'thread:has spaces'"),
+    ("memory_remember", {"content": "a note", "time": "soon"}, "invalid_input: time 'soon' is not an ISO 8601 date-time"),
+    ("memory_remember", {"content": "a note", "thread": 123}, "thread"),
+    ("memory_remember", {"content": "a note", "time": 12345}, "time"),
+    ("memory_query", {"query": "zebra", "since": "5"}, "invalid_input: since '5' is not an ISO 8601 date-time"),
+    ("memory_query", {"query": "zebra", "until": "9999-12-31T23:00:00-14:00"}, "invalid_input: until 9999-12-31T23:00:00-14:00 is outside"),
+    ("memory_query", {"query": "zebra", "limit": 1.5}, "limit"),
+    ("memory_query", {"query": "zebra", "thread_ids": ["thread:x", ""]}, "invalid_input: thread_ids is empty"),
+    ("memory_forget", {"ids": ["e" * 257]}, "invalid_input: ids is 257 characters"),
+]
+
+
+def test_bad_tool_arguments_are_tool_errors_naming_the_argument(sqlite_store):
+    async def script(s):
+        answers = [await s.call_tool(name, args) for name, args, _ in MCP_BAD]
+        return answers, await s.call_tool("memory_query", {"query": "thundering herd", "limit": 1})
+
+    answers, after = asyncio.run(session("--data-dir", str(sqlite_store))(script))
+    for (name, args, words), result in zip(MCP_BAD, answers):
+        assert _is_error(result), (name, args, _text(result))
+        assert words in _text(result), (name, args, _text(result))
+    assert data(after)["hits"], "the server kept serving"

@@ -2,7 +2,8 @@
 
 from .manifest import MANIFEST_NAME, FileEntry, record_key
 from .matrix import EmbeddingMatrix
-from .reader import BundleReader, IncompleteBundleError
+from .reader import BundleReader, IncompleteBundleError, NotABundleError
+from .output import OutputNotEmptyError
 from .writer import BundleWriter
 
 __all__ = [
@@ -12,5 +13,7 @@ __all__ = [
     "EmbeddingMatrix",
     "FileEntry",
     "IncompleteBundleError",
+    "NotABundleError",
+    "OutputNotEmptyError",
     "record_key",
 ]

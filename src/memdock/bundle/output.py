@@ -41,6 +41,14 @@ class UnsafeOutputError(InvalidInputError):
         return 2
 
 
+class OutputNotEmptyError(InvalidInputError):
+    """The output directory holds something and replacing it was not asked for (each front door names its switch)."""
+
+    def __init__(self, path: Path):
+        super().__init__(f"{path} is not empty; pass overwrite=True to replace the bundle there")
+        self.path = path
+
+
 def _real(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(os.path.abspath(path)))
 
@@ -122,7 +130,7 @@ class OutputDir:
             if not any(self.path.iterdir()):
                 self.in_place = True
             elif not overwrite:
-                raise InvalidInputError(f"{self.given} is not empty; pass overwrite=True (--force) to replace the bundle there")
+                raise OutputNotEmptyError(self.given)
             else:
                 self._check_clearable()
         if self.in_place:

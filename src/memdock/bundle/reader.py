@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -12,6 +13,7 @@ import orjson
 from .. import PAYLOAD_VERSION
 from ..errors import InvalidInputError
 from ..jsonl import DEFAULT_MAX_LINE_BYTES, LineReader, PayloadError, decode_error
+from ..schemas import RECORD_TYPES
 from ..validation import SchemaValidator
 from ..versions import check_payload_version
 from .idset import IdSet
@@ -21,6 +23,18 @@ from .matrix import EmbeddingMatrix
 
 class IncompleteBundleError(InvalidInputError):
     """The directory has no manifest.json: its writer never finished."""
+
+
+class NotABundleError(InvalidInputError):
+    """The directory holds neither a manifest nor any bundle part: most likely raw sources."""
+
+
+MAX_FILE_NAME = 255
+_PART = re.compile(rf"^(?:(?:{'|'.join(RECORD_TYPES)})-\d{{5}}\.jsonl|embedding_matrix\.f32)$")
+
+
+def _has_parts(path: Path) -> bool:
+    return any(_PART.match(p.name) for p in path.iterdir())
 
 
 class BundleReader:
@@ -66,6 +80,9 @@ class BundleReader:
             raise InvalidInputError(f"{self.path}: not a bundle directory")
         mpath = self.path / MANIFEST_NAME
         if not mpath.is_file():
+            if not _has_parts(self.path):
+                raise NotABundleError(f"{self.path} is not a memdock bundle (no {MANIFEST_NAME}, no record files): "
+                                      "to read source files, run `memdock import SOURCE -f FORMAT -o CORPUS` first")
             raise IncompleteBundleError(f"{self.path}: incomplete bundle: no {MANIFEST_NAME} (its writer did not finish)")
         raw = mpath.read_bytes()
         try:
@@ -78,12 +95,18 @@ class BundleReader:
 
     def _check_files_present(self) -> None:
         listed = set()
-        for e in self.files:
+        for i, e in enumerate(self.files):
             listed.add(e.path)
+            if len(e.path.encode()) > MAX_FILE_NAME:
+                raise PayloadError(f"file name is {len(e.path.encode())} bytes; a bundle's file names are at most "
+                                   f"{MAX_FILE_NAME}", file=str(self.path / MANIFEST_NAME), path=f"$.files[{i}].path")
             p = self.path / e.path
-            if not p.is_file():
-                raise PayloadError("file listed in the manifest is missing", file=str(p))
-            size = p.stat().st_size
+            try:
+                if not p.is_file():
+                    raise PayloadError("file listed in the manifest is missing", file=str(p))
+                size = p.stat().st_size
+            except OSError as exc:
+                raise PayloadError(f"file listed in the manifest cannot be read: {exc.strerror or exc}", file=str(p)) from None
             if size != e.bytes:
                 raise PayloadError(f"size is {size} bytes, the manifest says {e.bytes}", file=str(p))
         extra = sorted(p.name for p in self.path.iterdir() if p.name != MANIFEST_NAME and p.name not in listed)

@@ -21,7 +21,7 @@ from ..schemas import RECORD_TYPES
 from ..validation import SchemaValidator
 from .idset import IdSet
 from .manifest import BUNDLE_KINDS, MANIFEST_NAME, MATRIX_TYPE, FileEntry, part_name, record_key
-from .output import OutputDir
+from .output import OutputDir, OutputNotEmptyError
 
 DEFAULT_PART_BYTES = 256 * 1024 * 1024
 _FLUSH_BYTES = 1 << 20

@@ -11,10 +11,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .. import __version__
 from ..bundle import BundleReader, BundleWriter, source
+from ..errors import InvalidInputError
 from ..ids import content_hash, digest
 from .splitter import Splitter
 from .tokenizers import get_tokenizer
@@ -28,6 +29,15 @@ class ChunkOptions:
     overlap: int = 100
     tokenizer: str = "approx"
     header: str = "auto"  # on | off | auto (on for watercooler threads)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) or self.max_tokens < 1:
+            raise InvalidInputError(f"max_tokens (--max-tokens) must be an integer of at least 1, got {self.max_tokens!r}")
+        if isinstance(self.overlap, bool) or not isinstance(self.overlap, int) or not 0 <= self.overlap < self.max_tokens:
+            raise InvalidInputError(f"overlap (--overlap) must be an integer from 0 to max_tokens - 1 "
+                                    f"({self.max_tokens - 1}), got {self.overlap!r}")
+        if self.header not in ("auto", "on", "off"):
+            raise InvalidInputError(f"header (--header) must be auto, on or off, got {self.header!r}")
 
     def params(self) -> dict[str, Any]:
         return {"max_tokens": self.max_tokens, "overlap": self.overlap, "tokenizer": self.tokenizer, "header": self.header}
@@ -56,13 +66,16 @@ class Chunker:
         self.splitter = Splitter(self.tokenizer, max_tokens=self.options.max_tokens, overlap=self.options.overlap)
 
     def chunks_for(self, entry: dict[str, Any], thread: dict[str, Any] | None) -> list[dict[str, Any]]:
+        return list(self.iter_chunks(entry, thread))
+
+    def iter_chunks(self, entry: dict[str, Any], thread: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
+        """The chunk records of ENTRY, one window at a time (a long entry is never held as a list of chunks)."""
         body = entry.get("body", "")
         use_header = self.options.header == "on" or (self.options.header == "auto" and (thread or {}).get("format") == "watercooler")
         header = header_line(thread, entry) if use_header else ""
         htok = self.tokenizer.count(header) if header else 0
         budget = max(self.options.max_tokens // 4, self.options.max_tokens - htok)
-        out = []
-        for pos, w in enumerate(self.splitter.split(body, budget)):
+        for pos, w in enumerate(self.splitter.windows(body, budget)):
             text = (header + "\n" + body[w.start:w.end]) if header else body[w.start:w.end]
             h = content_hash(text)
             rec: dict[str, Any] = {
@@ -75,8 +88,7 @@ class Chunker:
             for k in ("author", "role", "entry_type", "event_time"):
                 if entry.get(k):
                     rec[k] = entry[k]
-            out.append(rec)
-        return out
+            yield rec
 
 
 def chunk_bundle(
@@ -105,14 +117,20 @@ def chunk_bundle(
                 if rtype == "thread":
                     threads[rec["id"]] = {"title": rec.get("title"), "format": rec.get("format")}
                 elif rtype == "entry":
-                    summary.bytes_in += len(rec.get("body", "").encode())
-                    chunks = chunker.chunks_for(rec, threads.get(rec["thread_id"]))
-                    if not chunks:
-                        summary.entries_without_text += 1
-                    for c in chunks:
+                    summary.bytes_in += _utf8_size(rec.get("body", ""))
+                    made = 0
+                    for c in chunker.iter_chunks(rec, threads.get(rec["thread_id"])):
                         w.write("chunk", c)
-                    summary.chunks += len(chunks)
+                        made += 1
+                    if not made:
+                        summary.entries_without_text += 1
+                    summary.chunks += made
                     if on_entry:
                         on_entry(summary.counts["entry"], total)
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _utf8_size(text: str) -> int:
+    """UTF-8 bytes of TEXT without an encoded copy of it when it is ASCII."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))

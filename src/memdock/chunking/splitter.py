@@ -1,16 +1,23 @@
 """Token windows with overlap, cut at paragraph, then line, then sentence, then word boundaries.
 
 Every window is a contiguous slice of the text, so its character offsets
-round-trip: text[start:end] is exactly the window. A single word longer than
-a window is the only thing ever cut inside.
+round-trip: text[start:end] is exactly the window. Only a run with no boundary
+that is longer than a window (in tokens, or in characters: at most
+MAX_CHARS_PER_TOKEN a token) is ever cut inside.
+
+Memory stays bounded by the window, not the text: pieces are found lazily
+(regex iterators over index ranges, no slices of the whole text), a span's
+tokens are counted only as far as the window needs, and windows are built
+from a stream of pieces holding one window's worth at a time.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Iterator
 
-from .tokenizers import Tokenizer
+from .tokenizers import Tokenizer, count_upto
 
 _LEVELS = (
     re.compile(r"\n[ \t]*\n\s*"),          # paragraphs
@@ -18,6 +25,12 @@ _LEVELS = (
     re.compile(r"(?<=[.!?])[ \t]+"),        # sentences
     re.compile(r"[ \t]+"),                  # words
 )
+_NON_SPACE = re.compile(r"\S")
+MAX_CHARS_PER_TOKEN = 32
+"""A window holds at most max_tokens * this many characters, so a run the tokenizer counts as one token
+(a base64 blob, a line of 30 MB of `a`) cannot make a window as large as the text."""
+
+Unit = tuple[int, int, int]  # start, end, tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,60 +46,90 @@ class Splitter:
             raise ValueError("need max_tokens >= 1 and 0 <= overlap < max_tokens")
         self.tok, self.max, self.overlap = tokenizer, max_tokens, overlap
 
-    def _units(self, text: str, start: int, end: int, level: int, out: list[tuple[int, int, int]]) -> None:
-        """Atomic pieces of text[start:end], each within the window size where possible."""
-        n = self.tok.count(text[start:end])
-        if n <= self.max or end - start <= 1:
-            out.append((start, end, n))
+    def _units(self, text: str, start: int, end: int, level: int, limit: int, chars: int) -> Iterator[Unit]:
+        """Atomic pieces of text[start:end], each within LIMIT tokens and CHARS characters where possible."""
+        n = count_upto(self.tok, text, start, end, limit)
+        if (n <= limit and end - start <= chars) or end - start <= 1:
+            yield (start, end, n)
             return
         if level >= len(_LEVELS):
-            step = max(1, (end - start) * self.max // (n + 1))
-            for s in range(start, end, step):
-                out.append((s, min(end, s + step), self.tok.count(text[s:min(end, s + step)])))
+            yield from self._cut(text, start, end, limit, chars)
             return
-        pieces = []
-        cur = start
-        for m in _LEVELS[level].finditer(text, start, end):
-            if m.start() > cur:
-                pieces.append((cur, m.end()))
-                cur = m.end()
-        if cur < end:
-            pieces.append((cur, end))
-        if len(pieces) <= 1:
-            self._units(text, start, end, level + 1, out)
+        pieces = _pieces(_LEVELS[level], text, start, end)
+        first = next(pieces)
+        second = next(pieces, None)
+        if second is None:
+            yield from self._units(text, start, end, level + 1, limit, chars)
             return
+        yield from self._units(text, *first, level + 1, limit, chars)
+        yield from self._units(text, *second, level + 1, limit, chars)
         for s, e in pieces:
-            self._units(text, s, e, level + 1, out)
+            yield from self._units(text, s, e, level + 1, limit, chars)
+
+    def _cut(self, text: str, start: int, end: int, limit: int, chars: int) -> Iterator[Unit]:
+        """A run with no boundary, cut into consecutive pieces of at most LIMIT tokens and CHARS characters.
+
+        Each piece is first tried at the length that worked for the one before (at most 4 characters a token to
+        begin with), so the run is counted about once; windows then pack the pieces up to the window size."""
+        step = min(chars, 4 * limit)
+        s = start
+        while s < end:
+            e = min(end, s + step)
+            n = self.tok.count(text[s:e])
+            while n > limit and e - s > 1:
+                e = s + max(1, (e - s) * limit // (n + 1))
+                n = self.tok.count(text[s:e])
+            step = max(e - s, 1)
+            yield (s, e, n)
+            s = e
 
     def split(self, text: str, budget: int | None = None) -> list[Window]:
         """Windows over TEXT of at most BUDGET tokens (default max_tokens), overlapping by about `overlap`."""
+        return list(self.windows(text, budget))
+
+    def windows(self, text: str, budget: int | None = None) -> Iterator[Window]:
+        """The windows of `split`, one at a time."""
         limit = max(1, budget or self.max)
-        saved = self.max
-        self.max = limit
-        try:
-            if not text.strip():
-                return []
-            units: list[tuple[int, int, int]] = []
-            self._units(text, 0, len(text), 0, units)
-        finally:
-            self.max = saved
+        if not _NON_SPACE.search(text):
+            return
+        chars = limit * MAX_CHARS_PER_TOKEN
         overlap = min(self.overlap, limit - 1)
-        windows: list[Window] = []
-        i = 0
-        while i < len(units):
-            j, total = i, 0
-            while j < len(units) and (total + units[j][2] <= limit or j == i):
-                total += units[j][2]
-                j += 1
-            windows.append(Window(units[i][0], units[j - 1][1], total))
-            if j >= len(units):
-                break
-            back, k = 0, j
-            while k - 1 > i and back + units[k - 1][2] <= overlap:
-                k -= 1
-                back += units[k][2]
-            i = k
-        return [_trim(text, w) for w in windows]
+        window: list[Unit] = []
+        tokens = size = 0
+        for unit in self._units(text, 0, len(text), 0, limit, chars):
+            if window and (tokens + unit[2] > limit or size + unit[1] - unit[0] > chars):
+                yield _trim(text, Window(window[0][0], window[-1][1], tokens))
+                window, tokens, size = _carry(window, overlap, overlap * MAX_CHARS_PER_TOKEN)
+                while window and (tokens + unit[2] > limit or size + unit[1] - unit[0] > chars):
+                    s, e, n = window.pop(0)  # the overlap gives way to a unit that would not fit beside it
+                    tokens, size = tokens - n, size - (e - s)
+            window.append(unit)
+            tokens += unit[2]
+            size += unit[1] - unit[0]
+        if window:
+            yield _trim(text, Window(window[0][0], window[-1][1], tokens))
+
+
+def _pieces(sep: re.Pattern[str], text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """text[start:end] cut after each match of SEP (a match at a piece's start stays in that piece)."""
+    cur = start
+    for m in sep.finditer(text, start, end):
+        if m.start() > cur:
+            yield (cur, m.end())
+            cur = m.end()
+    if cur < end:
+        yield (cur, end)
+
+
+def _carry(window: list[Unit], overlap: int, chars: int) -> tuple[list[Unit], int, int]:
+    """The tail of WINDOW that starts the next one: whole units worth at most OVERLAP tokens and CHARS
+    characters, never the first."""
+    k, back, size = len(window), 0, 0
+    while k - 1 > 0 and back + window[k - 1][2] <= overlap and size + window[k - 1][1] - window[k - 1][0] <= chars:
+        k -= 1
+        back += window[k][2]
+        size += window[k][1] - window[k][0]
+    return window[k:], back, size
 
 
 def _trim(text: str, w: Window) -> Window:

@@ -46,3 +46,30 @@ def get_tokenizer(name: str = "approx") -> Tokenizer:
         _, _, enc = name.partition(":")
         return TiktokenTokenizer(enc or "cl100k_base")
     raise ConfigError(f"unknown tokenizer {name!r}; use approx or tiktoken[:ENCODING]")
+
+
+def count_upto(tok: Tokenizer, text: str, start: int, end: int, limit: int) -> int:
+    """The tokens of text[start:end], exactly when at most LIMIT; otherwise some number above LIMIT.
+
+    The approximate tokenizer stops counting past LIMIT without slicing the text; another tokenizer counts a
+    long span in slices of 64K characters and stops once past LIMIT (a token cut at a slice edge counts twice,
+    which matters only for spans of more than 64K characters).
+    """
+    if isinstance(tok, ApproxTokenizer):
+        n = 0
+        for _ in _APPROX.finditer(text, start, end):
+            n += 1
+            if n > limit:
+                break
+        return n
+    if end - start <= _SLICE:
+        return tok.count(text[start:end])
+    n = 0
+    for s in range(start, end, _SLICE):
+        n += tok.count(text[s:min(end, s + _SLICE)])
+        if n > limit:
+            break
+    return n
+
+
+_SLICE = 1 << 16

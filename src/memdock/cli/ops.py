@@ -6,6 +6,7 @@ import argparse
 
 from ..contract import SearchResult
 from ..errors import UnsupportedOperationError
+from ..service import arguments
 from . import output
 from .common import add_backend_options, open_from_args
 
@@ -93,21 +94,27 @@ def print_hits(result: SearchResult, as_json: bool) -> None:
         print(output.hit_card(i, h))
 
 
+CLI_NAMES = {"thread_ids": "--thread", "time_from": "--since", "time_to": "--until", "authors": "--author",
+             "roles": "--role", "entry_types": "--type"}
+
+
 def run_query(args: argparse.Namespace) -> int:
-    filters = {k: v for k, v in {
-        "thread_ids": args.thread_ids, "time_from": args.since, "time_to": args.until,
-        "authors": args.authors, "roles": args.roles, "entry_types": args.entry_types,
-    }.items() if v}
+    text = arguments.text(args.text, name="TEXT")
+    filters = arguments.filters({"thread_ids": args.thread_ids, "time_from": args.since, "time_to": args.until,
+                                 "authors": args.authors, "roles": args.roles, "entry_types": args.entry_types},
+                                names=CLI_NAMES)
     with open_from_args(args) as b:
-        print_hits(b.query(args.text, limit=args.limit, filters=filters or None, mode=args.mode), args.json)
+        print_hits(b.query(text, limit=args.limit, filters=filters, mode=args.mode), args.json)
     return 0
 
 
 def run_search(args: argparse.Namespace) -> int:
+    text = arguments.text(args.text, name="TEXT")
+    groups = arguments.identifiers(args.group_ids, name="--group") if args.group_ids else None
     with open_from_args(args) as b:
         op = {"nodes": b.search_nodes, "facts": b.search_facts, "episodes": b.search_episodes}[args.what]
         try:
-            result = op(args.text, limit=args.limit, group_ids=args.group_ids)
+            result = op(text, limit=args.limit, group_ids=groups)
         except UnsupportedOperationError:
             result = SearchResult(degraded=True, reason=f"backend {b.name} does not support search_{args.what}", backend=b.name)
             if not args.json:
@@ -117,6 +124,7 @@ def run_search(args: argparse.Namespace) -> int:
 
 
 def run_get(args: argparse.Namespace) -> int:
+    arguments.identifier(args.id, name="ID")
     with open_from_args(args) as b:
         res = (b.get_node if args.what == "node" else b.get_edge)(args.id)
     if args.json:
@@ -133,6 +141,7 @@ def run_get(args: argparse.Namespace) -> int:
 
 
 def run_forget(args: argparse.Namespace) -> int:
+    arguments.identifiers(args.ids, name="ID")
     with open_from_args(args) as b:
         res = b.delete(args.ids)
     if args.json:

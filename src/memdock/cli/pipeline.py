@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
-from ..bundle import BundleReader
+from ..bundle import BundleReader, OutputNotEmptyError
 from ..chunking import ChunkOptions, chunk_bundle
+from ..errors import InvalidInputError
 from ..importers import IMPORTERS
+from ..importers.base import MAX_ENTRY_BYTES
 from ..importers.pipeline import import_corpus
 from . import output
 from .common import add_backend_options, open_from_args
@@ -23,6 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", "-f", required=True, choices=sorted(IMPORTERS))
     p.add_argument("--output", "-o", required=True, help="corpus bundle directory to write")
     p.add_argument("--map", action="append", default=[], metavar="OLD=NEW", help="jsonl: rename a field before mapping")
+    p.add_argument("--max-entry-bytes", type=int, default=MAX_ENTRY_BYTES, metavar="N",
+                   help=f"skip, with a warning naming file and line, any entry over N bytes of UTF-8 (default {MAX_ENTRY_BYTES:,})")
     _common(p)
     p.set_defaults(func=run_import)
 
@@ -55,12 +61,25 @@ def _chunk_options(p: argparse.ArgumentParser) -> None:
                    help="prefix each chunk with a header line (auto: on for watercooler threads)")
 
 
+@contextmanager
+def _progress(label: str, quiet: bool) -> Iterator[output.Progress]:
+    """A progress line that is cleared however the command ends; an output in the way names --force."""
+    bar = output.Progress(label, quiet=quiet)
+    try:
+        yield bar
+    except OutputNotEmptyError as exc:
+        raise InvalidInputError(f"{exc.path} is not empty; add --force to replace the bundle there") from None
+    finally:
+        bar.done()
+
+
 def run_import(args: argparse.Namespace) -> int:
     mapping = dict(m.split("=", 1) for m in args.map if "=" in m)
-    bar = output.Progress("importing", quiet=args.quiet)
-    summary = import_corpus(args.sources, args.format, args.output, mapping=mapping or None, overwrite=args.force,
-                            on_file=lambda i, n, p: bar.update(i + 1, n, p.name))
-    bar.done()
+    if args.max_entry_bytes < 1:
+        raise InvalidInputError(f"--max-entry-bytes must be at least 1, got {args.max_entry_bytes}")
+    with _progress("importing", args.quiet) as bar:
+        summary = import_corpus(args.sources, args.format, args.output, mapping=mapping or None, overwrite=args.force,
+                                on_file=lambda i, n, p: bar.update(i + 1, n, p.name), max_entry_bytes=args.max_entry_bytes)
     if args.json:
         output.emit_json({"output": args.output, **summary.__dict__, "partial": summary.partial})
     else:
@@ -77,10 +96,9 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_chunk(args: argparse.Namespace) -> int:
     opts = ChunkOptions(max_tokens=args.max_tokens, overlap=args.overlap, tokenizer=args.tokenizer, header=args.header)
-    bar = output.Progress("chunking", quiet=args.quiet)
-    summary = chunk_bundle(args.corpus, args.output, opts, overwrite=args.force,
-                           on_entry=lambda i, n: bar.update(i, n) if i % 200 == 0 else None)
-    bar.done()
+    with _progress("chunking", args.quiet) as bar:
+        summary = chunk_bundle(args.corpus, args.output, opts, overwrite=args.force,
+                               on_entry=lambda i, n: bar.update(i, n) if i % 200 == 0 else None)
     if args.json:
         output.emit_json({"output": args.output, **summary.__dict__})
     else:

@@ -12,6 +12,8 @@ from ..ids import digest, slug
 from .entities import extract_entities
 
 PROBLEM_LIMIT_PER_FILE = 20
+MAX_ENTRY_BYTES = 5_000_000
+"""The largest entry body, in UTF-8 bytes, that `remember` takes and the importers keep by default."""
 
 
 @dataclass
@@ -49,18 +51,25 @@ class ImportContext:
         self.warnings: list[Warning_] = []
         self.errors: list[Warning_] = []
         self._warned: dict[tuple[str, str], int] = {}
+        self._files_with_problems: set[str] = set()
         self._entry_ids: set[int] = set()
 
     def warn(self, file: Path | str, line: int | None, message: str, *, kind: str | None = None) -> None:
         """Record a warning. With KIND, only the first of that kind in a file is kept and the rest counted;
         without, at most PROBLEM_LIMIT_PER_FILE per file are kept."""
         key = (str(file), kind or "")
+        self._files_with_problems.add(str(file))
         n = self._warned[key] = self._warned.get(key, 0) + 1
         if n <= (1 if kind else PROBLEM_LIMIT_PER_FILE):
             self.warnings.append(Warning_(str(file), line, message))
 
     def error(self, file: Path | str, message: str) -> None:
+        self._files_with_problems.add(str(file))
         self.errors.append(Warning_(str(file), None, message))
+
+    def has_problems(self, file: Path | str) -> bool:
+        """Whether a warning or an error names FILE."""
+        return str(file) in self._files_with_problems
 
     def warning_lines(self) -> list[str]:
         out = [str(w) for w in self.warnings]

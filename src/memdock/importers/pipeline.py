@@ -8,8 +8,11 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..bundle import BundleWriter, source
+from ..errors import InvalidInputError
 from . import get_importer
-from .base import ImportContext, structure
+from .base import MAX_ENTRY_BYTES, ImportContext, ParsedThread, structure
+
+SHOWN_PROBLEMS = 5
 
 
 @dataclass
@@ -33,8 +36,13 @@ def import_corpus(
     mapping: dict[str, str] | None = None,
     overwrite: bool = False,
     on_file: Callable[[int, int, Path], None] | None = None,
+    max_entry_bytes: int = MAX_ENTRY_BYTES,
 ) -> ImportSummary:
+    """Import SOURCES into a corpus bundle at OUT. Raises InvalidInputError, writing nothing, when no source
+    exists or none yields an entry; an entry over MAX_ENTRY_BYTES of UTF-8 is skipped with a warning."""
     started = time.monotonic()
+    if max_entry_bytes < 1:
+        raise InvalidInputError(f"max_entry_bytes must be at least 1, got {max_entry_bytes}")
     importer = get_importer(fmt, mapping=mapping) if fmt == "jsonl" and mapping else get_importer(fmt)
     roots = [Path(s) for s in sources]
     files: list[tuple[Path, Path]] = []
@@ -43,7 +51,12 @@ def import_corpus(
         if not root.exists():
             ctx.error(root, "no such file or directory")
             continue
-        files += [(root, f) for f in importer.sources(root)]
+        found = importer.sources(root)
+        if not found:
+            ctx.error(root, f"no file the {fmt} importer reads is in this folder")
+        files += [(root, f) for f in found]
+    if not files:
+        raise InvalidInputError("nothing to import: " + "; ".join(map(str, ctx.errors)))
     summary = ImportSummary()
     entity_ids: set[str] = set()
     metadata = {"format": fmt, "sources": [str(r) for r in roots], source.KEY: source.for_import(fmt, roots)}
@@ -51,8 +64,9 @@ def import_corpus(
         for i, (_root, path) in enumerate(files):
             if on_file:
                 on_file(i, len(files), path)
+            entries_before = summary.counts.get("entry", 0)
             for parsed in importer.read(path, ctx):
-                for rtype, rec in structure(parsed, ctx):
+                for rtype, rec in structure(_within_cap(parsed, path, ctx, max_entry_bytes), ctx):
                     if rtype == "entity":
                         if rec["id"] in entity_ids:
                             continue
@@ -60,8 +74,40 @@ def import_corpus(
                     w.write(rtype, rec)
                     summary.counts[rtype] = summary.counts.get(rtype, 0) + 1
             summary.files += 1
+            if summary.counts.get("entry", 0) == entries_before and not ctx.has_problems(path):
+                ctx.warn(path, None, f"no entries found: is this a {fmt} file?")
+        if not summary.counts.get("entry"):
+            problems = ctx.warning_lines() + [str(e) for e in ctx.errors]
+            raise InvalidInputError(f"no entries imported from {len(files)} file(s) read as {fmt}; no bundle written"
+                                    + "".join(f"\n  {p}" for p in problems[:SHOWN_PROBLEMS])
+                                    + (f"\n  ... {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""))
     summary.failed = [str(e) for e in ctx.errors]
     summary.files -= len({e.file for e in ctx.errors if any(str(p) == e.file for _, p in files)})
     summary.warnings = ctx.warning_lines()
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _within_cap(parsed: ParsedThread, path: Path, ctx: ImportContext, cap: int) -> ParsedThread:
+    """PARSED without its entries over CAP bytes (and the replies that name them), each skip warned with its place."""
+    skipped = set()
+    for e in parsed.entries:
+        body = e.get("body") or ""
+        if len(body) * 4 <= cap:  # UTF-8 needs at most 4 bytes a character: no need to measure
+            continue
+        size = len(body.encode("utf-8", "surrogatepass"))
+        if size > cap:
+            skipped.add(e["id"])
+            ctx.warn(path, _line(parsed, e), f"entry {e['id']} is {size:,} bytes, over the {cap:,}-byte limit "
+                     "(--max-entry-bytes); skipped")
+    if not skipped:
+        return parsed
+    return ParsedThread(parsed.thread, [e for e in parsed.entries if e["id"] not in skipped],
+                        [(c, p) for c, p in parsed.replies if c not in skipped and p not in skipped])
+
+
+def _line(parsed: ParsedThread, entry: dict) -> int | None:
+    line = entry.get("source_line")
+    if not isinstance(line, int):
+        return None
+    return line + 1 if parsed.thread.get("format") == "irc" else line  # irc counts its lines from 0

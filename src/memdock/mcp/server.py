@@ -13,7 +13,7 @@ from typing import Annotated, Any, Awaitable, Callable
 from pydantic import Field
 
 from ..errors import MemdockError
-from ..service import MemoryService
+from ..service import MemoryService, arguments
 
 try:
     from mcp.server.mcpserver import MCPServer as _Server
@@ -29,6 +29,9 @@ INSTRUCTIONS = (
     "whole entries; memory_get_node / memory_get_edge to open an id from a result; memory_remember to store a new "
     "note; memory_forget to delete by id; memory_status to see the backend and what it holds."
 )
+
+TOOL_NAMES = {"thread_ids": "thread_ids", "time_from": "since", "time_to": "until", "authors": "authors",
+              "roles": "roles", "entry_types": "entry_types"}
 
 Query = Annotated[str, Field(description="what to look for, in plain words")]
 Limit = Annotated[int, Field(description="how many results (1-50)", ge=1, le=50)]
@@ -68,7 +71,7 @@ def build_server(service: MemoryService) -> Any:
         """Search the memory for passages relevant to a question or topic, best first, with their thread and entry."""
         filters = {"thread_ids": thread_ids, "time_from": since, "time_to": until, "authors": authors, "roles": roles,
                    "entry_types": entry_types}
-        result = await service.query(query, limit=limit, filters={k: v for k, v in filters.items() if v})
+        result = await service.query(query, limit=limit, filters=arguments.filters(filters, names=TOOL_NAMES))
         return result.to_dict()
 
     @tool

@@ -1,52 +1,196 @@
-"""Argument checks the service makes before any backend call: a bad argument never costs a process."""
+"""Argument checks the service makes before any backend call: a bad argument never costs a process.
+
+Every front door (Memory, AsyncMemory, MemoryService, the MCP tools) goes through these, so a wrong type or
+an out-of-range value is an InvalidInputError naming the argument, never a TypeError from deeper down.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import math
+from datetime import datetime, timezone
+from typing import Any, Mapping, Sequence
 
 from ..errors import InvalidInputError
+from ..ids import is_valid_id
+from ..importers.base import MAX_ENTRY_BYTES
 
 MIN_LIMIT, MAX_LIMIT = 1, 50
 MAX_ID = 256
 MAX_QUERY = 10_000
+MAX_FIELD = 1_000
 FILTER_KEYS = {"thread_ids", "time_from", "time_to", "authors", "roles", "entry_types"}
+MODES = ("auto", "bm25", "vector", "hybrid")
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+def encodable(value: str, *, name: str) -> str:
+    """Refuse a lone surrogate: it cannot be written as UTF-8, so no payload or backend could take it."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(value[exc.start])
+        byte = f", an undecodable byte 0x{code - 0xDC00:02X}" if 0xDC80 <= code <= 0xDCFF else ""
+        raise InvalidInputError(f"{name} has a lone surrogate (U+{code:04X}{byte}) at character {exc.start}: "
+                                "it is not valid Unicode text") from None
+    return value
+
+
+def string(value: Any, *, name: str, max_len: int = MAX_FIELD) -> str:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raise InvalidInputError(f"{name} must be a string, got {_kind(value)}: decode it first")
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{name} must be a string, got {_kind(value)}")
+    if len(value) > max_len:
+        raise InvalidInputError(f"{name} is {len(value)} characters; the limit is {max_len}")
+    return encodable(value, name=name)
 
 
 def text(value: Any, *, name: str = "query") -> str:
-    if not isinstance(value, str) or not value.strip():
+    value = string(value, name=name, max_len=MAX_QUERY)
+    if not value.strip():
         raise InvalidInputError(f"{name} is empty: give the words to search for")
-    if len(value) > MAX_QUERY:
-        raise InvalidInputError(f"{name} is {len(value)} characters; the limit is {MAX_QUERY}")
     return value
 
 
-def limit(value: Any) -> int:
-    """Clamped to 1-50 rather than refused: an agent asking for 500 results wants many, not an error."""
+def optional(value: Any, *, name: str) -> str | None:
+    """A short optional field (thread, author, role, type, title): None or a string."""
+    return None if value is None else string(value, name=name)
+
+
+def thread(value: Any, *, name: str = "thread") -> str | None:
+    """A thread name, or a thread id as is (`thread:...`), which must then be a valid id."""
+    value = optional(value, name=name)
+    if value and value.startswith("thread:") and not is_valid_id(value):
+        raise InvalidInputError(f"{name} {value!r} starts with 'thread:' but is not a valid id "
+                                "(1-256 characters from A-Z a-z 0-9 _ . : @ / + = ~ -)")
+    return value
+
+
+def threads(value: Any, *, name: str = "thread") -> list[str]:
+    return [t for t in (thread(v, name=name) for v in _many(value, name=name)) if t]
+
+
+def content(value: Any) -> str:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raise InvalidInputError(f"content must be a string, got {_kind(value)}: decode it first")
+    if not isinstance(value, str):
+        raise InvalidInputError(f"content must be a string, got {_kind(value)}")
+    if len(value) > MAX_ENTRY_BYTES:  # a cheap first test; the exact one is on the UTF-8 size below
+        raise InvalidInputError(f"content is {len(value)} characters; remember takes at most {MAX_ENTRY_BYTES} bytes")
+    size = len(encodable(value, name="content").encode("utf-8"))
+    if size > MAX_ENTRY_BYTES:
+        raise InvalidInputError(f"content is {size} bytes of UTF-8; remember takes at most {MAX_ENTRY_BYTES}")
+    if not value.strip():
+        raise InvalidInputError("content is empty: there is nothing to remember")
+    return value
+
+
+def when(value: Any, *, name: str = "time") -> datetime | None:
+    """None, a datetime or an ISO 8601 string, as an aware datetime that UTC can hold (a zone-less one is UTC)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        encodable(value, name=name)
+        try:
+            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            raise InvalidInputError(f"{name} {value!r} is not an ISO 8601 date-time") from None
+    elif not isinstance(value, datetime):
+        raise InvalidInputError(f"{name} must be an ISO 8601 string or a datetime, got {_kind(value)} {value!r}")
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
     try:
-        n = int(value)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"limit must be an integer, got {value!r}") from None
-    return max(MIN_LIMIT, min(MAX_LIMIT, n))
+        value.astimezone(timezone.utc)
+        value.utcoffset()
+    except (OverflowError, ValueError):
+        raise InvalidInputError(f"{name} {value.isoformat()} is outside the years 1-9999 once converted to UTC") from None
+    return value
+
+
+def rfc3339(value: datetime) -> str:
+    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def limit(value: Any, *, name: str = "limit") -> int:
+    """Clamped to 1-50 rather than refused: an agent asking for 500 results wants many, not an error."""
+    if isinstance(value, bool):
+        raise InvalidInputError(f"{name} must be an integer, got {value!r}")
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise InvalidInputError(f"{name} must be an integer, got {value!r}")
+        value = int(value)
+    elif isinstance(value, str):
+        try:
+            value = int(value.strip())
+        except ValueError:
+            raise InvalidInputError(f"{name} must be an integer, got {value!r}") from None
+    elif not isinstance(value, int):
+        raise InvalidInputError(f"{name} must be an integer, got {_kind(value)}")
+    return max(MIN_LIMIT, min(MAX_LIMIT, value))
+
+
+def mode(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or value not in MODES:
+        raise InvalidInputError(f"mode must be one of {', '.join(MODES)}, got {value!r}")
+    return value
 
 
 def identifier(value: Any, *, name: str = "id") -> str:
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{name} must be a string, got {_kind(value)}")
+    if not value.strip():
         raise InvalidInputError(f"{name} is empty")
     if len(value) > MAX_ID:
         raise InvalidInputError(f"{name} is {len(value)} characters; ids are at most {MAX_ID}")
-    return value
+    return encodable(value, name=name)
 
 
-def identifiers(values: Sequence[Any], *, name: str = "ids") -> list[str]:
-    if isinstance(values, str) or not values:
+def _many(values: Any, *, name: str) -> list[Any]:
+    """A string or a sequence of them as a list (a lone string is one item, not its characters)."""
+    if isinstance(values, str):
+        return [values]
+    if isinstance(values, (bytes, bytearray, Mapping)) or not isinstance(values, (Sequence, set, frozenset)):
+        raise InvalidInputError(f"{name} must be a string or a list of strings, got {_kind(values)}")
+    return list(values)
+
+
+def identifiers(values: Any, *, name: str = "ids") -> list[str]:
+    items = _many(values, name=name)
+    if not items:
         raise InvalidInputError(f"{name} must be a non-empty list of ids")
-    return [identifier(v, name=name) for v in values]
+    return [identifier(v, name=name) for v in items]
 
 
-def filters(value: dict[str, Any] | None) -> dict[str, Any] | None:
+def _strings(values: Any, *, name: str) -> list[str]:
+    return [string(v, name=name) for v in _many(values, name=name) if v not in (None, "")]
+
+
+def filters(value: Any, *, names: Mapping[str, str] | None = None) -> dict[str, Any] | None:
+    """The query filters, checked and normalised (times as RFC 3339 in UTC). NAMES maps each filter key to the
+    argument the caller knows it by (`since` for time_from), so the error names what the caller wrote."""
     if not value:
         return None
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(f"filters must be a mapping, got {_kind(value)}")
     unknown = set(value) - FILTER_KEYS
     if unknown:
-        raise InvalidInputError(f"unknown filter(s) {sorted(unknown)}; known: {sorted(FILTER_KEYS)}")
-    return {k: v for k, v in value.items() if v not in (None, [], "")} or None
+        raise InvalidInputError(f"unknown filter(s) {sorted(map(str, unknown))}; known: {sorted(FILTER_KEYS)}")
+    label = {key: (names or {}).get(key, f"filters.{key}") for key in FILTER_KEYS}
+    out: dict[str, Any] = {}
+    for key, raw in value.items():
+        if raw is None or raw == "" or raw == []:
+            continue
+        if key in ("time_from", "time_to"):
+            out[key] = rfc3339(when(raw, name=label[key]))  # type: ignore[arg-type]
+        elif key == "thread_ids":
+            out[key] = [identifier(v, name=label[key]) for v in _many(raw, name=label[key])]
+        else:
+            out[key] = _strings(raw, name=label[key])
+        if out[key] == []:
+            del out[key]
+    return out or None

@@ -130,6 +130,7 @@ class ServiceCore:
         checked = arguments.filters(filters)
         if checked:
             params["filters"] = checked
+        mode = arguments.mode(mode)
         if mode:
             params["mode"] = mode
         return self._search("query", params)
@@ -160,7 +161,7 @@ class ServiceCore:
     # -- writes --------------------------------------------------------------------------------
 
     def forget(self, ids: Sequence[str] | str) -> DeleteResult:
-        wanted = arguments.identifiers([ids] if isinstance(ids, str) else list(ids))
+        wanted = arguments.identifiers(ids)
         lacking = self._lacks("delete")
         if lacking:
             return DeleteResult(not_found=wanted, degraded=True, reason=lacking)
@@ -220,6 +221,6 @@ class ServiceCore:
 
 def _grouped(text: str, limit: int, group_ids: Sequence[str] | None) -> dict[str, Any]:
     params: dict[str, Any] = {"text": text, "limit": limit}
-    if group_ids:
-        params["group_ids"] = [arguments.identifier(g, name="group id") for g in group_ids]
+    if group_ids is not None and group_ids != []:
+        params["group_ids"] = arguments.identifiers(group_ids, name="threads")
     return params

@@ -30,10 +30,10 @@ class MemoryService:
     def backend_name(self) -> str:
         return self.core.name
 
-    async def _call(self, fn: Callable[..., R], *args: Any, degraded: Callable[[str], R], limit: float | None = None,
+    async def _call(self, fn: Callable[..., R], *args: Any, degraded: Callable[[str], R], seconds: float | None = None,
                     **kwargs: Any) -> R:
         loop = asyncio.get_running_loop()
-        budget = (limit or self.deadline) + BACKSTOP
+        budget = (seconds or self.deadline) + BACKSTOP
         try:
             return await asyncio.wait_for(loop.run_in_executor(self._threads, partial(fn, *args, **kwargs)), budget)
         except asyncio.TimeoutError:
@@ -59,7 +59,7 @@ class MemoryService:
         return await self._call(self.core.get_edge, edge_id, degraded=_no_item)
 
     async def remember(self, content: str, **fields: Any) -> Remembered:
-        return await self._call(self.core.remember, content, **fields, limit=max(self.deadline, INDEX_DEADLINE),
+        return await self._call(self.core.remember, content, **fields, seconds=max(self.deadline, INDEX_DEADLINE),
                                 degraded=lambda why: Remembered("", {}, degraded=True, reason=why))
 
     async def forget(self, ids: Sequence[str] | str) -> DeleteResult:
