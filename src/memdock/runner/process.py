@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -35,11 +37,44 @@ def _preexec(writable: Sequence[str] | None, die_with_parent: bool):
         if die_with_parent:
             import ctypes
 
-            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the shepherd then stops the whole tree
         if writable is not None:
             landlock.restrict_writes(writable)
 
     return setup
+
+
+SHEPHERD = Path(__file__).with_name("shepherd.py")
+SHEPHERD_TERM_GRACE = 1.0
+
+
+class AdapterProcess(subprocess.Popen):  # type: ignore[type-arg]
+    """An adapter under its shepherd (runner/shepherd.py): pid is the shepherd's, which leads the process group,
+    passes the adapter's exit status through, and leaves no descendant alive when it exits."""
+
+    report_fd: int = -1
+
+    def survivors(self) -> int | None:
+        """How many processes the shepherd killed after the adapter exited (None before it reported)."""
+        if self.report_fd < 0 or self.poll() is None:
+            return None
+        fd, self.report_fd = self.report_fd, -1
+        try:
+            os.set_blocking(fd, False)
+            data = os.read(fd, 4096)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        try:
+            return int(json.loads(data)["survivors"])
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def close_report(self) -> None:
+        if self.report_fd >= 0:
+            os.close(self.report_fd)
+            self.report_fd = -1
 
 
 def spawn(
@@ -50,26 +85,42 @@ def spawn(
     writable: Sequence[Path] | None,
     stdin: int | None = subprocess.DEVNULL,
     die_with_parent: bool = True,
-) -> subprocess.Popen[bytes]:
-    """Start ARGV as the leader of a new process group. writable=None runs it without Landlock."""
+    exit_grace: float = 2.0,
+) -> AdapterProcess:
+    """Start ARGV under a shepherd, as the leader of a new process group. writable=None runs it without Landlock.
+
+    The shepherd leaves no descendant of ARGV alive: EXIT_GRACE seconds after ARGV exits, whatever it left
+    is killed."""
     paths = [str(p) for p in writable] if writable is not None else None
-    return subprocess.Popen(
-        list(argv),
-        stdin=stdin,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=str(cwd),
-        env=dict(env),
-        start_new_session=True,
-        preexec_fn=_preexec(paths, die_with_parent),
-        close_fds=True,
-    )
+    report_r, report_w = os.pipe2(os.O_CLOEXEC)
+    wrapped = [sys.executable, "-I", "-S", str(SHEPHERD), f"{exit_grace:g}", f"{SHEPHERD_TERM_GRACE:g}", str(report_w), "--", *argv]
+    try:
+        proc = AdapterProcess(
+            wrapped,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=str(cwd),
+            env=dict(env),
+            start_new_session=True,
+            preexec_fn=_preexec(paths, die_with_parent),
+            close_fds=True,
+            pass_fds=(report_w,),
+        )
+    except BaseException:
+        os.close(report_r)
+        raise
+    finally:
+        os.close(report_w)
+    proc.report_fd = report_r
+    return proc
 
 
 def stop(proc: subprocess.Popen[bytes], *, grace: float = 3.0) -> None:
-    """SIGTERM the whole group, wait GRACE seconds, then SIGKILL it; reap the leader."""
+    """SIGTERM the whole group, wait GRACE seconds (at least as long as the shepherd gives the adapter's
+    descendants outside the group), then SIGKILL it; reap the leader."""
     pgid = proc.pid
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+    for sig, wait in ((signal.SIGTERM, max(grace, SHEPHERD_TERM_GRACE + 1.0)), (signal.SIGKILL, 5.0)):
         try:
             os.killpg(pgid, sig)
         except (ProcessLookupError, PermissionError):

@@ -1,0 +1,144 @@
+"""The shepherd: runs one adapter process as its child and lets no descendant of it outlive the call.
+
+The runner starts this file as a script (`python -I -S shepherd.py GRACE TERM_GRACE REPORT_FD -- ARGV...`),
+never imports it into the host process, and it uses the standard library only. It makes itself a child
+subreaper (PR_SET_CHILD_SUBREAPER), so every process the adapter starts, even a daemon that forked twice and
+called setsid, is re-parented to it rather than to init when its parent dies. When the adapter exits, the
+processes it left get GRACE seconds to finish (then SIGKILL); on SIGTERM/SIGINT/SIGHUP (the runner's stop, or
+the death of the runner) every descendant gets SIGTERM, then SIGKILL after TERM_GRACE. It exits only when no
+descendant is left, with the adapter's own exit status, after writing a one-line JSON report to REPORT_FD:
+`{"survivors": N}`, the number of processes it had to kill after the adapter had exited.
+
+Keeping this in its own process keeps the subreaper flag, and the reaping of unknown children, out of the
+application that embeds memdock; each call owns exactly the processes beneath its shepherd.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import sys
+import time
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def _prctl(option: int, value: int) -> int:
+    return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+def descendants(root: int) -> list[int]:
+    """Every live process beneath ROOT, from the ppid field of /proc/<pid>/stat."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        state, ppid = stat[stat.rindex(b")") + 2:].split()[:2]
+        if state != b"Z":
+            children.setdefault(int(ppid), []).append(int(name))
+    found, stack = [], [root]
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def _signal_all(sig: int) -> list[int]:
+    pids = descendants(os.getpid())
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+    return pids
+
+
+def _start(argv: list[str]) -> int:
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        os.execvp(argv[0], argv)
+    except OSError as exc:
+        os.write(2, f"memdock: cannot run {argv[0]}: {exc.strerror}\n".encode())
+    os._exit(127)
+
+
+def shepherd(argv: list[str], grace: float, term_grace: float) -> tuple[int, int]:
+    """Run ARGV to the end of its whole process tree. Returns (its wait status, processes killed after it exited)."""
+    watched = {signal.SIGCHLD, *STOP_SIGNALS}
+    signal.pthread_sigmask(signal.SIG_BLOCK, watched)
+    if _prctl(PR_SET_CHILD_SUBREAPER, 1) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
+    main = _start(argv)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):  # stdin and stdout reach EOF when the adapter and its children are done, not us
+        os.dup2(null, fd)
+    os.close(null)
+    status: int | None = None
+    kill_at: float | None = None
+    stopping = False
+    killed_after_exit: set[int] = set()
+    while True:
+        try:
+            while True:
+                pid, st = os.waitpid(-1, os.WNOHANG)
+                if pid == 0:
+                    break
+                if pid == main:
+                    status = st
+                    if kill_at is None:
+                        kill_at = time.monotonic() + grace
+        except ChildProcessError:
+            return (status if status is not None else 0), len(killed_after_exit)
+        now = time.monotonic()
+        if kill_at is not None and now >= kill_at:
+            killed = _signal_all(signal.SIGKILL)
+            if status is not None:
+                killed_after_exit.update(killed)
+            signal.sigtimedwait(watched, 0.1)
+            continue
+        info = signal.sigwaitinfo(watched) if kill_at is None else signal.sigtimedwait(watched, kill_at - now)
+        if info is not None and info.si_signo != signal.SIGCHLD and not stopping:
+            stopping = True
+            termed = _signal_all(signal.SIGTERM)
+            if status is not None:
+                killed_after_exit.update(termed)
+            kill_at = min(kill_at if kill_at is not None else now + term_grace, now + term_grace)
+
+
+def _exit_like(status: int) -> None:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    os._exit(os.waitstatus_to_exitcode(status))
+
+
+def main(args: list[str]) -> None:
+    grace, term_grace, report_fd = float(args[0]), float(args[1]), int(args[2])
+    if args[3] != "--" or len(args) < 5:
+        sys.exit("usage: shepherd.py GRACE TERM_GRACE REPORT_FD -- ARGV...")
+    os.set_inheritable(report_fd, False)
+    status, survivors = shepherd(args[4:], grace, term_grace)
+    os.write(report_fd, json.dumps({"survivors": survivors}).encode() + b"\n")
+    os.close(report_fd)
+    _exit_like(status)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
