@@ -41,7 +41,7 @@ class Worker:
             raise
         self.log.attach(self.proc.stderr)  # type: ignore[arg-type]
         self.quarantine = Quarantine()
-        self.max_line = max(launch.max_result_bytes(), launch.max_event_bytes())
+        self.max_line = launch.max_result_bytes()  # a worker's result travels as one line
         self.channel = EventChannel(self.proc.stdout.fileno(), self.quarantine, launch.redactor.bytes,  # type: ignore[union-attr]
                                     max_line=self.max_line, strict=True)
         self.calls = 0
