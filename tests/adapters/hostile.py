@@ -14,6 +14,8 @@ is picked by --attack (one folder beside this file per attack); config fields tu
   stdout-flood     writes config.garbage_mb MB of short garbage lines and one line of config.long_bytes bytes
                    on stdout before its result
   worker-big-line  (worker mode) answers with a result line of about config.size bytes
+  plant-log        (worker mode) replaces the stderr.log in its work dir by a link to config.victim, for the
+                   next worker to append to
 """
 
 from __future__ import annotations
@@ -123,6 +125,12 @@ def worker() -> int:
         if ATTACK == "daemon":
             with open(os.path.join(request["data_dir"], "daemon.pid"), "w") as f:
                 f.write(str(daemonize()))
+        if ATTACK == "plant-log":
+            sys.stderr.write("written by a worker\n")
+            sys.stderr.flush()
+            if not os.path.islink("stderr.log"):
+                os.unlink("stderr.log")
+                os.symlink(request["config"]["victim"], "stderr.log")
         emit({"event": "result", "request_id": request["request_id"], "response": response(request, result)})
     return 0
 

@@ -87,6 +87,16 @@ def test_worker_result_line_over_the_cap_stops_the_worker(hostile):
     assert small.query("x").reason == "x" * 1000
 
 
+def test_a_workers_planted_log_link_is_not_followed_by_the_next_worker(hostile, tmp_path):
+    victim = tmp_path / "notes.txt"
+    victim.write_bytes(b"mine\n")
+    for _ in range(2):
+        b = hostile("plant-log", config={"victim": str(victim)}, workers=1)
+        assert b.query("x").hits == []
+        b.close()
+    assert victim.read_bytes() == b"mine\n"
+
+
 def test_daemon_does_not_outlive_the_call(hostile):
     b = hostile("daemon")
     assert b.query("x").hits == []
