@@ -39,3 +39,22 @@ def test_kit_reports_the_fault(adapter, check, words):
     assert result.status == "fail", f"{check} did not fail for {adapter}: {result.detail}"
     assert words in result.detail
     assert not report.ok
+
+
+@pytest.mark.parametrize(
+    "adapter,check,words,failed",
+    [
+        # the daemon breaks no call, so only the check for it fails
+        ("faulty-daemon", "no_survivors", "left processes running after it exited, which memdock had to kill: 1 after healthcheck",
+         {"no_survivors"}),
+        # a linked result is refused by the runner, so every check that calls healthcheck fails too
+        ("faulty-result-symlink", "result_file_hygiene", "result.json is a symbolic link; memdock never follows one",
+         {"healthcheck", "writes_confined", "no_survivors", "result_file_hygiene"}),
+    ],
+)
+def test_kit_reports_the_boundary_faults(adapter, check, words, failed):
+    report = kit(adapter)
+    result = next(r for r in report.results if r.name == check)
+    assert result.status == "fail", f"{check} did not fail for {adapter}: {result.detail}"
+    assert words in result.detail
+    assert set(report.failed()) == failed, [(r.name, r.detail) for r in report.results if r.status == "fail"]

@@ -121,6 +121,12 @@ def test_child_holding_stdout_does_not_cost_a_valid_result(hostile):
     assert b.last_call.survivors == 1
 
 
+def test_idle_clock_stops_when_the_adapter_exits_its_grace_bounds_the_rest(hostile):
+    b = hostile("stdout-holder", timeouts={"idle": 3, "exit_grace": 6, "query": 120})
+    assert b.query("x").hits == []
+    assert b.last_call.survivors == 1
+
+
 def test_stdout_flood_is_dropped_counted_and_the_result_kept(hostile):
     garbage_mb, long_bytes = 50, 17 * 1024 * 1024  # the line cap is 16 MiB
     b = hostile("stdout-flood", config={"garbage_mb": garbage_mb, "long_bytes": long_bytes})

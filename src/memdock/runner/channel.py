@@ -64,9 +64,17 @@ class EventChannel:
         self._sel = selectors.DefaultSelector()
         self._sel.register(fd, selectors.EVENT_READ)
         self.eof = False
+        self._exit_fd: int | None = None
+        self._exited: Callable[[], bool] = lambda: True
 
     def close(self) -> None:
         self._sel.close()
+
+    def watch_exit(self, fd: int, exited: Callable[[], bool]) -> None:
+        """FD becomes readable as the adapter's own process ends; once EXITED() says so, the idle clock stops
+        (its leftover children, which may hold stdout open, have a bounded grace)."""
+        self._exit_fd, self._exited = fd, exited
+        self._sel.register(fd, selectors.EVENT_READ)
 
     def _overlong(self, head: bytes, size: int) -> None:
         self.quarantine.overlong += 1
@@ -136,10 +144,14 @@ class EventChannel:
             wait, kind, secs = min(waits) if waits else (None, "", 0.0)
             if wait is not None and wait <= 0:
                 raise Deadline(kind, secs)
-            if not self._sel.select(wait):
-                continue
-            chunk = os.read(self.fd, 1 << 16)
-            if not chunk:
-                self.eof = True
-                continue
-            self._feed(chunk)
+            for key, _mask in self._sel.select(wait):
+                if key.fd == self._exit_fd:
+                    if self._exited():
+                        self._sel.unregister(key.fd)
+                        self._exit_fd, idle = None, None
+                    continue
+                chunk = os.read(self.fd, 1 << 16)
+                if not chunk:
+                    self.eof = True
+                else:
+                    self._feed(chunk)

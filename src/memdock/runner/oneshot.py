@@ -57,6 +57,7 @@ def run_once(
     quarantine = Quarantine()
     channel = EventChannel(proc.stdout.fileno(), quarantine, launch.redactor.bytes,  # type: ignore[union-attr]
                            max_line=launch.max_event_bytes())
+    channel.watch_exit(proc.report_fd, proc.read_report)
     failure: MemdockError | None = None
     try:
         for ev in channel.events(timeout=limit, idle=launch.idle()):

@@ -53,22 +53,32 @@ class AdapterProcess(subprocess.Popen):  # type: ignore[type-arg]
     passes the adapter's exit status through, and leaves no descendant alive when it exits."""
 
     report_fd: int = -1
+    _report: bytes = b""
+
+    def read_report(self) -> bool:
+        """Read what the shepherd reported so far; True once the adapter has exited or the shepherd is gone."""
+        if self.report_fd < 0:
+            return True
+        try:
+            while chunk := os.read(self.report_fd, 4096):
+                self._report += chunk
+        except BlockingIOError:
+            return self.adapter_exited
+        return True
+
+    @property
+    def adapter_exited(self) -> bool:
+        return self._report.startswith(b"exited\n")
 
     def survivors(self) -> int | None:
         """How many processes the shepherd killed after the adapter exited (None before it reported)."""
         if self.report_fd < 0 or self.poll() is None:
             return None
-        fd, self.report_fd = self.report_fd, -1
+        self.read_report()
+        self.close_report()
         try:
-            os.set_blocking(fd, False)
-            data = os.read(fd, 4096)
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
-        try:
-            return int(json.loads(data)["survivors"])
-        except (ValueError, KeyError, TypeError):
+            return int(json.loads(self._report.splitlines()[-1])["survivors"])
+        except (ValueError, KeyError, TypeError, IndexError):
             return None
 
     def close_report(self) -> None:
@@ -112,6 +122,7 @@ def spawn(
         raise
     finally:
         os.close(report_w)
+    os.set_blocking(report_r, False)
     proc.report_fd = report_r
     return proc
 

@@ -6,7 +6,8 @@ subreaper (PR_SET_CHILD_SUBREAPER), so every process the adapter starts, even a 
 called setsid, is re-parented to it rather than to init when its parent dies. When the adapter exits, the
 processes it left get GRACE seconds to finish (then SIGKILL); on SIGTERM/SIGINT/SIGHUP (the runner's stop, or
 the death of the runner) every descendant gets SIGTERM, then SIGKILL after TERM_GRACE. It exits only when no
-descendant is left, with the adapter's own exit status, after writing a one-line JSON report to REPORT_FD:
+descendant is left, with the adapter's own exit status. On REPORT_FD it writes `exited` when the adapter
+exits (the runner then stops its idle clock: the grace bounds the wait), and last a JSON line
 `{"survivors": N}`, the number of processes it had to kill after the adapter had exited.
 
 Keeping this in its own process keeps the subreaper flag, and the reaping of unknown children, out of the
@@ -76,8 +77,9 @@ def _start(argv: list[str]) -> int:
     os._exit(127)
 
 
-def shepherd(argv: list[str], grace: float, term_grace: float) -> tuple[int, int]:
-    """Run ARGV to the end of its whole process tree. Returns (its wait status, processes killed after it exited)."""
+def shepherd(argv: list[str], grace: float, term_grace: float, report_fd: int) -> tuple[int, int]:
+    """Run ARGV to the end of its whole process tree. Returns (its wait status, processes killed after it exited).
+    Writes "exited" to REPORT_FD as soon as ARGV itself has exited."""
     watched = {signal.SIGCHLD, *STOP_SIGNALS}
     signal.pthread_sigmask(signal.SIG_BLOCK, watched)
     if _prctl(PR_SET_CHILD_SUBREAPER, 1) != 0:
@@ -99,6 +101,7 @@ def shepherd(argv: list[str], grace: float, term_grace: float) -> tuple[int, int
                     break
                 if pid == main:
                     status = st
+                    os.write(report_fd, b"exited\n")
                     if kill_at is None:
                         kill_at = time.monotonic() + grace
         except ChildProcessError:
@@ -134,7 +137,7 @@ def main(args: list[str]) -> None:
     if args[3] != "--" or len(args) < 5:
         sys.exit("usage: shepherd.py GRACE TERM_GRACE REPORT_FD -- ARGV...")
     os.set_inheritable(report_fd, False)
-    status, survivors = shepherd(args[4:], grace, term_grace)
+    status, survivors = shepherd(args[4:], grace, term_grace, report_fd)
     os.write(report_fd, json.dumps({"survivors": survivors}).encode() + b"\n")
     os.close(report_fd)
     _exit_like(status)

@@ -136,6 +136,7 @@ class WorkerPool:
         self._cond = threading.Condition()
         self._closed = False
         self._serial = 0
+        self.survivors = 0  # processes closed workers left behind, killed by their shepherds
 
     def _acquire(self) -> Worker:
         with self._cond:
@@ -146,7 +147,7 @@ class WorkerPool:
                     w = self._idle.pop()
                     if w.alive:
                         return w
-                    w.close(force=True)
+                    self._retire(w, force=True)
                     self._count -= 1
                 if self._count < self.size:
                     self._count += 1
@@ -165,7 +166,7 @@ class WorkerPool:
     def _release(self, w: Worker, broken: bool) -> None:
         with self._cond:
             if broken or self._closed or not w.alive:
-                w.close(force=True)
+                self._retire(w, force=True)
                 self._count -= 1
             else:
                 self._idle.append(w)
@@ -198,4 +199,8 @@ class WorkerPool:
             workers, self._idle = self._idle, []
             self._cond.notify_all()
         for w in workers:
-            w.close()
+            self._retire(w)
+
+    def _retire(self, w: Worker, *, force: bool = False) -> None:
+        w.close(force=force)
+        self.survivors += w.survivors
