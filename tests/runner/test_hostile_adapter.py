@@ -2,6 +2,7 @@
 a FIFO, no unbounded read, no process outliving the call, no result lost to a child holding stdout, and a
 flood of stdout garbage read in linear time with what was dropped counted."""
 
+import json
 import os
 import signal
 from pathlib import Path
@@ -137,3 +138,11 @@ def test_stdout_flood_is_dropped_counted_and_the_result_kept(hostile):
     assert rec.overlong == 1
     assert rec.dropped_bytes == lines * len("garbage line") + long_bytes
     assert rec.quarantine_samples[0] == "garbage line"
+
+
+def test_doctor_says_how_descendants_are_ended(capsys):
+    from memdock.cli.main import main
+
+    assert main(["doctor", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["descendants"].startswith("enforced: each call runs under a shepherd process that is a child subreaper")

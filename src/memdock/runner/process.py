@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -125,6 +126,26 @@ def spawn(
     os.set_blocking(report_r, False)
     proc.report_fd = report_r
     return proc
+
+
+@functools.cache
+def descendant_control() -> str:
+    """How this machine ends an adapter's descendants, found by running the shepherd once (for `memdock doctor`)."""
+    proc = spawn(["true"], env={"PATH": os.defpath}, cwd=Path("/"), writable=None, exit_grace=0)
+    try:
+        proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        stop(proc)
+    proc.survivors()
+    try:
+        subreaper = bool(json.loads(proc._report.splitlines()[-1])["subreaper"])
+    except (ValueError, KeyError, IndexError):
+        return f"unknown: the shepherd did not report (exit code {proc.returncode})"
+    if subreaper:
+        return ("enforced: each call runs under a shepherd process that is a child subreaper (PR_SET_CHILD_SUBREAPER); "
+                "whatever the adapter leaves running is killed when it exits (cgroups are not used)")
+    return ("partial: this kernel refuses PR_SET_CHILD_SUBREAPER; the adapter's process group is killed at the end of "
+            "each call, but a daemon that called setsid can outlive it")
 
 
 def stop(proc: subprocess.Popen[bytes], *, grace: float = 3.0) -> None:

@@ -35,7 +35,11 @@ def _prctl(option: int, value: int) -> int:
 def descendants(root: int) -> list[int]:
     """Every live process beneath ROOT, from the ppid field of /proc/<pid>/stat."""
     children: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
         if not name.isdigit():
             continue
         try:
@@ -77,13 +81,19 @@ def _start(argv: list[str]) -> int:
     os._exit(127)
 
 
+def become_subreaper() -> bool:
+    """True when this kernel lets us adopt our orphaned descendants (Linux 3.4+)."""
+    try:
+        return _prctl(PR_SET_CHILD_SUBREAPER, 1) == 0
+    except (AttributeError, OSError):
+        return False
+
+
 def shepherd(argv: list[str], grace: float, term_grace: float, report_fd: int) -> tuple[int, int]:
     """Run ARGV to the end of its whole process tree. Returns (its wait status, processes killed after it exited).
     Writes "exited" to REPORT_FD as soon as ARGV itself has exited."""
     watched = {signal.SIGCHLD, *STOP_SIGNALS}
     signal.pthread_sigmask(signal.SIG_BLOCK, watched)
-    if _prctl(PR_SET_CHILD_SUBREAPER, 1) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
     main = _start(argv)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1):  # stdin and stdout reach EOF when the adapter and its children are done, not us
@@ -137,8 +147,9 @@ def main(args: list[str]) -> None:
     if args[3] != "--" or len(args) < 5:
         sys.exit("usage: shepherd.py GRACE TERM_GRACE REPORT_FD -- ARGV...")
     os.set_inheritable(report_fd, False)
+    subreaper = become_subreaper()  # without it, a daemon that left our tree escapes: the report says so
     status, survivors = shepherd(args[4:], grace, term_grace, report_fd)
-    os.write(report_fd, json.dumps({"survivors": survivors}).encode() + b"\n")
+    os.write(report_fd, json.dumps({"survivors": survivors, "subreaper": subreaper}).encode() + b"\n")
     os.close(report_fd)
     _exit_like(status)
 
