@@ -77,6 +77,11 @@ class Launch:
         value = self.timeouts.get("exit_grace", self.descriptor.limits.get("exit_grace_seconds", DEFAULT_EXIT_GRACE))
         return float(value)
 
+    @property
+    def python_script(self) -> bool:
+        """The command is `{python} [FLAGS] SCRIPT ...`: the shepherd may run the script in its own interpreter."""
+        return self.descriptor.runtime["kind"] == "python" and self.descriptor.raw["command"][0] == "{python}"
+
     def argv(self, *extra: str) -> list[str]:
         return self.descriptor.argv() + list(extra)
 

@@ -88,6 +88,21 @@ class AdapterProcess(subprocess.Popen):  # type: ignore[type-arg]
             self.report_fd = -1
 
 
+_PLAIN_PYTHON_FLAGS = frozenset({"-I", "-S", "-E", "-s", "-u", "-B", "-O", "-OO", "-P", "-b", "-bb", "-q"})
+
+
+def shepherd_argv(argv: Sequence[str], python: bool, *shepherd_args: str) -> list[str]:
+    """The command that runs ARGV under the shepherd: inline in the adapter's own interpreter when ARGV is a
+    Python script run with flags that take no value, else exec'd by memdock's interpreter."""
+    if python:
+        i = 1
+        while i < len(argv) and argv[i] in _PLAIN_PYTHON_FLAGS:
+            i += 1
+        if i < len(argv) and not argv[i].startswith("-") and os.path.isfile(argv[i]):
+            return [*argv[:i], str(SHEPHERD), *shepherd_args, "inline", "--", *argv[i:]]
+    return [sys.executable, "-I", "-S", str(SHEPHERD), *shepherd_args, "exec", "--", *argv]
+
+
 def spawn(
     argv: Sequence[str],
     *,
@@ -97,14 +112,16 @@ def spawn(
     stdin: int | None = subprocess.DEVNULL,
     die_with_parent: bool = True,
     exit_grace: float = 2.0,
+    python: bool = False,
 ) -> AdapterProcess:
     """Start ARGV under a shepherd, as the leader of a new process group. writable=None runs it without Landlock.
 
     The shepherd leaves no descendant of ARGV alive: EXIT_GRACE seconds after ARGV exits, whatever it left
-    is killed."""
+    is killed. PYTHON says ARGV is `INTERPRETER [FLAGS] SCRIPT ...`, which the shepherd can run in its child
+    without a second interpreter start."""
     paths = [str(p) for p in writable] if writable is not None else None
     report_r, report_w = os.pipe2(os.O_CLOEXEC)
-    wrapped = [sys.executable, "-I", "-S", str(SHEPHERD), f"{exit_grace:g}", f"{SHEPHERD_TERM_GRACE:g}", str(report_w), "--", *argv]
+    wrapped = shepherd_argv(argv, python, f"{exit_grace:g}", f"{SHEPHERD_TERM_GRACE:g}", str(report_w))
     try:
         proc = AdapterProcess(
             wrapped,

@@ -1,6 +1,6 @@
 """The shepherd: runs one adapter process as its child and lets no descendant of it outlive the call.
 
-The runner starts this file as a script (`python -I -S shepherd.py GRACE TERM_GRACE REPORT_FD -- ARGV...`),
+The runner starts this file as a script (`PYTHON [FLAGS] shepherd.py GRACE TERM_GRACE REPORT_FD MODE -- ARGV...`),
 never imports it into the host process, and it uses the standard library only. It makes itself a child
 subreaper (PR_SET_CHILD_SUBREAPER), so every process the adapter starts, even a daemon that forked twice and
 called setsid, is re-parented to it rather than to init when its parent dies. When the adapter exits, the
@@ -8,7 +8,11 @@ processes it left get GRACE seconds to finish (then SIGKILL); on SIGTERM/SIGINT/
 the death of the runner) every descendant gets SIGTERM, then SIGKILL after TERM_GRACE. It exits only when no
 descendant is left, with the adapter's own exit status. On REPORT_FD it writes `exited` when the adapter
 exits (the runner then stops its idle clock: the grace bounds the wait), and last a JSON line
-`{"survivors": N}`, the number of processes it had to kill after the adapter had exited.
+`{"survivors": N, "subreaper": true}`, N being the processes it had to kill after the adapter had exited.
+
+MODE `exec` execs ARGV in the child. MODE `inline` (a Python adapter, ARGV = SCRIPT ARGS..., the shepherd
+started by the adapter's own interpreter with its flags) runs SCRIPT in the forked child, as `python SCRIPT`
+would: one interpreter start per call instead of two.
 
 Keeping this in its own process keeps the subreaper flag, and the reaping of unknown children, out of the
 application that embeds memdock; each call owns exactly the processes beneath its shepherd.
@@ -16,10 +20,9 @@ application that embeds memdock; each call owns exactly the processes beneath it
 
 from __future__ import annotations
 
+import _signal as signal  # the C module: `signal` and `json` would double this process's start-up time
 import ctypes
-import json
 import os
-import signal
 import sys
 import time
 
@@ -68,17 +71,29 @@ def _signal_all(sig: int) -> list[int]:
     return pids
 
 
-def _start(argv: list[str]) -> int:
+def _start(argv: list[str], inline: bool) -> int:
+    """Fork the adapter: exec ARGV, or (INLINE) return 0 in the child, which then runs the script itself."""
     pid = os.fork()
     if pid:
         return pid
     try:
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if inline:
+            return 0
         os.execvp(argv[0], argv)
     except OSError as exc:
         os.write(2, f"memdock: cannot run {argv[0]}: {exc.strerror}\n".encode())
     os._exit(127)
+
+
+def _run_inline(argv: list[str]) -> None:
+    import runpy
+
+    sys.argv = list(argv)
+    if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
+        sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))  # as `python SCRIPT` sets it, not our own dir
+    runpy.run_path(argv[0], run_name="__main__")
 
 
 def become_subreaper() -> bool:
@@ -89,12 +104,10 @@ def become_subreaper() -> bool:
         return False
 
 
-def shepherd(argv: list[str], grace: float, term_grace: float, report_fd: int) -> tuple[int, int]:
-    """Run ARGV to the end of its whole process tree. Returns (its wait status, processes killed after it exited).
-    Writes "exited" to REPORT_FD as soon as ARGV itself has exited."""
+def shepherd(main: int, grace: float, term_grace: float, report_fd: int) -> tuple[int, int]:
+    """Tend MAIN to the end of its whole process tree. Returns (its wait status, processes killed after it
+    exited). Writes "exited" to REPORT_FD as soon as MAIN itself has exited."""
     watched = {signal.SIGCHLD, *STOP_SIGNALS}
-    signal.pthread_sigmask(signal.SIG_BLOCK, watched)
-    main = _start(argv)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1):  # stdin and stdout reach EOF when the adapter and its children are done, not us
         os.dup2(null, fd)
@@ -135,7 +148,8 @@ def shepherd(argv: list[str], grace: float, term_grace: float, report_fd: int) -
 def _exit_like(status: int) -> None:
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
+        if sig != signal.SIGKILL:
+            signal.signal(sig, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
         os.kill(os.getpid(), sig)
         os._exit(128 + sig)
@@ -143,13 +157,19 @@ def _exit_like(status: int) -> None:
 
 
 def main(args: list[str]) -> None:
-    grace, term_grace, report_fd = float(args[0]), float(args[1]), int(args[2])
-    if args[3] != "--" or len(args) < 5:
-        sys.exit("usage: shepherd.py GRACE TERM_GRACE REPORT_FD -- ARGV...")
+    grace, term_grace, report_fd, mode = float(args[0]), float(args[1]), int(args[2]), args[3]
+    if mode not in ("exec", "inline") or args[4] != "--" or len(args) < 6:
+        sys.exit("usage: shepherd.py GRACE TERM_GRACE REPORT_FD exec|inline -- ARGV...")
     os.set_inheritable(report_fd, False)
     subreaper = become_subreaper()  # without it, a daemon that left our tree escapes: the report says so
-    status, survivors = shepherd(args[4:], grace, term_grace, report_fd)
-    os.write(report_fd, json.dumps({"survivors": survivors, "subreaper": subreaper}).encode() + b"\n")
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD, *STOP_SIGNALS})
+    child = _start(args[5:], mode == "inline")
+    if child == 0:
+        os.close(report_fd)
+        _run_inline(args[5:])
+        return  # the interpreter ends as after `python SCRIPT`: atexit, threads, the script's exit status
+    status, survivors = shepherd(child, grace, term_grace, report_fd)
+    os.write(report_fd, f'{{"survivors": {survivors}, "subreaper": {"true" if subreaper else "false"}}}\n'.encode())
     os.close(report_fd)
     _exit_like(status)
 

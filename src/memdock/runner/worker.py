@@ -35,6 +35,7 @@ class Worker:
             self.proc = spawn(
                 launch.argv("--worker"), env=launch.child_env(self.work / "tmp"), cwd=self.work,
                 writable=launch.writable(self.work), stdin=-1, die_with_parent=False, exit_grace=launch.exit_grace(),
+                python=launch.python_script,
             )
         except BaseException:
             self.log.close()
