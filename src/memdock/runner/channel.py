@@ -65,14 +65,14 @@ class EventChannel:
         self._sel.register(fd, selectors.EVENT_READ)
         self.eof = False
         self._exit_fd: int | None = None
-        self._exited: Callable[[], bool] = lambda: True
+        self._exited: Callable[[], bool | None] = lambda: True
 
     def close(self) -> None:
         self._sel.close()
 
-    def watch_exit(self, fd: int, exited: Callable[[], bool]) -> None:
-        """FD becomes readable as the adapter's own process ends; once EXITED() says so, the idle clock stops
-        (its leftover children, which may hold stdout open, have a bounded grace)."""
+    def watch_exit(self, fd: int, exited: Callable[[], bool | None]) -> None:
+        """FD becomes readable as the adapter's own process ends. Once EXITED() says True the idle clock stops
+        (its leftover children, which may hold stdout open, have a bounded grace); False stops the watch."""
         self._exit_fd, self._exited = fd, exited
         self._sel.register(fd, selectors.EVENT_READ)
 
@@ -146,9 +146,11 @@ class EventChannel:
                 raise Deadline(kind, secs)
             for key, _mask in self._sel.select(wait):
                 if key.fd == self._exit_fd:
-                    if self._exited():
+                    exited = self._exited()
+                    if exited is not None:
                         self._sel.unregister(key.fd)
-                        self._exit_fd, idle = None, None
+                        self._exit_fd = None
+                        idle = None if exited else idle
                     continue
                 chunk = os.read(self.fd, 1 << 16)
                 if not chunk:

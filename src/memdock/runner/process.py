@@ -22,6 +22,7 @@ ENV_ALLOWLIST = (
     "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE",
 )
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 def adapter_env(parent: Mapping[str, str], declared: Sequence[str], tmpdir: Path) -> dict[str, str]:
@@ -35,10 +36,12 @@ def adapter_env(parent: Mapping[str, str], declared: Sequence[str], tmpdir: Path
 
 def _preexec(writable: Sequence[str] | None, die_with_parent: bool):
     def setup() -> None:
-        if die_with_parent:
-            import ctypes
+        import ctypes
 
-            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the shepherd then stops the whole tree
+        prctl = ctypes.CDLL(None).prctl
+        prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # for the shepherd: it survives exec; refused, the doctor says so
+        if die_with_parent:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the shepherd then stops the whole tree
         if writable is not None:
             landlock.restrict_writes(writable)
 
@@ -56,16 +59,17 @@ class AdapterProcess(subprocess.Popen):  # type: ignore[type-arg]
     report_fd: int = -1
     _report: bytes = b""
 
-    def read_report(self) -> bool:
-        """Read what the shepherd reported so far; True once the adapter has exited or the shepherd is gone."""
+    def read_report(self) -> bool | None:
+        """Read what the shepherd reported so far. True once the adapter has exited; False when the report
+        ended without saying so (the shepherd is gone); None while there is nothing more to know."""
         if self.report_fd < 0:
-            return True
+            return self.adapter_exited
         try:
             while chunk := os.read(self.report_fd, 4096):
                 self._report += chunk
         except BlockingIOError:
-            return self.adapter_exited
-        return True
+            return True if self.adapter_exited else None
+        return self.adapter_exited
 
     @property
     def adapter_exited(self) -> bool:
@@ -147,18 +151,18 @@ def spawn(
 
 @functools.cache
 def descendant_control() -> str:
-    """How this machine ends an adapter's descendants, found by running the shepherd once (for `memdock doctor`)."""
-    proc = spawn(["true"], env={"PATH": os.defpath}, cwd=Path("/"), writable=None, exit_grace=0)
+    """How this machine ends an adapter's descendants, for `memdock doctor`: found by having the shepherd run
+    a shell that leaves a detached daemon, and seeing whether the shepherd caught and killed it."""
+    detach = "(setsid sleep 60 </dev/null >/dev/null 2>&1 &) ; exit 0"
+    proc = spawn(["sh", "-c", detach], env={"PATH": os.defpath}, cwd=Path("/"), writable=None, exit_grace=0)
     try:
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         stop(proc)
-    proc.survivors()
-    try:
-        subreaper = bool(json.loads(proc._report.splitlines()[-1])["subreaper"])
-    except (ValueError, KeyError, IndexError):
+    survivors = proc.survivors()
+    if survivors is None:
         return f"unknown: the shepherd did not report (exit code {proc.returncode})"
-    if subreaper:
+    if survivors:
         return ("enforced: each call runs under a shepherd process that is a child subreaper (PR_SET_CHILD_SUBREAPER); "
                 "whatever the adapter leaves running is killed when it exits (cgroups are not used)")
     return ("partial: this kernel refuses PR_SET_CHILD_SUBREAPER; the adapter's process group is killed at the end of "

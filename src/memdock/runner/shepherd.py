@@ -1,14 +1,15 @@
 """The shepherd: runs one adapter process as its child and lets no descendant of it outlive the call.
 
 The runner starts this file as a script (`PYTHON [FLAGS] shepherd.py GRACE TERM_GRACE REPORT_FD MODE -- ARGV...`),
-never imports it into the host process, and it uses the standard library only. It makes itself a child
-subreaper (PR_SET_CHILD_SUBREAPER), so every process the adapter starts, even a daemon that forked twice and
-called setsid, is re-parented to it rather than to init when its parent dies. When the adapter exits, the
+never imports it into the host process, and it uses the standard library only. The runner has made it a
+child subreaper (PR_SET_CHILD_SUBREAPER, set before exec, which keeps it), so every process the adapter
+starts, even a daemon that forked twice and called setsid, is re-parented to it rather than to init when its
+parent dies. When the adapter exits, the
 processes it left get GRACE seconds to finish (then SIGKILL); on SIGTERM/SIGINT/SIGHUP (the runner's stop, or
 the death of the runner) every descendant gets SIGTERM, then SIGKILL after TERM_GRACE. It exits only when no
 descendant is left, with the adapter's own exit status. On REPORT_FD it writes `exited` when the adapter
 exits (the runner then stops its idle clock: the grace bounds the wait), and last a JSON line
-`{"survivors": N, "subreaper": true}`, N being the processes it had to kill after the adapter had exited.
+`{"survivors": N}`, N being the processes it had to kill after the adapter had exited.
 
 MODE `exec` execs ARGV in the child. MODE `inline` (a Python adapter, ARGV = SCRIPT ARGS..., the shepherd
 started by the adapter's own interpreter with its flags) runs SCRIPT in the forked child, as `python SCRIPT`
@@ -20,19 +21,12 @@ application that embeds memdock; each call owns exactly the processes beneath it
 
 from __future__ import annotations
 
-import _signal as signal  # the C module: `signal` and `json` would double this process's start-up time
-import ctypes
+import _signal as signal  # the C module: `signal` (and ctypes, json) would double this process's start-up time
 import os
 import sys
 import time
 
-PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-
-
-def _prctl(option: int, value: int) -> int:
-    return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
 
 
 def descendants(root: int) -> list[int]:
@@ -78,7 +72,6 @@ def _start(argv: list[str], inline: bool) -> int:
         return pid
     try:
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if inline:
             return 0
         os.execvp(argv[0], argv)
@@ -88,20 +81,18 @@ def _start(argv: list[str], inline: bool) -> int:
 
 
 def _run_inline(argv: list[str]) -> None:
-    import runpy
-
+    """Run the script as `python SCRIPT ARGS` would, in a fresh __main__ (runpy would double our start-up time)."""
+    script = argv[0]
     sys.argv = list(argv)
     if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
-        sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))  # as `python SCRIPT` sets it, not our own dir
-    runpy.run_path(argv[0], run_name="__main__")
-
-
-def become_subreaper() -> bool:
-    """True when this kernel lets us adopt our orphaned descendants (Linux 3.4+)."""
-    try:
-        return _prctl(PR_SET_CHILD_SUBREAPER, 1) == 0
-    except (AttributeError, OSError):
-        return False
+        sys.path[0] = os.path.dirname(os.path.abspath(script))  # as `python SCRIPT` sets it, not our own dir
+    with open(script, "rb") as f:
+        code = compile(f.read(), script, "exec")
+    main = type(sys)("__main__")
+    main.__file__ = script
+    main.__builtins__ = sys.modules["builtins"]
+    sys.modules["__main__"] = main
+    exec(code, main.__dict__)
 
 
 def shepherd(main: int, grace: float, term_grace: float, report_fd: int) -> tuple[int, int]:
@@ -161,7 +152,6 @@ def main(args: list[str]) -> None:
     if mode not in ("exec", "inline") or args[4] != "--" or len(args) < 6:
         sys.exit("usage: shepherd.py GRACE TERM_GRACE REPORT_FD exec|inline -- ARGV...")
     os.set_inheritable(report_fd, False)
-    subreaper = become_subreaper()  # without it, a daemon that left our tree escapes: the report says so
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD, *STOP_SIGNALS})
     child = _start(args[5:], mode == "inline")
     if child == 0:
@@ -169,7 +159,7 @@ def main(args: list[str]) -> None:
         _run_inline(args[5:])
         return  # the interpreter ends as after `python SCRIPT`: atexit, threads, the script's exit status
     status, survivors = shepherd(child, grace, term_grace, report_fd)
-    os.write(report_fd, f'{{"survivors": {survivors}, "subreaper": {"true" if subreaper else "false"}}}\n'.encode())
+    os.write(report_fd, f'{{"survivors": {survivors}}}\n'.encode())
     os.close(report_fd)
     _exit_like(status)
 
