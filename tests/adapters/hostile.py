@@ -12,7 +12,7 @@ is picked by --attack (one folder beside this file per attack); config fields tu
   daemon           leaves a daemon (fork, setsid, fork, close fds) whose pid is in <data>/daemon.pid
   stdout-holder    leaves a child holding stdout and stderr open (pid in <data>/holder.pid), then exits 0
   stdout-flood     writes config.garbage_mb MB of short garbage lines and one line of config.long_bytes bytes
-                   on stdout before its result
+                   on stdout before its result (or, with config.fail, exits 7 without one)
   worker-big-line  (worker mode) answers with a result line of about config.size bytes
   plant-log        (worker mode) replaces the stderr.log in its work dir by a link to config.victim, for the
                    next worker to append to
@@ -109,6 +109,8 @@ def one_shot(request_path: str) -> int:
         for _ in range(int(config["long_bytes"]) >> 20):
             os.write(1, long_line)
         os.write(1, b"\n")
+        if config.get("fail"):
+            os._exit(7)
     if body is not None:
         with open(result, "w") as f:
             f.write(body)

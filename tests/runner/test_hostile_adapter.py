@@ -140,6 +140,14 @@ def test_stdout_flood_is_dropped_counted_and_the_result_kept(hostile):
     assert rec.quarantine_samples[0] == "garbage line"
 
 
+def test_a_failed_calls_error_reports_what_stdout_lost(hostile):
+    b = hostile("stdout-flood", config={"garbage_mb": 1, "long_bytes": 17 * 1024 * 1024, "fail": True})
+    with pytest.raises(BackendError, match="exited with code 7") as ei:
+        b.query("x")
+    assert ei.value.details["stdout_dropped"] == {"lines": 80_001, "overlong_lines": 1,
+                                                   "bytes": 80_000 * len("garbage line") + 17 * 1024 * 1024}
+
+
 def test_doctor_says_how_descendants_are_ended(capsys):
     from memdock.cli.main import main
 
