@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 import os
+import secrets
+
+_CREATE_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def create_new(path: str | os.PathLike[str], mode: int = 0o666, *, dir_fd: int | None = None) -> int:
+    """Open a file that did not exist, never through a link: safe in a directory someone else can write."""
+    return os.open(path, _CREATE_NEW, mode, dir_fd=dir_fd)
 
 
 def fsync_dir(path: str | os.PathLike[str]) -> None:
@@ -15,12 +23,14 @@ def fsync_dir(path: str | os.PathLike[str]) -> None:
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
     """Readers see the old file or the new one, never a part. durable=False skips the fsyncs
-    (for files that need not survive a power cut, such as a request or a result)."""
+    (for files that need not survive a power cut, such as a request or a result). The temp file has a random
+    name and is created new, never through a link, so a hostile writer of the directory cannot redirect it."""
     path = os.fspath(path)
     directory, name = os.path.split(path)
-    tmp = os.path.join(directory, f".{name}.tmp-{os.getpid()}")
+    tmp = os.path.join(directory, f".{name}.tmp-{secrets.token_hex(8)}")
+    fd = create_new(tmp)
     try:
-        with open(tmp, "wb") as f:
+        with open(fd, "wb") as f:
             f.write(data)
             if durable:
                 f.flush()

@@ -60,6 +60,7 @@ class AdapterDescriptor:
     config_schema = property(lambda self: self.raw.get("config_schema") or {"type": "object"})
     env = property(lambda self: list(self.raw.get("env", [])))
     timeouts = property(lambda self: dict(self.raw.get("timeouts", {})))
+    limits = property(lambda self: dict(self.raw.get("limits", {})))
     description = property(lambda self: self.raw.get("description", ""))
 
     def env_names(self) -> list[str]:

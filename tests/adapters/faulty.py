@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import memdock.sdk.adapter as sdk_adapter
 from memdock.sdk import Adapter, Context, serve
 
 FAULT = sys.argv[sys.argv.index("--fault") + 1] if "--fault" in sys.argv else "none"
@@ -21,6 +22,29 @@ TERMS = re.compile(r"\w+")
 
 def terms(s: str) -> set[str]:
     return set(TERMS.findall(s.lower()))
+
+
+def start_daemon() -> None:
+    """Fork, setsid, fork, close fds: a process meant to outlive this call."""
+    if os.fork():
+        os.wait()
+        return
+    os.setsid()
+    if os.fork():
+        os._exit(0)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    time.sleep(3600)
+    os._exit(0)
+
+
+def write_through_link(path: str, data: bytes, **_kw) -> None:
+    """Write the result beside its path and make the path a symlink to it."""
+    real = path + ".real"
+    with open(real, "wb") as f:
+        f.write(data)
+    os.symlink(real, path)
 
 
 class Faulty(Adapter):
@@ -45,6 +69,10 @@ class Faulty(Adapter):
         msg = "ok"
         if FAULT == "leak_secret":
             msg = f"using token {os.environ.get('FAULTY_API_KEY', '')}"
+        if FAULT == "daemon":
+            start_daemon()
+        if FAULT == "result_symlink":
+            sdk_adapter.write_atomic = write_through_link
         return {"ok": True, "backend": self.name, "message": msg}
 
     def index(self, ctx: Context) -> dict:

@@ -23,6 +23,8 @@ FAULTS = [
     ("faulty-crash-mid-index", "index_query", "exited with code 1"),
     ("faulty-false-capability", "delete_cascade", "still return"),
     ("faulty-bad-schema", "index_query", "breaks response.schema.json"),
+    ("faulty-daemon", "no_survivors", "left processes running after it exited, which memdock had to kill: 1 after healthcheck"),
+    ("faulty-result-symlink", "result_file_hygiene", "result.json is a symbolic link; memdock never follows one"),
 ]
 
 
@@ -52,3 +54,16 @@ def test_the_cli_check_alone_fails_the_leaking_adapter():
     assert out.returncode == 1, out.stdout + out.stderr
     assert "FAIL  secrets_never_leak" in out.stdout and "healthcheck (one-shot)" in out.stdout
     assert "0 passed, 1 failed, 0 skipped" in out.stdout
+
+
+@pytest.mark.parametrize(
+    "adapter,failed",
+    [
+        ("faulty-daemon", {"no_survivors"}),  # the daemon breaks no call, so only the check for it fails
+        # a linked result is refused by the runner, so every check that calls healthcheck fails too
+        ("faulty-result-symlink", {"healthcheck", "writes_confined", "no_survivors", "result_file_hygiene"}),
+    ],
+)
+def test_the_whole_kit_fails_a_boundary_fault_only_where_it_shows(adapter, failed):
+    report = run_kit(HERE / adapter, KitOptions(idle=2, timeout=20))
+    assert set(report.failed()) == failed, [(r.name, r.detail) for r in report.results if r.status == "fail"]

@@ -11,6 +11,7 @@ from .. import PAYLOAD_VERSION, PROTOCOL_VERSION, __version__
 from ..config import resolve
 from ..registry import Registry
 from ..runner import landlock
+from ..runner.process import descendant_control
 from ..validation import get_engine
 from . import output
 
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     report = {
         "memdock": __version__, "payload_version": PAYLOAD_VERSION, "protocol_version": PROTOCOL_VERSION,
         "python": sys.version.split()[0], "platform": platform.platform(),
-        "sandbox": landlock.status(), "landlock_abi": landlock.abi_version(),
+        "sandbox": landlock.status(), "landlock_abi": landlock.abi_version(), "descendants": descendant_control(),
         "validator": get_engine().name, "node": shutil.which("node") or "not found",
         "backend": f"{settings.backend} (from {settings.backend_source})", "store": str(settings.store),
         "adapters": sorted(found),

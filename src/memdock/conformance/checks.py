@@ -8,6 +8,7 @@ Adding a check: write `def check_NAME(h: Harness) -> str` and add `("NAME", chec
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -351,6 +352,54 @@ def check_secrets_never_leak(h: Harness) -> str:
     return f"planted secrets ({declared}, plus one undeclared) appeared nowhere in {len(ex.records)} calls"
 
 
+def _own_calls(h: Harness, b) -> None:
+    """A few calls of the kit's own, so a check run alone (--only) still has something to look at."""
+    b.get_capabilities()
+    caps = _caps(h)
+    if caps.supports("healthcheck"):
+        b.healthcheck()
+    if _retrieval(h):
+        b.query("heaters")
+
+
+def check_no_survivors(h: Harness) -> str:
+    b = h.backend()
+    _own_calls(h, b)
+    left = [(r.operation, r.survivors) for r in h.call_records() if r.survivors]
+    workers = 0
+    if h.descriptor.supports_worker:
+        pooled = type(b)(h.descriptor, b.store, config=h.options.config, env=h.env(), workers=1, retries=0)
+        try:
+            _own_calls(h, pooled)
+        finally:
+            pooled.close()
+        workers = pooled.pool.survivors  # type: ignore[union-attr]
+    if left or workers:
+        where = [f"{n} after {op}" for op, n in left[:5]] + ([f"{workers} after a worker closed"] if workers else [])
+        raise Fail(f"the adapter left processes running after it exited, which memdock had to kill: {', '.join(where)}")
+    return f"{sum(1 for _ in h.call_records())} calls{' and a worker' if h.descriptor.supports_worker else ''}: no process outlived its adapter"
+
+
+def check_result_file_hygiene(h: Harness) -> str:
+    from ..runner.oneshot import run_once
+
+    b = h.backend()
+    launch, cap, sizes = b.launch, b.launch.max_result_bytes(), []
+    ops = [("capabilities", {})] + [(op, p) for op, p in (("healthcheck", {}), ("query", {"text": "heaters"})) if _caps(h).supports(op)]
+    for op, params in ops:
+        try:
+            _result, record = run_once(launch, op, params, keep_work_dir=True)
+        except MemdockError as exc:
+            raise Fail(f"{op}: {exc.message}") from None
+        path = Path(record.work_dir or "") / "result.json"
+        st = path.lstat()
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            raise Fail(f"{op}: {path} is not a regular file with one link")
+        sizes.append(st.st_size)
+        b.store.discard(path.parent)
+    return f"{len(sizes)} result files: regular, not links, largest {max(sizes)} bytes (cap {cap})"
+
+
 CHECKS = [
     ("handshake", check_handshake),
     ("version_negotiation", check_version_negotiation),
@@ -365,4 +414,6 @@ CHECKS = [
     ("writes_confined", check_writes_confined),
     ("stdout_clean", check_stdout_clean),
     ("secrets_never_leak", check_secrets_never_leak),
+    ("no_survivors", check_no_survivors),
+    ("result_file_hygiene", check_result_file_hygiene),
 ]

@@ -9,7 +9,9 @@ from typing import Any, Mapping
 
 from ..registry import AdapterDescriptor
 from . import landlock
+from .channel import DEFAULT_MAX_EVENT_BYTES
 from .redact import Redactor
+from .result_file import DEFAULT_MAX_RESULT_BYTES
 from .store import Store
 
 DEFAULT_TIMEOUTS = {
@@ -17,6 +19,7 @@ DEFAULT_TIMEOUTS = {
     "query": 120.0, "search_nodes": 120.0, "search_facts": 120.0, "search_episodes": 120.0,
     "get_node": 60.0, "get_edge": 60.0, "idle": 300.0,
 }
+DEFAULT_EXIT_GRACE = 2.0
 
 
 @dataclass
@@ -36,6 +39,9 @@ class CallRecord:
     events: int = 0
     checkpoints: int = 0
     mode: str = "one-shot"  # or "worker"
+    overlong: int = 0  # stdout lines longer than the event cap, dropped
+    dropped_bytes: int = 0  # bytes of quarantined and over-long stdout lines
+    survivors: int = 0  # descendants still alive after the adapter exited and its grace ran out, killed
 
 
 @dataclass
@@ -60,6 +66,22 @@ class Launch:
 
     def idle(self) -> float:
         return float(self.timeouts.get("idle") or self.descriptor.timeouts.get("idle") or DEFAULT_TIMEOUTS["idle"])
+
+    def max_result_bytes(self) -> int:
+        return int(self.descriptor.limits.get("max_result_bytes", DEFAULT_MAX_RESULT_BYTES))
+
+    def max_event_bytes(self) -> int:
+        return int(self.descriptor.limits.get("max_event_bytes", DEFAULT_MAX_EVENT_BYTES))
+
+    def exit_grace(self) -> float:
+        """Seconds the adapter's leftover children may live after it exits (timeouts["exit_grace"] overrides)."""
+        value = self.timeouts.get("exit_grace", self.descriptor.limits.get("exit_grace_seconds", DEFAULT_EXIT_GRACE))
+        return float(value)
+
+    @property
+    def python_script(self) -> bool:
+        """The command is `{python} [FLAGS] SCRIPT ...`: the shepherd may run the script in its own interpreter."""
+        return self.descriptor.runtime["kind"] == "python" and self.descriptor.raw["command"][0] == "{python}"
 
     def argv(self, *extra: str) -> list[str]:
         return self.descriptor.argv() + list(extra)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 import orjson
@@ -13,6 +14,7 @@ from ..protocol import build_request, check_response
 from .channel import Deadline, EventChannel, Quarantine
 from .launch import CallRecord, Launch
 from .process import spawn, stop, wait_exit
+from .result_file import read_capped
 from .stderr_log import StderrLog
 
 EventCallback = Callable[[dict[str, Any]], None]
@@ -43,13 +45,20 @@ def run_once(
     request_path.write_bytes(orjson.dumps(request, option=orjson.OPT_INDENT_2))
     started = time.monotonic()
     limit = timeout if timeout is not None else launch.timeout(operation)
-    proc = spawn(launch.argv("--request", str(request_path)), env=launch.child_env(work / "tmp"), cwd=work,
-                 writable=launch.writable(work))
+    log = StderrLog(work / "stderr.log", launch.redactor)
+    try:
+        proc = spawn(launch.argv("--request", str(request_path)), env=launch.child_env(work / "tmp"), cwd=work,
+                     writable=launch.writable(work), exit_grace=launch.exit_grace(),
+                     python=launch.python_script)
+    except BaseException:
+        log.close()
+        raise
     record.pid = proc.pid
-    log = StderrLog(proc.stderr, work / "stderr.log", launch.redactor)  # type: ignore[arg-type]
-    log.start()
+    log.attach(proc.stderr)  # type: ignore[arg-type]
     quarantine = Quarantine()
-    channel = EventChannel(proc.stdout.fileno(), quarantine, launch.redactor.bytes)  # type: ignore[union-attr]
+    channel = EventChannel(proc.stdout.fileno(), quarantine, launch.redactor.bytes,  # type: ignore[union-attr]
+                           max_line=launch.max_event_bytes())
+    channel.watch_exit(proc.report_fd, proc.read_report)
     failure: MemdockError | None = None
     try:
         for ev in channel.events(timeout=limit, idle=launch.idle()):
@@ -73,9 +82,12 @@ def run_once(
         channel.close()
         log.join(timeout=10)
         proc.stdout.close()  # type: ignore[union-attr]
+        record.survivors = proc.survivors() or 0
+        proc.close_report()
     record.seconds = time.monotonic() - started
     record.exit_code = proc.returncode
     record.quarantined, record.quarantine_samples = quarantine.count, quarantine.samples
+    record.overlong, record.dropped_bytes = quarantine.overlong, quarantine.dropped_bytes
     record.stderr_tail = log.tail()
     try:
         if failure is not None:
@@ -84,7 +96,10 @@ def run_once(
     except MemdockError as exc:
         exc.message = launch.redactor.text(exc.message)
         exc.args = (exc.message,)
-        exc.details = launch.redactor.value({**exc.details, "stderr_tail": record.stderr_tail, "work_dir": str(work)})
+        extra = {"stderr_tail": record.stderr_tail, "work_dir": str(work)}
+        if record.quarantined:
+            extra["stdout_dropped"] = {"lines": record.quarantined, "overlong_lines": record.overlong, "bytes": record.dropped_bytes}
+        exc.details = launch.redactor.value({**exc.details, **extra})
         record.redactions = launch.redactor.hits - hits_before
         store.prune()
         exc.call_record = record  # type: ignore[attr-defined]
@@ -96,10 +111,10 @@ def run_once(
     return result, record
 
 
-def _read_result(launch: Launch, operation: str, request_id: str, path, code: int, record: CallRecord) -> dict[str, Any]:
+def _read_result(launch: Launch, operation: str, request_id: str, path: Path, code: int, record: CallRecord) -> dict[str, Any]:
     source = f"{launch.descriptor.name} {operation}"
-    if path.exists():
-        raw = path.read_bytes()
+    raw = read_capped(path, launch.max_result_bytes(), source)
+    if raw is not None:
         clean = launch.redactor.bytes(raw)
         if clean != raw:
             write_atomic(path, clean, durable=False)  # the work dir may be kept for debugging: never with a secret in it

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -19,6 +22,7 @@ ENV_ALLOWLIST = (
     "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE",
 )
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 def adapter_env(parent: Mapping[str, str], declared: Sequence[str], tmpdir: Path) -> dict[str, str]:
@@ -32,14 +36,75 @@ def adapter_env(parent: Mapping[str, str], declared: Sequence[str], tmpdir: Path
 
 def _preexec(writable: Sequence[str] | None, die_with_parent: bool):
     def setup() -> None:
-        if die_with_parent:
-            import ctypes
+        import ctypes
 
-            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        prctl = ctypes.CDLL(None).prctl
+        prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # for the shepherd: it survives exec; refused, the doctor says so
+        if die_with_parent:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the shepherd then stops the whole tree
         if writable is not None:
             landlock.restrict_writes(writable)
 
     return setup
+
+
+SHEPHERD = Path(__file__).with_name("shepherd.py")
+SHEPHERD_TERM_GRACE = 1.0
+
+
+class AdapterProcess(subprocess.Popen):  # type: ignore[type-arg]
+    """An adapter under its shepherd (runner/shepherd.py): pid is the shepherd's, which leads the process group,
+    passes the adapter's exit status through, and leaves no descendant alive when it exits."""
+
+    report_fd: int = -1
+    _report: bytes = b""
+
+    def read_report(self) -> bool | None:
+        """Read what the shepherd reported so far. True once the adapter has exited; False when the report
+        ended without saying so (the shepherd is gone); None while there is nothing more to know."""
+        if self.report_fd < 0:
+            return self.adapter_exited
+        try:
+            while chunk := os.read(self.report_fd, 4096):
+                self._report += chunk
+        except BlockingIOError:
+            return True if self.adapter_exited else None
+        return self.adapter_exited
+
+    @property
+    def adapter_exited(self) -> bool:
+        return self._report.startswith(b"exited\n")
+
+    def survivors(self) -> int | None:
+        """How many processes the shepherd killed after the adapter exited (None before it reported)."""
+        if self.report_fd < 0 or self.poll() is None:
+            return None
+        self.read_report()
+        self.close_report()
+        try:
+            return int(json.loads(self._report.splitlines()[-1])["survivors"])
+        except (ValueError, KeyError, TypeError, IndexError):
+            return None
+
+    def close_report(self) -> None:
+        if self.report_fd >= 0:
+            os.close(self.report_fd)
+            self.report_fd = -1
+
+
+_PLAIN_PYTHON_FLAGS = frozenset({"-I", "-S", "-E", "-s", "-u", "-B", "-O", "-OO", "-P", "-b", "-bb", "-q"})
+
+
+def shepherd_argv(argv: Sequence[str], python: bool, *shepherd_args: str) -> list[str]:
+    """The command that runs ARGV under the shepherd: inline in the adapter's own interpreter when ARGV is a
+    Python script run with flags that take no value, else exec'd by memdock's interpreter."""
+    if python:
+        i = 1
+        while i < len(argv) and argv[i] in _PLAIN_PYTHON_FLAGS:
+            i += 1
+        if i < len(argv) and not argv[i].startswith("-") and os.path.isfile(argv[i]):
+            return [*argv[:i], str(SHEPHERD), *shepherd_args, "inline", "--", *argv[i:]]
+    return [sys.executable, "-I", "-S", str(SHEPHERD), *shepherd_args, "exec", "--", *argv]
 
 
 def spawn(
@@ -50,26 +115,65 @@ def spawn(
     writable: Sequence[Path] | None,
     stdin: int | None = subprocess.DEVNULL,
     die_with_parent: bool = True,
-) -> subprocess.Popen[bytes]:
-    """Start ARGV as the leader of a new process group. writable=None runs it without Landlock."""
+    exit_grace: float = 2.0,
+    python: bool = False,
+) -> AdapterProcess:
+    """Start ARGV under a shepherd, as the leader of a new process group. writable=None runs it without Landlock.
+
+    The shepherd leaves no descendant of ARGV alive: EXIT_GRACE seconds after ARGV exits, whatever it left
+    is killed. PYTHON says ARGV is `INTERPRETER [FLAGS] SCRIPT ...`, which the shepherd can run in its child
+    without a second interpreter start."""
     paths = [str(p) for p in writable] if writable is not None else None
-    return subprocess.Popen(
-        list(argv),
-        stdin=stdin,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=str(cwd),
-        env=dict(env),
-        start_new_session=True,
-        preexec_fn=_preexec(paths, die_with_parent),
-        close_fds=True,
-    )
+    report_r, report_w = os.pipe2(os.O_CLOEXEC)
+    wrapped = shepherd_argv(argv, python, f"{exit_grace:g}", f"{SHEPHERD_TERM_GRACE:g}", str(report_w))
+    try:
+        proc = AdapterProcess(
+            wrapped,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=str(cwd),
+            env=dict(env),
+            start_new_session=True,
+            preexec_fn=_preexec(paths, die_with_parent),
+            close_fds=True,
+            pass_fds=(report_w,),
+        )
+    except BaseException:
+        os.close(report_r)
+        raise
+    finally:
+        os.close(report_w)
+    os.set_blocking(report_r, False)
+    proc.report_fd = report_r
+    return proc
+
+
+@functools.cache
+def descendant_control() -> str:
+    """How this machine ends an adapter's descendants, for `memdock doctor`: found by having the shepherd run
+    a shell that leaves a detached daemon, and seeing whether the shepherd caught and killed it."""
+    detach = "(setsid sleep 60 </dev/null >/dev/null 2>&1 &) ; exit 0"
+    proc = spawn(["sh", "-c", detach], env={"PATH": os.defpath}, cwd=Path("/"), writable=None, exit_grace=0)
+    try:
+        proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        stop(proc)
+    survivors = proc.survivors()
+    if survivors is None:
+        return f"unknown: the shepherd did not report (exit code {proc.returncode})"
+    if survivors:
+        return ("enforced: each call runs under a shepherd process that is a child subreaper (PR_SET_CHILD_SUBREAPER); "
+                "whatever the adapter leaves running is killed when it exits (cgroups are not used)")
+    return ("partial: this kernel refuses PR_SET_CHILD_SUBREAPER; the adapter's process group is killed at the end of "
+            "each call, but a daemon that called setsid can outlive it")
 
 
 def stop(proc: subprocess.Popen[bytes], *, grace: float = 3.0) -> None:
-    """SIGTERM the whole group, wait GRACE seconds, then SIGKILL it; reap the leader."""
+    """SIGTERM the whole group, wait GRACE seconds (at least as long as the shepherd gives the adapter's
+    descendants outside the group), then SIGKILL it; reap the leader."""
     pgid = proc.pid
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+    for sig, wait in ((signal.SIGTERM, max(grace, SHEPHERD_TERM_GRACE + 1.0)), (signal.SIGKILL, 5.0)):
         try:
             os.killpg(pgid, sig)
         except (ProcessLookupError, PermissionError):

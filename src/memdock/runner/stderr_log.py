@@ -8,6 +8,7 @@ from collections import deque
 from pathlib import Path
 from typing import IO
 
+from ..atomic import create_new
 from .redact import Redactor
 
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024
@@ -17,18 +18,31 @@ TAIL_BYTES = 4096
 class StderrLog(threading.Thread):
     """Drains a pipe until EOF. The file keeps at most max_bytes (then only a note of what was dropped)."""
 
-    def __init__(self, pipe: IO[bytes], path: Path, redactor: Redactor, *, max_bytes: int = DEFAULT_MAX_BYTES):
+    def __init__(self, path: Path, redactor: Redactor, *, max_bytes: int = DEFAULT_MAX_BYTES):
+        """Creates PATH now, before the adapter starts: it must not exist (the adapter could have made it a link)."""
         super().__init__(daemon=True, name=f"stderr:{path.parent.name}")
-        self.pipe, self.path, self.redactor, self.max_bytes = pipe, path, redactor, max_bytes
+        self.path, self.redactor, self.max_bytes = path, redactor, max_bytes
+        self._file = open(create_new(path), "wb")
+        self.pipe: IO[bytes] | None = None
         self.total = 0
         self.dropped = 0
         self._tail: deque[bytes] = deque()
         self._tail_len = 0
 
+    def attach(self, pipe: IO[bytes]) -> None:
+        """Start draining PIPE (the adapter's stderr) into the log."""
+        self.pipe = pipe
+        self.start()
+
+    def close(self) -> None:
+        """Close the log without draining (the adapter never started)."""
+        self._file.close()
+
     def run(self) -> None:
+        assert self.pipe is not None
         carry = b""
         keep = max(0, self.redactor.longest - 1)
-        with open(self.path, "ab") as log:
+        with self._file as log:
             fd = self.pipe.fileno()
             while True:
                 try:

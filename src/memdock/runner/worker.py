@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from typing import Any, Callable
@@ -10,7 +11,7 @@ import orjson
 
 from ..errors import BackendError, MemdockError, TransientError
 from ..protocol import build_request, check_response
-from .channel import Deadline, EventChannel, Quarantine
+from .channel import Deadline, EventChannel, LineTooLong, Quarantine
 from .launch import CallRecord, Launch
 from .process import spawn, stop
 from .stderr_log import StderrLog
@@ -28,17 +29,25 @@ class Worker:
     def __init__(self, launch: Launch, label: str):
         self.launch = launch
         store = launch.store.ensure()
-        self.work = store.work_root / f"worker-{label}"
-        (self.work / "tmp").mkdir(parents=True, exist_ok=True)
-        self.proc = spawn(
-            launch.argv("--worker"), env=launch.child_env(self.work / "tmp"), cwd=self.work,
-            writable=launch.writable(self.work), stdin=-1, die_with_parent=False,
-        )
-        self.log = StderrLog(self.proc.stderr, self.work / "stderr.log", launch.redactor)  # type: ignore[arg-type]
-        self.log.start()
+        self.work = store.work_root / f"worker-{label}-{secrets.token_hex(4)}"  # never a dir an earlier worker wrote
+        (self.work / "tmp").mkdir(parents=True)
+        self.log = StderrLog(self.work / "stderr.log", launch.redactor)
+        try:
+            self.proc = spawn(
+                launch.argv("--worker"), env=launch.child_env(self.work / "tmp"), cwd=self.work,
+                writable=launch.writable(self.work), stdin=-1, die_with_parent=False, exit_grace=launch.exit_grace(),
+                python=launch.python_script,
+            )
+        except BaseException:
+            self.log.close()
+            raise
+        self.log.attach(self.proc.stderr)  # type: ignore[arg-type]
         self.quarantine = Quarantine()
-        self.channel = EventChannel(self.proc.stdout.fileno(), self.quarantine, launch.redactor.bytes)  # type: ignore[union-attr]
+        self.max_line = launch.max_result_bytes()  # a worker's result travels as one line
+        self.channel = EventChannel(self.proc.stdout.fileno(), self.quarantine, launch.redactor.bytes,  # type: ignore[union-attr]
+                                    max_line=self.max_line, strict=True)
         self.calls = 0
+        self.survivors = 0  # processes the worker left behind at its exit, killed
 
     @property
     def alive(self) -> bool:
@@ -84,7 +93,7 @@ class Worker:
             limit = timeout if timeout is not None else self.launch.timeout(operation)
             for ev in self.channel.events(timeout=limit, idle=self.launch.idle()):
                 if ev.data.get("request_id") not in (None, rid):
-                    self.quarantine.add(orjson.dumps(ev.data)[:200])
+                    self.quarantine.add(orjson.dumps(ev.data), self.launch.redactor.bytes)
                     continue
                 record.events += 1
                 if ev.kind == "progress" and on_progress:
@@ -98,6 +107,13 @@ class Worker:
                     result = check_response(response, request_id=rid, operation=operation,
                                             source=f"{self.launch.descriptor.name} worker {operation}")
                     return self.launch.redactor.value(result)
+        except LineTooLong as too_long:
+            self.close(force=True)
+            raise BackendError(
+                f"{self.launch.descriptor.name} worker {operation}: a response line passed the cap of {too_long.cap} bytes "
+                "(limits.max_result_bytes in adapter.json); large results go by reference; stopped the worker",
+                details={"cap": too_long.cap},
+            ) from None
         except Deadline as d:
             self.close(force=True)
             raise TransientError(f"worker for {self.launch.descriptor.name} exceeded its {d.kind} limit of {d.seconds:g}s during {operation}; stopped it") from None
@@ -117,7 +133,7 @@ class Worker:
             try:
                 if not force:
                     self.proc.stdin.close()  # type: ignore[union-attr]
-                    self.proc.wait(timeout=grace)
+                    self.proc.wait(timeout=grace + self.launch.exit_grace())
             except Exception:
                 pass
             stop(self.proc, grace=1.0)
@@ -128,6 +144,9 @@ class Worker:
                 f.close()  # type: ignore[union-attr]
             except Exception:
                 pass
+        self.survivors = self.proc.survivors() or self.survivors
+        self.proc.close_report()
+        self.launch.store.discard(self.work)
 
 
 class WorkerPool:
@@ -140,6 +159,7 @@ class WorkerPool:
         self._cond = threading.Condition()
         self._closed = False
         self._serial = 0
+        self.survivors = 0  # processes closed workers left behind, killed by their shepherds
 
     def _acquire(self) -> Worker:
         with self._cond:
@@ -150,7 +170,7 @@ class WorkerPool:
                     w = self._idle.pop()
                     if w.alive:
                         return w
-                    w.close(force=True)
+                    self._retire(w, force=True)
                     self._count -= 1
                 if self._count < self.size:
                     self._count += 1
@@ -169,7 +189,7 @@ class WorkerPool:
     def _release(self, w: Worker, broken: bool) -> None:
         with self._cond:
             if broken or self._closed or not w.alive:
-                w.close(force=True)
+                self._retire(w, force=True)
                 self._count -= 1
             else:
                 self._idle.append(w)
@@ -203,4 +223,8 @@ class WorkerPool:
             workers, self._idle = self._idle, []
             self._cond.notify_all()
         for w in workers:
-            w.close()
+            self._retire(w)
+
+    def _retire(self, w: Worker, *, force: bool = False) -> None:
+        w.close(force=force)
+        self.survivors += w.survivors
