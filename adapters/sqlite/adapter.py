@@ -99,7 +99,7 @@ class SqliteAdapter(Adapter):
 
     def index(self, ctx: Context) -> dict:
         started = time.monotonic()
-        reader = ctx.input_bundle()
+        reader = ctx.staged_bundle()
         present = [t for t in ingest.ORDER if t in reader.record_types()]
         total = sum(reader.count(t) for t in present)
         conn = db.open_db(ctx.data_dir, write=True)

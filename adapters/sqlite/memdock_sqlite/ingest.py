@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
+
+from memdock.validation import parse_datetime
 
 from . import facts
 
@@ -22,7 +23,7 @@ Row = tuple[Any, ...]
 def timestamp(value: str | None) -> float | None:
     if not value:
         return None
-    return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00")).timestamp()
+    return parse_datetime(value).timestamp()
 
 
 def _attrs(record: dict[str, Any], known: Iterable[str]) -> str:

@@ -11,7 +11,7 @@ import orjson
 
 from .. import PAYLOAD_VERSION
 from ..errors import InvalidInputError
-from ..jsonl import DEFAULT_MAX_LINE_BYTES, LineReader, PayloadError, decode_error
+from ..jsonl import DEFAULT_MAX_LINE_BYTES, LineReader, PayloadError, decode_error, too_deep
 from ..validation import SchemaValidator
 from ..versions import check_payload_version
 from .idset import IdSet
@@ -132,6 +132,10 @@ class BundleReader:
                         self._fail(PayloadError(f"a record must be a JSON object, found {type(rec).__name__}", file=name, line=n), errors)
                         continue
                     key = key_of(rec)
+                    deep = too_deep(raw, rec)
+                    if deep:
+                        self._fail(PayloadError(deep, file=name, line=n, record_id=key), errors)
+                        continue
                     if compiled is not None and not compiled.is_valid(rec):
                         for issue in compiled.issues(rec) or ():
                             self._fail(PayloadError(issue.message, file=name, line=n, record_id=key, path=issue.path), errors)

@@ -55,13 +55,22 @@ class Context:
         """Call only after the backend has durably committed these records."""
         self._out.emit({"event": "checkpoint", "ids": ids}, self.request_id)
 
-    def input_bundle(self) -> "BundleReader":
+    def input_bundle(self, *, validate: bool = True) -> "BundleReader":
         from ..bundle import BundleReader
 
         path = self.params.get("bundle")
         if not isinstance(path, str) or not path:
             raise InvalidInputError("index needs params.bundle: the path of a payload bundle")
-        return BundleReader(path)
+        return BundleReader(path, validate=validate)
+
+    def staged_bundle(self) -> "BundleReader":
+        """The input bundle, read through once before anything is written: the first record the schema refuses
+        (an integer past int64, a leap second, nesting past the limit, a bad checksum) fails the call here,
+        naming file, line, id and field. The reader returned skips the schema check the pass already did."""
+        problems = self.input_bundle().verify(max_errors=1)
+        if problems:
+            raise problems[0]
+        return self.input_bundle(validate=False)
 
     def log(self, message: str) -> None:
         sys.stderr.write(message.rstrip("\n") + "\n")
