@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Iterator
 from memdock.validation import parse_datetime
 
 from . import facts
+from .db import transaction
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
 BATCH = 2000
@@ -123,13 +124,8 @@ class Ingest:
 
     def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:
         for batch in _batches(records, self.batch_size):
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(self.conn, "indexing"):
                 self._write(rtype, batch)
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
             self.counts[rtype] = self.counts.get(rtype, 0) + len(batch)
             self.on_commit([r["id"] for r in batch])
 

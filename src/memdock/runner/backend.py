@@ -13,6 +13,7 @@ from ..contract import (
     Capabilities, DeleteResult, GetResult, HealthStatus, IndexResult, PrepareResult, ProgressCallback,
     SearchResult,
 )
+from ..diskfull import disk_full, disk_full_as_error, said_disk_full
 from ..errors import InvalidInputError, MemdockError, VersionError
 from ..protocol import SUPPORTED_PROTOCOLS, negotiate, payload_compatible
 from ..registry import AdapterDescriptor, Registry
@@ -88,7 +89,13 @@ class SubprocessBackend:
 
         TIMEOUT overrides the operation's configured limit for this call (each attempt).
         """
-        params = params or {}
+        with disk_full_as_error(self.store.root, f"running {operation}"):
+            return self._call(operation, params or {}, on_progress=on_progress, on_checkpoint=on_checkpoint,
+                              offered=offered, use_pool=use_pool, timeout=timeout)
+
+    def _call(self, operation: str, params: dict[str, Any], *, on_progress: ProgressCallback | None,
+              on_checkpoint: Callable[[list[str]], None] | None, offered: tuple[str, ...] | None, use_pool: bool,
+              timeout: float | None) -> dict[str, Any]:
         attempt = 0
         while True:
             attempt += 1
@@ -104,6 +111,10 @@ class SubprocessBackend:
                 rec = getattr(exc, "call_record", None)
                 if rec is not None:
                     self._note(rec)
+                if said_disk_full(exc) and exc.details.get("reason") != "disk_full":
+                    full = disk_full(self.store.data_dir, f"running {operation}")
+                    full.details.update(adapter_error=exc.message, stderr_tail=exc.details.get("stderr_tail", ""))
+                    raise full from exc
                 if not exc.retryable or attempt > self.retries:
                     raise
                 time.sleep(self.backoff * 2 ** (attempt - 1))
@@ -113,7 +124,7 @@ class SubprocessBackend:
         self.calls.append(record)
 
     def _write(self, operation: str, params: dict[str, Any], **kw: Any) -> dict[str, Any]:
-        with self.store.write_lock(self.lock_timeout):
+        with disk_full_as_error(self.store.root, f"running {operation}"), self.store.write_lock(self.lock_timeout):
             return self.call(operation, params, **kw)
 
     # -- MemoryBackend ---------------------------------------------------------------------------
@@ -151,7 +162,7 @@ class SubprocessBackend:
         if reader.kind not in ("chunks", "corpus"):
             raise InvalidInputError(f"{bundle}: cannot index a {reader.kind} bundle; give a corpus or chunks bundle")
         caps = self.get_capabilities()
-        with self.store.write_lock(self.lock_timeout):
+        with disk_full_as_error(self.store.root, "indexing"), self.store.write_lock(self.lock_timeout):
             ledger = Ledger(self.store.ensure().ledger_path)
             try:
                 delta_dir = self.store.new_work_dir("delta") / "bundle"
@@ -212,7 +223,7 @@ class SubprocessBackend:
         return GetResult.from_dict(self.call("get_edge", {"id": edge_id}))
 
     def delete(self, ids: Sequence[str], *, timeout: float | None = None) -> DeleteResult:
-        with self.store.write_lock(self.lock_timeout):
+        with disk_full_as_error(self.store.root, "deleting"), self.store.write_lock(self.lock_timeout):
             result = DeleteResult.from_dict(self.call("delete", {"ids": list(ids)}, use_pool=False, timeout=timeout))
             ledger = Ledger(self.store.ensure().ledger_path)
             try:

@@ -15,7 +15,10 @@ TAIL_BYTES = 4096
 
 
 class StderrLog(threading.Thread):
-    """Drains a pipe until EOF. The file keeps at most max_bytes (then only a note of what was dropped)."""
+    """Drains a pipe until EOF. The file keeps at most max_bytes (then only a note of what was dropped).
+
+    When the file cannot be written (a full disk), the pipe is still drained and the tail still kept:
+    the tail is what explains the failure."""
 
     def __init__(self, pipe: IO[bytes], path: Path, redactor: Redactor, *, max_bytes: int = DEFAULT_MAX_BYTES):
         super().__init__(daemon=True, name=f"stderr:{path.parent.name}")
@@ -24,42 +27,64 @@ class StderrLog(threading.Thread):
         self.dropped = 0
         self._tail: deque[bytes] = deque()
         self._tail_len = 0
+        self._log: IO[bytes] | None = None
 
     def run(self) -> None:
-        carry = b""
-        keep = max(0, self.redactor.longest - 1)
-        with open(self.path, "ab") as log:
-            fd = self.pipe.fileno()
-            while True:
+        try:
+            self._log = open(self.path, "ab")
+        except OSError:
+            self._log = None
+        try:
+            self._drain()
+        finally:
+            if self._log is not None:
                 try:
-                    chunk = os.read(fd, 65536)
+                    self._log.close()
                 except OSError:
-                    break
-                data = self.redactor.bytes(carry + chunk)
-                if chunk and keep and len(data) > keep:
-                    data, carry = data[:-keep], data[-keep:]
-                elif chunk and keep:
-                    data, carry = b"", data
-                else:
-                    carry = b""
-                self._write(log, data)
-                if not chunk:
-                    break
-            if self.dropped:
-                log.write(f"\n[memdock: {self.dropped} bytes of stderr dropped past the {self.max_bytes}-byte log limit]\n".encode())
+                    pass
         try:
             self.pipe.close()
         except OSError:
             pass
 
-    def _write(self, log: IO[bytes], data: bytes) -> None:
+    def _drain(self) -> None:
+        carry = b""
+        keep = max(0, self.redactor.longest - 1)
+        fd = self.pipe.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            data = self.redactor.bytes(carry + chunk)
+            if chunk and keep and len(data) > keep:
+                data, carry = data[:-keep], data[-keep:]
+            elif chunk and keep:
+                data, carry = b"", data
+            else:
+                carry = b""
+            self._write(data)
+            if not chunk:
+                break
+        if self.dropped:
+            self._to_file(f"\n[memdock: {self.dropped} bytes of stderr dropped past the {self.max_bytes}-byte log limit]\n".encode())
+
+    def _to_file(self, data: bytes) -> None:
+        if self._log is None:
+            return
+        try:
+            self._log.write(data)
+            self._log.flush()
+        except OSError:
+            self._log = None
+
+    def _write(self, data: bytes) -> None:
         if not data:
             return
         self.total += len(data)
         room = self.max_bytes - (self.total - len(data) - self.dropped)
         if room > 0:
-            log.write(data[:room])
-            log.flush()
+            self._to_file(data[:room])
         if len(data) > max(room, 0):
             self.dropped += len(data) - max(room, 0)
         self._tail.append(data[-TAIL_BYTES:])

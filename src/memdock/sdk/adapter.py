@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .. import PAYLOAD_VERSION, PROTOCOL_VERSION
 from ..atomic import write_atomic
+from ..diskfull import disk_full, is_disk_full
 from ..errors import BackendError, ConfigError, InvalidInputError, MemdockError, UnsupportedOperationError, VersionError
 from ..operations import FEATURES, OPERATIONS
 
@@ -206,6 +207,9 @@ def _dispatch(adapter: Adapter, request: dict[str, Any], out: _Events) -> dict[s
     except MemdockError as exc:
         return {**base, "ok": False, "error": exc.to_envelope()}
     except Exception as exc:
+        where = getattr(exc, "filename", None) or request.get("data_dir") or "."
+        if is_disk_full(exc, near=where):
+            return {**base, "ok": False, "error": disk_full(where, f"running {request.get('operation')}").to_envelope()}
         import traceback
 
         traceback.print_exc(file=sys.stderr)
@@ -232,7 +236,14 @@ def _run_request_file(adapter: Adapter, path: str, out: _Events) -> int:
         return InvalidInputError("").exit_code
     response = _dispatch(adapter, request, out)
     result_path = request.get("result_path") or os.path.join(request.get("work_dir", "."), "result.json")
-    write_atomic(result_path, _dumps(response), durable=False)
+    try:
+        write_atomic(result_path, _dumps(response), durable=False)
+    except OSError as exc:
+        if not is_disk_full(exc):
+            raise
+        # no room for the result: say so where the runner looks when there is no envelope (the stderr tail)
+        sys.stderr.write(disk_full(result_path, "writing the result").message + "\n")
+        return BackendError("").exit_code
     out.emit({"event": "result", "path": result_path})
     return _exit_code(response)
 
