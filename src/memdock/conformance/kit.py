@@ -31,6 +31,7 @@ class KitOptions:
     only: list[str] | None = None
     keep: bool = False
     resume_filler: int = 1500  # filler entries behind the golden ones in the resume check; fewer for backends that call an LLM per record
+    sandbox: str = "writes"  # or "strict": every check except writes_confined runs with reads confined too
 
 
 @dataclass
@@ -86,7 +87,7 @@ class Harness:
             timeouts={"idle": self.options.idle, **{op: self.options.timeout for op in (
                 "capabilities", "healthcheck", "prepare", "index", "query", "search_nodes", "search_facts",
                 "search_episodes", "get_node", "get_edge", "delete")}},
-            sandbox=sandbox,
+            sandbox=self.options.sandbox if sandbox else False,
         )
         self.backends.append(b)
         return b
@@ -113,7 +114,7 @@ def run_kit(
     options = options or KitOptions()
     descriptor = adapter if isinstance(adapter, AdapterDescriptor) else (registry or Registry.default()).get(adapter)
     root = Path(tempfile.mkdtemp(prefix=f"memdock-kit-{descriptor.name}-"))
-    report = Report(descriptor.name, sandbox=landlock.status())
+    report = Report(descriptor.name, sandbox=landlock.strict_status() if options.sandbox == "strict" else landlock.status())
     h = Harness(descriptor, options, root)
     try:
         for name, fn in checks.CHECKS:

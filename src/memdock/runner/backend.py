@@ -44,7 +44,7 @@ class SubprocessBackend:
         retries: int = 1,
         backoff: float = 0.5,
         timeouts: Mapping[str, float] | None = None,
-        sandbox: bool = True,
+        sandbox: bool | str = True,
         lock_timeout: float = 10.0,
     ):
         self.descriptor = descriptor
@@ -241,8 +241,11 @@ def open_backend(
     registry: Registry | None = None,
     **kwargs: Any,
 ) -> SubprocessBackend:
-    """Resolve the backend (flag, MEMDOCK_BACKEND, memdock.toml, default) and open it."""
+    """Resolve the backend (flag, MEMDOCK_BACKEND, memdock.toml, default) and open it. The sandbox is the
+    `sandbox` argument (True/"writes", "strict", False/"off") when given, else memdock.toml's `sandbox`."""
     settings = resolve(backend=backend, data_dir=data_dir)
     descriptor = (registry or Registry.default()).get(settings.backend)
     merged = {**settings.adapter_config, **(config or {})}
+    if kwargs.get("sandbox") is None:
+        kwargs["sandbox"] = settings.sandbox if settings.sandbox is not None else True
     return SubprocessBackend(descriptor, Path(settings.store), config=merged, **kwargs)

@@ -44,7 +44,7 @@ def run_once(
     started = time.monotonic()
     limit = timeout if timeout is not None else launch.timeout(operation)
     proc = spawn(launch.argv("--request", str(request_path)), env=launch.child_env(work / "tmp"), cwd=work,
-                 writable=launch.writable(work))
+                 writable=launch.writable(work), readable=launch.readable(params))
     record.pid = proc.pid
     log = StderrLog(proc.stderr, work / "stderr.log", launch.redactor)  # type: ignore[arg-type]
     log.start()

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from ..errors import ConfigError
 from . import landlock
 
 ENV_ALLOWLIST = (
@@ -30,14 +31,14 @@ def adapter_env(parent: Mapping[str, str], declared: Sequence[str], tmpdir: Path
     return env
 
 
-def _preexec(writable: Sequence[str] | None, die_with_parent: bool):
+def _preexec(writable: Sequence[str] | None, readable: Sequence[str] | None, die_with_parent: bool):
     def setup() -> None:
         if die_with_parent:
             import ctypes
 
             ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if writable is not None:
-            landlock.restrict_writes(writable)
+            landlock.restrict(writable, readable)
 
     return setup
 
@@ -48,22 +49,28 @@ def spawn(
     env: Mapping[str, str],
     cwd: Path,
     writable: Sequence[Path] | None,
+    readable: Sequence[str] | None = None,
     stdin: int | None = subprocess.DEVNULL,
     die_with_parent: bool = True,
 ) -> subprocess.Popen[bytes]:
-    """Start ARGV as the leader of a new process group. writable=None runs it without Landlock."""
+    """Start ARGV as the leader of a new process group. writable=None runs it without Landlock; READABLE
+    (strict sandbox) confines its reads to those paths and the writable ones."""
     paths = [str(p) for p in writable] if writable is not None else None
-    return subprocess.Popen(
-        list(argv),
-        stdin=stdin,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=str(cwd),
-        env=dict(env),
-        start_new_session=True,
-        preexec_fn=_preexec(paths, die_with_parent),
-        close_fds=True,
-    )
+    try:
+        return subprocess.Popen(
+            list(argv),
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=str(cwd),
+            env=dict(env),
+            start_new_session=True,
+            preexec_fn=_preexec(paths, readable, die_with_parent),
+            close_fds=True,
+        )
+    except subprocess.SubprocessError as exc:  # the sandbox could not be set up in the child: never run without it
+        raise ConfigError(f"could not start {argv[0]} inside its sandbox (Landlock): {exc}; it was not run",
+                          details={"sandbox": "strict" if readable is not None else "writes"}) from None
 
 
 def stop(proc: subprocess.Popen[bytes], *, grace: float = 3.0) -> None:

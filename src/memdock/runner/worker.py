@@ -31,7 +31,7 @@ class Worker:
         (self.work / "tmp").mkdir(parents=True, exist_ok=True)
         self.proc = spawn(
             launch.argv("--worker"), env=launch.child_env(self.work / "tmp"), cwd=self.work,
-            writable=launch.writable(self.work), stdin=-1, die_with_parent=False,
+            writable=launch.writable(self.work), readable=launch.readable(), stdin=-1, die_with_parent=False,
         )
         self.log = StderrLog(self.proc.stderr, self.work / "stderr.log", launch.redactor)  # type: ignore[arg-type]
         self.log.start()
