@@ -90,6 +90,21 @@ def test_strict_from_the_python_api(tmp_path, home, monkeypatch):
     assert result.reason.startswith("denied: PermissionError"), result.reason
 
 
+@needs_landlock
+def test_strict_from_the_async_service(tmp_path, home, monkeypatch):
+    import asyncio
+
+    from memdock import MemoryService
+
+    monkeypatch.setenv("HOME", str(home))
+
+    async def ask() -> str:
+        async with MemoryService(str(HOSTILE), data_dir=tmp_path / "store", sandbox="strict") as service:
+            return (await service.query("x")).reason
+
+    assert asyncio.run(ask()).startswith("denied: PermissionError")
+
+
 def test_strict_without_landlock_refuses_to_run(tmp_path, home, monkeypatch):
     """Fail closed: where the kernel has no Landlock, strict is refused up front, and a launch that gets past
     that anyway (the kernel changed under it) fails to start rather than run unconfined."""
