@@ -129,6 +129,14 @@ def test_the_adapter_itself_refuses_in_staging(tmp_path, case):
     assert db.exists()
 
 
+def test_a_deeply_nested_id_is_refused_without_printing_it(tmp_path):
+    line = orjson.dumps(chunk(98))[:-1].replace(b'"id":"chunk:98"', b'"id":' + b"[" * 1000 + b"]" * 1000) + b"}"
+    bundle = raw_bundle(tmp_path / "b", good_lines() + [line])
+    out = memdock("validate", str(bundle), home=tmp_path / "home")
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert out.stdout.startswith(f"{bundle / 'chunk-00001.jsonl'}:{GOOD + 1}: the record nests")
+
+
 def test_a_leap_second_is_refused_by_the_writer_too(tmp_path):
     from memdock.bundle import BundleWriter
     from memdock.jsonl import PayloadError

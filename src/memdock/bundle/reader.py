@@ -133,8 +133,9 @@ class BundleReader:
                         continue
                     key = key_of(rec)
                     deep = too_deep(raw, rec)
-                    if deep:
-                        self._fail(PayloadError(deep, file=name, line=n, record_id=key), errors)
+                    if deep:  # the id only when it is a plain value: a deep one could not even be printed
+                        plain = key if isinstance(key, (str, int, float)) else None
+                        self._fail(PayloadError(deep, file=name, line=n, record_id=plain), errors)
                         continue
                     if compiled is not None and not compiled.is_valid(rec):
                         for issue in compiled.issues(rec) or ():
