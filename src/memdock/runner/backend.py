@@ -13,7 +13,7 @@ from ..contract import (
     Capabilities, DeleteResult, GetResult, HealthStatus, IndexResult, PrepareResult, ProgressCallback,
     SearchResult,
 )
-from ..diskfull import disk_full, disk_full_as_error, said_disk_full
+from ..diskfull import disk_full, disk_full_as_error, reraise_disk_full, said_disk_full
 from ..errors import InvalidInputError, MemdockError, VersionError
 from ..protocol import SUPPORTED_PROTOCOLS, negotiate, payload_compatible
 from ..registry import AdapterDescriptor, Registry
@@ -89,13 +89,7 @@ class SubprocessBackend:
 
         TIMEOUT overrides the operation's configured limit for this call (each attempt).
         """
-        with disk_full_as_error(self.store.root, f"running {operation}"):
-            return self._call(operation, params or {}, on_progress=on_progress, on_checkpoint=on_checkpoint,
-                              offered=offered, use_pool=use_pool, timeout=timeout)
-
-    def _call(self, operation: str, params: dict[str, Any], *, on_progress: ProgressCallback | None,
-              on_checkpoint: Callable[[list[str]], None] | None, offered: tuple[str, ...] | None, use_pool: bool,
-              timeout: float | None) -> dict[str, Any]:
+        params = params or {}
         attempt = 0
         while True:
             attempt += 1
@@ -118,6 +112,9 @@ class SubprocessBackend:
                 if not exc.retryable or attempt > self.retries:
                     raise
                 time.sleep(self.backoff * 2 ** (attempt - 1))
+            except OSError as exc:  # the request, work dir or lock file could not be written
+                reraise_disk_full(exc, self.store.root, f"running {operation}")
+                raise
 
     def _note(self, record: CallRecord) -> None:
         self.last_call = record
