@@ -10,6 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from memdock.diskfull import is_disk_full  # noqa: E402
 from memdock.errors import BackendError, MemdockError  # noqa: E402
 from memdock.sdk import Adapter, Context, serve  # noqa: E402
 from memdock.sdk.params import query_text  # noqa: E402
@@ -59,6 +60,8 @@ class SqliteAdapter(Adapter):
         try:
             return fn(*args, **kwargs)
         except sqlite3.DatabaseError as exc:
+            if is_disk_full(exc):
+                raise  # the protocol loop reports it as disk full, naming the data dir
             raise BackendError(f"{db.DB_NAME} in the data dir: {exc}", details={"sqlite_error": str(exc)}) from None
 
     # -- operations ----------------------------------------------------------------------------
@@ -99,7 +102,7 @@ class SqliteAdapter(Adapter):
 
     def index(self, ctx: Context) -> dict:
         started = time.monotonic()
-        reader = ctx.input_bundle()
+        reader = ctx.staged_bundle()
         present = [t for t in ingest.ORDER if t in reader.record_types()]
         total = sum(reader.count(t) for t in present)
         conn = db.open_db(ctx.data_dir, write=True)
@@ -116,9 +119,8 @@ class SqliteAdapter(Adapter):
             run = ingest.Ingest(conn, on_commit=committed, batch_size=int(ctx.config.get("batch_size", ingest.BATCH)))
             for rtype in present:
                 self._sql(run.run, rtype, reader.records(rtype))
-            conn.execute("BEGIN IMMEDIATE")
-            resolved = facts.refresh_unresolved(conn)
-            conn.execute("COMMIT")
+            with db.transaction(conn, "indexing"):
+                resolved = facts.refresh_unresolved(conn)
             embedded = self._backfill(ctx, conn)
         finally:
             conn.close()

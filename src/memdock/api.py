@@ -38,8 +38,8 @@ class Memory:
     """A memory on one backend (default: the configured one, else sqlite). Use as a context manager or close()."""
 
     def __init__(self, backend: str | None = None, *, data_dir: str | os.PathLike[str] | None = None,
-                 config: dict[str, Any] | None = None, deadline: float = DEFAULT_DEADLINE):
-        self._core = ServiceCore(backend, data_dir=data_dir, config=config, deadline=deadline)
+                 config: dict[str, Any] | None = None, deadline: float = DEFAULT_DEADLINE, sandbox: bool | str | None = None):
+        self._core = ServiceCore(backend, data_dir=data_dir, config=config, deadline=deadline, sandbox=sandbox)
 
     def remember(self, content: str, *, thread: str | None = None, author: str | None = None, role: str | None = None,
                  type: str | None = None, title: str | None = None, time: str | datetime | None = None) -> Remembered:
@@ -86,8 +86,8 @@ class AsyncMemory:
     """The same API for asyncio code, over MemoryService."""
 
     def __init__(self, backend: str | None = None, *, data_dir: str | os.PathLike[str] | None = None,
-                 config: dict[str, Any] | None = None, deadline: float = DEFAULT_DEADLINE):
-        self.service = MemoryService(backend, data_dir=data_dir, config=config, deadline=deadline)
+                 config: dict[str, Any] | None = None, deadline: float = DEFAULT_DEADLINE, sandbox: bool | str | None = None):
+        self.service = MemoryService(backend, data_dir=data_dir, config=config, deadline=deadline, sandbox=sandbox)
 
     async def remember(self, content: str, **fields: Any) -> Remembered:
         return await self.service.remember(content, **fields)

@@ -36,6 +36,7 @@ class Settings:
     store: Path
     adapter_config: dict[str, Any] = field(default_factory=dict)
     config_file: Path | None = None
+    sandbox: str | None = None  # `sandbox` in memdock.toml: off, writes (the default) or strict
 
 
 def config_file(env: Mapping[str, str] = os.environ, cwd: Path | None = None) -> Path | None:
@@ -82,7 +83,11 @@ def resolve(
         store = memdock_home(env) / "stores" / Path(name).name
     adapters = file_cfg.get("adapters", {})
     adapter_cfg = dict(adapters.get(Path(name).name, {})) if isinstance(adapters, dict) else {}
-    return Settings(backend=name, backend_source=source, store=store.resolve(), adapter_config=adapter_cfg, config_file=path)
+    sandbox = file_cfg.get("sandbox")
+    if sandbox is not None and sandbox not in ("off", "writes", "strict"):
+        raise ConfigError(f"{path}: sandbox must be \"off\", \"writes\" or \"strict\", got {sandbox!r}")
+    return Settings(backend=name, backend_source=source, store=store.resolve(), adapter_config=adapter_cfg, config_file=path,
+                    sandbox=sandbox)
 
 
 def secret_fields(config_schema: Mapping[str, Any] | None) -> set[str]:

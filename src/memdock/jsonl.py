@@ -12,6 +12,10 @@ import orjson
 from .errors import InvalidInputError
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 64
+"""The deepest a record may nest objects and arrays (the record itself is level 1). orjson decodes up to
+1,024 levels but encodes only 255, and the ledger and adapters re-encode records, so the bound sits well
+below both; JSON Schema cannot say it, so the reader and the writer check it."""
 _BLOCK = 1 << 20
 _NONFINITE = re.compile(rb"(?<![\"\w])-?(NaN|Infinity)\b")
 
@@ -80,6 +84,40 @@ def decode_error(raw: bytes, exc: Exception) -> str:
     return f"invalid JSON: {exc}"
 
 
+def nesting_depth(value: Any, limit: int = MAX_DEPTH) -> int:
+    """How deep VALUE nests objects and arrays (a scalar is 0), counting no further than LIMIT + 1."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list, tuple)))
+    return deepest
+
+
+def depth_problem(record: Any, limit: int = MAX_DEPTH) -> str | None:
+    """Why RECORD nests too deeply, or None."""
+    if nesting_depth(record, limit) <= limit:
+        return None
+    return f"the record nests objects and arrays more than {limit} levels deep; the limit is {limit}"
+
+
+def too_deep(raw: bytes, record: Any, limit: int = MAX_DEPTH) -> str | None:
+    """depth_problem for RECORD decoded from RAW. Counting brackets in RAW bounds the depth, so almost every
+    line is cleared without walking the record."""
+    if raw.count(b"{") + raw.count(b"[") <= limit:
+        return None
+    return depth_problem(record, limit)
+
+
 def loads_object(raw: bytes, *, file: str, line: int) -> dict[str, Any]:
     try:
         obj = orjson.loads(raw)
@@ -87,6 +125,9 @@ def loads_object(raw: bytes, *, file: str, line: int) -> dict[str, Any]:
         raise PayloadError(decode_error(raw, exc), file=file, line=line) from None
     if not isinstance(obj, dict):
         raise PayloadError(f"a record must be a JSON object, found {type(obj).__name__}", file=file, line=line)
+    deep = too_deep(raw, obj)
+    if deep:
+        raise PayloadError(deep, file=file, line=line)
     return obj
 
 
@@ -101,11 +142,15 @@ def has_nonfinite(value: Any) -> bool:
 
 
 def dumps_line(record: Any) -> bytes:
-    """One JSONL line. NaN and Infinity are refused (orjson would silently write null)."""
+    """One JSONL line. NaN and Infinity are refused (orjson would silently write null), and so is a record
+    nested deeper than MAX_DEPTH (no reader would take it)."""
     try:
         line = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
     except TypeError as exc:
-        raise InvalidInputError(f"record cannot be written as JSON: {exc}") from None
+        raise InvalidInputError(depth_problem(record) or f"record cannot be written as JSON: {exc}") from None
+    deep = too_deep(line, record)
+    if deep:
+        raise InvalidInputError(deep)
     if b"null" in line and has_nonfinite(record):
         raise InvalidInputError("record contains NaN or Infinity, which JSON cannot carry")
     return line

@@ -12,6 +12,7 @@ import math
 import os
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from typing import Any, Iterable, Protocol
 
@@ -46,6 +47,34 @@ def is_rfc3339_datetime(value: object) -> bool:
         utc = (hour * 60 + minute - off_minutes) % (24 * 60)
         return utc == 23 * 60 + 59
     return True
+
+
+def parse_datetime(value: str) -> datetime:
+    """A date-time the schema accepts (T or t, Z or z, any fraction) as an aware datetime; ValueError otherwise.
+
+    The schema refuses leap seconds and the year 0000 because this is what every consumer ends up doing
+    with a date-time, and Python's datetime (like most databases) cannot hold either."""
+    if not isinstance(value, str) or not _DATETIME.match(value) or not is_rfc3339_datetime(value):
+        raise ValueError(f"{value!r} is not an RFC 3339 date-time")
+    text = value[:10] + "T" + value[11:]
+    if text[-1] in "Zz":
+        text = text[:-1] + "+00:00"
+    return datetime.fromisoformat(text)
+
+
+@cache
+def _memdock_datetime_pattern() -> str:
+    return schemas.load("defs")["$defs"]["datetime"]["pattern"]
+
+
+def _explain(issue: "Issue") -> "Issue":
+    """Say in words what the date-time pattern of defs.schema.json refuses."""
+    pattern = _memdock_datetime_pattern()
+    if pattern not in issue.message:
+        return issue
+    value = issue.message.split(" does not match ")[0]
+    return Issue(issue.path, f"{value} is a leap second (23:59:60) or in the year 0000, which memdock does not "
+                             "accept: write 23:59:59 or a year from 0001")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +143,7 @@ class PythonEngine:
             @staticmethod
             def issues(instance: Any) -> list[Issue]:
                 errs = sorted(v.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path)))
-                return [Issue(json_path(e.absolute_path), e.message) for e in errs]
+                return [_explain(Issue(json_path(e.absolute_path), e.message)) for e in errs]
 
         return _C()
 
@@ -144,7 +173,7 @@ class RustEngine:
 
             @staticmethod
             def issues(instance: Any) -> list[Issue]:
-                return [Issue(json_path(e.instance_path), e.message) for e in v.iter_errors(instance)]
+                return [_explain(Issue(json_path(e.instance_path), e.message)) for e in v.iter_errors(instance)]
 
         return _C()
 

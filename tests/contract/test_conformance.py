@@ -4,6 +4,12 @@ import os
 
 from memdock.conformance.kit import check_names
 from memdock.registry import Registry
+import shutil
+
+import pytest
+
+from memdock.conformance import KitOptions, run_kit
+from memdock.runner import landlock
 from memdock.testing import conformance_tests
 
 REGISTRY = Registry(use_entry_points=False)
@@ -22,6 +28,19 @@ for _name in BUNDLED:
         skip=(f"{_name} has its own requirements: set {_flag}=1 after `memdock adapters install {_name}`"
               if _gated_off else SKIP.get(_name)),
         skip_unavailable=_flag is None)
+
+
+@pytest.mark.skipif(landlock.abi_version() < 1, reason="this kernel offers no Landlock, so the strict sandbox refuses to run")
+@pytest.mark.parametrize("adapter", ["null", "sqlite", "node-grep"])
+def test_bundled_adapter_passes_the_kit_under_the_strict_sandbox(adapter):
+    """With reads confined to the allowlist (--sandbox strict), the whole kit still passes."""
+    if Registry(use_entry_points=False).get(adapter).runtime["kind"] == "node" and not shutil.which("node"):
+        pytest.skip("Node.js is not installed")
+    report = run_kit(adapter, KitOptions(idle=30, timeout=120, sandbox="strict"))
+    lines = [f"{r.name}: {r.status} {r.detail}" for r in report.results]
+    assert report.ok, "\n".join(lines)
+    assert report.sandbox.startswith("available")
+    assert report.status_of("handshake") == "pass"
 
 
 def test_bundled_adapters_are_found():

@@ -1,5 +1,5 @@
 """Bad input and broken surroundings: an unreachable FalkorDB, a model endpoint that refuses or stalls,
-thread ids full-text syntax chokes on, a 1 MB body, and an adapter that dies holding its FalkorDB."""
+thread ids full-text syntax chokes on, a 1 MB body, a leap second, and an adapter that dies holding its FalkorDB."""
 
 import os
 import signal
@@ -108,6 +108,27 @@ def test_one_megabyte_body_is_refused_naming_its_place_and_writes_nothing(tmp_pa
     status = b.healthcheck()
     assert status.checks["graphs"] == 0 and "episodes_committed" not in status.checks, "nothing reached the graph"
     assert b.query("Rotterdam pump", limit=5).hits == []
+
+
+def test_a_leap_second_is_refused_in_staging_before_the_graph_is_touched(tmp_path, llm):
+    """Sent straight to the adapter (past the core's reader), a time graphiti's datetime cannot hold fails the
+    staging pass naming file, line, id and field; earlier entries do not reach the graph."""
+    path = tmp_path / "b"
+    with BundleWriter(path, "chunks", validate=False) as w:
+        w.write("thread", {"id": "thread:t", "title": "t", "ingestion_time": T0})
+        w.write("entry", {"id": "entry:one", "thread_id": "thread:t", "position": 0, "body": ONE[0][2],
+                          "ingestion_time": T0, "event_time": T0})
+        w.write("entry", {"id": "entry:leap", "thread_id": "thread:t", "position": 1, "body": "a leap second",
+                          "ingestion_time": T0, "event_time": "2016-12-31T23:59:60Z"})
+    b = backend(tmp_path / "store", model_config(llm.base_url))
+    with pytest.raises(InvalidInputError) as err:
+        b.call("index", {"bundle": str(path)}, use_pool=False)
+    details = err.value.details
+    assert details["file"].endswith("entry-00001.jsonl") and details["line"] == 2
+    assert details["id"] == "entry:leap" and details["path"] == "$.event_time"
+    assert "leap second" in err.value.message
+    status = b.healthcheck()
+    assert status.checks["graphs"] == 0 and "episodes_committed" not in status.checks, "nothing reached the graph"
 
 
 def test_a_killed_worker_leaves_no_falkordb_behind(tmp_path, llm):

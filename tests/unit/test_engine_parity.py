@@ -24,7 +24,15 @@ datetimes = st.one_of(
         st.sampled_from(["T", "t", " ", "_"]),
         st.sampled_from(["Z", "z", "", "+05:30", "-24:00", "+23:59", "+00:60", ".5Z", ".123+01:00"]),
     ),
+    st.sampled_from(["2016-12-31T23:59:60Z", "2016-12-31t23:59:60.25z", "2016-12-31T18:59:60-05:00",
+                     "0000-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59-23:59"]),
     st.text(max_size=25),
+)
+# around the int64 bound the schema puts on stored integers, as Python ints and as the floats orjson decodes
+# past 2**64
+counts = st.one_of(
+    st.integers(-3, 10**6),
+    st.sampled_from([2**63 - 1, 2**63, 2**64 - 1, 2**64, 2**70, float(2**64), 9.2e18, -(2**63) - 1]),
 )
 rfc3339 = st.builds(
     lambda d, minutes: d.replace(tzinfo=timezone(timedelta(minutes=minutes))).isoformat(),
@@ -45,9 +53,9 @@ values = st.recursive(scalars, lambda c: st.lists(c, max_size=3) | st.dictionari
 FIELD_VALUES = {
     "id": ids, "thread_id": ids, "entry_id": ids, "chunk_id": ids, "source_id": ids, "target_id": ids, "query_id": ids,
     "event_time": datetimes, "ingestion_time": datetimes, "created_at": datetimes,
-    "position": st.integers(-3, 10**6), "start": st.integers(-3, 10**6), "end": st.integers(-3, 10**6),
-    "token_count": st.integers(-3, 10**6), "row": st.integers(-3, 10**6), "dim": st.integers(-3, 70000),
-    "limit": st.integers(-3, 2000), "rank": st.integers(-3, 100),
+    "position": counts, "start": counts, "end": counts, "token_count": counts, "row": counts,
+    "source_line": counts, "dim": st.integers(-3, 70000), "limit": st.integers(-3, 2000),
+    "rank": st.one_of(st.integers(-3, 100), counts),
     "type": st.sampled_from(["contains", "follows", "mentions", "x-custom", "x-", "likes", "replies_to"]),
     "kind": st.sampled_from(["chunk", "entry", "node", "fact", "edge", ""]),
     "entity_type": st.sampled_from(["person", "agent", "file", "x-team", "robot"]),

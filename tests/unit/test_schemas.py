@@ -3,7 +3,7 @@ import pytest
 
 from memdock import schemas
 from memdock.resources import schemas_dir
-from memdock.validation import SchemaValidator, is_rfc3339_datetime
+from memdock.validation import SchemaValidator, is_rfc3339_datetime, parse_datetime
 from records_factory import chunk, edge, entry, thread
 
 ENGINES = ["jsonschema", "jsonschema-rs"]
@@ -20,26 +20,48 @@ def test_every_record_type_and_manifest_has_a_versioned_schema():
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(
-    "value,ok",
+    "value,rfc3339,accepted",
     [
-        ("2025-12-09T02:35:37Z", True),
-        ("2025-12-09t02:35:37.123456+05:30", True),
-        ("2024-02-29T00:00:00Z", True),
-        ("2023-02-29T00:00:00Z", False),
-        ("2025-12-09 02:35:37Z", False),
-        ("2025-12-09T02:35:37", False),
-        ("2025-13-01T00:00:00Z", False),
-        ("2025-12-09T24:00:00Z", False),
-        ("2016-12-31T23:59:60Z", True),
-        ("2016-12-31T12:00:60Z", False),
-        ("2025-12-09T02:35:37+24:00", False),
-        ("9 May 2023", False),
+        ("2025-12-09T02:35:37Z", True, True),
+        ("2025-12-09t02:35:37.123456+05:30", True, True),
+        ("2024-02-29T00:00:00Z", True, True),
+        ("2023-02-29T00:00:00Z", False, False),
+        ("2025-12-09 02:35:37Z", False, False),
+        ("2025-12-09T02:35:37", False, False),
+        ("2025-13-01T00:00:00Z", False, False),
+        ("2025-12-09T24:00:00Z", False, False),
+        ("2016-12-31T23:59:60Z", True, False),  # RFC 3339 allows a leap second; memdock's schema does not
+        ("2016-12-31T18:59:60-05:00", True, False),
+        ("0000-01-01T00:00:00Z", True, False),  # nor the year 0000
+        ("0001-01-01T00:00:00Z", True, True),
+        ("2016-12-31T12:00:60Z", False, False),
+        ("2025-12-09T02:35:37+24:00", False, False),
+        ("9 May 2023", False, False),
     ],
 )
-def test_datetimes_are_really_checked(engine, value, ok):
+def test_datetimes_are_really_checked(engine, value, rfc3339, accepted):
     v = SchemaValidator(engine)
-    assert v.is_valid("entry", entry(event_time=value)) is ok
-    assert is_rfc3339_datetime(value) is ok
+    assert v.is_valid("entry", entry(event_time=value)) is accepted
+    assert is_rfc3339_datetime(value) is rfc3339
+    if accepted:
+        assert parse_datetime(value).tzinfo is not None
+    else:
+        with pytest.raises(ValueError):
+            parse_datetime(value)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_leap_second_is_refused_in_words(engine):
+    [issue] = SchemaValidator(engine).issues("entry", entry(event_time="2016-12-31T23:59:60Z"))
+    assert issue.path == "$.event_time" and "leap second" in issue.message and "23:59:59" in issue.message
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("field", ["position", "start", "end", "token_count"])
+def test_stored_integers_are_bounded_to_int64(engine, field):
+    v = SchemaValidator(engine)
+    assert v.is_valid("chunk", chunk(**{field: 2**63 - 1}))
+    assert [i.path for i in v.issues("chunk", chunk(**{field: 2**63}))] == [f"$.{field}"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -13,7 +13,9 @@ import json
 import sqlite3
 import uuid
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, ContextManager, Iterable, Iterator
+
+from memdock.diskfull import disk_full_as_error, sqlite_transaction
 
 NAME = "catalog.sqlite"
 NAMESPACE = uuid.UUID("6d656d64-6f63-6b2d-6772-617068697469")  # "memdock-graphiti"
@@ -39,17 +41,20 @@ def episode_uuid(source_id: str) -> str:
 
 class Catalog:
     def __init__(self, data_dir: Path):
-        data_dir.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(data_dir / NAME, isolation_level=None, timeout=30)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=FULL")
-        self.conn.executescript(SCHEMA)
+        self.path = data_dir / NAME
+        with disk_full_as_error(self.path, "opening the catalog"):
+            data_dir.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=FULL")
+            self.conn.executescript(SCHEMA)
 
     def close(self) -> None:
         self.conn.close()
 
-    def transaction(self) -> "_Tx":
-        return _Tx(self.conn)
+    def transaction(self) -> ContextManager[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the catalog."""
+        return sqlite_transaction(self.conn, self.path, immediate=True, what="writing the catalog")
 
     # -- what the bundle told us ---------------------------------------------------------------
 
@@ -170,15 +175,3 @@ class Catalog:
         q = "SELECT state, count(*) FROM episodes GROUP BY state"
         return {f"episodes_{s}": n for s, n in self.conn.execute(q)} | {
             "threads": self.conn.execute("SELECT count(*) FROM threads").fetchone()[0]}
-
-
-class _Tx:
-    def __init__(self, conn: sqlite3.Connection):
-        self.conn = conn
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.conn.execute("BEGIN IMMEDIATE")
-        return self.conn
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memdock.diskfull import disk_full, is_disk_full
 from memdock.errors import BackendError, InvalidInputError, MemdockError, TransientError
 
 from .settings import Settings
@@ -10,6 +11,8 @@ from .settings import Settings
 def classify(exc: BaseException, settings: Settings, where: str) -> MemdockError:
     if isinstance(exc, MemdockError):
         return exc
+    if is_disk_full(exc):
+        return disk_full(getattr(exc, "filename", None) or "the data dir", where)
     import openai
 
     from graphiti_core.errors import GroupIdValidationError

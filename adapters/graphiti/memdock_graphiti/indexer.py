@@ -18,6 +18,7 @@ from graphiti_core.search.search_utils import RELEVANT_SCHEMA_LIMIT
 
 from memdock.bundle import BundleReader
 from memdock.sdk import Context
+from memdock.validation import parse_datetime
 
 from .removal import remove_episode
 from .runtime import Runtime
@@ -29,8 +30,7 @@ CHECKPOINT_BATCH = 1000
 def _time(value: str | None) -> datetime:
     if not value:
         return datetime.now(timezone.utc)
-    t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    return parse_datetime(value)
 
 
 def _batches(ids: list[str], emit: Callable[[list[str]], None]) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import datetime, timezone
 from typing import Any
 
 from graphiti_core.edges import EntityEdge
@@ -19,6 +18,7 @@ from graphiti_core.nodes import EntityNode, EpisodicNode
 
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import limit_of, query_text, record_id
+from memdock.validation import parse_datetime
 
 from . import hits, recipes
 from .runtime import Runtime
@@ -32,10 +32,9 @@ def _epoch(filters: dict[str, Any], key: str) -> float | None:
     if not filters.get(key):
         return None
     try:
-        t = datetime.fromisoformat(str(filters[key]).replace("Z", "+00:00"))
+        return parse_datetime(filters[key]).timestamp()
     except ValueError:
         raise InvalidInputError(f"filters.{key}: not an RFC 3339 date-time: {filters[key]!r}") from None
-    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
 
 
 class Filters:

@@ -11,6 +11,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from memdock.diskfull import sqlite_transaction
 from memdock.errors import BackendError, ConfigError, VersionError
 
 DB_NAME = "memory.sqlite"
@@ -112,6 +113,11 @@ CREATE TRIGGER IF NOT EXISTS edges_au AFTER UPDATE OF fact ON edges BEGIN
     INSERT INTO fact_fts(rowid, fact) VALUES (new.rowid, new.fact);
 END;
 """
+
+
+def transaction(conn: sqlite3.Connection, what: str = "writing"):
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the file."""
+    return sqlite_transaction(conn, conn.execute("PRAGMA database_list").fetchone()[2], immediate=True, what=what)
 
 
 def db_path(data_dir: Path) -> Path:
@@ -217,16 +223,11 @@ def _initialise(conn: sqlite3.Connection, version: int) -> None:
     conn.execute("PRAGMA foreign_keys = OFF")
     if version == SCHEMA_VERSION:
         return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn, "creating the database"):
         for statement in _statements(DDL):
             conn.execute(statement)
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def _statements(script: str) -> list[str]:

@@ -8,6 +8,8 @@ from typing import Any
 
 from memdock.errors import InvalidInputError
 
+from .db import transaction
+
 _EXISTS = ("SELECT id FROM nodes WHERE id IN (SELECT id FROM doomed) UNION ALL "
            "SELECT id FROM chunks WHERE id IN (SELECT id FROM doomed) UNION ALL "
            "SELECT id FROM edges WHERE id IN (SELECT id FROM doomed)")
@@ -17,14 +19,8 @@ def delete(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
     ids = params.get("ids")
     if not isinstance(ids, list) or not all(isinstance(i, str) and i for i in ids):
         raise InvalidInputError("params.ids must be a list of non-empty ids")
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        result = _cascade(conn, list(dict.fromkeys(ids)))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    return result
+    with transaction(conn, "deleting"):
+        return _cascade(conn, list(dict.fromkeys(ids)))
 
 
 def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:

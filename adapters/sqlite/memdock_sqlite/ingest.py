@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime
 from typing import Any, Callable, Iterable, Iterator
 
+from memdock.validation import parse_datetime
+
 from . import facts
+from .db import transaction
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
 BATCH = 2000
@@ -22,7 +24,7 @@ Row = tuple[Any, ...]
 def timestamp(value: str | None) -> float | None:
     if not value:
         return None
-    return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00")).timestamp()
+    return parse_datetime(value).timestamp()
 
 
 def _attrs(record: dict[str, Any], known: Iterable[str]) -> str:
@@ -122,13 +124,8 @@ class Ingest:
 
     def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:
         for batch in _batches(records, self.batch_size):
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(self.conn, "indexing"):
                 self._write(rtype, batch)
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
             self.counts[rtype] = self.counts.get(rtype, 0) + len(batch)
             self.on_commit([r["id"] for r in batch])
 

@@ -12,6 +12,7 @@ import sqlite3
 import struct
 from typing import Callable
 
+from .db import transaction
 from .embedders import Embedder
 
 BACKFILL_BATCH = 256
@@ -52,15 +53,10 @@ def backfill(conn: sqlite3.Connection, embedder: Embedder, progress: Callable[[i
         if not rows:
             return done
         vecs = embedder.embed([embedding_text(author, title, body) for _, author, title, body in rows])
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(conn, "storing vectors"):
             conn.executemany("INSERT OR REPLACE INTO chunk_vectors(rowid, model, vec) VALUES (?,?,?)",
                              [(r[0], embedder.name, v) for r, v in zip(rows, vecs)])
             _bump(conn)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         done += len(rows)
         progress(done, total)
 

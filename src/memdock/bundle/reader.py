@@ -12,7 +12,7 @@ import orjson
 
 from .. import PAYLOAD_VERSION
 from ..errors import InvalidInputError
-from ..jsonl import DEFAULT_MAX_LINE_BYTES, LineReader, PayloadError, decode_error
+from ..jsonl import DEFAULT_MAX_LINE_BYTES, LineReader, PayloadError, decode_error, too_deep
 from ..schemas import RECORD_TYPES
 from ..validation import SchemaValidator
 from ..versions import check_payload_version
@@ -155,6 +155,11 @@ class BundleReader:
                         self._fail(PayloadError(f"a record must be a JSON object, found {type(rec).__name__}", file=name, line=n), errors)
                         continue
                     key = key_of(rec)
+                    deep = too_deep(raw, rec)
+                    if deep:  # the id only when it is a plain value: a deep one could not even be printed
+                        plain = key if isinstance(key, (str, int, float)) else None
+                        self._fail(PayloadError(deep, file=name, line=n, record_id=plain), errors)
+                        continue
                     if compiled is not None and not compiled.is_valid(rec):
                         for issue in compiled.issues(rec) or ():
                             self._fail(PayloadError(issue.message, file=name, line=n, record_id=key, path=issue.path), errors)

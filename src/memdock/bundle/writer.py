@@ -15,6 +15,7 @@ import orjson
 
 from .. import PAYLOAD_VERSION, __version__
 from ..atomic import write_atomic
+from ..diskfull import disk_full_as_error, reraise_disk_full
 from ..errors import InvalidInputError
 from ..jsonl import PayloadError, dumps_line
 from ..schemas import RECORD_TYPES
@@ -146,7 +147,11 @@ class BundleWriter:
             raise PayloadError(exc.message, file=f"{record_type} record #{ordinal}", record_id=key) from None
         if not seen.add(hash(key)):
             raise PayloadError(f"duplicate {record_type} id in this bundle", file=f"{record_type} record #{ordinal}", record_id=key)
-        self._part_for(record_type).add(line)
+        try:
+            self._part_for(record_type).add(line)
+        except OSError as exc:
+            reraise_disk_full(exc, self.path, "writing a bundle")
+            raise
 
     def write_many(self, record_type: str, records: Iterable[dict[str, Any]]) -> int:
         n = 0
@@ -174,22 +179,27 @@ class BundleWriter:
             raise PayloadError(f"vector has dim {dim}, the bundle's matrix has dim {self._dim}", file="embedding", record_id=chunk_id)
         if not math.isfinite(sum(arr)) and any(not math.isfinite(x) for x in arr):
             raise PayloadError("vector contains NaN or Infinity", file="embedding", record_id=chunk_id)
-        if self._matrix is None:
-            path = self._out.dir / "embedding_matrix.f32"
-            self._matrix = _Part(path, MATRIX_TYPE, 1, fmt="f32le")
-            self._written.append(path)
-        row = self._matrix.count
-        self.write("embedding", {"chunk_id": chunk_id, "row": row, "model": model, "dim": dim})
-        if sys.byteorder != "little":
-            arr = array("f", arr)
-            arr.byteswap()
-        self._matrix.add(arr.tobytes())
+        with disk_full_as_error(self.path, "writing a bundle"):
+            if self._matrix is None:
+                path = self._out.dir / "embedding_matrix.f32"
+                self._matrix = _Part(path, MATRIX_TYPE, 1, fmt="f32le")
+                self._written.append(path)
+            row = self._matrix.count
+            self.write("embedding", {"chunk_id": chunk_id, "row": row, "model": model, "dim": dim})
+            if sys.byteorder != "little":
+                arr = array("f", arr)
+                arr.byteswap()
+            self._matrix.add(arr.tobytes())
         return row
 
     def close(self) -> dict[str, Any]:
         """Finish every part, then write manifest.json atomically; returns the manifest."""
         if self.closed:
             raise InvalidInputError("bundle is already closed")
+        with disk_full_as_error(self.path, "writing a bundle"):
+            return self._finish()
+
+    def _finish(self) -> dict[str, Any]:
         for part in self._open.values():
             self._done.append(part.close())
         self._open.clear()
@@ -241,4 +251,8 @@ class BundleWriter:
         if exc_type is not None:
             self.abort()
         elif not self.closed:
-            self.close()
+            try:
+                self.close()
+            except BaseException:
+                self.abort()
+                raise

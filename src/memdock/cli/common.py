@@ -17,7 +17,10 @@ def add_backend_options(p: argparse.ArgumentParser, *, json_flag: bool = True) -
     g.add_argument("--data-dir", help="the backend's store (default: MEMDOCK_HOME/stores/<backend>)")
     g.add_argument("--config", "-c", action="append", default=[], metavar="KEY=VALUE",
                    help="adapter config; VALUE is parsed as JSON when it can be (repeatable)")
-    g.add_argument("--no-sandbox", action="store_true", help="do not limit the adapter's writes with Landlock")
+    g.add_argument("--sandbox", choices=["off", "writes", "strict"], default=None,
+                   help="writes (the default): Landlock confines the adapter's writes; strict: its reads too, to an "
+                        "allowlist (refused where the kernel has no Landlock); off: neither (default: memdock.toml)")
+    g.add_argument("--no-sandbox", action="store_true", help="the same as --sandbox off")
     if json_flag:
         p.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -37,4 +40,4 @@ def parse_config(pairs: list[str]) -> dict[str, Any]:
 
 def open_from_args(args: argparse.Namespace, **kwargs: Any) -> SubprocessBackend:
     return open_backend(args.backend, data_dir=args.data_dir, config=parse_config(args.config),
-                        sandbox=not args.no_sandbox, **kwargs)
+                        sandbox="off" if args.no_sandbox else args.sandbox, **kwargs)

@@ -21,13 +21,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--keep", action="store_true", help="keep the kit's scratch directory")
     p.add_argument("--resume-filler", type=int, default=1500, metavar="N",
                    help="filler entries in the resume check (default 1500; fewer for adapters that call an LLM per record)")
+    p.add_argument("--sandbox", choices=["writes", "strict"], default="writes",
+                   help="strict: confine the adapter's reads too (Landlock), as `--sandbox strict` does for other commands")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     opts = KitOptions(timeout=args.timeout, idle=args.idle, config=parse_config(args.config), only=args.only, keep=args.keep,
-                      resume_filler=args.resume_filler)
+                      resume_filler=args.resume_filler, sandbox=args.sandbox)
 
     def show(r: CheckResult) -> None:
         if not args.json:

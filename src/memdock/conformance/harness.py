@@ -44,6 +44,7 @@ class KitOptions:
     only: list[str] | None = None
     keep: bool = False
     resume_filler: int = 1500  # filler entries behind the golden ones in the resume check; fewer for backends that call an LLM per record
+    sandbox: str = "writes"  # or "strict": every check except writes_confined runs with reads confined too
 
 
 class Session:
@@ -91,7 +92,7 @@ class Harness:
             self.descriptor, store or self.session.new_store(),
             config=self.options.config if config is None else config, env=self.env(), retries=0, workers=workers,
             timeouts={"idle": self.options.idle, **{op: self.options.timeout for op in OPERATIONS_TIMED}},
-            sandbox=sandbox,
+            sandbox=self.options.sandbox if sandbox else False,
         )
         self.backends.append(b)
         return b

@@ -94,7 +94,7 @@ def run_kit(
 ) -> Report:
     """Run every check (or options.only) against ADAPTER (a name, a folder, or a descriptor)."""
     session = open_session(adapter, options, registry=registry)
-    report = Report(session.descriptor.name, sandbox=landlock.status())
+    report = Report(session.descriptor.name, sandbox=landlock.strict_status() if session.options.sandbox == "strict" else landlock.status())
     try:
         for name in check_names():
             if session.options.only and name not in session.options.only:

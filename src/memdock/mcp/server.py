@@ -127,8 +127,8 @@ def build_server(service: MemoryService) -> Any:
 
 
 def serve(backend: str | None = None, *, data_dir: str | None = None, config: dict[str, Any] | None = None,
-          deadline: float = 10.0) -> None:
-    service = MemoryService(backend, data_dir=data_dir, config=config, deadline=deadline)
+          deadline: float = 10.0, sandbox: bool | str | None = None) -> None:
+    service = MemoryService(backend, data_dir=data_dir, config=config, deadline=deadline, sandbox=sandbox)
     try:
         build_server(service).run("stdio")
     finally:

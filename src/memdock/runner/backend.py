@@ -13,6 +13,7 @@ from ..contract import (
     Capabilities, DeleteResult, GetResult, HealthStatus, IndexResult, PrepareResult, ProgressCallback,
     SearchResult,
 )
+from ..diskfull import disk_full, disk_full_as_error, reraise_disk_full, said_disk_full
 from ..errors import InvalidInputError, MemdockError, VersionError
 from ..protocol import SUPPORTED_PROTOCOLS, negotiate, payload_compatible
 from ..registry import AdapterDescriptor, Registry
@@ -45,7 +46,7 @@ class SubprocessBackend:
         retries: int = 1,
         backoff: float = 0.5,
         timeouts: Mapping[str, float] | None = None,
-        sandbox: bool = True,
+        sandbox: bool | str = True,
         lock_timeout: float = 10.0,
     ):
         self.descriptor = descriptor
@@ -106,9 +107,16 @@ class SubprocessBackend:
                 rec = getattr(exc, "call_record", None)
                 if rec is not None:
                     self._note(rec)
+                if said_disk_full(exc) and exc.details.get("reason") != "disk_full":
+                    full = disk_full(self.store.data_dir, f"running {operation}")
+                    full.details.update(adapter_error=exc.message, stderr_tail=exc.details.get("stderr_tail", ""))
+                    raise full from exc
                 if not exc.retryable or attempt > self.retries:
                     raise
                 time.sleep(self.backoff * 2 ** (attempt - 1))
+            except OSError as exc:  # the request, work dir or lock file could not be written
+                reraise_disk_full(exc, self.store.root, f"running {operation}")
+                raise
 
     def _note(self, record: CallRecord) -> None:
         self.last_call = record
@@ -117,7 +125,7 @@ class SubprocessBackend:
             del self.calls[: MAX_CALL_RECORDS // 2]
 
     def _write(self, operation: str, params: dict[str, Any], **kw: Any) -> dict[str, Any]:
-        with self.store.write_lock(self.lock_timeout):
+        with disk_full_as_error(self.store.root, f"running {operation}"), self.store.write_lock(self.lock_timeout):
             return self.call(operation, params, **kw)
 
     # -- MemoryBackend ---------------------------------------------------------------------------
@@ -158,7 +166,7 @@ class SubprocessBackend:
         if reader.kind not in ("chunks", "corpus"):
             raise InvalidInputError(f"{bundle}: cannot index a {reader.kind} bundle; give a corpus or chunks bundle")
         caps = self.get_capabilities()
-        with self.store.write_lock(self.lock_timeout):
+        with disk_full_as_error(self.store.root, "indexing"), self.store.write_lock(self.lock_timeout):
             ledger = Ledger(self.store.ensure().ledger_path)
             try:
                 delta_dir = self.store.new_work_dir("delta") / "bundle"
@@ -224,7 +232,7 @@ class SubprocessBackend:
         return GetResult.from_dict(self.call("get_edge", {"id": edge_id}))
 
     def delete(self, ids: Sequence[str], *, timeout: float | None = None) -> DeleteResult:
-        with self.store.write_lock(self.lock_timeout):
+        with disk_full_as_error(self.store.root, "deleting"), self.store.write_lock(self.lock_timeout):
             result = DeleteResult.from_dict(self.call("delete", {"ids": list(ids)}, use_pool=False, timeout=timeout))
             ledger = Ledger(self.store.ensure().ledger_path)
             try:
@@ -242,8 +250,11 @@ def open_backend(
     registry: Registry | None = None,
     **kwargs: Any,
 ) -> SubprocessBackend:
-    """Resolve the backend (flag, MEMDOCK_BACKEND, memdock.toml, default) and open it."""
+    """Resolve the backend (flag, MEMDOCK_BACKEND, memdock.toml, default) and open it. The sandbox is the
+    `sandbox` argument (True/"writes", "strict", False/"off") when given, else memdock.toml's `sandbox`."""
     settings = resolve(backend=backend, data_dir=data_dir)
     descriptor = (registry or Registry.default()).get(settings.backend)
     merged = {**settings.adapter_config, **(config or {})}
+    if kwargs.get("sandbox") is None:
+        kwargs["sandbox"] = settings.sandbox if settings.sandbox is not None else True
     return SubprocessBackend(descriptor, Path(settings.store), config=merged, **kwargs)

@@ -1,8 +1,11 @@
-"""Linux Landlock through ctypes: limit a child's writes to the directories it was given.
+"""Linux Landlock through ctypes: limit a child's writes (and, in strict mode, its reads) to what it was given.
 
-Reading and executing stay allowed everywhere; creating, writing, renaming
-and removing files is allowed only beneath the listed directories. Applied in
-the child between fork and exec, so it binds the adapter and all it starts.
+By default reading and executing stay allowed everywhere; creating, writing,
+renaming and removing files is allowed only beneath the listed directories.
+Strict mode also handles Landlock's read rights (execute, read a file, list a
+directory): then only the writable directories and a read allowlist can be
+read. Applied in the child between fork and exec, so it binds the adapter and
+all it starts.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import stat
 from functools import cache
 from typing import Sequence
 
@@ -18,13 +22,16 @@ _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS = 38
 
-WRITE_FILE, REMOVE_DIR, REMOVE_FILE = 1 << 1, 1 << 4, 1 << 5
+EXECUTE, WRITE_FILE, READ_FILE, READ_DIR, REMOVE_DIR, REMOVE_FILE = (1 << i for i in range(6))
 MAKE_CHAR, MAKE_DIR, MAKE_REG, MAKE_SOCK, MAKE_FIFO, MAKE_BLOCK, MAKE_SYM = (1 << i for i in range(6, 13))
 REFER, TRUNCATE = 1 << 13, 1 << 14
-_FILE_ONLY = WRITE_FILE | TRUNCATE
+_FILE_ONLY = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE
+READS = EXECUTE | READ_FILE | READ_DIR
 
 # Devices and shared memory a normal program writes to; nothing persistent.
 ALWAYS_WRITABLE = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/shm")
+# What strict mode lets every program read besides its allowlist: randomness.
+ALWAYS_READABLE = ("/dev/urandom", "/dev/random")
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -61,25 +68,29 @@ def handled_writes(abi: int) -> int:
     return mask
 
 
-def restrict_writes(writable: Sequence[str]) -> None:
-    """Restrict this process (call it in the child) to writing beneath WRITABLE. Raises OSError on failure."""
+def restrict(writable: Sequence[str], readable: Sequence[str] | None = None) -> None:
+    """Restrict this process (call it in the child) to writing beneath WRITABLE and, when READABLE is given,
+    to reading and executing only beneath READABLE and WRITABLE. Raises OSError on failure."""
     abi = abi_version()
     if abi < 1:
         raise OSError("Landlock is not available")
     libc = _libc()
-    handled = handled_writes(abi)
+    handled = handled_writes(abi) | (READS if readable is not None else 0)
     attr = _RulesetAttr(handled)
     fd = libc.syscall(_SYS_CREATE, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
     if fd < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
+    rules = [(p, handled) for p in list(writable) + list(ALWAYS_WRITABLE)]
+    if readable is not None:
+        rules += [(p, READS) for p in list(readable) + list(ALWAYS_READABLE)]
     try:
-        for path in list(writable) + list(ALWAYS_WRITABLE):
+        for path, rights in rules:
             try:
                 pfd = os.open(path, os.O_PATH | os.O_CLOEXEC)
             except OSError:
                 continue
             try:
-                access = handled if os.path.isdir(path) else handled & _FILE_ONLY
+                access = rights if stat.S_ISDIR(os.fstat(pfd).st_mode) else rights & _FILE_ONLY
                 rule = _PathBeneathAttr(access, pfd)
                 if libc.syscall(_SYS_ADD_RULE, ctypes.c_int(fd), ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule), ctypes.c_uint32(0)) != 0:
                     raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
@@ -98,3 +109,11 @@ def status() -> str:
     if abi:
         return f"enforced (Landlock ABI {abi}): adapters may write only to their data dir, work dir and private temp dir"
     return "not enforced: this kernel offers no Landlock; adapters' writes are not limited (the conformance kit still checks them)"
+
+
+def strict_status() -> str:
+    abi = abi_version()
+    if abi:
+        return (f"available (Landlock ABI {abi}): with --sandbox strict an adapter reads only its runtime, its folder, "
+                "system libraries, its stores and the bundle it indexes")
+    return "not available: this kernel offers no Landlock, so --sandbox strict refuses to run adapters"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..errors import ConfigError
 from ..registry import AdapterDescriptor
 from . import landlock
 from .channel import DEFAULT_MAX_EVENT_BYTES
@@ -44,22 +45,46 @@ class CallRecord:
     survivors: int = 0  # descendants still alive after the adapter exited and its grace ran out, killed
 
 
+SANDBOX_MODES = ("off", "writes", "strict")
+
+
+def sandbox_mode(value: bool | str | None) -> str:
+    """off (no Landlock), writes (the default: writes confined) or strict (reads confined too)."""
+    if value is None or value is True:
+        return "writes"
+    if value is False:
+        return "off"
+    if value in SANDBOX_MODES:
+        return str(value)
+    raise ConfigError(f"sandbox must be one of {', '.join(SANDBOX_MODES)}, got {value!r}")
+
+
 @dataclass
 class Launch:
     descriptor: AdapterDescriptor
     store: Store
     config: dict[str, Any] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
-    sandbox: bool = True
+    sandbox: bool | str = True
     timeouts: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         secrets = [self.env[n] for n in self.descriptor.secret_env_names() if self.env.get(n)]
         self.redactor = Redactor(secrets)
+        self.mode = sandbox_mode(self.sandbox)
+        if self.strict and landlock.abi_version() < 1:
+            raise ConfigError(
+                f"the strict sandbox was asked for, but this kernel offers no Landlock to confine reads with; "
+                f"refusing to run {self.descriptor.name} unconfined (use the default sandbox, or a kernel with Landlock)",
+                details={"sandbox": "strict", "landlock_abi": 0})
+
+    @property
+    def strict(self) -> bool:
+        return self.mode == "strict"
 
     @property
     def sandboxed(self) -> bool:
-        return self.sandbox and landlock.abi_version() > 0
+        return self.mode != "off" and landlock.abi_version() > 0
 
     def timeout(self, operation: str) -> float:
         return float(self.timeouts.get(operation) or self.descriptor.timeouts.get(operation) or DEFAULT_TIMEOUTS.get(operation, 300.0))
@@ -92,4 +117,14 @@ class Launch:
         return adapter_env(self.env, self.descriptor.env_names(), tmpdir)
 
     def writable(self, work_dir: Path) -> list[Path] | None:
+        if self.strict:
+            return [self.store.data_dir, work_dir]  # never None: without Landlock the child fails to start
         return [self.store.data_dir, work_dir] if self.sandboxed else None
+
+    def readable(self, params: Mapping[str, Any] | None = None) -> list[str] | None:
+        """The read allowlist under the strict sandbox (None: reads are not confined)."""
+        if not self.strict:
+            return None
+        from .readset import strict_readable
+
+        return strict_readable(self.descriptor, self.argv(), self.env, self.config, params)

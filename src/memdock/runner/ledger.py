@@ -21,6 +21,7 @@ from typing import Iterable, Iterator, Sequence
 
 import orjson
 
+from ..diskfull import disk_full_as_error, sqlite_transaction
 from ..ids import digest
 
 _SCHEMA = """
@@ -47,13 +48,14 @@ def record_hash(record: dict) -> str:
 class Ledger:
     def __init__(self, path: Path):
         self.path = path
-        self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(_SCHEMA)
         self.origin = LEGACY
-        if self.db.execute("PRAGMA user_version").fetchone()[0] < _ORIGINS_VERSION:
-            self._add_origins()
+        with disk_full_as_error(path, "opening the ledger"):
+            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(_SCHEMA)
+            if self.db.execute("PRAGMA user_version").fetchone()[0] < _ORIGINS_VERSION:
+                self._add_origins()
 
     def _add_origins(self) -> None:
         """Migrate a ledger written before origins: every committed record keeps the legacy origin.
@@ -116,14 +118,9 @@ class Ledger:
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
         """One commit per batch, rolled back on error (in autocommit mode every row of an executemany would be
-        its own transaction)."""
-        self.db.execute("BEGIN")
-        try:
+        its own transaction); a full disk is a disk_full error naming the ledger."""
+        with sqlite_transaction(self.db, self.path, what="recording what the backend committed"):
             yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
 
     def commit(self, ids: Sequence[str]) -> int:
         """Move checkpointed ids from pending to committed."""

@@ -48,7 +48,7 @@ def run_once(
     log = StderrLog(work / "stderr.log", launch.redactor)
     try:
         proc = spawn(launch.argv("--request", str(request_path)), env=launch.child_env(work / "tmp"), cwd=work,
-                     writable=launch.writable(work), exit_grace=launch.exit_grace(),
+                     writable=launch.writable(work), readable=launch.readable(params), exit_grace=launch.exit_grace(),
                      python=launch.python_script)
     except BaseException:
         log.close()

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from ..errors import ConfigError
 from . import landlock
 
 ENV_ALLOWLIST = (
@@ -34,7 +35,7 @@ def adapter_env(parent: Mapping[str, str], declared: Sequence[str], tmpdir: Path
     return env
 
 
-def _preexec(writable: Sequence[str] | None, die_with_parent: bool):
+def _preexec(writable: Sequence[str] | None, readable: Sequence[str] | None, die_with_parent: bool):
     def setup() -> None:
         import ctypes
 
@@ -43,7 +44,7 @@ def _preexec(writable: Sequence[str] | None, die_with_parent: bool):
         if die_with_parent:
             prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the shepherd then stops the whole tree
         if writable is not None:
-            landlock.restrict_writes(writable)
+            landlock.restrict(writable, readable)
 
     return setup
 
@@ -113,12 +114,14 @@ def spawn(
     env: Mapping[str, str],
     cwd: Path,
     writable: Sequence[Path] | None,
+    readable: Sequence[str] | None = None,
     stdin: int | None = subprocess.DEVNULL,
     die_with_parent: bool = True,
     exit_grace: float = 2.0,
     python: bool = False,
 ) -> AdapterProcess:
-    """Start ARGV under a shepherd, as the leader of a new process group. writable=None runs it without Landlock.
+    """Start ARGV under a shepherd, as the leader of a new process group. writable=None runs it without Landlock; READABLE
+    (strict sandbox) confines its reads to those paths and the writable ones.
 
     The shepherd leaves no descendant of ARGV alive: EXIT_GRACE seconds after ARGV exits, whatever it left
     is killed. PYTHON says ARGV is `INTERPRETER [FLAGS] SCRIPT ...`, which the shepherd can run in its child
@@ -135,10 +138,14 @@ def spawn(
             cwd=str(cwd),
             env=dict(env),
             start_new_session=True,
-            preexec_fn=_preexec(paths, die_with_parent),
+            preexec_fn=_preexec(paths, readable, die_with_parent),
             close_fds=True,
             pass_fds=(report_w,),
         )
+    except subprocess.SubprocessError as exc:  # the sandbox could not be set up in the child: never run without it
+        os.close(report_r)
+        raise ConfigError(f"could not start {argv[0]} inside its sandbox (Landlock): {exc}; it was not run",
+                          details={"sandbox": "strict" if readable is not None else "writes"}) from None
     except BaseException:
         os.close(report_r)
         raise

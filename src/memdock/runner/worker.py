@@ -35,7 +35,7 @@ class Worker:
         try:
             self.proc = spawn(
                 launch.argv("--worker"), env=launch.child_env(self.work / "tmp"), cwd=self.work,
-                writable=launch.writable(self.work), stdin=-1, die_with_parent=False, exit_grace=launch.exit_grace(),
+                writable=launch.writable(self.work), readable=launch.readable(), stdin=-1, die_with_parent=False, exit_grace=launch.exit_grace(),
                 python=launch.python_script,
             )
         except BaseException:

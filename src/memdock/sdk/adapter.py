@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .. import PAYLOAD_VERSION, PROTOCOL_VERSION
 from ..atomic import write_atomic
+from ..diskfull import disk_full, is_disk_full
 from ..errors import BackendError, ConfigError, InvalidInputError, MemdockError, UnsupportedOperationError, VersionError
 from ..operations import FEATURES, OPERATIONS
 
@@ -55,13 +56,22 @@ class Context:
         """Call only after the backend has durably committed these records."""
         self._out.emit({"event": "checkpoint", "ids": ids}, self.request_id)
 
-    def input_bundle(self) -> "BundleReader":
+    def input_bundle(self, *, validate: bool = True) -> "BundleReader":
         from ..bundle import BundleReader
 
         path = self.params.get("bundle")
         if not isinstance(path, str) or not path:
             raise InvalidInputError("index needs params.bundle: the path of a payload bundle")
-        return BundleReader(path)
+        return BundleReader(path, validate=validate)
+
+    def staged_bundle(self) -> "BundleReader":
+        """The input bundle, read through once before anything is written: the first record the schema refuses
+        (an integer past int64, a leap second, nesting past the limit, a bad checksum) fails the call here,
+        naming file, line, id and field. The reader returned skips the schema check the pass already did."""
+        problems = self.input_bundle().verify(max_errors=1)
+        if problems:
+            raise problems[0]
+        return self.input_bundle(validate=False)
 
     def log(self, message: str) -> None:
         sys.stderr.write(message.rstrip("\n") + "\n")
@@ -197,6 +207,9 @@ def _dispatch(adapter: Adapter, request: dict[str, Any], out: _Events) -> dict[s
     except MemdockError as exc:
         return {**base, "ok": False, "error": exc.to_envelope()}
     except Exception as exc:
+        where = getattr(exc, "filename", None) or request.get("data_dir") or "."
+        if is_disk_full(exc, near=where):
+            return {**base, "ok": False, "error": disk_full(where, f"running {request.get('operation')}").to_envelope()}
         import traceback
 
         traceback.print_exc(file=sys.stderr)
@@ -223,7 +236,14 @@ def _run_request_file(adapter: Adapter, path: str, out: _Events) -> int:
         return InvalidInputError("").exit_code
     response = _dispatch(adapter, request, out)
     result_path = request.get("result_path") or os.path.join(request.get("work_dir", "."), "result.json")
-    write_atomic(result_path, _dumps(response), durable=False)
+    try:
+        write_atomic(result_path, _dumps(response), durable=False)
+    except OSError as exc:
+        if not is_disk_full(exc):
+            raise
+        # no room for the result: say so where the runner looks when there is no envelope (the stderr tail)
+        sys.stderr.write(disk_full(result_path, "writing the result").message + "\n")
+        return BackendError("").exit_code
     out.emit({"event": "result", "path": result_path})
     return _exit_code(response)
 

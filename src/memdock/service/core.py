@@ -52,8 +52,9 @@ class ServiceCore:
 
     def __init__(self, backend: str | None = None, *, data_dir: str | os.PathLike[str] | None = None,
                  config: dict[str, Any] | None = None, deadline: float = DEFAULT_DEADLINE, workers: int = 1,
-                 backend_impl: SubprocessBackend | None = None):
-        self.backend = backend_impl or open_backend(backend, data_dir=data_dir, config=config, workers=workers, retries=0)
+                 backend_impl: SubprocessBackend | None = None, sandbox: bool | str | None = None):
+        self.backend = backend_impl or open_backend(backend, data_dir=data_dir, config=config, workers=workers, retries=0,
+                                                    sandbox=sandbox)
         self.name = self.backend.name
         self.deadline = deadline
         self._caps: Capabilities | None = None

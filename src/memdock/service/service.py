@@ -21,8 +21,10 @@ BACKSTOP = 2.0
 
 class MemoryService:
     def __init__(self, backend: str | None = None, *, data_dir: str | os.PathLike[str] | None = None,
-                 config: dict[str, Any] | None = None, deadline: float = DEFAULT_DEADLINE, workers: int = 2):
-        self.core = ServiceCore(backend, data_dir=data_dir, config=config, deadline=deadline, workers=workers)
+                 config: dict[str, Any] | None = None, deadline: float = DEFAULT_DEADLINE, workers: int = 2,
+                 sandbox: bool | str | None = None):
+        self.core = ServiceCore(backend, data_dir=data_dir, config=config, deadline=deadline, workers=workers,
+                                sandbox=sandbox)
         self.deadline = deadline
         self._threads = ThreadPoolExecutor(max_workers=workers + 1, thread_name_prefix="memdock-service")
 
