@@ -14,6 +14,7 @@ from memdock.ids import content_hash
 from memdock.registry import AdapterDescriptor, Registry
 from memdock.runner.backend import SubprocessBackend
 
+SHARED_DATA = Path(os.environ.get("MEMDOCK_SHARED_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data")
 ENABLED = os.environ.get("MEMDOCK_IT_MEM0") == "1"
 REAL_HOME = os.environ.get("MEMDOCK_HOME")  # read before the suite's per-test home is set
 
