@@ -9,6 +9,7 @@ from typing import Any
 
 os.environ["MEM0_TELEMETRY"] = "false"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "common"))
 
 from memdock.sdk import Adapter, Context, serve  # noqa: E402
 

@@ -16,43 +16,16 @@ and an entry's author is who spoke, not whose memory it is.
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
 from typing import Any, Callable
 
 from memdock.bundle import BundleReader
 from memdock.sdk import Context
 
 from .runtime import Runtime
-from .staging import stage
+from memdock_entries.meta import metadata
+from memdock_entries.staging import stage
 
 CHECKPOINT_BATCH = 1000
-
-
-def author_keys(author: str | None) -> list[str]:
-    """"Codex (lee)" is found as codex, lee or itself: watercooler writes authors as "agent (user)"."""
-    if not author:
-        return []
-    low = author.lower().strip()
-    keys = [low]
-    if low.endswith(")") and " (" in low:
-        agent, user = low[:-1].split(" (", 1)
-        keys += [agent.strip(), user.strip()]
-    return list(dict.fromkeys(k for k in keys if k))
-
-
-def epoch(value: str | None) -> float | None:
-    if not value:
-        return None
-    t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
-
-
-def metadata(entry: dict[str, Any]) -> dict[str, Any]:
-    meta = {"md_entry_id": entry["id"], "md_thread_id": entry["thread_id"], "md_author": entry.get("author"),
-            "md_author_keys": author_keys(entry.get("author")), "md_role": (entry.get("role") or "").lower() or None,
-            "md_type": (entry.get("entry_type") or "").lower() or None, "md_event_time": entry.get("event_time"),
-            "md_event_ts": epoch(entry.get("event_time"))}
-    return {k: v for k, v in meta.items() if v not in (None, [])}
 
 
 def remove_entry_memories(rt: Runtime, entry_id: str) -> int:
@@ -76,7 +49,7 @@ def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
     s.require_models()
     rt.calls.reset()
     reader: BundleReader = ctx.input_bundle()
-    staged = stage(reader, rt.catalog, s)
+    staged = stage(reader, rt.catalog, s.max_entry_chars, f"infer={s.infer}")
     checkpoints = 0
 
     def checkpoint(ids: list[str]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from .catalog import Catalog
+from memdock_entries.catalog import Catalog
 from .engine import Calls, build
 from .errors import classify
 from .settings import Settings

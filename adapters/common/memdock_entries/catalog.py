@@ -1,10 +1,10 @@
-"""The adapter's own record of what it gave mem0: catalog.sqlite in the data dir.
+"""An adapter's own record of what it gave the framework: catalog.sqlite in the data dir.
 
-mem0 knows memories by random uuids; memdock knows threads, entries and chunks by id. The catalog
+mem0 and OpenMemory know memories by random uuids; memdock knows threads, entries and chunks by id. The catalog
 keeps, per entry, its metadata, its body (episodes are the source entries), its content hash and
-state (`pending` before mem0 is called, `committed` after), and the ids of the memories mem0 made
+state (`pending` before the framework is called, `committed` after), and the ids of the memories the framework made
 from it; chunks are recorded as members of their entry. An index run's entries are staged first,
-so every check happens before anything reaches mem0.
+so every check happens before anything reaches the framework.
 """
 
 from __future__ import annotations
