@@ -18,6 +18,7 @@ REAL_HOME = os.environ.get("MEMDOCK_HOME")  # read before the suite's per-test h
 
 gate = [
     pytest.mark.integration_mem0,
+    pytest.mark.timeout(900),  # each one-shot call imports mem0 and Qdrant's client: seconds on a loaded 2-core box
     pytest.mark.skipif(not ENABLED, reason="mem0 integration tests: set MEMDOCK_IT_MEM0=1 after `memdock adapters install mem0`"),
 ]
 

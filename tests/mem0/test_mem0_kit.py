@@ -9,6 +9,7 @@ from mem0_support import descriptor, gate, model_config
 pytestmark = gate
 
 
+@pytest.mark.timeout(1800)
 @pytest.mark.parametrize("infer", [True, False])
 def test_mem0_passes_the_kit(llm, infer):
     report = run_kit(descriptor(), KitOptions(config=model_config(llm.base_url, infer=infer), timeout=300, idle=120,

@@ -9,6 +9,7 @@ from openmemory_support import gate
 pytestmark = gate
 
 
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("infer", [False, True])
 def test_openmemory_passes_the_kit(server, infer):
     report = run_kit("openmemory", KitOptions(config={"server_url": server.url, "infer": infer}, timeout=120, idle=60,
