@@ -19,6 +19,15 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
+GREENHOUSE = [
+    "Ana ordered Quartz sensors for the greenhouse.",
+    "Bo calibrated the Quartz sensors against the Vaisala reference.",
+    "Ana noticed the Vaisala probe drifting after rain.",
+    "Chen replaced the greenhouse vents with Danfoss actuators.",
+    "Bo logged humidity spikes near the Danfoss actuators.",
+    "Zephyrine archived the Marigold seed inventory.",
+]
+
 T0 = "2025-03-0{}T10:00:00Z"
 
 

@@ -1,4 +1,4 @@
-"""The mem0 adapter's entry point: protocol operations mapped onto the memdock_mem0 package."""
+"""The mem0 adapter's entry point: the shared entry-adapter operations over the memdock_mem0 package."""
 
 from __future__ import annotations
 
@@ -11,15 +11,18 @@ os.environ["MEM0_TELEMETRY"] = "false"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "common"))
 
-from memdock.sdk import Adapter, Context, serve  # noqa: E402
+from memdock.sdk import Context, serve  # noqa: E402
+from memdock_entries.adapter_base import EntryAdapter  # noqa: E402
 
 from memdock_mem0.retrieval import SCORE_SEMANTICS  # noqa: E402
 from memdock_mem0.settings import Settings  # noqa: E402
 
 
-class Mem0Adapter(Adapter):
+class Mem0Adapter(EntryAdapter):
     name = "mem0"
     version = "1.0.0"
+    package = "memdock_mem0"
+    settings_class = Settings
     descriptor_path = Path(__file__).with_name("adapter.json")
     features = {"embeddings": True, "entity_extraction": False, "graph_query": False, "temporal": False,
                 "incremental": True, "delete": True, "retrieval": True, "concurrent_index": False}
@@ -27,17 +30,18 @@ class Mem0Adapter(Adapter):
     id_shapes = {"node": "mem0 memory uuid (random, recorded in catalog.sqlite against our entry id)",
                  "episode": "our entry id", "scope": "user_id = config user_id, run_id = our thread id"}
 
-    def __init__(self) -> None:
-        self._runtime: Any = None
-        self._runtime_key: tuple | None = None
+    def make_runtime(self, settings: Settings, data_dir: Path) -> Any:
+        from memdock_mem0.runtime import Runtime
+
+        return Runtime(settings, data_dir)
 
     def active_features(self, ctx: Context) -> dict[str, bool]:
-        s = Settings.from_config(ctx.config)
+        s = self.settings(ctx)
         return {**self.features, "entity_extraction": s.infer and s.llm_configured() is None,
                 "embeddings": s.embedder_configured() is None}
 
     def capabilities(self, ctx: Context) -> dict[str, Any]:
-        s = Settings.from_config(ctx.config)
+        s = self.settings(ctx)
         embedder = s.embedding_model if s.local_embedder else f"{s.embedding_model or 'text-embedding-3-small'} @ {s.embedding_url}"
         return {**super().capabilities(ctx), "extra": {
             "infer": s.infer,
@@ -45,16 +49,6 @@ class Mem0Adapter(Adapter):
             "embedder": None if s.embedder_configured() else f"{s.embedding_provider}: {embedder}",
             "vector_store": "qdrant, local mode, in the data dir", "user_id": s.user_id,
         }}
-
-    def _rt(self, ctx: Context):
-        from memdock_mem0.runtime import Runtime
-
-        settings = Settings.from_config(ctx.config)
-        key = (settings.cache_key(), str(ctx.data_dir))
-        if self._runtime is None or self._runtime_key != key:
-            self.close()
-            self._runtime, self._runtime_key = Runtime(settings, ctx.data_dir), key
-        return self._runtime
 
     def healthcheck(self, ctx: Context) -> dict:
         from memdock.errors import MemdockError
@@ -80,41 +74,6 @@ class Mem0Adapter(Adapter):
         rt.settings.require_models()
         rt.memory  # noqa: B018  (creates the collection and history database)
         return {"ok": True, "details": rt.catalog.counts()}
-
-    def index(self, ctx: Context) -> dict:
-        from memdock_mem0.indexer import index
-
-        return index(self._rt(ctx), ctx)
-
-    def query(self, ctx: Context) -> dict:
-        from memdock_mem0.retrieval import search_memories
-
-        return search_memories(self._rt(ctx), ctx.params)
-
-    def search_nodes(self, ctx: Context) -> dict:
-        from memdock_mem0.retrieval import search_memories
-
-        return search_memories(self._rt(ctx), ctx.params)
-
-    def search_episodes(self, ctx: Context) -> dict:
-        from memdock_mem0.retrieval import search_episodes
-
-        return search_episodes(self._rt(ctx), ctx.params)
-
-    def get_node(self, ctx: Context) -> dict:
-        from memdock_mem0.retrieval import get_node
-
-        return get_node(self._rt(ctx), ctx.params)
-
-    def delete(self, ctx: Context) -> dict:
-        from memdock_mem0.forget import delete
-
-        return delete(self._rt(ctx), ctx.params)
-
-    def close(self) -> None:
-        if self._runtime is not None:
-            self._runtime.close()
-            self._runtime = None
 
 
 if __name__ == "__main__":

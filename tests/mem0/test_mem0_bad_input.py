@@ -7,7 +7,7 @@ import pytest
 
 from memdock.errors import BackendError, InvalidInputError, TransientError
 
-from mem0_support import backend, chat_calls, closed_port, gate, model_config, write_bundle
+from mem0_support import backend, closed_port, gate, model_config, write_bundle
 from openai_loopback import OpenAILoopback
 
 pytestmark = gate

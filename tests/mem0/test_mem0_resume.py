@@ -4,18 +4,10 @@ import pytest
 
 from memdock.errors import MemdockError
 
+from entry_bundles import GREENHOUSE as TEXTS
 from mem0_support import backend, chat_calls, gate, model_config, write_bundle
 
 pytestmark = gate
-
-TEXTS = [
-    "Ana ordered Quartz sensors for the greenhouse.",
-    "Bo calibrated the Quartz sensors against the Vaisala reference.",
-    "Ana noticed the Vaisala probe drifting after rain.",
-    "Chen replaced the greenhouse vents with Danfoss actuators.",
-    "Bo logged humidity spikes near the Danfoss actuators.",
-    "Zephyrine archived the Marigold seed inventory.",
-]
 
 
 def stored(b) -> list[str]:

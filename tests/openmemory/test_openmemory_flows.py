@@ -7,20 +7,12 @@ from memdock.chunking import chunk_bundle
 from memdock.errors import MemdockError
 from memdock.importers.pipeline import import_corpus
 
-from entry_bundles import SHARED_DATA, write_bundle
+from entry_bundles import GREENHOUSE as TEXTS, SHARED_DATA, write_bundle
 from openmemory_support import backend, gate
 
 pytestmark = gate
 
 
-TEXTS = [
-    "Ana ordered Quartz sensors for the greenhouse.",
-    "Bo calibrated the Quartz sensors against the Vaisala reference.",
-    "Ana noticed the Vaisala probe drifting after rain.",
-    "Chen replaced the greenhouse vents with Danfoss actuators.",
-    "Bo logged humidity spikes near the Danfoss actuators.",
-    "Zephyrine archived the Marigold seed inventory.",
-]
 THREADS = ["project/dotwatercooler__codex-validation.md", "project/dotwatercooler__agent-ux-test.md"]
 VALIDATION = "thread:dotwatercooler__codex-validation:0e55a1a9"
 

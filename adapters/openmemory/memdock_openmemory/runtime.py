@@ -26,6 +26,9 @@ class Runtime:
             self._app_id = self.client.app_id(where)
         return self._app_id
 
+    def learn_app_id(self, app_id: str) -> None:
+        self._app_id = app_id
+
     def pages(self, where: str, **kw: Any) -> Iterator[dict[str, Any]]:
         """Every memory the filter route lists for these arguments, newest first, page by page."""
         page = 1
