@@ -131,6 +131,15 @@ def _apply(bundle: Path, m: dict) -> None:
         reseal(bundle)
 
 
+def mutated(template: Path, dest: Path, changes: list[dict]) -> Path:
+    """A copy of TEMPLATE at DEST with CHANGES applied (each noted for hypothesis' report)."""
+    bundle = copy_bundle(template, dest)
+    for m in changes:
+        note(repr(m)[:500])
+        apply(bundle, m)
+    return bundle
+
+
 def verdict(bundle: Path) -> list[str]:
     """What `memdock validate` reports: every problem, or none. Anything but a MemdockError escapes the test."""
     try:
@@ -154,10 +163,7 @@ def test_mutated_bundles_are_refused_by_name_or_indexed(template):
     def check(changes):
         work = Path(tempfile.mkdtemp(prefix="memdock-fuzz-"))
         try:
-            bundle = copy_bundle(template, work / "b")
-            for m in changes:
-                note(repr(m)[:500])
-                apply(bundle, m)
+            bundle = mutated(template, work / "b", changes)
             problems = verdict(bundle)
             if problems:
                 seen["refused"] += 1
@@ -183,10 +189,7 @@ def test_mutated_bundles_through_the_real_runner(template, tmp_path):
     def check(changes):
         work = Path(tempfile.mkdtemp(prefix="memdock-fuzz-", dir=tmp_path))
         try:
-            bundle = copy_bundle(template, work / "b")
-            for m in changes:
-                note(repr(m)[:500])
-                apply(bundle, m)
+            bundle = mutated(template, work / "b", changes)
             problems = verdict(bundle)
             with SubprocessBackend(Registry().get("sqlite"), work / "store") as backend:
                 if problems:
