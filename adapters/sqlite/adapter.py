@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from memdock.diskfull import is_disk_full  # noqa: E402
 from memdock.errors import BackendError, MemdockError  # noqa: E402
 from memdock.sdk import Adapter, Context, serve  # noqa: E402
+from memdock.sdk.checkpoints import Checkpoints  # noqa: E402
 from memdock.sdk.params import query_text  # noqa: E402
 
 from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vectors  # noqa: E402
@@ -106,15 +107,7 @@ class SqliteAdapter(Adapter):
         present = [t for t in ingest.ORDER if t in reader.record_types()]
         total = sum(reader.count(t) for t in present)
         conn = db.open_db(ctx.data_dir, write=True)
-        done, checkpoints = 0, 0
-
-        def committed(ids: list[str]) -> None:
-            nonlocal done, checkpoints
-            done += len(ids)
-            checkpoints += 1
-            ctx.checkpoint(ids)
-            ctx.progress(done, total)
-
+        committed = Checkpoints(ctx, total)
         try:
             run = ingest.Ingest(conn, on_commit=committed, batch_size=int(ctx.config.get("batch_size", ingest.BATCH)))
             for rtype in present:
@@ -125,7 +118,7 @@ class SqliteAdapter(Adapter):
         finally:
             conn.close()
         ignored = {t: reader.count(t) for t in reader.record_types() if t not in ingest.ORDER}
-        return {"indexed": run.counts, "checkpoints": checkpoints, "seconds": time.monotonic() - started,
+        return {"indexed": run.counts, "checkpoints": committed.count, "seconds": time.monotonic() - started,
                 "details": {"facts_resolved_late": resolved, "vectors_added": embedded, "ignored": ignored}}
 
     def query(self, ctx: Context) -> dict:

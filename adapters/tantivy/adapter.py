@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import tantivy  # noqa: E402
 from memdock.errors import BackendError  # noqa: E402
 from memdock.sdk import Adapter, Context, serve  # noqa: E402
+from memdock.sdk.checkpoints import Checkpoints  # noqa: E402
 from memdock.sdk.params import query_text  # noqa: E402
 
 from memdock_tantivy import delete, ingest, queries, search, store  # noqa: E402
@@ -80,15 +81,7 @@ class TantivyAdapter(Adapter):
         present = [t for t in ingest.ORDER if t in reader_in.record_types()]
         total = sum(reader_in.count(t) for t in present)
         index = self._index(ctx, write=True)
-        done, checkpoints = 0, 0
-
-        def committed(ids: list[str]) -> None:
-            nonlocal done, checkpoints
-            done += len(ids)
-            checkpoints += 1
-            ctx.checkpoint(ids)
-            ctx.progress(done, total)
-
+        committed = Checkpoints(ctx, total)
         writer = store.writer(index, ctx.config)
         try:
             index.reload()
@@ -101,7 +94,7 @@ class TantivyAdapter(Adapter):
         finally:
             writer.wait_merging_threads()
         ignored = {t: reader_in.count(t) for t in reader_in.record_types() if t not in ingest.ORDER}
-        return {"indexed": run.counts, "checkpoints": checkpoints, "seconds": time.monotonic() - started,
+        return {"indexed": run.counts, "checkpoints": committed.count, "seconds": time.monotonic() - started,
                 "details": {"facts_resolved_late": resolved, "ignored": ignored}}
 
     def query(self, ctx: Context) -> dict:

@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 
 _CREATE_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def temp_name(name: str) -> str:
+    """The name write_atomic gives its temp file for NAME (in the same directory)."""
+    return f".{name}.tmp-{secrets.token_hex(8)}"
+
+
+def temp_name_pattern(name: str) -> str:
+    """A regular expression (no anchors) for the names temp_name(NAME) gives."""
+    return rf"\.{re.escape(name)}\.tmp-[0-9a-f]{{16}}"
 
 
 def create_new(path: str | os.PathLike[str], mode: int = 0o666, *, dir_fd: int | None = None) -> int:
@@ -27,7 +38,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
     name and is created new, never through a link, so a hostile writer of the directory cannot redirect it."""
     path = os.fspath(path)
     directory, name = os.path.split(path)
-    tmp = os.path.join(directory, f".{name}.tmp-{secrets.token_hex(8)}")
+    tmp = os.path.join(directory, temp_name(name))
     fd = create_new(tmp)
     try:
         with open(fd, "wb") as f:

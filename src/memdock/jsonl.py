@@ -103,19 +103,19 @@ def nesting_depth(value: Any, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
-def depth_problem(record: Any, limit: int = MAX_DEPTH) -> str | None:
-    """Why RECORD nests too deeply, or None."""
+def depth_problem(record: Any, limit: int = MAX_DEPTH, *, what: str = "the record") -> str | None:
+    """Why RECORD (named WHAT in the message) nests too deeply, or None."""
     if nesting_depth(record, limit) <= limit:
         return None
-    return f"the record nests objects and arrays more than {limit} levels deep; the limit is {limit}"
+    return f"{what} nests objects and arrays more than {limit} levels deep; the limit is {limit}"
 
 
-def too_deep(raw: bytes, record: Any, limit: int = MAX_DEPTH) -> str | None:
+def too_deep(raw: bytes, record: Any, limit: int = MAX_DEPTH, *, what: str = "the record") -> str | None:
     """depth_problem for RECORD decoded from RAW. Counting brackets in RAW bounds the depth, so almost every
     line is cleared without walking the record."""
     if raw.count(b"{") + raw.count(b"[") <= limit:
         return None
-    return depth_problem(record, limit)
+    return depth_problem(record, limit, what=what)
 
 
 def loads_object(raw: bytes, *, file: str, line: int) -> dict[str, Any]:

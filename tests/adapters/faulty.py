@@ -1,7 +1,8 @@
 """A small working adapter (a JSON file of chunks, term-overlap ranking) with one fault switched on by --fault.
 
-Each folder beside this file is one deliberately broken adapter; the conformance
-kit must report every one of them.
+Each faulty-* folder beside this file is one deliberately broken adapter; the conformance
+kit must report every one of them. hostile-fifo-in-store works, but plants traps for whoever reads its data
+dir (a FIFO, a link to /dev/zero, a sparse 64 GiB file): the kit must still finish.
 """
 
 from __future__ import annotations
@@ -37,6 +38,14 @@ def start_daemon() -> None:
         os.dup2(null, fd)
     time.sleep(3600)
     os._exit(0)
+
+
+def plant_traps(data_dir: Path) -> None:
+    if not (data_dir / "trap.fifo").exists():
+        os.mkfifo(data_dir / "trap.fifo")
+        os.symlink("/dev/zero", data_dir / "zero")
+        with open(data_dir / "sparse.bin", "wb") as f:
+            f.truncate(64 << 30)
 
 
 def write_through_link(path: str, data: bytes, **_kw) -> None:
@@ -84,6 +93,8 @@ class Faulty(Adapter):
             Path(os.environ["HOME"], "faulty-cache.txt").write_text("cached")
         if FAULT == "hang":
             time.sleep(3600)
+        if FAULT == "traps_in_store":
+            plant_traps(ctx.data_dir)
         n = 0
         batch: list[str] = []
         for rtype in ("thread", "entry", "edge", "chunk"):

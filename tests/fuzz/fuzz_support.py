@@ -131,39 +131,3 @@ def index_in_process(bundle: Path, data_dir: Path, work_dir: Path) -> dict[str, 
     request = build_request("index", data_dir=str(data_dir), work_dir=str(work_dir), config={},
                             params={"bundle": str(bundle)})
     return _dispatch(sqlite_adapter(), request, _Events(io.BytesIO(), worker=False))
-
-
-# -- cases known from issue #12 item 9 ---------------------------------------------------------------------
-
-INT64 = (-(2**63), 2**63 - 1)
-
-
-def depth(value: Any) -> int:
-    if isinstance(value, dict):
-        return 1 + max(map(depth, value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max(map(depth, value), default=0)
-    return 0
-
-
-def _leaves(value: Any) -> list[Any]:
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v)]
-    if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v)]
-    return [value]
-
-
-def known_issue_12_9(values: list[Any]) -> str | None:
-    """Which of the cases issue #12 item 9 covers VALUES hold (nesting past 64 levels, integers outside int64,
-    leap seconds, the year 0000), or None. These are fixed on the boundary-inputs branch; the fuzz tests pass
-    over them here, and counting them says how often. Remove this once that branch is merged."""
-    for value in values:
-        if depth(value) > 64:
-            return "nesting past 64 levels"
-        for leaf in _leaves(value):
-            if isinstance(leaf, int) and not isinstance(leaf, bool) and not INT64[0] <= leaf <= INT64[1]:
-                return "an integer outside int64"
-            if isinstance(leaf, str) and (":60" in leaf or leaf.startswith("0000-")):
-                return "a leap second or the year 0000"
-    return None

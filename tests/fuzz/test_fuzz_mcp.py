@@ -18,10 +18,11 @@ import pytest
 from hypothesis import given, note
 from hypothesis import strategies as st
 
+from memdock.jsonl import nesting_depth
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
 
-from fuzz_support import EDGE_STRINGS, any_json, depth, fuzz_settings, json_values, make_chunks_bundle
+from fuzz_support import EDGE_STRINGS, any_json, fuzz_settings, json_values, make_chunks_bundle
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 pytestmark = pytest.mark.fuzz
@@ -151,7 +152,7 @@ def sdk_may_drop(call: dict) -> bool:
     """Whether the MCP SDK's stdio transport drops this request without an answer: one that holds a lone
     surrogate, or is nested deeper than its JSON parser goes (about 200 levels). See README (MCP)."""
     text = _line(call).decode("utf-8", "surrogatepass")
-    return any(0xD800 <= ord(c) <= 0xDFFF for c in text) or depth(call) > 150
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in text) or nesting_depth(call, 150) > 150
 
 
 def check_tool_answer(call: dict, messages: list[dict], rid: str) -> str:

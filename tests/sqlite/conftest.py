@@ -1,3 +1,5 @@
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,13 @@ def chunks_of(folder: Path, out: Path) -> Path:
     import_corpus(sorted(folder.glob("*.md")), "watercooler", out / "corpus")
     chunk_bundle(out / "corpus", out / "chunks")
     return out / "chunks"
+
+
+def can_unshare() -> bool:
+    """Whether `unshare -m` works here (root or user namespaces), to mount a small or read-only filesystem."""
+    if not shutil.which("unshare"):
+        return False
+    return subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
 
 
 def sqlite_backend(store: Path, **kw) -> SubprocessBackend:

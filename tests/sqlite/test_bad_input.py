@@ -1,7 +1,6 @@
 """Queries that could break FTS5, and database files the adapter must refuse without touching them."""
 
 import hashlib
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -11,7 +10,7 @@ import pytest
 
 from memdock.errors import BackendError, ConfigError, InvalidInputError, VersionError
 
-from conftest import sqlite_backend
+from conftest import can_unshare, sqlite_backend
 
 ADAPTER_DIR = Path(__file__).resolve().parents[2] / "adapters" / "sqlite"
 
@@ -135,13 +134,7 @@ def test_a_foreign_sqlite_file_is_refused(tmp_path):
     assert _digest(db) == before
 
 
-def _can_unshare() -> bool:
-    if not shutil.which("unshare"):
-        return False
-    return subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not _can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a read-only filesystem")
+@pytest.mark.skipif(not can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a read-only filesystem")
 def test_a_store_on_a_read_only_filesystem(tmp_path, fixture_chunks):
     store = tmp_path / "store"
     sqlite_backend(store).index(fixture_chunks)
@@ -163,7 +156,7 @@ mount --bind {store} {store} && mount -o remount,bind,ro {store} || exit 99
     assert _digest(store / "data" / "memory.sqlite") == before
 
 
-@pytest.mark.skipif(not _can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a read-only filesystem")
+@pytest.mark.skipif(not can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a read-only filesystem")
 def test_the_adapter_itself_refuses_a_read_only_data_dir(tmp_path):
     """The adapter checks too: a caller other than memdock's runner may hand it a read-only data dir."""
     data = tmp_path / "data"

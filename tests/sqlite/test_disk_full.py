@@ -7,7 +7,6 @@ called directly, and the graphiti adapter's catalog.
 """
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from memdock.bundle import BundleWriter
+from conftest import can_unshare
 from records_factory import T0, chunk, entry, thread
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,13 +31,7 @@ with open(os.path.join(sys.argv[1], "filler"), "wb") as f:
 """
 
 
-def _can_unshare() -> bool:
-    if not shutil.which("unshare"):
-        return False
-    return subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
-
-
-pytestmark = pytest.mark.skipif(not _can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a small tmpfs")
+pytestmark = pytest.mark.skipif(not can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a small tmpfs")
 
 
 def in_tmpfs(tmp_path: Path, size: str, script: str) -> subprocess.CompletedProcess:

@@ -162,3 +162,20 @@ def test_a_deep_record_is_refused_by_the_writer(tmp_path):
     shallow = {"a": {"b": [1, [2]]}}
     with BundleWriter(tmp_path / "ok", "chunks") as w:
         w.write("chunk", chunk(0, metadata=shallow))
+
+
+@pytest.mark.parametrize("command", ["validate", "index"])
+def test_a_deeply_nested_manifest_is_refused_naming_it(tmp_path, command):
+    """jsonschema-rs gives up on a manifest nested about 256 levels deep with a bare ValueError; the depth rule
+    records follow applies to the manifest too, before the schema check."""
+    bundle = raw_bundle(tmp_path / "b", good_lines())
+    manifest = orjson.loads((bundle / "manifest.json").read_bytes())
+    (bundle / "manifest.json").write_bytes(orjson.dumps(manifest)[:-1] + b',"producer":' + b"[" * 300 + b"]" * 300
+                                           + b"}")
+    args = [command, str(bundle)] + (["--data-dir", str(tmp_path / "store")] if command == "index" else [])
+    out = memdock(*args, home=tmp_path / "home")
+    assert out.returncode == {"validate": 1, "index": 4}[command], out.stdout + out.stderr
+    assert "Traceback" not in out.stderr
+    said = out.stdout if command == "validate" else out.stderr.removeprefix("memdock: error: ")
+    assert said.startswith(f"{bundle / 'manifest.json'}: the manifest nests objects and arrays more than 64 levels deep")
+    assert not (tmp_path / "store" / "data" / "memory.sqlite").exists()

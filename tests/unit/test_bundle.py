@@ -300,6 +300,27 @@ def test_writer_killed_in_an_empty_dir_leaves_an_incomplete_bundle_that_force_re
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b"]
 
 
+def test_a_manifest_nested_past_the_depth_limit_is_refused_before_anything_is_written(tmp_path):
+    deep: dict = {}
+    for _ in range(70):
+        deep = {"a": deep}
+    with pytest.raises(InvalidInputError, match="the manifest .*more than 64 levels deep"):
+        BundleWriter(tmp_path / "b", "corpus", metadata=deep)
+    assert not (tmp_path / "b").exists()
+    write_bundle(tmp_path / "ok", n=1, metadata={"a": {"b": [1]}})
+    assert BundleReader(tmp_path / "ok").manifest["metadata"] == {"a": {"b": [1]}}
+
+
+def test_a_manifest_temp_file_left_by_a_killed_writer_does_not_stop_overwrite(tmp_path):
+    """write_atomic names its temp file `.manifest.json.tmp-<16 hex digits>`; the output guard once expected
+    decimal digits (a pid), so such a leftover made a complete bundle refuse to be replaced."""
+    b = write_bundle(tmp_path / "b", n=1)
+    (b / ".manifest.json.tmp-0123456789abcdef").write_bytes(b"{")
+    write_bundle(b, n=2, overwrite=True)
+    assert BundleReader(b).count("entry") == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b"]
+
+
 def test_writer_refuses_non_empty_dir_and_overwrite_keeps_the_old_bundle_until_the_new_one_is_complete(tmp_path):
     b = write_bundle(tmp_path / "b", n=1)
     with pytest.raises(InvalidInputError, match="not empty"):

@@ -6,8 +6,7 @@ import json
 import sqlite3
 from typing import Any
 
-from memdock.errors import InvalidInputError
-from memdock.sdk.params import limit_of, query_text, record_id
+from memdock.sdk.params import group_ids, limit_of, query_text, record_id
 
 from . import fts, hits
 
@@ -15,17 +14,8 @@ NAME_WEIGHT, TEXT_WEIGHT = 2.0, 1.0
 NEIGHBOURS = 50
 
 
-def _groups(params: dict[str, Any]) -> list[str] | None:
-    groups = params.get("group_ids")
-    if groups is None:
-        return None
-    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
-        raise InvalidInputError("params.group_ids must be a list of thread ids")
-    return groups or None
-
-
 def _search(params: dict[str, Any]) -> tuple[str | None, int, list[str] | None]:
-    return fts.match_expression(query_text(params)), limit_of(params), _groups(params)
+    return fts.match_expression(query_text(params)), limit_of(params), group_ids(params)
 
 
 def _answer(found: list[dict[str, Any]], match: str | None) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from memdock.errors import InvalidInputError
-from memdock.sdk.params import limit_of, query_text, record_id
+from memdock.sdk.params import group_ids, limit_of, query_text, record_id
 
 from . import hits, queries
 from .reader import Reader
@@ -39,21 +39,12 @@ def run_query(reader: Reader, words: queries.Words, params: dict[str, Any]) -> d
     return _answer(found, **extra)
 
 
-def _groups(params: dict[str, Any]) -> list[str] | None:
-    groups = params.get("group_ids")
-    if groups is None:
-        return None
-    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
-        raise InvalidInputError("params.group_ids must be a list of thread ids")
-    return groups or None
-
-
 def search_nodes(reader: Reader, words: queries.Words, params: dict[str, Any], *, episodes: bool = False) -> dict[str, Any]:
     """Threads, entries and entities whose name or text matches; entries only when EPISODES.
 
     A group (thread) restricts threads and entries to it; entities, which belong to no thread, are kept only
     when an edge of that thread mentions them."""
-    terms, limit, groups = words.terms(query_text(params)), limit_of(params), _groups(params)
+    terms, limit, groups = words.terms(query_text(params)), limit_of(params), group_ids(params)
     if not terms:
         return _answer([], reason=NO_WORDS)
     required = [queries.key(reader.schema, "kind", ["entry"])] if episodes else []  # only nodes have name/text
@@ -71,7 +62,7 @@ def search_nodes(reader: Reader, words: queries.Words, params: dict[str, Any], *
 
 
 def search_facts(reader: Reader, words: queries.Words, params: dict[str, Any]) -> dict[str, Any]:
-    terms, limit, groups = words.terms(query_text(params)), limit_of(params), _groups(params)
+    terms, limit, groups = words.terms(query_text(params)), limit_of(params), group_ids(params)
     if not terms:
         return _answer([], reason=NO_WORDS)
     required = [queries.key(reader.schema, "thread_id", groups)] if groups else []

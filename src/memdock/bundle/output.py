@@ -24,13 +24,13 @@ from typing import Sequence
 
 import orjson
 
-from ..atomic import fsync_dir
+from ..atomic import fsync_dir, temp_name_pattern
 from ..errors import InvalidInputError
 from ..schemas import RECORD_TYPES
 from .manifest import MANIFEST_NAME
 
 _PART = re.compile(r"^(?:%s)-\d{5}\.jsonl$" % "|".join(map(re.escape, RECORD_TYPES)))
-_OURS = re.compile(r"^(?:embedding_matrix\.f32|\.%s\.tmp-\d+)$" % re.escape(MANIFEST_NAME))
+_OURS = re.compile(rf"^(?:embedding_matrix\.f32|{temp_name_pattern(MANIFEST_NAME)})$")
 
 
 class UnsafeOutputError(InvalidInputError):

@@ -91,6 +91,9 @@ class BundleReader:
             raise PayloadError(decode_error(raw, exc), file=str(mpath)) from None
         if not isinstance(manifest, dict):
             raise PayloadError("manifest must be a JSON object", file=str(mpath))
+        deep = too_deep(raw, manifest, what="the manifest")
+        if deep:  # before the schema check: jsonschema-rs gives up at about 256 levels with a bare ValueError
+            raise PayloadError(deep, file=str(mpath))
         return manifest
 
     def _check_files_present(self) -> None:

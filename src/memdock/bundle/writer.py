@@ -17,7 +17,7 @@ from .. import PAYLOAD_VERSION, __version__
 from ..atomic import write_atomic
 from ..diskfull import disk_full_as_error, reraise_disk_full
 from ..errors import InvalidInputError
-from ..jsonl import PayloadError, dumps_line
+from ..jsonl import PayloadError, depth_problem, dumps_line
 from ..schemas import RECORD_TYPES
 from ..validation import SchemaValidator
 from .idset import IdSet
@@ -100,6 +100,9 @@ class BundleWriter:
     ):
         if kind not in BUNDLE_KINDS:
             raise InvalidInputError(f"unknown bundle kind {kind!r}; expected one of {', '.join(BUNDLE_KINDS)}")
+        deep = depth_problem({"chunker": chunker, "metadata": metadata}, what="the manifest (its chunker or metadata)")
+        if deep:  # no reader would open the bundle
+            raise InvalidInputError(deep)
         self.path = Path(path)
         self.kind, self.producer, self.chunker, self.metadata = kind, producer, chunker, metadata
         self.part_max_bytes = part_max_bytes

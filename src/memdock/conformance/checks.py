@@ -17,6 +17,7 @@ from ..errors import MemdockError
 from ..operations import OPERATIONS
 from ..runner.launch import CallRecord
 from ..runner.ledger import Ledger
+from ..untrusted import NotRegularFile, open_regular, read_upto
 from . import golden
 from .harness import Fail, Harness, Skip
 
@@ -241,7 +242,7 @@ def _snapshot(*roots: Path, skip: tuple[Path, ...] = ()) -> dict[str, tuple[int,
                     st = p.lstat()
                 except OSError:
                     continue
-                out[str(p)] = (st.st_size, st.st_mtime_ns if p.is_file() else 0)
+                out[str(p)] = (st.st_size, st.st_mtime_ns if stat.S_ISREG(st.st_mode) else 0)
     return out
 
 
@@ -324,23 +325,59 @@ def check_stdout_clean(h: Harness) -> str:
     return f"{len(ex.records)} calls ({len(ex.records) - workers} one-shot, {workers} worker), no stray stdout line"
 
 
+SCAN_CAP = 256 * 1024 * 1024
+
+
+@dataclass
+class StoreScan:
+    found: list[str] = field(default_factory=list)  # files holding a planted secret
+    skipped: list[str] = field(default_factory=list)  # "NAME is a FIFO", ...: not read
+    partly: list[str] = field(default_factory=list)  # files over SCAN_CAP: only their first SCAN_CAP bytes read
+
+    def note(self) -> str:
+        parts = []
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} file(s) not read ({'; '.join(self.skipped[:3])})")
+        if self.partly:
+            parts.append(f"only the first {SCAN_CAP} bytes read of {', '.join(self.partly[:3])}")
+        return "; " + "; ".join(parts) if parts else ""
+
+
+def _scan_stores(roots: list[Path], planted: list[bytes]) -> StoreScan:
+    """Look for PLANTED in every file under ROOTS, which the adapter could write: links, FIFOs and devices are
+    not read (memdock.untrusted), a file is read in pieces and no further than SCAN_CAP."""
+    out, overlap = StoreScan(), max(map(len, planted), default=1) - 1
+    for root in roots:
+        for dirpath, _dirs, files in os.walk(root):
+            for n in files:
+                p = Path(dirpath) / n
+                try:
+                    with open_regular(p) as (fd, st):
+                        tail = b""
+                        for piece in read_upto(fd, SCAN_CAP):
+                            window = tail + piece
+                            if any(x in window for x in planted):
+                                out.found.append(str(p))
+                                break
+                            tail = window[-overlap:] if overlap else b""
+                        else:
+                            if st.st_size > SCAN_CAP:
+                                out.partly.append(str(p))
+                except NotRegularFile as exc:
+                    out.skipped.append(f"{n} is {exc.kind}")
+                except OSError:
+                    continue
+    return out
+
+
 def check_secrets_never_leak(h: Harness) -> str:
     ex = h.shared("exercise", _exercise)
     planted = list(h.secrets.values()) + [h.undeclared_secret]
     leaks = [f"{r.operation} ({r.mode})" for r in ex.records if r.redactions]
     if ex.unattributed_redactions:
         leaks.append("a worker's stderr between calls")
-    found_in_files = []
-    for root in ex.stores:
-        for dirpath, _dirs, files in os.walk(root):
-            for n in files:
-                p = Path(dirpath) / n
-                try:
-                    data = p.read_bytes()
-                except OSError:
-                    continue
-                if any(s.encode() in data for s in planted):
-                    found_in_files.append(str(p))
+    scan = _scan_stores(ex.stores, [x.encode() for x in planted])
+    found_in_files = scan.found
     if leaks or found_in_files:
         parts = []
         if leaks:
@@ -349,7 +386,7 @@ def check_secrets_never_leak(h: Harness) -> str:
             parts.append(f"secret found in {', '.join(found_in_files[:3])}")
         raise Fail("; ".join(parts))
     declared = ", ".join(h.secrets) or "none declared"
-    return f"planted secrets ({declared}, plus one undeclared) appeared nowhere in {len(ex.records)} calls"
+    return f"planted secrets ({declared}, plus one undeclared) appeared nowhere in {len(ex.records)} calls" + scan.note()
 
 
 def _own_calls(h: Harness, b) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..errors import ConfigError
+from ..protocol import Event
 from ..registry import AdapterDescriptor
 from . import landlock
 from .channel import DEFAULT_MAX_EVENT_BYTES
@@ -43,6 +44,17 @@ class CallRecord:
     overlong: int = 0  # stdout lines longer than the event cap, dropped
     dropped_bytes: int = 0  # bytes of quarantined and over-long stdout lines
     survivors: int = 0  # descendants still alive after the adapter exited and its grace ran out, killed
+
+    def count_event(self, ev: Event, on_progress: Callable[[dict[str, Any]], None] | None,
+                    on_checkpoint: Callable[[list[str]], None] | None) -> None:
+        """Count one event of this call and hand a progress or a checkpoint to the caller's callback."""
+        self.events += 1
+        if ev.kind == "progress" and on_progress:
+            on_progress(ev.data)
+        elif ev.kind == "checkpoint":
+            self.checkpoints += 1
+            if on_checkpoint:
+                on_checkpoint(ev.data["ids"])
 
 
 SANDBOX_MODES = ("off", "writes", "strict")

@@ -62,13 +62,7 @@ def run_once(
     failure: MemdockError | None = None
     try:
         for ev in channel.events(timeout=limit, idle=launch.idle()):
-            record.events += 1
-            if ev.kind == "progress" and on_progress:
-                on_progress(ev.data)
-            elif ev.kind == "checkpoint":
-                record.checkpoints += 1
-                if on_checkpoint:
-                    on_checkpoint(ev.data["ids"])
+            record.count_event(ev, on_progress, on_checkpoint)
         remaining = max(0.1, limit - (time.monotonic() - started))
         wait_exit(proc, remaining)
     except Deadline as d:

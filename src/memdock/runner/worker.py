@@ -95,14 +95,8 @@ class Worker:
                 if ev.data.get("request_id") not in (None, rid):
                     self.quarantine.add(orjson.dumps(ev.data), self.launch.redactor.bytes)
                     continue
-                record.events += 1
-                if ev.kind == "progress" and on_progress:
-                    on_progress(ev.data)
-                elif ev.kind == "checkpoint":
-                    record.checkpoints += 1
-                    if on_checkpoint:
-                        on_checkpoint(ev.data["ids"])
-                elif ev.kind == "result":
+                record.count_event(ev, on_progress, on_checkpoint)
+                if ev.kind == "result":
                     response = ev.data.get("response")
                     result = check_response(response, request_id=rid, operation=operation,
                                             source=f"{self.launch.descriptor.name} worker {operation}")

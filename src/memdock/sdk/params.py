@@ -1,4 +1,4 @@
-"""Checks of the request parameters every search-capable adapter reads: the text, the limit, one id."""
+"""Checks of the request parameters every search-capable adapter reads: the text, the limit, one id, the groups."""
 
 from __future__ import annotations
 
@@ -28,3 +28,13 @@ def record_id(params: dict[str, Any]) -> str:
     if not isinstance(value, str) or not value or len(value) > 256:
         raise InvalidInputError("params.id must be a non-empty string of at most 256 characters")
     return value
+
+
+def group_ids(params: dict[str, Any]) -> list[str] | None:
+    """The thread ids a structural search is restricted to (params.group_ids), or None for all of them."""
+    groups = params.get("group_ids")
+    if groups is None:
+        return None
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        raise InvalidInputError("params.group_ids must be a list of thread ids")
+    return groups or None

@@ -1,0 +1,63 @@
+"""Edges as sentences a reader (or an LLM) can use, for adapters that store the structural graph:
+`Codex (lee)'s plan "Cut the release" mentions file tools/migrate_v2.py (on 2026-03-02)`.
+
+The adapter passes a lookup from an id to what it stored under that id: the payload record's own fields
+(title, body, author, entry_type, event_time; entity_type and name; a chunk's entry_id) plus `kind` (thread,
+entry, entity or chunk), or None when nothing is stored there yet. Such an endpoint is named by its id and the
+fact is unresolved: the adapter renders it again once more records have arrived.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+VERBS = {
+    "contains": "contains", "follows": "follows", "replies_to": "replied to", "references": "references",
+    "mentions": "mentions", "supersedes": "supersedes", "relates_to": "relates to",
+}
+SNIPPET = 60
+
+Lookup = Callable[[str], "dict[str, Any] | None"]
+
+
+def _snippet(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= SNIPPET else line[: SNIPPET - 1].rstrip() + "…"
+
+
+def describe(get: Lookup, node_id: str) -> tuple[str, dict[str, Any] | None]:
+    """A short noun phrase for a stored node or chunk, and its record (a chunk's entry; None when not stored)."""
+    rec = get(node_id)
+    if rec is None:
+        return node_id, None
+    kind = rec["kind"]
+    if kind == "chunk":
+        phrase, entry = describe(get, rec["entry_id"])
+        return f"a passage of {phrase}", entry
+    if kind == "thread":
+        return f'thread "{rec.get("title", "")}"', rec
+    if kind == "entity":
+        return f"{rec['entity_type']} {rec['name']}", rec
+    if kind != "entry":
+        return node_id, rec
+    what = (rec.get("entry_type") or "entry").lower()
+    title = rec.get("title") or _snippet(rec["body"])
+    author = rec.get("author")
+    return (f'{author}\'s {what} "{title}"' if author else f'{what} "{title}"'), rec
+
+
+def render(get: Lookup, edge: dict[str, Any]) -> tuple[str, bool]:
+    """The fact sentence for EDGE, and whether both endpoints were found."""
+    etype = edge["type"]
+    verb = VERBS.get(etype, etype[2:].replace("_", " ") if etype.startswith("x-") else etype)
+    src, src_rec = describe(get, edge["source_id"])
+    dst, dst_rec = describe(get, edge["target_id"])
+    when = (edge.get("event_time") or (src_rec or {}).get("event_time") or "")[:10]
+    if etype == "replies_to" and src_rec and dst_rec and src_rec.get("author") and dst_rec.get("author"):
+        text = f"{src_rec['author']} replied to {dst_rec['author']}"
+        text += f" on {when}" if when else ""
+        text += f": {src} answers {dst}"
+    else:
+        text = f"{src} {verb} {dst}"
+        text += f" (on {when})" if when and etype != "contains" else ""
+    return text, src_rec is not None and dst_rec is not None
