@@ -28,8 +28,12 @@ REFER, TRUNCATE = 1 << 13, 1 << 14
 _FILE_ONLY = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE
 READS = EXECUTE | READ_FILE | READ_DIR
 
-# Devices and shared memory a normal program writes to; nothing persistent.
-ALWAYS_WRITABLE = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/shm")
+# Devices a normal program writes to; nothing persistent.
+ALWAYS_WRITABLE = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
+# POSIX shared memory and semaphores (multiprocessing locks, torch workers). Writable under the default
+# sandbox; under strict only for an adapter that declares sandbox.shared_memory, as it is shared with every
+# other program of the user's (readable, and a channel that outlives the call).
+SHARED_MEMORY = "/dev/shm"
 # What strict mode lets every program read besides its allowlist: randomness.
 ALWAYS_READABLE = ("/dev/urandom", "/dev/random")
 

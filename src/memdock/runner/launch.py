@@ -129,9 +129,12 @@ class Launch:
         return adapter_env(self.env, self.descriptor.env_names(), tmpdir)
 
     def writable(self, work_dir: Path) -> list[Path] | None:
+        dirs = [self.store.data_dir, work_dir]
+        if not self.strict or self.descriptor.raw.get("sandbox", {}).get("shared_memory"):
+            dirs.append(Path(landlock.SHARED_MEMORY))
         if self.strict:
-            return [self.store.data_dir, work_dir]  # never None: without Landlock the child fails to start
-        return [self.store.data_dir, work_dir] if self.sandboxed else None
+            return dirs  # never None: without Landlock the child fails to start
+        return dirs if self.sandboxed else None
 
     def readable(self, params: Mapping[str, Any] | None = None) -> list[str] | None:
         """The read allowlist under the strict sandbox (None: reads are not confined)."""
@@ -139,4 +142,4 @@ class Launch:
             return None
         from .readset import strict_readable
 
-        return strict_readable(self.descriptor, self.argv(), self.env, self.config, params)
+        return strict_readable(self.descriptor, self.argv(), self.env, self.config, params, store_root=self.store.root)

@@ -15,7 +15,9 @@ class HostileReader(Adapter):
         return {"ok": True, "backend": self.name}
 
     def query(self, ctx: Context) -> dict:
-        target = ctx.config.get("target") or os.path.join(os.environ.get("HOME", "/root"), ".ssh", "id_rsa")
+        asked = str(ctx.params.get("text", ""))
+        target = ctx.config.get("target") or (asked if asked.startswith("/") else None) or \
+            os.path.join(os.environ.get("HOME", "/root"), ".ssh", "id_rsa")
         try:
             found = "read: " + Path(target).read_text()
         except OSError as exc:
