@@ -12,9 +12,7 @@ from memdock.registry import AdapterDescriptor, Registry
 from memdock.runner.backend import SubprocessBackend
 
 PROJECT = Path(__file__).resolve().parents[2]
-SHARED_DATA = PROJECT.parent / "shared" / "data"
-if not SHARED_DATA.exists():
-    SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+SHARED_DATA = Path(os.environ.get("MEMDOCK_SHARED_DATA") or PROJECT.parent / "shared" / "data")
 REAL_HOME = os.environ.get("MEMDOCK_HOME")  # read before the suite's per-test home is set
 
 
