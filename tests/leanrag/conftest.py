@@ -19,7 +19,7 @@ def _adapter_home(monkeypatch):
 
 @pytest.fixture()
 def fake():
-    from fake_llm import FakeLLM
+    from leanrag_fake_llm import FakeLLM
 
     return FakeLLM()
 
