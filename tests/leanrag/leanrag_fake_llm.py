@@ -61,10 +61,10 @@ class FakeLLM:
             return "relations"
         if "Entity Descriptions:" in prompt:
             return "summary"
+        if "-----Entities-----" in prompt:  # first: its relationship table may hold relation lines
+            return "aggregation"
         if "relationship<|>" in prompt:
             return "cluster_relation"
-        if "-----Entities-----" in prompt:
-            return "aggregation"
         return "other"
 
     def __call__(self, body: dict[str, Any]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from .bridge import LeanRAG, load
+from .bridge import LeanRAG, load, prepare_environment
 from .build import GRAPH, repair
 from .catalog import Catalog
 from .checkout import locate
@@ -18,6 +18,7 @@ class Runtime:
         self.settings, self.data_dir = settings, data_dir
         self.root = locate(settings)
         data_dir.mkdir(parents=True, exist_ok=True)
+        prepare_environment(data_dir)  # before anything imports numba, torch or tiktoken
         repair(data_dir)
         self.catalog = Catalog(data_dir)
         self.timings = Timings()
