@@ -17,6 +17,9 @@ def test_bundled_adapter_passes_the_kit(adapter):
         pytest.skip("Node.js is not installed")
     if adapter == "graphiti":
         pytest.skip("graphiti needs an LLM endpoint; its kit run is tests/graphiti/test_graphiti_kit.py (MEMDOCK_IT_GRAPHITI=1)")
+    if adapter == "leanrag":
+        pytest.skip("leanrag needs a LeanRAG checkout and an LLM endpoint; its kit run is tests/leanrag/test_leanrag_kit.py "
+                    "(MEMDOCK_IT_LEANRAG=1)")
     if d.runtime.get("requirements") and not d.venv.exists():
         pytest.skip(f"{adapter} has its own requirements; install it with: memdock adapters install {adapter}")
     report = run_kit(adapter, KitOptions(idle=30, timeout=120))
