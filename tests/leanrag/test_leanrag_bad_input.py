@@ -95,7 +95,7 @@ def test_a_huge_chunk_is_refused_before_any_model_call(tmp_path, llm, fake):
 
     big = "word " * 50_000
     with BundleWriter(tmp_path / "big", "chunks", producer=("test", "1")) as w:
-        w.write("thread", {"id": "thread:big", "ingestion_time": golden.T0})
+        w.write("thread", {"id": "thread:big", "title": "big", "ingestion_time": golden.T0})
         w.write("chunk", {"id": "chunk:small", "entry_id": "entry:s", "thread_id": "thread:big", "position": 0, "text": "tiny",
                           "start": 0, "end": 4, "token_count": 1, "content_hash": content_hash("tiny")})
         w.write("chunk", {"id": "chunk:big", "entry_id": "entry:b", "thread_id": "thread:big", "position": 0, "text": big,

@@ -55,7 +55,18 @@ class _LayerEvents(logging.Handler):
 
 
 def rebuild(rt: Any, progress: Callable[[str], None]) -> dict[str, Any]:
-    lr, llm, emb, catalog, data_dir = rt.leanrag(), rt.llm(cached=True), rt.embedder, rt.catalog, rt.data_dir
+    """A failed build forgets the answers it cached: one of them may be the answer it could not read."""
+    llm = rt.llm(cached=True)
+    try:
+        return _rebuild(rt, llm, progress)
+    except BaseException:
+        if llm.fresh:
+            llm.cache.drop(llm.fresh)
+        raise
+
+
+def _rebuild(rt: Any, llm: Any, progress: Callable[[str], None]) -> dict[str, Any]:
+    lr, emb, catalog, data_dir = rt.leanrag(), rt.embedder, rt.catalog, rt.data_dir
     started = time.monotonic()
     t = time.monotonic()
     extractions = catalog.extractions()

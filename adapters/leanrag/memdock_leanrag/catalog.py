@@ -158,6 +158,9 @@ class Catalog:
     def cache_answer(self, digest: str, answer: str) -> None:
         self.conn.execute("INSERT OR REPLACE INTO llm_cache VALUES (?, ?)", (digest, answer))
 
+    def forget_answers(self, digests: list[str]) -> None:
+        self.conn.executemany("DELETE FROM llm_cache WHERE digest = ?", [(d,) for d in digests])
+
     def counts(self) -> dict[str, int]:
         one = lambda q: self.conn.execute(q).fetchone()[0]  # noqa: E731
         return {"threads": one("SELECT count(*) FROM threads"), "chunks": one("SELECT count(*) FROM chunks"),

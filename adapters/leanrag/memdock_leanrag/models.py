@@ -86,6 +86,7 @@ class LLM:
                                     timeout=settings.llm_timeout_s, max_retries=0)
         self.purpose = "llm"
         self.cached_answers = 0
+        self.fresh: list[str] = []  # digests of answers cached by this client (dropped again if the build fails)
 
     def _messages(self, prompt: str, system_prompt: str | None, history: list[dict[str, str]] | None) -> list[dict[str, str]]:
         msgs = [{"role": "system", "content": system_prompt}] if system_prompt else []
@@ -116,6 +117,7 @@ class LLM:
                                details={"endpoint": self.url}, retryable=True)
         if key is not None:
             self.cache.put(key, text)  # type: ignore[union-attr]
+            self.fresh.append(key)
         return text
 
     async def acomplete(self, prompt: str, system_prompt: str | None = None, history_messages: list | None = None, **kw: Any) -> str:
@@ -125,8 +127,8 @@ class LLM:
 class Cache:
     """Build-stage answers by request digest, in the catalog (get/put are the catalog's)."""
 
-    def __init__(self, get: Callable[[str], str | None], put: Callable[[str, str], None]):
-        self.get, self.put = get, put
+    def __init__(self, get: Callable[[str], str | None], put: Callable[[str, str], None], drop: Callable[[list[str]], None]):
+        self.get, self.put, self.drop = get, put, drop
 
 
 class Embedder:

@@ -48,7 +48,11 @@ class Runtime:
                 with self._lock:
                     self.catalog.cache_answer(k, v)
 
-            cache = Cache(get, put)
+            def drop(keys: list[str]) -> None:
+                with self._lock, self.catalog.transaction():
+                    self.catalog.forget_answers(keys)
+
+            cache = Cache(get, put, drop)
         return LLM(self.settings, self.timings, cache)
 
     def close(self) -> None:
