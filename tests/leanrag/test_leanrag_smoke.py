@@ -79,8 +79,12 @@ def test_hits_have_every_kind_and_point_back_to_indexed_entries(indexed):
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     nodes = b.call("search_nodes", {"text": "validation", "limit": 5})["hits"]
     assert nodes and all(n["id"].startswith("leanrag:node:") for n in nodes)
-    node = b.get_node(nodes[0]["id"]).item
-    assert node is not None and node.name == nodes[0]["name"] and node.extra["edges"]
+    entity = next(n for n in nodes if n["kind"] == "node")
+    node = b.get_node(entity["id"]).item
+    assert node is not None and node.name == entity["name"] and node.extra["level"] == 0
+    assert node.extra["parent"], "an extracted entity sits under an aggregate"
+    linked = [b.get_node(n["id"]).item for n in b.call("search_nodes", {"text": "validation", "limit": 20})["hits"]]
+    assert any(n.extra["edges"] for n in linked if n.kind == "node"), "entities come with their relations"
     facts = b.call("search_facts", {"text": "validation", "limit": 5})["hits"]
     assert facts and all(f["kind"] == "fact" and f["provenance"]["entry_id"] in entries for f in facts)
     edge = b.call("get_edge", {"id": facts[0]["id"]})["item"]

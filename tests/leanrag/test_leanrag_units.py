@@ -221,7 +221,7 @@ def test_hits_carry_our_ids_as_provenance_and_findings_parsed():
     h = hits.hit("node", "leanrag:node:x", 1.3, "text", chunks, {"level": 0, "parent": None}, "NAME")
     assert h["provenance"] == {"thread_id": "thread:a", "entry_id": "entry:1", "chunk_id": "chunk:1"}
     assert h["score"] == 1.0 and h["event_time"] == "2025-01-01T00:00:00Z"
-    assert h["extra"]["entry_ids"] == ["entry:1", "entry:2"] and "parent" not in h["extra"]
+    assert h["extra"]["entry_ids"] == ["entry:1", "entry:2"] and "parent" not in h["extra"]  # None is left out
     assert hits.findings_text(str([{"summary": "s", "explanation": "e"}])) == [{"summary": "s", "explanation": "e"}]
     assert hits.findings_text("free text") == [{"summary": "free text"}]
     assert hits.split_sources("c1||c2") == ["c1", "c2"]

@@ -40,7 +40,7 @@ def hit(kind: str, hid: str, score: float, text: str, chunks: list[dict[str, Any
         name: str | None = None) -> dict[str, Any]:
     prov, more = provenance(chunks)
     out = {"id": hid, "kind": kind, "score": max(0.0, min(1.0, score)), "text": text, "provenance": prov, "backend": BACKEND,
-           "extra": {**{k: v for k, v in extra.items() if v not in (None, "", [])}, **more}}
+           "extra": {**{k: v for k, v in extra.items() if v is not None and v != ""}, **more}}
     if name:
         out["name"] = name
     times = [c["event_time"] for c in chunks if c.get("event_time")]
