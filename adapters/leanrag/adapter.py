@@ -102,7 +102,7 @@ class LeanRAGAdapter(Adapter):
     def delete(self, ctx: Context) -> dict:
         from memdock_leanrag.forget import delete
 
-        return delete(self._rt(ctx), ctx.params)
+        return delete(self._rt(ctx), ctx.params, ctx.log)
 
     def close(self) -> None:
         if self._runtime is not None:

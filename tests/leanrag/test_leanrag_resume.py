@@ -57,5 +57,5 @@ def test_killed_mid_extraction_resumes_without_loss_or_doubles(tmp_path, llm, fa
         assert con.execute("SELECT v FROM meta WHERE k = 'built_from'").fetchone() is not None
     hits = b.query("glacier hike august", limit=5).hits
     assert any(h.provenance.get("entry_id") == "entry:kit-9" for h in hits)
-    ids = [h.id for h in b.call("search_nodes", {"text": "kerosene heaters", "limit": 50})["hits"]]
+    ids = [h["id"] for h in b.call("search_nodes", {"text": "kerosene heaters", "limit": 50})["hits"]]
     assert len(ids) == len(set(ids))

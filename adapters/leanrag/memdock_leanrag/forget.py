@@ -3,12 +3,12 @@
 The catalog change is committed first, and from then on no hit sourced only from the deleted chunks
 is returned (hits are mapped to live chunks). The rebuild follows; if it fails (the model is down),
 the delete still stands, the graph keeps its old aggregates until the next successful `index`, and
-the result says so.
+the log says so (a delete result has no room for details).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from memdock.errors import InvalidInputError, MemdockError
 
@@ -23,7 +23,7 @@ def _ids(params: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def delete(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
+def delete(rt: Runtime, params: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
     deleted: list[str] = []
     not_found: list[str] = []
     cascaded = 0
@@ -36,10 +36,9 @@ def delete(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
             gone = [g for g in rt.catalog.forget(kind, record_id, chunk_ids) if g not in deleted]
             cascaded += len(gone)
             deleted.extend([record_id, *gone])
-    out: dict[str, Any] = {"deleted": deleted, "not_found": not_found, "cascaded": cascaded}
     if deleted and rt.catalog.extraction_digest() != rt.catalog.get_meta("built_from"):
         try:
-            out["details"] = {"graph": rebuild(rt, lambda msg: None)}
+            log(f"delete: graph rebuilt without them: {rebuild(rt, log)}")
         except MemdockError as exc:
-            out["details"] = {"graph": f"rebuild deferred to the next index: {exc.message}"}
-    return out
+            log(f"delete: graph rebuild deferred to the next index: {exc.message}")
+    return {"deleted": deleted, "not_found": not_found, "cascaded": cascaded}
