@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests" / "leanrag")]
 
 from graphiti import DATA, latency, subset  # noqa: E402  (bench/graphiti.py: the same subset and latency helpers)
+
 from leanrag_fake_llm import FakeLLM  # noqa: E402  (tests/leanrag/leanrag_fake_llm.py)
 from openai_loopback import OpenAILoopback  # noqa: E402
 
@@ -38,10 +39,11 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=30)
     args = ap.parse_args()
     checkout = os.environ.get("MEMDOCK_LEANRAG_PATH") or str(ROOT.parent / "LeanRAG")
-    if not DATA.is_dir():
-        sys.exit(f"needs the watercooler corpus at {DATA}")
+    data = Path(os.environ["MEMDOCK_SHARED_DATA"]) / "watercooler_threads" / "project" if os.environ.get("MEMDOCK_SHARED_DATA") else DATA
+    if not data.is_dir():
+        sys.exit(f"needs the watercooler corpus at {data} (or set MEMDOCK_SHARED_DATA)")
     tmp = Path(tempfile.mkdtemp(prefix="bench-leanrag-"))
-    import_corpus(sorted(DATA.glob("*.md")), "watercooler", tmp / "corpus")
+    import_corpus(sorted(data.glob("*.md")), "watercooler", tmp / "corpus")
     chunk_bundle(tmp / "corpus", tmp / "chunks")
     bundle, queries = subset(tmp / "chunks", tmp / "subset", args.entries)
     queries = (queries * (args.queries // max(1, len(queries)) + 1))[: args.queries]

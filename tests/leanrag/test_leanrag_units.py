@@ -104,6 +104,9 @@ def test_vector_search_ranks_by_cosine_filters_levels_and_records(dbu, tmp_path)
     assert [k for k, _ in rec] == ["vector", "community"]
     assert [f[0] for f in dbu.search_vector_search(str(wd), [[0, 0, 1]], topk=5, level_mode=0)] == ["SOURDOUGH", "KEROSENE", "AVIARY"]  # ties: stored order
     assert {f[0] for f in dbu.search_vector_search(str(wd), [[0, 0, 1]], topk=5, level_mode=1)} == {"FOOD", "HEAT", "ALL"}
+    dbu.build_vector_search([[{"entity_name": "A", "vector": [1, 0, 0]}, {"entity_name": "B", "vector": [0, 1, 0]}],
+                             [{"entity_name": "A", "vector": [1, 0, 0]}]], str(wd))
+    assert [f[0] for f in dbu.search_vector_search(str(wd), [[1, 0, 0]], topk=2)] == ["A", "B"]  # A's copy a layer up skipped
     with pytest.raises(ValueError, match="4 dimensions, the store 3"):
         dbu.search_vector_search(str(wd), [[1, 0, 0, 0]])
 

@@ -187,7 +187,7 @@ def _hits(rt: Runtime, graph: _Graph, operation: str, qvec: np.ndarray, found: l
             out.append(_raw("community", dbu.node_id(row[0]), (c + 1) / 2, t, hits.split_sources(e[3]) if e else [],
                             {"findings": hits.findings_text(row[2]), "level": e[5] if e else None}, row[0]))
     if operation in ("query", "search_episodes"):
-        keys = dbu.chunk_keys_ranked([f[3] for f in found], max(limit, 5))
+        keys = dbu.chunk_keys_ranked([f[3] for f in found], max(2 * limit, 10))  # candidates, then ranked by cosine
         chunks = rt.catalog.chunks_by_key(keys)
         present = [chunks[k] for k in keys if k in chunks]
         for c, s in zip(present, _cos(rt, qvec, [c["text"] for c in present])):

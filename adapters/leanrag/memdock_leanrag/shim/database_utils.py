@@ -5,7 +5,8 @@ LeanRAG imports this module by name, so this folder goes first on `sys.path`. Wr
 read: `find_tree_root` answers [entity, parent, grandparent, ...]; `search_nodes_link` a relation row
 (src_tgt, tgt_src, description, weight, level) or None; `search_community` a community row
 (entity_name, entity_description, findings) or ""; `search_vector_search` (entity_name, parent, description,
-source_id) tuples, best first. Vectors are float32 blobs compared by cosine in NumPy (exact search).
+source_id) tuples, best first, one per entity name. Vectors are float32 blobs compared by cosine in NumPy (exact
+search).
 
 Every answer can be recorded (`recording()`), so the adapter turns what LeanRAG's retrieval read into typed hits,
 and the cosine of each vector match is kept in `LAST_SCORES`.
@@ -181,7 +182,14 @@ def search_vector_search(working_dir: str, query: Any, topk: int = 10, level_mod
     scores = mat @ q
     levels = np.array([m[4] for m in meta])
     keep = levels == 0 if level_mode == 0 else levels > 0 if level_mode == 1 else np.ones(len(meta), bool)
-    order = [i for i in np.argsort(-scores, kind="stable") if keep[i]][:topk]
+    order, named = [], set()
+    for i in np.argsort(-scores, kind="stable"):
+        # a cluster of one carries its node up a layer unchanged: one row per name, so repeats do not crowd out topk
+        if keep[i] and meta[i][0] not in named:
+            named.add(meta[i][0])
+            order.append(i)
+            if len(order) == topk:
+                break
     out = []
     for i in order:
         name, parent, description, source_id, _level = meta[i]
