@@ -7,7 +7,7 @@ Each prompt is recognised by a short marker of our choosing, and answered from t
 - relation extraction (it lists the entities found): `("relationship"<|>"A"<|>"B"<|>"description"<|>weight)`
   records between consecutive entities;
 - the gleaning follow-up (history present): only the completion marker, i.e. nothing more;
-- an entity summary (it carries merged descriptions): their first words;
+- an entity summary (it carries merged descriptions, then worked examples): the first words of the merged ones;
 - an aggregation (it carries a CSV table of entities): a JSON object with entity_name, entity_description
   and findings;
 - a cluster-to-cluster relation (it carries relation lines): one sentence.
@@ -96,7 +96,7 @@ class FakeLLM:
         return DONE
 
     def _summary(self, prompt: str) -> str:
-        desc = prompt.rsplit("Entity Descriptions:", 1)[1]
+        desc = prompt.split("Entity Descriptions:", 1)[1].split("\n\n", 1)[0]  # the first: later ones are examples
         return " ".join(desc.replace("|", " ").split()[:40])
 
     def _aggregation(self, prompt: str) -> str:
