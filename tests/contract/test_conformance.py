@@ -17,6 +17,8 @@ SKIP = {  # adapters that need a model endpoint or a server: their kit runs are 
     "graphiti": "graphiti needs an LLM endpoint; its kit run is tests/graphiti/test_graphiti_kit.py (MEMDOCK_IT_GRAPHITI=1)",
     "mem0": "mem0 needs an LLM and embedding endpoint; its kit run is tests/mem0/test_mem0_kit.py (MEMDOCK_IT_MEM0=1)",
     "openmemory": "openmemory needs a server; its kit run is tests/openmemory/test_openmemory_kit.py (MEMDOCK_IT_OPENMEMORY=1)",
+    "leanrag": "leanrag needs a LeanRAG checkout and an LLM endpoint; its kit run is tests/leanrag/test_leanrag_kit.py "
+               "(MEMDOCK_IT_LEANRAG=1)",
 }
 MUST_RUN = ("handshake", "bad_payload", "stdout_clean", "secrets_never_leak")
 # Adapters with requirements of their own run when their flag is set, and must then run every check.
@@ -47,4 +49,4 @@ def test_bundled_adapter_passes_the_kit_under_the_strict_sandbox(adapter):
 
 
 def test_bundled_adapters_are_found():
-    assert {"null", "sqlite", "node-grep", "graphiti", "tantivy", "mem0", "openmemory"} <= set(BUNDLED)
+    assert {"null", "sqlite", "node-grep", "graphiti", "tantivy", "mem0", "openmemory", "leanrag"} <= set(BUNDLED)

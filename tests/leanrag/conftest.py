@@ -1,0 +1,32 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from leanrag_support import REAL_HOME  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _adapter_home(monkeypatch):
+    """The adapter's venv lives in the real memdock home; stores stay in each test's tmp dir."""
+    if REAL_HOME:
+        monkeypatch.setenv("MEMDOCK_HOME", REAL_HOME)
+    else:
+        monkeypatch.delenv("MEMDOCK_HOME", raising=False)
+
+
+@pytest.fixture()
+def fake():
+    from leanrag_fake_llm import FakeLLM
+
+    return FakeLLM()
+
+
+@pytest.fixture()
+def llm(fake):
+    from openai_loopback import OpenAILoopback
+
+    with OpenAILoopback(chat=fake) as server:
+        yield server
