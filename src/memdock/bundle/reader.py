@@ -16,6 +16,7 @@ from ..jsonl import DEFAULT_MAX_LINE_BYTES, LineReader, PayloadError, decode_err
 from ..schemas import RECORD_TYPES
 from ..validation import SchemaValidator
 from ..versions import check_payload_version
+from . import source
 from .idset import IdSet
 from .manifest import MANIFEST_NAME, MATRIX_TYPE, FileEntry, record_key
 from .matrix import EmbeddingMatrix
@@ -67,6 +68,7 @@ class BundleReader:
         issues = manifest_validator.issues("manifest", self.manifest)
         if issues:
             raise PayloadError(issues[0].message, file=str(self.path / MANIFEST_NAME), path=issues[0].path)
+        source.check_claim(self.manifest, str(self.path / MANIFEST_NAME))
         self.validator = SchemaValidator(engine, lenient=self.newer_minor) if validate else None
         self.files = [FileEntry.from_dict(f) for f in self.manifest["files"]]
         self._check_files_present()

@@ -21,6 +21,7 @@ from typing import Iterable, Iterator, Sequence
 
 import orjson
 
+from ..bundle.source import LEGACY
 from ..diskfull import disk_full_as_error, sqlite_transaction
 from ..ids import digest
 
@@ -34,7 +35,6 @@ _ORIGINS = """
 CREATE TABLE IF NOT EXISTS origins (id TEXT NOT NULL, origin TEXT NOT NULL, PRIMARY KEY (id, origin)) WITHOUT ROWID;
 """
 _ORIGINS_VERSION = 1
-LEGACY = "legacy"
 _VOLATILE = ("ingestion_time",)
 _BATCH = 500
 
