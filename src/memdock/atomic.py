@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 
 _CREATE_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -21,13 +22,23 @@ def fsync_dir(path: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
+def temp_name(name: str) -> str:
+    """The name `write_atomic` gives the temp file of NAME, beside it."""
+    return f".{name}.tmp-{secrets.token_hex(8)}"
+
+
+def temp_pattern(name: str) -> str:
+    """A regular expression matching every temp name `temp_name(NAME)` can give (for cleaners of our leftovers)."""
+    return r"\.%s\.tmp-[0-9a-f]{16}" % re.escape(name)
+
+
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
     """Readers see the old file or the new one, never a part. durable=False skips the fsyncs
     (for files that need not survive a power cut, such as a request or a result). The temp file has a random
     name and is created new, never through a link, so a hostile writer of the directory cannot redirect it."""
     path = os.fspath(path)
     directory, name = os.path.split(path)
-    tmp = os.path.join(directory, f".{name}.tmp-{secrets.token_hex(8)}")
+    tmp = os.path.join(directory, temp_name(name))
     fd = create_new(tmp)
     try:
         with open(fd, "wb") as f:
