@@ -154,3 +154,26 @@ def test_a_bundle_claiming_a_reserved_origin_is_refused_and_remember_notes_survi
     assert main(["chunk", str(spoof), "-o", str(tmp_path / "chunks"), "-q"]) == 4
     assert not (tmp_path / "chunks").exists()
     assert any("quokka census" in t for t in texts(store, "quokka census"))
+
+
+def test_a_moved_source_is_another_source_its_leftovers_are_reported_and_forget_clears_them(tmp_path, store, capsys):
+    """The documented rule: the identity is the resolved source paths, so after a move an entry removed from a file
+    is kept (and reported); `memdock forget THREAD` and a re-index leave exactly what the moved files hold."""
+    src = write_jsonl(tmp_path / "src", LINES)
+    corpus = import_(src, tmp_path / "corpus")
+    index(corpus, store, capsys)
+    moved = src.rename(tmp_path / "moved")
+    write_jsonl(moved, LINES[:1])
+    import_(moved, corpus)
+    capsys.readouterr()
+    assert main(["index", str(corpus), "-b", "sqlite", "--data-dir", str(store), "-q"]) == 0
+    out, err = capsys.readouterr()
+    kept = re.search(r"warning: (\d+) record\(s\) in these threads are not in this bundle and came from another source", err)
+    assert deleted(out) == 0 and kept and int(kept.group(1)) > 0, err
+    assert any("walrus migration" in t for t in texts(store, "walrus migration"))
+    assert main(["forget", thread_of(corpus), "-b", "sqlite", "--data-dir", str(store)]) == 0
+    capsys.readouterr()
+    assert main(["index", str(corpus), "-b", "sqlite", "--data-dir", str(store), "-q"]) == 0
+    assert "another source" not in capsys.readouterr().err
+    assert texts(store, "walrus migration") == []
+    assert any("apricot orchard" in t for t in texts(store, "apricot orchard"))

@@ -131,4 +131,9 @@ def run_index(args: argparse.Namespace) -> int:
         print(f"indexed into {b.name}: sent {sum(sent.values())} record(s) "
               f"({', '.join(f'{n} {t}' for t, n in sent.items()) or 'nothing new'}), "
               f"unchanged {result.skipped}, deleted {result.deleted}, {result.seconds:.2f}s")
+    kept = result.details.get("kept_for_other_sources", 0)
+    if kept:
+        output.warn(f"{kept} record(s) in these threads are not in this bundle and came from another source (another "
+                    "bundle, or these files under another path before a move or rename); they were kept, since only their "
+                    "own source deletes them. If they are stale, `memdock forget` the thread ids and index this bundle again.")
     return 0

@@ -196,6 +196,8 @@ class SubprocessBackend:
                             ledger.forget(doomed + deleted.deleted)
                         ledger.release(gone)
                         result.deleted = len(doomed)
+                    if prune:
+                        result.details["kept_for_other_sources"] = ledger.kept_for_other_sources(delta.thread_ids)
                     result.details["sent"] = delta.sent
                     result.seconds = time.monotonic() - started
                     return result
