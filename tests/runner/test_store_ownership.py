@@ -98,3 +98,13 @@ def test_an_unused_data_and_work_pair_is_not_taken_for_a_store(tmp_path):
     out = query(folder, tmp_path / "home", "ok")
     assert out.returncode == 3 and "no memdock ledger, lock or run dirs" in out.stderr
     assert not (folder / ".memdock-store").exists()
+
+
+def test_a_default_store_an_older_memdock_only_queried_is_still_used(tmp_path):
+    home = tmp_path / "home"
+    store = home / "stores" / "scripted"
+    (store / "data").mkdir(parents=True)
+    (store / "work").mkdir()
+    out = memdock("query", "hello", "-b", SCRIPTED, "-c", "behavior=ok", home=home)
+    assert out.returncode == 0, out.stderr
+    assert (store / ".memdock-store").is_file()

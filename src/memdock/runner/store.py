@@ -30,6 +30,7 @@ from typing import Iterator
 
 from filelock import FileLock, Timeout
 
+from ..config import memdock_home
 from ..errors import ConfigError, TransientError
 from ..ids import digest
 
@@ -97,7 +98,8 @@ class Store:
             # an older store on a read-only filesystem: recognised above, used unmarked for reads
 
     def _older_store(self, entries: list[str]) -> bool:
-        """A store made by a memdock from before the marker: only its names, and signs that memdock used it."""
+        """A store made by a memdock from before the marker: only its names, and signs that memdock used it
+        (a ledger, a lock, memdock-named run dirs, or its place: a default store under MEMDOCK_HOME/stores)."""
         if any(n not in _OWN_NAMES for n in entries):
             return False
         if any(n in entries for n in _USED_SIGNS):
@@ -107,7 +109,9 @@ class Store:
             runs = [p.name for p in work.iterdir()] if work.is_dir() and not work.is_symlink() else []
         except OSError:
             return False
-        return bool(runs) and all(_RUN_DIR.fullmatch(n) or _WORKER_DIR.fullmatch(n) for n in runs)
+        if not all(_RUN_DIR.fullmatch(n) or _WORKER_DIR.fullmatch(n) for n in runs):
+            return False
+        return bool(runs) or self.root.parent == (memdock_home() / "stores").resolve()
 
     def _temp_work_root(self) -> Path:
         root = Path(tempfile.gettempdir()) / f"memdock-work-{digest(str(self.root), length=12)}"
