@@ -19,6 +19,7 @@ writes fail up front with the reason.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import shutil
@@ -30,6 +31,7 @@ from typing import Iterator
 
 from filelock import FileLock, Timeout
 
+from ..atomic import write_atomic
 from ..config import memdock_home
 from ..errors import ConfigError, TransientError
 from ..ids import digest
@@ -91,8 +93,10 @@ class Store:
                 details={"store": str(self.root)})
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            (self.root / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+            write_atomic(self.root / MARKER, MARKER_TEXT.encode())
         except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise  # the callers' disk-full handling names the place
             if not entries:
                 raise ConfigError(f"cannot create the store at {self.root}: {exc.strerror}", details={"store": str(self.root)}) from None
             # an older store on a read-only filesystem: recognised above, used unmarked for reads
