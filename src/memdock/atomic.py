@@ -9,16 +9,6 @@ import secrets
 _CREATE_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def temp_name(name: str) -> str:
-    """The name write_atomic gives its temp file for NAME (in the same directory)."""
-    return f".{name}.tmp-{secrets.token_hex(8)}"
-
-
-def temp_name_pattern(name: str) -> str:
-    """A regular expression (no anchors) for the names temp_name(NAME) gives."""
-    return rf"\.{re.escape(name)}\.tmp-[0-9a-f]{{16}}"
-
-
 def create_new(path: str | os.PathLike[str], mode: int = 0o666, *, dir_fd: int | None = None) -> int:
     """Open a file that did not exist, never through a link: safe in a directory someone else can write."""
     return os.open(path, _CREATE_NEW, mode, dir_fd=dir_fd)
@@ -30,6 +20,16 @@ def fsync_dir(path: str | os.PathLike[str]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def temp_name(name: str) -> str:
+    """The name `write_atomic` gives the temp file of NAME, beside it."""
+    return f".{name}.tmp-{secrets.token_hex(8)}"
+
+
+def temp_pattern(name: str) -> str:
+    """A regular expression matching every temp name `temp_name(NAME)` can give (for cleaners of our leftovers)."""
+    return r"\.%s\.tmp-[0-9a-f]{16}" % re.escape(name)
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:

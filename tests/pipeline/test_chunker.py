@@ -77,3 +77,10 @@ def test_tiktoken_is_optional():
     pytest.importorskip("tiktoken")
     ch = Chunker(ChunkOptions(tokenizer="tiktoken"))
     assert ch.chunks_for({"id": "entry:e", "thread_id": "thread:t", "body": "hello world"}, None)[0]["token_count"] == 2
+
+
+@pytest.mark.parametrize("max_tokens", [0, 10**30, True, 900.0])
+def test_chunk_options_refuse_windows_out_of_range_through_the_api(max_tokens):
+    from memdock.errors import InvalidInputError
+    with pytest.raises(InvalidInputError, match=r"max_tokens \(--max-tokens\) must be an integer from 1 to 1,000,000"):
+        ChunkOptions(max_tokens=max_tokens, overlap=0)

@@ -29,16 +29,40 @@ def corpus(tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("options,words", [
-    (["--max-tokens", "0"], "max_tokens (--max-tokens) must be an integer of at least 1, got 0"),
-    (["--max-tokens", "-1"], "max_tokens (--max-tokens) must be an integer of at least 1, got -1"),
+    (["--max-tokens", "0"], "--max-tokens must be an integer from 1 to 1,000,000, got 0"),
+    (["--max-tokens", "-1"], "--max-tokens must be an integer from 1 to 1,000,000, got -1"),
     (["--max-tokens", "10", "--overlap", "10"], "overlap (--overlap) must be an integer from 0 to max_tokens - 1 (9), got 10"),
     (["--max-tokens", "10", "--overlap", "50"], "got 50"),
-    (["--overlap", "-1"], "overlap (--overlap) must be an integer from 0"),
+    (["--overlap", "-1"], "--overlap must be an integer from 0 to 999,999, got -1"),
 ])
 def test_chunk_refuses_impossible_windows(corpus, tmp_path, options, words):
     out = memdock("chunk", corpus, "-o", tmp_path / "chunks", *options, cwd=tmp_path)
     assert out.returncode == 4 and words in out.stderr
     assert not (tmp_path / "chunks").exists()
+
+
+HUGE = "1" + "0" * 30
+BOUNDED = [  # every integer option of the CLI: a number past 64 bits, and past Python's int() digit limit
+    (["query", "x", "-n", HUGE], "--limit/-n must be an integer from 1 to 1,000, got " + HUGE),
+    (["query", "x", "-n", "0"], "--limit/-n must be an integer from 1 to 1,000, got 0"),
+    (["search", "nodes", "x", "--limit", HUGE], "--limit/-n must be an integer from 1 to 1,000"),
+    (["chunk", "CORPUS", "-o", "OUT", "--max-tokens", "99999999999999999999999"], "--max-tokens must be an integer from 1 to 1,000,000"),
+    (["chunk", "CORPUS", "-o", "OUT", "--overlap", HUGE], "--overlap must be an integer from 0 to 999,999"),
+    (["import", "SRC", "-f", "text", "-o", "OUT", "--max-entry-bytes", HUGE], "--max-entry-bytes must be an integer from 1 to 67,108,864"),
+    (["validate", "CORPUS", "--max-errors", "9" * 5000], "--max-errors must be an integer from 0 to 1,000,000, got 999"),
+    (["validate", "CORPUS", "--max-errors", "-1"], "--max-errors must be an integer from 0 to 1,000,000, got -1"),
+    (["conformance", "null", "--resume-filler", HUGE], "--resume-filler must be an integer from 1 to 1,000,000"),
+    (["query", "x", "-n", "ten"], "--limit/-n must be an integer from 1 to 1,000, got ten"),
+]
+
+
+@pytest.mark.parametrize("argv,words", BOUNDED, ids=lambda v: " ".join(v)[:40] if isinstance(v, list) else None)
+def test_an_integer_option_out_of_range_is_refused_naming_it_before_any_work(corpus, tmp_path, argv, words):
+    places = {"CORPUS": corpus, "OUT": tmp_path / "out", "SRC": THREADS}
+    store = ["--data-dir", tmp_path / "store"] if argv[0] in ("query", "search", "index") else []
+    out = memdock(*[places.get(a, a) for a in argv], *store, cwd=tmp_path)
+    assert out.returncode == 4 and words in out.stderr, out.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "store").exists()
 
 
 def test_a_manifest_file_name_of_5000_characters_is_refused_by_name(corpus, tmp_path):

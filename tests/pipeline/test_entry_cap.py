@@ -48,7 +48,7 @@ def test_the_cap_applies_to_every_format_with_its_own_line(tmp_path):
 def test_a_cap_below_one_byte_is_refused(tmp_path):
     out = memdock("import", ROOT / "fixtures" / "threads", "-f", "watercooler", "-o", tmp_path / "c",
                   "--max-entry-bytes", "0", cwd=tmp_path)
-    assert out.returncode == 4 and "--max-entry-bytes must be at least 1, got 0" in out.stderr
+    assert out.returncode == 4 and "--max-entry-bytes must be an integer from 1 to 67,108,864, got 0" in out.stderr
 
 
 def _peak_chunk_rss_kb(corpus: Path, out: Path) -> int:

@@ -1,11 +1,13 @@
 """Nothing of the user's is lost: `import` and `chunk` (through the CLI) never clear a directory that is not a
 memdock bundle, and never write over, around or inside their input."""
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
+from memdock.atomic import temp_name
 from memdock.bundle import BundleReader
 from memdock.cli.main import main
 
@@ -106,7 +108,8 @@ def test_chunk_into_its_own_corpus_is_refused(tmp_path, capsys):
     assert snapshot(corpus) == before
 
 
-@pytest.mark.parametrize("foreign", ["plain folder", "bundle plus a foreign file", "bundle plus a subfolder"])
+@pytest.mark.parametrize("foreign", ["plain folder", "bundle plus a foreign file", "bundle plus a subfolder",
+                                     "bundle whose manifest lists a foreign file"])
 def test_force_refuses_a_directory_that_is_not_a_memdock_bundle_and_leaves_it_byte_identical(tmp_path, capsys, foreign):
     src = tmp_path / "src"
     src.mkdir()
@@ -123,6 +126,13 @@ def test_force_refuses_a_directory_that_is_not_a_memdock_bundle_and_leaves_it_by
         if foreign == "bundle plus a foreign file":
             (out / "thesis.docx").write_bytes(b"PK\x03\x04")
             why = "'thesis.docx' is not listed in its manifest.json"
+        elif foreign == "bundle whose manifest lists a foreign file":
+            (out / "thesis.docx").write_bytes(b"PK\x03\x04")
+            manifest = json.loads((out / "manifest.json").read_text())
+            manifest["files"].append({"path": "thesis.docx", "type": "chunk", "count": 0, "bytes": 4,
+                                      "sha256": "sha256:" + "0" * 64})
+            (out / "manifest.json").write_text(json.dumps(manifest))
+            why = "'thesis.docx' is listed in its manifest.json but is not a file memdock writes"
         else:
             (out / "figures").mkdir()
             (out / "figures" / "plot.png").write_bytes(b"\x89PNG")
@@ -151,6 +161,20 @@ def test_force_replaces_a_real_bundle_and_leaves_nothing_beside_it(tmp_path, cap
     assert main(["chunk", str(out), "-o", str(chunks), "-q"]) == 0
     assert main(["chunk", str(out), "-o", str(chunks), "--force", "--max-tokens", "50", "--overlap", "10", "-q"]) == 0
     assert BundleReader(chunks).manifest["chunker"]["params"]["max_tokens"] == 50
+
+
+@pytest.mark.parametrize("manifest", [True, False], ids=["complete bundle", "killed before its manifest"])
+def test_a_leftover_manifest_temp_file_does_not_stop_force_replacing_a_bundle(tmp_path, capsys, manifest):
+    corpus = _corpus(tmp_path)
+    out = tmp_path / "chunks"
+    assert main(["chunk", str(corpus), "-o", str(out), "-q"]) == 0
+    if not manifest:
+        (out / "manifest.json").unlink()
+    leftover = out / temp_name("manifest.json")  # what write_atomic leaves when the writer is killed mid-write
+    leftover.write_bytes(b'{"kind": "ch')
+    capsys.readouterr()
+    assert main(["chunk", str(corpus), "-o", str(out), "--force", "-q"]) == 0, capsys.readouterr().err
+    assert not leftover.exists() and BundleReader(out).verify() == []
 
 
 def test_a_symlinked_output_pointing_at_an_input_is_refused(tmp_path, capsys):

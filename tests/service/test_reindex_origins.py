@@ -128,3 +128,52 @@ def test_a_ledger_from_before_origins_is_migrated_and_prunes_as_before(tmp_path,
     assert texts(store, "walrus migration") == []
     assert any("apricot orchard" in t for t in texts(store, "apricot orchard"))
 
+
+
+@pytest.mark.parametrize("claim", ["remember", "legacy"])
+def test_a_bundle_claiming_a_reserved_origin_is_refused_and_remember_notes_survive(tmp_path, store, capsys, claim):
+    corpus = import_(write_jsonl(tmp_path / "src", LINES), tmp_path / "corpus")
+    index(corpus, store, capsys)
+    with Memory("sqlite", data_dir=store) as m:
+        assert not m.remember("the quokka census moves to thursday", thread=thread_of(corpus)).degraded
+    with sqlite3.connect(store / "ledger.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM origins WHERE origin = 'remember'").fetchone()[0] > 0
+    spoof = tmp_path / "spoof"
+    spoof.mkdir()
+    for f in corpus.iterdir():
+        (spoof / f.name).write_bytes(f.read_bytes())
+    manifest = orjson.loads((spoof / "manifest.json").read_bytes())
+    manifest["metadata"]["source_id"] = claim
+    (spoof / "manifest.json").write_bytes(orjson.dumps(manifest))
+    capsys.readouterr()
+    where = f"{spoof / 'manifest.json'}: metadata.source_id: source_id '{claim}' is reserved"
+    assert main(["validate", str(spoof)]) == 1
+    assert where in capsys.readouterr().out + capsys.readouterr().err
+    assert main(["index", str(spoof), "-b", "sqlite", "--data-dir", str(store), "-q"]) == 4
+    assert where in capsys.readouterr().err
+    assert main(["chunk", str(spoof), "-o", str(tmp_path / "chunks"), "-q"]) == 4
+    assert not (tmp_path / "chunks").exists()
+    assert any("quokka census" in t for t in texts(store, "quokka census"))
+
+
+def test_a_moved_source_is_another_source_its_leftovers_are_reported_and_forget_clears_them(tmp_path, store, capsys):
+    """The documented rule: the identity is the resolved source paths, so after a move an entry removed from a file
+    is kept (and reported); `memdock forget THREAD` and a re-index leave exactly what the moved files hold."""
+    src = write_jsonl(tmp_path / "src", LINES)
+    corpus = import_(src, tmp_path / "corpus")
+    index(corpus, store, capsys)
+    moved = src.rename(tmp_path / "moved")
+    write_jsonl(moved, LINES[:1])
+    import_(moved, corpus)
+    capsys.readouterr()
+    assert main(["index", str(corpus), "-b", "sqlite", "--data-dir", str(store), "-q"]) == 0
+    out, err = capsys.readouterr()
+    kept = re.search(r"warning: (\d+) record\(s\) in these threads are not in this bundle and came from another source", err)
+    assert deleted(out) == 0 and kept and int(kept.group(1)) > 0, err
+    assert any("walrus migration" in t for t in texts(store, "walrus migration"))
+    assert main(["forget", thread_of(corpus), "-b", "sqlite", "--data-dir", str(store)]) == 0
+    capsys.readouterr()
+    assert main(["index", str(corpus), "-b", "sqlite", "--data-dir", str(store), "-q"]) == 0
+    assert "another source" not in capsys.readouterr().err
+    assert texts(store, "walrus migration") == []
+    assert any("apricot orchard" in t for t in texts(store, "apricot orchard"))

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memdock.errors import BackendError, ConfigError, InvalidInputError, VersionError
+from memdock.runner.store import Store
 
 from conftest import can_unshare, sqlite_backend
 
@@ -74,8 +75,7 @@ def _digest(path):
 
 def test_a_corrupt_database_is_refused_and_left_untouched(tmp_path, fixture_chunks):
     store = tmp_path / "store"
-    db = store / "data" / "memory.sqlite"
-    db.parent.mkdir(parents=True)
+    db = Store(store).ensure().data_dir / "memory.sqlite"
     db.write_bytes(b"this is not a database, but someone's notes " * 200)
     before = _digest(db)
     b = sqlite_backend(store, retries=0)
@@ -122,8 +122,7 @@ def test_a_database_from_a_newer_schema_is_refused_and_left_untouched(tmp_path, 
 
 def test_a_foreign_sqlite_file_is_refused(tmp_path):
     store = tmp_path / "store"
-    db = store / "data" / "memory.sqlite"
-    db.parent.mkdir(parents=True)
+    db = Store(store).ensure().data_dir / "memory.sqlite"
     conn = sqlite3.connect(db)
     conn.execute("CREATE TABLE invoices(id INTEGER PRIMARY KEY, total REAL)")
     conn.commit()

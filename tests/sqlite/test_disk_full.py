@@ -138,7 +138,7 @@ print(json.dumps(report))
 def test_the_sqlite_adapter_itself_says_disk_full(tmp_path, bundles):
     (tmp_path / "direct.py").write_text(DIRECT)
     script = f"""
-mkdir -p $M/store/data $M/store/work
+mkdir -p $M/store/data $M/store/work && echo "memdock store, format 1" > $M/store/.memdock-store
 fill 524288
 $PY {tmp_path / 'direct.py'} $M/store {bundles['chunks']} $M/filler
 """

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from memdock.errors import BackendError, VersionError
+from memdock.runner.store import Store
 
 from tantivy_support import backend, gate
 
@@ -17,7 +18,7 @@ def digest(folder):
 
 
 def test_an_index_dir_without_the_marker_is_refused_and_left_untouched(tmp_path, fixture_chunks):
-    data = tmp_path / "store" / "data"
+    data = Store(tmp_path / "store").ensure().data_dir  # a memdock store whose data dir holds a foreign index
     (data / "index").mkdir(parents=True)
     (data / "index" / "meta.json").write_text('{"someone": "else"}')
     before = digest(data)

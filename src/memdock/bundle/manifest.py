@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..schemas import RECORD_TYPES
+
 MANIFEST_NAME = "manifest.json"
 MATRIX_TYPE = "embedding_matrix"
+MATRIX_FILE = "embedding_matrix.f32"
+PART_FILE = re.compile(r"(?:%s)-\d{5,}\.jsonl|%s" % ("|".join(map(re.escape, RECORD_TYPES)), re.escape(MATRIX_FILE)))
+"""The names a bundle writer gives its data files (`part_name`, the matrix); use with fullmatch."""
 BUNDLE_KINDS = ("corpus", "chunks", "queries", "results")
 
 

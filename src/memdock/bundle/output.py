@@ -7,6 +7,7 @@ contains an input." Every writer goes through `OutputDir` (BundleWriter owns one
   before anything is read or written;
 - an existing directory is replaced only when it is empty or a memdock bundle: a manifest and only the files
   it lists, or an incomplete bundle a killed writer left (only our part files and temp names, no manifest);
+  a listed file must also be named as memdock names its files (a manifest cannot make a foreign file ours);
   anything else is refused even with overwrite, and nothing in it is touched;
 - a new bundle is written into a staging directory beside the output (`.NAME.partial-PID-TOKEN`) and moved
   into place when complete, so the old bundle stays whole until the new one is. Staging directories whose
@@ -24,13 +25,11 @@ from typing import Sequence
 
 import orjson
 
-from ..atomic import fsync_dir, temp_name_pattern
+from ..atomic import fsync_dir, temp_pattern
 from ..errors import InvalidInputError
-from ..schemas import RECORD_TYPES
-from .manifest import MANIFEST_NAME
+from .manifest import MANIFEST_NAME, PART_FILE
 
-_PART = re.compile(r"^(?:%s)-\d{5}\.jsonl$" % "|".join(map(re.escape, RECORD_TYPES)))
-_OURS = re.compile(rf"^(?:embedding_matrix\.f32|{temp_name_pattern(MANIFEST_NAME)})$")
+_TEMP = re.compile(temp_pattern(MANIFEST_NAME))
 
 
 class UnsafeOutputError(InvalidInputError):
@@ -74,8 +73,9 @@ def check_not_input(output: str | os.PathLike[str], inputs: Sequence[str | os.Pa
         )
 
 
-def _is_ours(name: str, listed: set[str]) -> bool:
-    return name in listed or bool(_PART.match(name) or _OURS.match(name))
+def _memdock_named(name: str) -> bool:
+    """A name a bundle writer gives its files: part files, the matrix, the manifest and its temp file."""
+    return name == MANIFEST_NAME or bool(PART_FILE.fullmatch(name) or _TEMP.fullmatch(name))
 
 
 def not_a_bundle(path: Path) -> str | None:
@@ -94,10 +94,14 @@ def not_a_bundle(path: Path) -> str | None:
     for entry in sorted(os.scandir(path), key=lambda e: e.name):
         if entry.is_symlink() or not entry.is_file(follow_symlinks=False):
             return f"{entry.name!r} is not a regular file"
-        if complete and entry.name not in listed and not _OURS.match(entry.name):
-            return f"{entry.name!r} is not listed in its {MANIFEST_NAME}"
-        if not complete and not _is_ours(entry.name, listed):
+        if not _memdock_named(entry.name):
+            if entry.name in listed:
+                return f"{entry.name!r} is listed in its {MANIFEST_NAME} but is not a file memdock writes"
+            if complete:
+                return f"{entry.name!r} is not listed in its {MANIFEST_NAME}"
             return f"it has no {MANIFEST_NAME} and {entry.name!r} is not a file memdock writes"
+        if complete and entry.name not in listed and not _TEMP.fullmatch(entry.name):
+            return f"{entry.name!r} is not listed in its {MANIFEST_NAME}"
     return None
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -13,11 +12,11 @@ import orjson
 from .. import PAYLOAD_VERSION
 from ..errors import InvalidInputError
 from ..jsonl import DEFAULT_MAX_LINE_BYTES, LineReader, PayloadError, decode_error, too_deep
-from ..schemas import RECORD_TYPES
 from ..validation import SchemaValidator
 from ..versions import check_payload_version
+from . import source
 from .idset import IdSet
-from .manifest import MANIFEST_NAME, MATRIX_TYPE, FileEntry, record_key
+from .manifest import MANIFEST_NAME, MATRIX_TYPE, PART_FILE, FileEntry, record_key
 from .matrix import EmbeddingMatrix
 
 
@@ -30,11 +29,8 @@ class NotABundleError(InvalidInputError):
 
 
 MAX_FILE_NAME = 255
-_PART = re.compile(rf"^(?:(?:{'|'.join(RECORD_TYPES)})-\d{{5}}\.jsonl|embedding_matrix\.f32)$")
-
-
 def _has_parts(path: Path) -> bool:
-    return any(_PART.match(p.name) for p in path.iterdir())
+    return any(PART_FILE.fullmatch(p.name) for p in path.iterdir())
 
 
 class BundleReader:
@@ -67,6 +63,7 @@ class BundleReader:
         issues = manifest_validator.issues("manifest", self.manifest)
         if issues:
             raise PayloadError(issues[0].message, file=str(self.path / MANIFEST_NAME), path=issues[0].path)
+        source.check_claim(self.manifest, str(self.path / MANIFEST_NAME))
         self.validator = SchemaValidator(engine, lenient=self.newer_minor) if validate else None
         self.files = [FileEntry.from_dict(f) for f in self.manifest["files"]]
         self._check_files_present()

@@ -21,7 +21,7 @@ from ..jsonl import PayloadError, depth_problem, dumps_line
 from ..schemas import RECORD_TYPES
 from ..validation import SchemaValidator
 from .idset import IdSet
-from .manifest import BUNDLE_KINDS, MANIFEST_NAME, MATRIX_TYPE, FileEntry, part_name, record_key
+from .manifest import BUNDLE_KINDS, MANIFEST_NAME, MATRIX_FILE, MATRIX_TYPE, FileEntry, part_name, record_key
 from .output import OutputDir, OutputNotEmptyError
 
 DEFAULT_PART_BYTES = 256 * 1024 * 1024
@@ -184,7 +184,7 @@ class BundleWriter:
             raise PayloadError("vector contains NaN or Infinity", file="embedding", record_id=chunk_id)
         with disk_full_as_error(self.path, "writing a bundle"):
             if self._matrix is None:
-                path = self._out.dir / "embedding_matrix.f32"
+                path = self._out.dir / MATRIX_FILE
                 self._matrix = _Part(path, MATRIX_TYPE, 1, fmt="f32le")
                 self._written.append(path)
             row = self._matrix.count

@@ -23,6 +23,9 @@ from .tokenizers import get_tokenizer
 PASS_THROUGH = ("thread", "entry", "edge", "entity")
 
 
+MAX_WINDOW_TOKENS = 1_000_000  # far past any model's context; bounds what a manifest's chunker params hold
+
+
 @dataclass
 class ChunkOptions:
     max_tokens: int = 900
@@ -31,8 +34,10 @@ class ChunkOptions:
     header: str = "auto"  # on | off | auto (on for watercooler threads)
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) or self.max_tokens < 1:
-            raise InvalidInputError(f"max_tokens (--max-tokens) must be an integer of at least 1, got {self.max_tokens!r}")
+        if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) \
+                or not 1 <= self.max_tokens <= MAX_WINDOW_TOKENS:
+            raise InvalidInputError(f"max_tokens (--max-tokens) must be an integer from 1 to {MAX_WINDOW_TOKENS:,}, "
+                                    f"got {self.max_tokens!r}")
         if isinstance(self.overlap, bool) or not isinstance(self.overlap, int) or not 0 <= self.overlap < self.max_tokens:
             raise InvalidInputError(f"overlap (--overlap) must be an integer from 0 to max_tokens - 1 "
                                     f"({self.max_tokens - 1}), got {self.overlap!r}")

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 
-from ..errors import ConfigError
+from ..errors import ConfigError, InvalidInputError
 from ..runner.backend import SubprocessBackend, open_backend
 
 
@@ -23,6 +23,25 @@ def add_backend_options(p: argparse.ArgumentParser, *, json_flag: bool = True) -
     g.add_argument("--no-sandbox", action="store_true", help="the same as --sandbox off")
     if json_flag:
         p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+SEARCH_LIMIT = (1, 1000)  # what every adapter accepts as params.limit (memdock.sdk.params.limit_of)
+
+
+def bounded_int(flag: str, low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer from LOW to HIGH. Anything else is refused while the arguments are parsed,
+    before any work, with exit 4 naming FLAG (an InvalidInputError passes through argparse to `main`)."""
+    def parse(text: str) -> int:
+        try:
+            value: int | None = int(text.strip())
+        except ValueError:  # also a number too long to convert
+            value = None
+        if value is None or not low <= value <= high:
+            shown = text if len(text) <= 40 else f"{text[:37]}... ({len(text)} characters)"
+            raise InvalidInputError(f"{flag} must be an integer from {low:,} to {high:,}, got {shown}",
+                                    details={"option": flag})
+        return value
+    return parse
 
 
 def parse_config(pairs: list[str]) -> dict[str, Any]:

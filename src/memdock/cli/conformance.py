@@ -6,7 +6,7 @@ import argparse
 
 from ..conformance import CheckResult, KitOptions, check_names, run_kit
 from . import output
-from .common import parse_config
+from .common import bounded_int, parse_config
 
 MARK = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}
 
@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--idle", type=float, default=30.0, help="seconds without progress before an adapter is stopped (default 30)")
     p.add_argument("--config", "-c", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--keep", action="store_true", help="keep the kit's scratch directory")
-    p.add_argument("--resume-filler", type=int, default=1500, metavar="N",
+    p.add_argument("--resume-filler", type=bounded_int("--resume-filler", 1, 1_000_000), default=1500, metavar="N",
                    help="filler entries in the resume check (default 1500; fewer for adapters that call an LLM per record)")
     p.add_argument("--sandbox", choices=["writes", "strict"], default="writes",
                    help="strict: confine the adapter's reads too (Landlock), as `--sandbox strict` does for other commands")

@@ -24,7 +24,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except MemdockError as exc:  # an option's value refused by its type (cli.common.bounded_int)
+        output.error(str(exc))
+        return exc.exit_code
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

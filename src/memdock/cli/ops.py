@@ -8,7 +8,7 @@ from ..contract import SearchResult
 from ..errors import UnsupportedOperationError
 from ..service import arguments
 from . import output
-from .common import add_backend_options, open_from_args
+from .common import SEARCH_LIMIT, add_backend_options, bounded_int, open_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _search_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--limit", "-n", type=int, default=10)
+    p.add_argument("--limit", "-n", type=bounded_int("--limit/-n", *SEARCH_LIMIT), default=10)
     add_backend_options(p)
 
 

@@ -11,12 +11,14 @@ from typing import Iterator
 
 from ..bundle import BundleReader, OutputNotEmptyError
 from ..chunking import ChunkOptions, chunk_bundle
+from ..chunking.chunker import MAX_WINDOW_TOKENS
 from ..errors import InvalidInputError
 from ..importers import IMPORTERS
 from ..importers.base import MAX_ENTRY_BYTES
 from ..importers.pipeline import import_corpus
+from ..jsonl import DEFAULT_MAX_LINE_BYTES
 from . import output
-from .common import add_backend_options, open_from_args
+from .common import add_backend_options, bounded_int, open_from_args
 
 PARTIAL_EXIT = 10
 
@@ -27,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", "-f", required=True, choices=sorted(IMPORTERS))
     p.add_argument("--output", "-o", required=True, help="corpus bundle directory to write")
     p.add_argument("--map", action="append", default=[], metavar="OLD=NEW", help="jsonl: rename a field before mapping")
-    p.add_argument("--max-entry-bytes", type=int, default=MAX_ENTRY_BYTES, metavar="N",
+    p.add_argument("--max-entry-bytes", type=bounded_int("--max-entry-bytes", 1, DEFAULT_MAX_LINE_BYTES),
+                   default=MAX_ENTRY_BYTES, metavar="N",
                    help=f"skip, with a warning naming file and line, any entry over N bytes of UTF-8 (default {MAX_ENTRY_BYTES:,})")
     _common(p)
     p.set_defaults(func=run_import)
@@ -54,8 +57,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _chunk_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--max-tokens", type=int, default=900)
-    p.add_argument("--overlap", type=int, default=100)
+    p.add_argument("--max-tokens", type=bounded_int("--max-tokens", 1, MAX_WINDOW_TOKENS), default=900)
+    p.add_argument("--overlap", type=bounded_int("--overlap", 0, MAX_WINDOW_TOKENS - 1), default=100)
     p.add_argument("--tokenizer", default="approx", help="approx (stdlib, default) or tiktoken[:ENCODING]")
     p.add_argument("--header", choices=["auto", "on", "off"], default="auto",
                    help="prefix each chunk with a header line (auto: on for watercooler threads)")
@@ -75,8 +78,6 @@ def _progress(label: str, quiet: bool) -> Iterator[output.Progress]:
 
 def run_import(args: argparse.Namespace) -> int:
     mapping = dict(m.split("=", 1) for m in args.map if "=" in m)
-    if args.max_entry_bytes < 1:
-        raise InvalidInputError(f"--max-entry-bytes must be at least 1, got {args.max_entry_bytes}")
     with _progress("importing", args.quiet) as bar:
         summary = import_corpus(args.sources, args.format, args.output, mapping=mapping or None, overwrite=args.force,
                                 on_file=lambda i, n, p: bar.update(i + 1, n, p.name), max_entry_bytes=args.max_entry_bytes)
@@ -130,4 +131,9 @@ def run_index(args: argparse.Namespace) -> int:
         print(f"indexed into {b.name}: sent {sum(sent.values())} record(s) "
               f"({', '.join(f'{n} {t}' for t, n in sent.items()) or 'nothing new'}), "
               f"unchanged {result.skipped}, deleted {result.deleted}, {result.seconds:.2f}s")
+    kept = result.details.get("kept_for_other_sources", 0)
+    if kept:
+        output.warn(f"{kept} record(s) in these threads are not in this bundle and came from another source (another "
+                    "bundle, or these files under another path before a move or rename); they were kept, since only their "
+                    "own source deletes them. If they are stale, `memdock forget` the thread ids and index this bundle again.")
     return 0

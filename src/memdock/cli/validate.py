@@ -7,12 +7,13 @@ import argparse
 from ..bundle import BundleReader
 from ..errors import MemdockError
 from . import output
+from .common import bounded_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check a payload bundle: manifest, files, checksums, every record")
     p.add_argument("bundle", help="bundle directory")
-    p.add_argument("--max-errors", type=int, default=50, help="print at most this many errors (default 50)")
+    p.add_argument("--max-errors", type=bounded_int("--max-errors", 0, 1_000_000), default=50, help="print at most this many errors (default 50)")
     p.add_argument("--engine", choices=["auto", "jsonschema", "jsonschema-rs"], default=None, help="validation engine")
     p.add_argument("--json", action="store_true", help="machine-readable summary on stdout")
     p.set_defaults(func=run)

@@ -151,12 +151,14 @@ class SubprocessBackend:
         *,
         progress: ProgressCallback | None = None,
         prune: bool = True,
+        origin: str | None = None,
         after_checkpoint: Callable[[list[str]], None] | None = None,
     ) -> IndexResult:
         """Index a chunks (or corpus) bundle: send what the ledger lacks, resume after a kill, delete what vanished.
 
         Only records this bundle's source wrote are pruned (see `memdock.bundle.source`); what `remember` or
-        another bundle added to the same threads stays.
+        another bundle added to the same threads stays. ORIGIN overrides the bundle's source: the service
+        passes `remember` for its notes, an origin no manifest may claim.
 
         AFTER_CHECKPOINT is called with each checkpoint's ids once the ledger has them; an exception it
         raises stops the adapter (the conformance kit uses this to kill a run midway).
@@ -171,7 +173,7 @@ class SubprocessBackend:
             try:
                 delta_dir = self.store.new_work_dir("delta") / "bundle"
                 try:
-                    delta = build_delta(reader, ledger, delta_dir)
+                    delta = build_delta(reader, ledger, delta_dir, origin)
                     result = IndexResult(skipped=delta.skipped)
                     def checkpoint(ids: list[str]) -> None:
                         ledger.commit(ids)
@@ -194,6 +196,8 @@ class SubprocessBackend:
                             ledger.forget(doomed + deleted.deleted)
                         ledger.release(gone)
                         result.deleted = len(doomed)
+                    if prune:
+                        result.details["kept_for_other_sources"] = ledger.kept_for_other_sources(delta.thread_ids)
                     result.details["sent"] = delta.sent
                     result.seconds = time.monotonic() - started
                     return result

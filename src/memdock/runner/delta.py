@@ -31,15 +31,15 @@ def _thread_of(record_type: str, rec: dict) -> str | None:
     return rec.get("thread_id")
 
 
-def build_delta(reader: BundleReader, ledger: Ledger, out: Path) -> Delta:
+def build_delta(reader: BundleReader, ledger: Ledger, out: Path, origin: str | None = None) -> Delta:
     """Stream READER once, writing changed records to a new bundle at OUT and noting them as pending.
 
-    Every record is noted as coming from the bundle's source (`memdock.bundle.source`)."""
-    delta = Delta(out, origin=source.of_manifest(reader.manifest, reader.path))
+    Every record is noted as coming from ORIGIN, else the bundle's source (`memdock.bundle.source`)."""
+    delta = Delta(out, origin=origin or source.of_manifest(reader.manifest, reader.path))
     ledger.begin_run(delta.origin)
     threads: set[str] = set()
     with BundleWriter(out, reader.kind, validate=False, chunker=reader.manifest.get("chunker"), inputs=[reader.path],
-                      metadata={"delta_of": str(reader.path), source.KEY: delta.origin}) as w:
+                      metadata={"delta_of": str(reader.path), "origin": delta.origin}) as w:
         for rtype in ORDER:
             batch: list[tuple[dict, tuple[str, str, str | None, str]]] = []
             for rec in reader.records(rtype):

@@ -21,6 +21,7 @@ from typing import Iterable, Iterator, Sequence
 
 import orjson
 
+from ..bundle.source import LEGACY, REMEMBER
 from ..diskfull import disk_full_as_error, sqlite_transaction
 from ..ids import digest
 
@@ -34,7 +35,6 @@ _ORIGINS = """
 CREATE TABLE IF NOT EXISTS origins (id TEXT NOT NULL, origin TEXT NOT NULL, PRIMARY KEY (id, origin)) WITHOUT ROWID;
 """
 _ORIGINS_VERSION = 1
-LEGACY = "legacy"
 _VOLATILE = ("ingestion_time",)
 _BATCH = 500
 
@@ -154,6 +154,21 @@ class Ledger:
             )
             out.extend(r[0] for r in self.db.execute(q, [*part, self.origin, LEGACY]))
         return out
+
+    def kept_for_other_sources(self, thread_ids: Sequence[str]) -> int:
+        """How many committed records under THREAD_IDS this run did not see and only another bundle's source holds.
+
+        They are kept, since only their own source deletes them; a renamed or moved source is another source."""
+        n = 0
+        for start in range(0, len(thread_ids), _BATCH):
+            part = list(thread_ids[start:start + _BATCH])
+            q = (
+                f"SELECT count(*) FROM committed c WHERE c.thread_id IN ({','.join('?' * len(part))}) "
+                "AND c.id NOT IN (SELECT id FROM seen) AND EXISTS (SELECT 1 FROM origins o WHERE o.id = c.id) "
+                "AND NOT EXISTS (SELECT 1 FROM origins o WHERE o.id = c.id AND o.origin IN (?, ?, ?))"
+            )
+            n += self.db.execute(q, [*part, self.origin, LEGACY, REMEMBER]).fetchone()[0]
+        return n
 
     def held_elsewhere(self, ids: Sequence[str]) -> set[str]:
         """Those of IDS that an origin other than this run's (and legacy) still holds."""

@@ -4,6 +4,13 @@
     <store>/ledger.sqlite  what the backend has durably committed (the core's, not the adapter's)
     <store>/write.lock     held by prepare, index and delete
     <store>/work/<run>/    one per call: request, result, stderr.log, tmp/ (removed after success)
+    <store>/.memdock-store the marker that makes the folder memdock's own
+
+A folder becomes a store only if it is new or empty (the marker is written then), already carries the marker,
+or is a store an older memdock made (nothing in it but the names above, and a ledger, a lock or memdock-named
+run dirs to show it was used; the marker is added). Any other folder is refused: memdock deletes old run dirs
+under work/ and gives the adapter write access to data/, so it must never adopt a user's folder.
+Pruning removes only entries named like `new_work_dir`'s run dirs.
 
 A store on a read-only filesystem still answers reads: work dirs then go to the system temp dir, and
 writes fail up front with the reason.
@@ -12,7 +19,9 @@ writes fail up front with the reason.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -22,10 +31,23 @@ from typing import Iterator
 
 from filelock import FileLock, Timeout
 
+from ..atomic import write_atomic
+from ..config import memdock_home
 from ..errors import ConfigError, TransientError
 from ..ids import digest
 
 KEEP_FAILED_RUNS = 20
+MARKER = ".memdock-store"
+MARKER_TEXT = "memdock store, format 1\n"
+_OWN_NAMES = frozenset({MARKER, "data", "work", "ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm",
+                        "ledger.sqlite-journal", "write.lock", "write.lock.owner"})
+_USED_SIGNS = ("ledger.sqlite", "write.lock")
+_RUN_DIR = re.compile(r"\d{8}T\d{6}-[a-z_]+-[0-9a-f]{8}")
+_WORKER_DIR = re.compile(r"worker-[A-Za-z0-9_.-]+-[0-9a-f]{8}")
+
+
+def _run_dir_name(label: str) -> str:
+    return f"{time.strftime('%Y%m%dT%H%M%S')}-{label}-{uuid.uuid4().hex[:8]}"
 
 
 class Store:
@@ -37,6 +59,7 @@ class Store:
         self.lock_path = self.root / "write.lock"
 
     def ensure(self) -> "Store":
+        self._claim()
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             self.work_root.mkdir(parents=True, exist_ok=True)
@@ -46,6 +69,53 @@ class Store:
         if not os.access(self.work_root, os.W_OK):
             self.work_root = self._temp_work_root()
         return self
+
+    def _claim(self) -> None:
+        """Refuse a folder that is not memdock's own; mark a new, empty or older-memdock store as ours."""
+        if (self.root / MARKER).is_file():
+            return
+        try:
+            entries = sorted(p.name for p in self.root.iterdir())
+        except FileNotFoundError:
+            entries = []
+        except NotADirectoryError:
+            raise ConfigError(f"the store {self.root} is not a directory; choose a new or empty folder (--data-dir)",
+                              details={"store": str(self.root)}) from None
+        except OSError as exc:
+            raise ConfigError(f"cannot read the store at {self.root}: {exc.strerror}", details={"store": str(self.root)}) from None
+        if entries and not self._older_store(entries):
+            foreign = next((n for n in entries if n not in _OWN_NAMES), None)
+            why = f"it holds {foreign!r}" if foreign else "it has no memdock ledger, lock or run dirs"
+            raise ConfigError(
+                f"refusing to use {self.root} as a memdock store: it is not empty and not a memdock store ({why}, and no "
+                f"{MARKER} marker). memdock deletes old run dirs under its work/ and lets the adapter write its data/, "
+                "so it only uses a new or empty folder, or one it made. Nothing there was changed; choose another --data-dir.",
+                details={"store": str(self.root)})
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.root / MARKER, MARKER_TEXT.encode())
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise  # the callers' disk-full handling names the place
+            if not entries:
+                raise ConfigError(f"cannot create the store at {self.root}: {exc.strerror}", details={"store": str(self.root)}) from None
+            # an older store on a read-only filesystem: recognised above, used unmarked for reads
+
+    def _older_store(self, entries: list[str]) -> bool:
+        """A store made by a memdock from before the marker: only its names, and signs that memdock used it
+        (a ledger, a lock, memdock-named run dirs, or its place: a default store under MEMDOCK_HOME/stores)."""
+        if any(n not in _OWN_NAMES for n in entries):
+            return False
+        if any(n in entries for n in _USED_SIGNS):
+            return True
+        work = self.root / "work"
+        try:
+            runs = [p.name for p in work.iterdir()] if work.is_dir() and not work.is_symlink() else []
+        except OSError:
+            return False
+        if not all(_RUN_DIR.fullmatch(n) or _WORKER_DIR.fullmatch(n) for n in runs):
+            return False
+        return bool(runs) or self.root.parent == (memdock_home() / "stores").resolve()
 
     def _temp_work_root(self) -> Path:
         root = Path(tempfile.gettempdir()) / f"memdock-work-{digest(str(self.root), length=12)}"
@@ -61,7 +131,7 @@ class Store:
                                   "need to write there. Reads still work.", details={"store": str(self.root)})
 
     def new_work_dir(self, label: str) -> Path:
-        d = self.work_root / f"{time.strftime('%Y%m%dT%H%M%S')}-{label}-{uuid.uuid4().hex[:8]}"
+        d = self.work_root / _run_dir_name(label)
         (d / "tmp").mkdir(parents=True)
         return d
 
@@ -69,7 +139,9 @@ class Store:
         shutil.rmtree(work_dir, ignore_errors=True)
 
     def prune(self, keep: int = KEEP_FAILED_RUNS) -> None:
-        runs = sorted((p for p in self.work_root.iterdir() if p.is_dir() and not p.name.startswith("worker-")), key=lambda p: p.name)
+        """Keep the KEEP newest failed run dirs. Only names `new_work_dir` makes are ever removed."""
+        runs = sorted((p for p in self.work_root.iterdir()
+                       if _RUN_DIR.fullmatch(p.name) and p.is_dir() and not p.is_symlink()), key=lambda p: p.name)
         for old in runs[:-keep] if keep else runs:
             shutil.rmtree(old, ignore_errors=True)
 

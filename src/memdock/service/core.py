@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
+from ..bundle import source
 from ..contract import Capabilities, DeleteResult, GetResult, SearchResult
 from ..errors import BackendError, MemdockError, TransientError, UnsupportedOperationError
 from ..runner.backend import SubprocessBackend, open_backend
@@ -181,7 +182,7 @@ class ServiceCore:
                 return Remembered(entry_id, {}, degraded=True, reason=lacking)
 
             def call(timeout: float) -> Remembered:
-                result = self.backend.index(bundle, prune=False)
+                result = self.backend.index(bundle, prune=False, origin=source.REMEMBER)
                 caps = self.capabilities()
                 stored = caps is None or caps.features.get("retrieval") is not False
                 return Remembered(entry_id, result.indexed, degraded=not stored,

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..bundle import BundleWriter, source
+from ..bundle import BundleWriter
 from ..chunking import chunk_bundle
 from ..ids import digest, slug
 from ..importers.base import edge
@@ -44,7 +44,7 @@ def build(out: Path, content: str, *, thread: str | None = None, author: str | N
     for key, value in (("author", author), ("role", role), ("entry_type", type), ("title", title)):
         if value:
             entry[key] = value
-    with BundleWriter(out / "corpus", "corpus", metadata={"format": "remember", source.KEY: source.REMEMBER}) as w:
+    with BundleWriter(out / "corpus", "corpus", metadata={"format": "remember"}) as w:
         if not name.startswith("thread:"):
             w.write("thread", {"id": tid, "title": name, "format": "remember", "ingestion_time": now})
         w.write("entry", entry)
