@@ -40,6 +40,8 @@ class FakeOpenMemory:
         self.stall_s = 0.0
         self.create_error: str | None = None
         self.lock = threading.Lock()
+        self.stalled = 0  # requests inside their stall
+        self.settled = threading.Condition()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -56,7 +58,18 @@ class FakeOpenMemory:
                 server.requests.append({"method": self.command, "path": url.path, "query": query,
                                         "auth": self.headers.get("Authorization"), "body": body})
                 if server.stall_s:
-                    time.sleep(server.stall_s)
+                    with server.settled:
+                        server.stalled += 1
+                    try:
+                        time.sleep(server.stall_s)  # a slow server, the thing under test (not synchronisation)
+                        if not server.fail_with:
+                            with server.lock:
+                                status, answer = server.route(self.command, url.path, query, body)
+                            return self._send(status, answer)
+                    finally:
+                        with server.settled:
+                            server.stalled -= 1
+                            server.settled.notify_all()
                 if server.fail_with:
                     return self._send(server.fail_with, {"detail": "fake OpenMemory told to fail"})
                 with server.lock:
@@ -209,6 +222,13 @@ class FakeOpenMemory:
                                "total_memories_created": counts[a["id"]], "total_memories_accessed": 0} for a in apps]}
 
     # -- for the tests ---------------------------------------------------------------------------
+
+    def settle(self, timeout: float = 60.0) -> None:
+        """Wait until every stalled request has been answered (a client that gave up may still have its create
+        completed by the server)."""
+        with self.settled:
+            if not self.settled.wait_for(lambda: self.stalled == 0, timeout=timeout):
+                raise AssertionError(f"{self.stalled} stalled request(s) still running after {timeout}s")
 
     def active(self) -> list[dict[str, Any]]:
         return [m for m in self.memories.values() if m["state"] == "active"]

@@ -33,6 +33,7 @@ def test_unreachable_stalling_or_failing_server(tmp_path, monkeypatch, server, f
     b = backend(tmp_path / "store", {"server_url": url, "timeout_s": 0.5})
     with pytest.raises(TransientError) as err:
         b.index(bundle)
+    server.settle()
     server.stall_s, server.fail_with = 0, None
     message = err.value.message
     assert url in message and "entry:gh-0" in message
