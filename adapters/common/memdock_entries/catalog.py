@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, ContextManager, Iterable, Iterator
+
+from memdock.diskfull import sqlite_transaction
 
 NAME = "catalog.sqlite"
 ENTRY_FIELDS = ("id", "thread_id", "author", "role", "entry_type", "title", "event_time", "body", "content_hash", "state")
@@ -34,7 +36,8 @@ CREATE TABLE IF NOT EXISTS staged_members (record_id TEXT NOT NULL, entry_id TEX
 class Catalog:
     def __init__(self, data_dir: Path):
         data_dir.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(data_dir / NAME, isolation_level=None, timeout=30)
+        self.path = data_dir / NAME
+        self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=FULL")
         self.conn.executescript(SCHEMA)
@@ -42,8 +45,9 @@ class Catalog:
     def close(self) -> None:
         self.conn.close()
 
-    def transaction(self) -> "_Tx":
-        return _Tx(self.conn)
+    def transaction(self) -> ContextManager[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the catalog."""
+        return sqlite_transaction(self.conn, self.path, immediate=True, what="writing the catalog")
 
     # -- staging ---------------------------------------------------------------------------------
 
@@ -157,14 +161,3 @@ class Catalog:
         out["threads"] = self.conn.execute("SELECT count(*) FROM threads").fetchone()[0]
         return out
 
-
-class _Tx:
-    def __init__(self, conn: sqlite3.Connection):
-        self.conn = conn
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.conn.execute("BEGIN IMMEDIATE")
-        return self.conn
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")

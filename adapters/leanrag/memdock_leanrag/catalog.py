@@ -14,7 +14,9 @@ import hashlib
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, ContextManager, Iterable
+
+from memdock.diskfull import sqlite_transaction
 
 NAME = "catalog.sqlite"
 
@@ -41,7 +43,8 @@ def chunk_key(chunk_id: str) -> str:
 class Catalog:
     def __init__(self, data_dir: Path):
         data_dir.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(data_dir / NAME, isolation_level=None, timeout=30, check_same_thread=False)
+        self.path = data_dir / NAME
+        self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=FULL")
         self.conn.executescript(SCHEMA)
@@ -49,8 +52,9 @@ class Catalog:
     def close(self) -> None:
         self.conn.close()
 
-    def transaction(self) -> "_Tx":
-        return _Tx(self.conn)
+    def transaction(self) -> ContextManager[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the catalog."""
+        return sqlite_transaction(self.conn, self.path, immediate=True, what="writing the catalog")
 
     # -- records -----------------------------------------------------------------------------------
 
@@ -167,14 +171,3 @@ class Catalog:
                 "chunks_extracted": one("SELECT count(*) FROM extractions x JOIN chunks c ON c.key = x.key "
                                         "AND c.content_hash = x.content_hash")}
 
-
-class _Tx:
-    def __init__(self, conn: sqlite3.Connection):
-        self.conn = conn
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.conn.execute("BEGIN IMMEDIATE")
-        return self.conn
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
