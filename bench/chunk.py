@@ -31,7 +31,11 @@ DATA = ROOT.parent / "shared" / "data"
 
 def texts(tmp: Path) -> list[str]:
     out = []
-    for fmt, src in (("watercooler", DATA / "watercooler_threads"), ("chat", DATA / "locomo" / "locomo_dev.json"), ("irc", DATA / "irc" / "dev")):
+    for fmt, src in (
+        ("watercooler", DATA / "watercooler_threads"),
+        ("chat", DATA / "locomo" / "locomo_dev.json"),
+        ("irc", DATA / "irc" / "dev"),
+    ):
         import_corpus([src], fmt, tmp / fmt)
         out += [e["body"] for e in BundleReader(tmp / fmt).records("entry")]
     # IRC and chat turns are one line each; join them per 50 so windows have something to cut
@@ -57,7 +61,10 @@ def peak_rss_child(corpus: Path, out: Path) -> int:
         "chunk_bundle(%r, %r)\n"
         "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])"
     ) % (str(ROOT / "src"), str(corpus), str(out))
-    return int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()[-1]) // 1024
+    return (
+        int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()[-1])
+        // 1024
+    )
 
 
 def scaled_corpus(src: Path, out: Path, times: int) -> None:

@@ -20,13 +20,18 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "tests" / "mem0"), str(ROOT / "tests" / "openmemory"),
-                str(Path(__file__).resolve().parent)]
+sys.path[:0] = [
+    str(ROOT / "src"),
+    str(ROOT / "tests"),
+    str(ROOT / "tests" / "mem0"),
+    str(ROOT / "tests" / "openmemory"),
+    str(Path(__file__).resolve().parent),
+]
 
+from fake_llm import respond as graphiti_respond  # noqa: E402
 from fake_mem0_llm import EXTRACTOR_MARK, MemoryExtractor  # noqa: E402
 from fake_openmemory import FakeOpenMemory  # noqa: E402
 from graphiti import latency, subset  # noqa: E402  (bench/graphiti.py)
-from fake_llm import respond as graphiti_respond  # noqa: E402
 from openai_loopback import OpenAILoopback  # noqa: E402
 
 from memdock.chunking import chunk_bundle  # noqa: E402
@@ -34,7 +39,9 @@ from memdock.importers.pipeline import import_corpus  # noqa: E402
 from memdock.registry import Registry  # noqa: E402
 from memdock.runner.backend import SubprocessBackend  # noqa: E402
 
-DATA = Path(os.environ.get("MEMDOCK_SHARED_DATA") or ROOT.parent / "shared" / "data") / "watercooler_threads" / "project"
+DATA = (
+    Path(os.environ.get("MEMDOCK_SHARED_DATA") or ROOT.parent / "shared" / "data") / "watercooler_threads" / "project"
+)
 BACKENDS = ("sqlite", "graphiti", "mem0-infer", "mem0-raw", "openmemory")
 
 
@@ -61,10 +68,13 @@ def main() -> None:
     rows, n = [], args.entries
     with OpenAILoopback(chat=chat) as llm, FakeOpenMemory() as openmemory:
         models = {"llm_base_url": llm.base_url, "llm_model": "loopback", "embedding_model": "hash-64"}
-        configs = {"sqlite": ("sqlite", {}), "graphiti": ("graphiti", models),
-                   "mem0-infer": ("mem0", {**models, "embedding_dim": 64, "infer": True}),
-                   "mem0-raw": ("mem0", {**models, "embedding_dim": 64, "infer": False}),
-                   "openmemory": ("openmemory", {"server_url": openmemory.url})}
+        configs = {
+            "sqlite": ("sqlite", {}),
+            "graphiti": ("graphiti", models),
+            "mem0-infer": ("mem0", {**models, "embedding_dim": 64, "infer": True}),
+            "mem0-raw": ("mem0", {**models, "embedding_dim": 64, "infer": False}),
+            "openmemory": ("openmemory", {"server_url": openmemory.url}),
+        }
         for label in [b for b in args.only.split(",") if b]:
             adapter, cfg = configs[label]
             d = registry.get(adapter)

@@ -85,13 +85,21 @@ def main() -> None:
             rows.append((name, wall, result.details.get("time"), p50, p99))
             print(f"{name}: indexed {result.indexed} in {wall:.2f}s", flush=True)
     n = args.entries
-    print(f"\n{n} watercooler entries, {len(queries)} queries (entry titles), loopback LLM: {len(llm.requests)} HTTP requests")
-    print(f"{'backend':10} {'index s':>8} {'s/entry':>8} {'llm s':>7} {'embed s':>8} {'db s':>6} {'calls llm/emb/db':>18} {'q p50 ms':>9} {'q p99 ms':>9}")
+    print(
+        f"\n{n} watercooler entries, {len(queries)} queries (entry titles), loopback LLM: {len(llm.requests)} HTTP requests"
+    )
+    print(
+        f"{'backend':10} {'index s':>8} {'s/entry':>8} {'llm s':>7} {'embed s':>8} {'db s':>6} {'calls llm/emb/db':>18} {'q p50 ms':>9} {'q p99 ms':>9}"
+    )
     for name, wall, split, p50, p99 in rows:
         s = split or {}
-        calls = f"{s.get('llm_calls', '-')}/{s.get('embedding_calls', '-')}/{s.get('database_calls', '-')}" if s else "-"
-        print(f"{name:10} {wall:8.2f} {wall / n:8.3f} {s.get('llm_s', 0):7.2f} {s.get('embedding_s', 0):8.2f} "
-              f"{s.get('database_s', 0):6.2f} {calls:>18} {p50:9.2f} {p99:9.2f}")
+        calls = (
+            f"{s.get('llm_calls', '-')}/{s.get('embedding_calls', '-')}/{s.get('database_calls', '-')}" if s else "-"
+        )
+        print(
+            f"{name:10} {wall:8.2f} {wall / n:8.3f} {s.get('llm_s', 0):7.2f} {s.get('embedding_s', 0):8.2f} "
+            f"{s.get('database_s', 0):6.2f} {calls:>18} {p50:9.2f} {p99:9.2f}"
+        )
 
 
 if __name__ == "__main__":

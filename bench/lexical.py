@@ -21,17 +21,18 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from synthetic import Vocabulary, write_bundle  # noqa: E402
+
 from memdock import Memory  # noqa: E402
 from memdock.registry import Registry  # noqa: E402
 from memdock.runner.backend import SubprocessBackend  # noqa: E402
-from synthetic import Vocabulary, write_bundle  # noqa: E402
 
 WARMUP = 20
 HEAP = 128_000_000
@@ -57,7 +58,9 @@ def timed(search: Callable[[str], list[str]], texts: list[str]) -> tuple[list[fl
 
 
 class Row:
-    def __init__(self, name: str, index_s: float | None, n: int, store: int | None, lat: list[float], tops: list[list[str]]):
+    def __init__(
+        self, name: str, index_s: float | None, n: int, store: int | None, lat: list[float], tops: list[list[str]]
+    ):
         self.name, self.index_s, self.n, self.store, self.lat, self.tops = name, index_s, n, store, lat, tops
 
 
@@ -80,7 +83,9 @@ def tantivy_row(docs: list[tuple[str, str]], folder: Path, texts: list[str]) -> 
 
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
-    sb.add_text_field("text", stored=True, tokenizer_name="en_stem")  # defaults: positions, for phrase words like "well-known"
+    sb.add_text_field(
+        "text", stored=True, tokenizer_name="en_stem"
+    )  # defaults: positions, for phrase words like "well-known"
     schema = sb.build()
     folder.mkdir()
     t = time.perf_counter()
@@ -109,8 +114,10 @@ def bm25s_row(docs: list[tuple[str, str]], folder: Path, texts: list[str]) -> Ro
     stemmer = Stemmer.Stemmer("english")
     t = time.perf_counter()
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize([text for _, text in docs], stopwords="en", stemmer=stemmer, show_progress=False),
-                    show_progress=False)
+    retriever.index(
+        bm25s.tokenize([text for _, text in docs], stopwords="en", stemmer=stemmer, show_progress=False),
+        show_progress=False,
+    )
     index_s = time.perf_counter() - t
     retriever.save(str(folder))
     ids = [cid for cid, _ in docs]
@@ -136,8 +143,11 @@ def run_scale(n: int, vocab: Vocabulary, nq: int, tmp: Path, systems: list[str])
     bundle = tmp / f"chunks-{n}"
     t = time.perf_counter()
     docs = write_bundle(bundle, vocab, n, rng)
-    print(f"\n{n:,} chunks ({sum(len(x) for _, x in docs) / 1e6:.1f} MB of text; bundle written in "
-          f"{time.perf_counter() - t:.1f} s), {nq} queries", flush=True)
+    print(
+        f"\n{n:,} chunks ({sum(len(x) for _, x in docs) / 1e6:.1f} MB of text; bundle written in "
+        f"{time.perf_counter() - t:.1f} s), {nq} queries",
+        flush=True,
+    )
     texts = vocab.queries(nq, rng)
     rows: list[Row] = []
     for name in systems:
@@ -156,26 +166,34 @@ def report(rows: list[Row]) -> None:
     ref = {r.name: r for r in rows}
     tv, bm = ref.get("tantivy-py (raw)"), ref.get("bm25s")
     raw_rate = tv.n / tv.index_s if tv and tv.index_s else None
-    print(f"{'system':<26} {'index chunks/s':>14} {'× tv':>6} {'p50 ms':>8} {'p99 ms':>8} {'store MB':>9} "
-          f"{'B/chunk':>8} {'∩tv@10':>7} {'∩bm25s@10':>10}")
+    print(
+        f"{'system':<26} {'index chunks/s':>14} {'× tv':>6} {'p50 ms':>8} {'p99 ms':>8} {'store MB':>9} "
+        f"{'B/chunk':>8} {'∩tv@10':>7} {'∩bm25s@10':>10}"
+    )
     for r in rows:
         rate = r.n / r.index_s if r.index_s else None
-        print(f"{r.name:<26} {f'{rate:,.0f}' if rate else '':>14} {f'{rate / raw_rate:.2f}' if rate and raw_rate else '':>6} "
-              f"{pct(r.lat, 50):>8.2f} {pct(r.lat, 99):>8.2f} "
-              f"{f'{r.store / 1e6:.1f}' if r.store else '':>9} {f'{r.store / r.n:,.0f}' if r.store else '':>8} "
-              f"{overlap(r.tops, tv.tops) if tv else float('nan'):>7.2f} {overlap(r.tops, bm.tops) if bm else float('nan'):>10.2f}",
-              flush=True)
+        print(
+            f"{r.name:<26} {f'{rate:,.0f}' if rate else '':>14} {f'{rate / raw_rate:.2f}' if rate and raw_rate else '':>6} "
+            f"{pct(r.lat, 50):>8.2f} {pct(r.lat, 99):>8.2f} "
+            f"{f'{r.store / 1e6:.1f}' if r.store else '':>9} {f'{r.store / r.n:,.0f}' if r.store else '':>8} "
+            f"{overlap(r.tops, tv.tops) if tv else float('nan'):>7.2f} {overlap(r.tops, bm.tops) if bm else float('nan'):>10.2f}",
+            flush=True,
+        )
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--scales", default="10000,100000", help="comma-separated chunk counts (add 1000000 for the full run)")
+    ap.add_argument(
+        "--scales", default="10000,100000", help="comma-separated chunk counts (add 1000000 for the full run)"
+    )
     ap.add_argument("--queries", type=int, default=500)
     ap.add_argument("--systems", default="sqlite,tantivy,tantivy-py,bm25s", help="comma-separated subset")
     args = ap.parse_args()
     systems = args.systems.split(",")
     if "tantivy" in systems and not Registry().get("tantivy").venv.exists():
-        print("the tantivy adapter is not installed (memdock adapters install tantivy); leaving it out", file=sys.stderr)
+        print(
+            "the tantivy adapter is not installed (memdock adapters install tantivy); leaving it out", file=sys.stderr
+        )
         systems.remove("tantivy")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     with tempfile.TemporaryDirectory(prefix="memdock-bench-lexical-") as tmp_s:

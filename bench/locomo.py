@@ -61,7 +61,9 @@ def evidence_turns(raw: list, known: set[str], stats: dict[str, int]) -> list[st
     return list(dict.fromkeys(out))
 
 
-def load(tmp: Path, header: str) -> tuple[Path, list[dict], dict[str, list[str]], dict[str, list[tuple[str, str]]], dict]:
+def load(
+    tmp: Path, header: str
+) -> tuple[Path, list[dict], dict[str, list[str]], dict[str, list[tuple[str, str]]], dict]:
     import_corpus([DATA], "chat", tmp / "corpus")
     chunk_bundle(tmp / "corpus", tmp / "chunks", ChunkOptions(header=header))
     reader = BundleReader(tmp / "chunks")
@@ -85,8 +87,14 @@ def load(tmp: Path, header: str) -> tuple[Path, list[dict], dict[str, list[str]]
             if not refs:
                 stats["questions_without_evidence"] += 1
                 continue
-            questions.append({"sample": sid, "text": qa["question"], "category": qa["category"],
-                              "evidence": {entry_of[(sid, r)] for r in refs}})
+            questions.append(
+                {
+                    "sample": sid,
+                    "text": qa["question"],
+                    "category": qa["category"],
+                    "evidence": {entry_of[(sid, r)] for r in refs},
+                }
+            )
     return tmp / "chunks", questions, threads, texts, dict(stats)
 
 
@@ -99,9 +107,12 @@ def turns_behind(hits) -> list[str]:
     return list(dict.fromkeys(h.provenance.get("entry_id") for h in hits))
 
 
-def run_sqlite(chunks: Path, questions: list[dict], threads: dict, store: Path, mode: str, config: dict) -> tuple[list, dict]:
-    backend = SubprocessBackend(Registry().get("sqlite"), store, workers=1, config=config,
-                                timeouts={"index": 3600, "query": 600})
+def run_sqlite(
+    chunks: Path, questions: list[dict], threads: dict, store: Path, mode: str, config: dict
+) -> tuple[list, dict]:
+    backend = SubprocessBackend(
+        Registry().get("sqlite"), store, workers=1, config=config, timeouts={"index": 3600, "query": 600}
+    )
     t0 = time.perf_counter()
     backend.index(chunks)
     index_s = time.perf_counter() - t0
@@ -124,8 +135,10 @@ def run_bm25s(questions: list[dict], texts: dict) -> tuple[list, dict]:
     indexes = {}
     for sid, docs in texts.items():
         retriever = bm25s.BM25()
-        retriever.index(bm25s.tokenize([t for _, t in docs], stopwords="en", stemmer=stemmer, show_progress=False),
-                        show_progress=False)
+        retriever.index(
+            bm25s.tokenize([t for _, t in docs], stopwords="en", stemmer=stemmer, show_progress=False),
+            show_progress=False,
+        )
         indexes[sid] = (retriever, [e for e, _ in docs])
     index_s = time.perf_counter() - t0
     ranked, lat = [], []
@@ -148,7 +161,9 @@ def table(questions: list[dict], systems: dict[str, list]) -> dict:
             for k in KS:
                 per[CATEGORIES[q["category"]]][k].append(recall(r, q["evidence"], k))
                 per["overall"][k].append(recall(r, q["evidence"], k))
-        out[name] = {cat: {f"R@{k}": statistics.mean(v[k]) for k in KS} | {"n": len(v[KS[0]])} for cat, v in per.items()}
+        out[name] = {
+            cat: {f"R@{k}": statistics.mean(v[k]) for k in KS} | {"n": len(v[KS[0]])} for cat, v in per.items()
+        }
     return out
 
 
@@ -168,15 +183,23 @@ def main() -> int:
         chunks, questions, threads, texts, stats = load(tmp, args.header)
         systems, timing = {}, {}
         systems["bm25s"], timing["bm25s"] = run_bm25s(questions, texts)
-        systems["sqlite bm25"], timing["sqlite bm25"] = run_sqlite(chunks, questions, threads, tmp / "s-bm25", "bm25", {})
+        systems["sqlite bm25"], timing["sqlite bm25"] = run_sqlite(
+            chunks, questions, threads, tmp / "s-bm25", "bm25", {}
+        )
         if args.hybrid:
             cfg = {"embedding_provider": "sentence-transformers", "embedding_model": args.model, "embedding_threads": 2}
             store = tmp / "s-emb"
-            systems["sqlite hybrid"], timing["sqlite hybrid"] = run_sqlite(chunks, questions, threads, store, "hybrid", cfg)
-            systems["sqlite vector"], timing["sqlite vector"] = run_sqlite(chunks, questions, threads, store, "vector", cfg)
+            systems["sqlite hybrid"], timing["sqlite hybrid"] = run_sqlite(
+                chunks, questions, threads, store, "hybrid", cfg
+            )
+            systems["sqlite vector"], timing["sqlite vector"] = run_sqlite(
+                chunks, questions, threads, store, "vector", cfg
+            )
     results = table(questions, systems)
     if args.json:
-        print(json.dumps({"questions": len(questions), "evidence": stats, "recall": results, "timing": timing}, indent=2))
+        print(
+            json.dumps({"questions": len(questions), "evidence": stats, "recall": results, "timing": timing}, indent=2)
+        )
         return 0
     print(f"LoCoMo dev: {len(questions)} questions with evidence; evidence fixes: {stats}; chunk header {args.header}")
     names = list(systems)

@@ -19,10 +19,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-WRAPPER = ("import resource, subprocess, sys, time; t = time.monotonic(); "
-           "subprocess.run([sys.executable, '-m', 'memdock', 'chunk', sys.argv[1], '-o', sys.argv[2], '-q'], check=True, "
-           "stdout=subprocess.DEVNULL); "
-           "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.monotonic() - t)")
+WRAPPER = (
+    "import resource, subprocess, sys, time; t = time.monotonic(); "
+    "subprocess.run([sys.executable, '-m', 'memdock', 'chunk', sys.argv[1], '-o', sys.argv[2], '-q'], check=True, "
+    "stdout=subprocess.DEVNULL); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, time.monotonic() - t)"
+)
 
 
 def body(size: int, style: str) -> str:
@@ -42,11 +44,30 @@ def body(size: int, style: str) -> str:
 
 def chunk_peak(root: Path, name: str, text: str) -> tuple[float, float]:
     (root / f"{name}.jsonl").write_text(json.dumps({"thread_id": "t", "id": name, "body": text}) + "\n")
-    subprocess.run([sys.executable, "-m", "memdock", "import", str(root / f"{name}.jsonl"), "-f", "jsonl", "-q",
-                    "-o", str(root / f"{name}-corpus"), "--max-entry-bytes", str(len(text) + 1)],
-                   check=True, stdout=subprocess.DEVNULL)
-    out = subprocess.run([sys.executable, "-c", WRAPPER, str(root / f"{name}-corpus"), str(root / f"{name}-chunks")],
-                         check=True, capture_output=True, text=True).stdout.split()
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memdock",
+            "import",
+            str(root / f"{name}.jsonl"),
+            "-f",
+            "jsonl",
+            "-q",
+            "-o",
+            str(root / f"{name}-corpus"),
+            "--max-entry-bytes",
+            str(len(text) + 1),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", WRAPPER, str(root / f"{name}-corpus"), str(root / f"{name}-chunks")],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     return int(out[0]) / 1024, float(out[1])
 
 
@@ -59,7 +80,9 @@ def main() -> None:
         root = Path(tmp)
         base, _ = chunk_peak(root, "tiny", "hello world")
         peak, seconds = chunk_peak(root, "long", body(int(args.mb * 1e6), args.style))
-    print(f"{args.mb:g} MB entry ({args.style}): chunk peak RSS {peak:.0f} MB (baseline {base:.0f} MB), {seconds:.1f} s")
+    print(
+        f"{args.mb:g} MB entry ({args.style}): chunk peak RSS {peak:.0f} MB (baseline {base:.0f} MB), {seconds:.1f} s"
+    )
 
 
 if __name__ == "__main__":

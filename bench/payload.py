@@ -24,10 +24,10 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from memdock.bundle import BundleReader, BundleWriter  # noqa: E402
-from memdock.ids import content_hash  # noqa: E402
+from memdock.bundle import BundleReader, BundleWriter
+from memdock.ids import content_hash
 
-WORDS = "memory thread entry chunk graph adapter payload schema backend query index decision plan review".split()
+WORDS = ["memory", "thread", "entry", "chunk", "graph", "adapter", "payload", "schema", "backend", "query", "index", "decision", "plan", "review"]
 
 
 def make_records(n: int, seed: int = 7):
@@ -36,10 +36,20 @@ def make_records(n: int, seed: int = 7):
     for i in range(n):
         text = f"{i} {base_text}"
         rec = {
-            "id": f"chunk:{i:012d}", "entry_id": f"entry:{i // 3:012d}", "thread_id": f"thread:{i // 300:08d}",
-            "position": i % 3, "text": text, "header": "Thread title — agent (planner, Plan) 2025-12-09T02:35:37Z",
-            "start": 0, "end": len(text), "token_count": 260, "content_hash": content_hash(text),
-            "author": "agent", "role": "planner", "entry_type": "Plan", "event_time": "2025-12-09T02:35:37Z",
+            "id": f"chunk:{i:012d}",
+            "entry_id": f"entry:{i // 3:012d}",
+            "thread_id": f"thread:{i // 300:08d}",
+            "position": i % 3,
+            "text": text,
+            "header": "Thread title — agent (planner, Plan) 2025-12-09T02:35:37Z",
+            "start": 0,
+            "end": len(text),
+            "token_count": 260,
+            "content_hash": content_hash(text),
+            "author": "agent",
+            "role": "planner",
+            "entry_type": "Plan",
+            "event_time": "2025-12-09T02:35:37Z",
         }
         vec = [rnd.random() for _ in range(384)] if i % 10 == 0 else None
         yield rec, vec
@@ -147,7 +157,9 @@ def main() -> None:
             for mode in ("write", "read"):
                 res = subprocess.run(
                     [sys.executable, __file__, "--child", mode, str(args.rss_records), str(path)],
-                    capture_output=True, text=True, check=True,
+                    capture_output=True,
+                    text=True,
+                    check=True,
                 )
                 out[mode] = int(res.stdout.strip().splitlines()[-1])
             print(f"peak RSS at {args.rss_records:,} records: writer {out['write']} MB, reader {out['read']} MB")

@@ -22,12 +22,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from synthetic import Vocabulary  # noqa: E402
+
 from memdock.bundle import BundleReader  # noqa: E402
 from memdock.chunking import chunk_bundle  # noqa: E402
 from memdock.importers.pipeline import import_corpus  # noqa: E402
 from memdock.registry import Registry  # noqa: E402
 from memdock.runner.backend import SubprocessBackend  # noqa: E402
-from synthetic import Vocabulary  # noqa: E402
 
 FILE_BYTES = 1_000_000
 
@@ -62,7 +63,9 @@ def main() -> int:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     backends = args.backends.split(",")
     if "tantivy" in backends and not Registry().get("tantivy").venv.exists():
-        print("the tantivy adapter is not installed (memdock adapters install tantivy); leaving it out", file=sys.stderr)
+        print(
+            "the tantivy adapter is not installed (memdock adapters install tantivy); leaving it out", file=sys.stderr
+        )
         backends.remove("tantivy")
     with tempfile.TemporaryDirectory(prefix="memdock-bench-pipeline-") as tmp_s:
         tmp = Path(tmp_s)
@@ -81,8 +84,13 @@ def main() -> int:
             backend = SubprocessBackend(Registry().get(name), store, timeouts={"index": 7200})
             t = time.perf_counter()
             backend.index(tmp / "chunks")
-            stages.append((f"index ({name})", time.perf_counter() - t, f"store {size_of(store) / 1e6:.1f} MB, "
-                                                                          f"{size_of(store) / total:.1f}× the text"))
+            stages.append(
+                (
+                    f"index ({name})",
+                    time.perf_counter() - t,
+                    f"store {size_of(store) / 1e6:.1f} MB, {size_of(store) / total:.1f}× the text",
+                )
+            )
             backend.close()
         print(f"corpus: {mb:.1f} MB of markdown in {len(list((tmp / 'text').iterdir()))} files")
         print(f"{'stage':<16} {'seconds':>8} {'MB/s':>7}  notes")

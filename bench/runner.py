@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from memdock.registry import AdapterDescriptor, Registry  # noqa: E402
-from memdock.runner.backend import SubprocessBackend  # noqa: E402
+from memdock.registry import AdapterDescriptor, Registry
+from memdock.runner.backend import SubprocessBackend
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -65,22 +65,38 @@ def main() -> None:
     b50, s50 = statistics.median(bare), statistics.median(shots)
     print(f"{'':34}{'p50 ms':>10}{'p99 ms':>10}")
     print(f"{'python -I -c pass':34}{b50 * 1e3:>10.1f}{pct(bare, 99) * 1e3:>10.1f}")
-    print(f"{'one-shot null query (runner)':34}{s50 * 1e3:>10.1f}{pct(shots, 99) * 1e3:>10.1f}   = {s50 / b50:.2f}x bare start (target <= 3x)")
-    print(f"{f'worker-mode null query (x{args.queries})':34}{statistics.median(lat) * 1e3:>10.3f}{pct(lat, 99) * 1e3:>10.3f}   (targets p50 <= 1 ms, p99 <= 5 ms)")
+    print(
+        f"{'one-shot null query (runner)':34}{s50 * 1e3:>10.1f}{pct(shots, 99) * 1e3:>10.1f}   = {s50 / b50:.2f}x bare start (target <= 3x)"
+    )
+    print(
+        f"{f'worker-mode null query (x{args.queries})':34}{statistics.median(lat) * 1e3:>10.3f}{pct(lat, 99) * 1e3:>10.3f}   (targets p50 <= 1 ms, p99 <= 5 ms)"
+    )
     if args.flood:
         flood(args.flood, store)
 
 
 def flood(mb: int, store: Path) -> None:
-    hostile = AdapterDescriptor.load(Path(__file__).resolve().parents[1] / "tests" / "adapters" / "hostile-stdout-flood")
-    for garbage_mb, long_bytes, what in ((mb, 0, f"{mb * 80_000:,} short garbage lines"), (0, 100 << 20, "100 MiB, no newline")):
-        b = SubprocessBackend(hostile, store / f"flood-{garbage_mb}", config={"garbage_mb": garbage_mb, "long_bytes": long_bytes},
-                              retries=0, timeouts={"query": 3600, "idle": 3600})
+    hostile = AdapterDescriptor.load(
+        Path(__file__).resolve().parents[1] / "tests" / "adapters" / "hostile-stdout-flood"
+    )
+    for garbage_mb, long_bytes, what in (
+        (mb, 0, f"{mb * 80_000:,} short garbage lines"),
+        (0, 100 << 20, "100 MiB, no newline"),
+    ):
+        b = SubprocessBackend(
+            hostile,
+            store / f"flood-{garbage_mb}",
+            config={"garbage_mb": garbage_mb, "long_bytes": long_bytes},
+            retries=0,
+            timeouts={"query": 3600, "idle": 3600},
+        )
         before = resource.getrusage(resource.RUSAGE_SELF)
         b.query("x")
         after = resource.getrusage(resource.RUSAGE_SELF)
         cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-        print(f"stdout flood, {what}: parent CPU {cpu:.2f} s; dropped {b.last_call.quarantined:,} lines, {b.last_call.dropped_bytes:,} bytes")
+        print(
+            f"stdout flood, {what}: parent CPU {cpu:.2f} s; dropped {b.last_call.quarantined:,} lines, {b.last_call.dropped_bytes:,} bytes"
+        )
 
 
 if __name__ == "__main__":

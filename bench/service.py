@@ -27,12 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 
+from memdock_sqlite import search, vectors  # noqa: E402
+
 from memdock import MemoryService  # noqa: E402
 from memdock.chunking import chunk_bundle  # noqa: E402
 from memdock.importers.pipeline import import_corpus  # noqa: E402
 from memdock.registry import Registry  # noqa: E402
 from memdock.runner.backend import SubprocessBackend  # noqa: E402
-from memdock_sqlite import search, vectors  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
 
@@ -70,8 +71,10 @@ def main() -> int:
 
         conn = sqlite3.connect(f"file:{store / 'data' / 'memory.sqlite'}?mode=ro", uri=True)
         index = vectors.VectorIndex()
-        own = timed(lambda q: search.run(conn, {"text": q, "limit": args.limit}, embedder=None, vectors=index,
-                                         identity=None), questions)
+        own = timed(
+            lambda q: search.run(conn, {"text": q, "limit": args.limit}, embedder=None, vectors=index, identity=None),
+            questions,
+        )
 
         with SubprocessBackend(descriptor, store, workers=1) as b:
             b.query("warm up")
@@ -91,14 +94,22 @@ def main() -> int:
         with SubprocessBackend(descriptor, store) as b:
             oneshot = timed(lambda q: b.query(q, limit=args.limit), questions[: max(50, args.queries // 5)])
 
-    rows = [("backend's own (in-process)", own), ("worker call (no service)", worker), ("MemoryService", service),
-            ("one-shot adapter", oneshot)]
-    print(f"{len(questions)} LoCoMo questions against {len(json.loads(DATA.read_text()))} conversations; limit {args.limit}")
+    rows = [
+        ("backend's own (in-process)", own),
+        ("worker call (no service)", worker),
+        ("MemoryService", service),
+        ("one-shot adapter", oneshot),
+    ]
+    print(
+        f"{len(questions)} LoCoMo questions against {len(json.loads(DATA.read_text()))} conversations; limit {args.limit}"
+    )
     print(f"{'':<28} {'p50 ms':>8} {'p99 ms':>8}")
     for name, values in rows:
         print(f"{name:<28} {pct(values, 50):>8.2f} {pct(values, 99):>8.2f}")
-    print(f"MemoryService p50 over the backend's own: {pct(service, 50) - pct(own, 50):+.2f} ms (target <= 2 ms); "
-          f"one-shot / service p50: {pct(oneshot, 50) / pct(service, 50):.0f}x")
+    print(
+        f"MemoryService p50 over the backend's own: {pct(service, 50) - pct(own, 50):+.2f} ms (target <= 2 ms); "
+        f"one-shot / service p50: {pct(oneshot, 50) / pct(service, 50):.0f}x"
+    )
     return 0
 
 

@@ -25,10 +25,11 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from memdock.registry import Registry  # noqa: E402
-from memdock.runner.backend import SubprocessBackend  # noqa: E402
 from memdock_sqlite import fts, search  # noqa: E402
 from synthetic import Vocabulary, write_bundle  # noqa: E402
+
+from memdock.registry import Registry  # noqa: E402
+from memdock.runner.backend import SubprocessBackend  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:
@@ -69,26 +70,41 @@ def bench(n: int, vocab: Vocabulary, nq: int, tmp: Path) -> dict:
     backend.close()
     db = tmp / f"store-{n}" / "data" / "memory.sqlite"
     direct = inprocess(db, texts)
-    return {"n": n, "write_s": write_s, "index_s": index_s, "rate": n / index_s, "db_mb": db.stat().st_size / 1e6,
-            "worker_p50": pct(worker, 50), "worker_p99": pct(worker, 99),
-            "direct_p50": pct(direct, 50), "direct_p99": pct(direct, 99)}
+    return {
+        "n": n,
+        "write_s": write_s,
+        "index_s": index_s,
+        "rate": n / index_s,
+        "db_mb": db.stat().st_size / 1e6,
+        "worker_p50": pct(worker, 50),
+        "worker_p99": pct(worker, 99),
+        "direct_p50": pct(direct, 50),
+        "direct_p99": pct(direct, 99),
+    }
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--scales", default="10000,100000", help="comma-separated chunk counts (add 1000000 for the full run)")
+    ap.add_argument(
+        "--scales", default="10000,100000", help="comma-separated chunk counts (add 1000000 for the full run)"
+    )
     ap.add_argument("--queries", type=int, default=1000)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="memdock-bench-sqlite-") as tmp_s:
         tmp = Path(tmp_s)
         vocab = Vocabulary(tmp)
         print(f"vocabulary: {len(vocab.words)} words; {args.queries} queries of 1-4 words; latency in ms")
-        print(f"{'chunks':>9} {'index s':>8} {'chunks/s':>9} {'db MB':>7} {'worker p50':>11} {'p99':>7} "
-              f"{'in-process p50':>15} {'p99':>7}")
+        print(
+            f"{'chunks':>9} {'index s':>8} {'chunks/s':>9} {'db MB':>7} {'worker p50':>11} {'p99':>7} "
+            f"{'in-process p50':>15} {'p99':>7}"
+        )
         for n in (int(x) for x in args.scales.split(",")):
             r = bench(n, vocab, args.queries, tmp)
-            print(f"{r['n']:>9} {r['index_s']:>8.1f} {r['rate']:>9.0f} {r['db_mb']:>7.0f} {r['worker_p50']:>11.2f} "
-                  f"{r['worker_p99']:>7.2f} {r['direct_p50']:>15.2f} {r['direct_p99']:>7.2f}", flush=True)
+            print(
+                f"{r['n']:>9} {r['index_s']:>8.1f} {r['rate']:>9.0f} {r['db_mb']:>7.0f} {r['worker_p50']:>11.2f} "
+                f"{r['worker_p99']:>7.2f} {r['direct_p50']:>15.2f} {r['direct_p99']:>7.2f}",
+                flush=True,
+            )
     return 0
 
 

@@ -13,15 +13,15 @@ import random
 import re
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from memdock.bundle import BundleReader, BundleWriter
 from memdock.ids import content_hash
 from memdock.importers.pipeline import import_corpus
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "adapters" / "sqlite"))
-from memdock_sqlite.fts import STOPWORDS  # noqa: E402
+from memdock_sqlite.fts import STOPWORDS
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("MEMDOCK_SHARED_DATA") or ROOT.parent / "shared" / "data")  # the env var for a worktree
@@ -36,8 +36,11 @@ class Vocabulary:
 
     def __init__(self, tmp: Path):
         counts: Counter[str] = Counter()
-        for fmt, src in (("watercooler", DATA / "watercooler_threads"), ("chat", DATA / "locomo" / "locomo_dev.json"),
-                         ("irc", DATA / "irc" / "dev")):
+        for fmt, src in (
+            ("watercooler", DATA / "watercooler_threads"),
+            ("chat", DATA / "locomo" / "locomo_dev.json"),
+            ("irc", DATA / "irc" / "dev"),
+        ):
             if src.exists():
                 import_corpus([src], fmt, tmp / f"v-{fmt}")
                 for e in BundleReader(tmp / f"v-{fmt}").records("entry"):
@@ -59,10 +62,20 @@ class Vocabulary:
 def chunks(vocab: Vocabulary, n: int, rng: random.Random) -> Iterator[dict]:
     for i in range(n):
         text = vocab.text(rng)
-        yield {"id": f"chunk:{i}", "entry_id": f"entry:{i}", "thread_id": f"thread:{i // 50}", "position": 0,
-               "text": text, "start": 0, "end": len(text), "token_count": len(text.split()),
-               "content_hash": content_hash(text), "author": AUTHORS[i % len(AUTHORS)], "role": ROLES[i % len(ROLES)],
-               "event_time": f"20{20 + i % 6}-{1 + i % 12:02d}-{1 + i % 28:02d}T12:00:00Z"}
+        yield {
+            "id": f"chunk:{i}",
+            "entry_id": f"entry:{i}",
+            "thread_id": f"thread:{i // 50}",
+            "position": 0,
+            "text": text,
+            "start": 0,
+            "end": len(text),
+            "token_count": len(text.split()),
+            "content_hash": content_hash(text),
+            "author": AUTHORS[i % len(AUTHORS)],
+            "role": ROLES[i % len(ROLES)],
+            "event_time": f"20{20 + i % 6}-{1 + i % 12:02d}-{1 + i % 28:02d}T12:00:00Z",
+        }
 
 
 def write_bundle(path: Path, vocab: Vocabulary, n: int, rng: random.Random) -> list[tuple[str, str]]:

@@ -37,9 +37,32 @@ def write_bundle(path: Path, texts: list[str], thread: str = "thread:greenhouse"
         w.write("thread", {"id": thread, "title": "Greenhouse log", "ingestion_time": T0.format(1)})
         for i, text in reversed(list(enumerate(texts))):
             eid = f"entry:gh-{i}"
-            w.write("entry", {"id": eid, "thread_id": thread, "position": i, "body": text, "author": author,
-                              "ingestion_time": T0.format(1), "event_time": T0.format(i + 1)})
-            w.write("chunk", {"id": f"chunk:gh-{i}", "entry_id": eid, "thread_id": thread, "position": 0, "text": text[:2000],
-                              "start": 0, "end": min(len(text), 2000), "token_count": len(text.split()),
-                              "content_hash": content_hash(text[:2000]), "author": author, "event_time": T0.format(i + 1)})
+            w.write(
+                "entry",
+                {
+                    "id": eid,
+                    "thread_id": thread,
+                    "position": i,
+                    "body": text,
+                    "author": author,
+                    "ingestion_time": T0.format(1),
+                    "event_time": T0.format(i + 1),
+                },
+            )
+            w.write(
+                "chunk",
+                {
+                    "id": f"chunk:gh-{i}",
+                    "entry_id": eid,
+                    "thread_id": thread,
+                    "position": 0,
+                    "text": text[:2000],
+                    "start": 0,
+                    "end": min(len(text), 2000),
+                    "token_count": len(text.split()),
+                    "content_hash": content_hash(text[:2000]),
+                    "author": author,
+                    "event_time": T0.format(i + 1),
+                },
+            )
     return path

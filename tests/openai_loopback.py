@@ -14,8 +14,9 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 DIM = 64
 
@@ -52,7 +53,9 @@ class OpenAILoopback:
                 if server.stall_s:
                     time.sleep(server.stall_s)
                 if server.fail_with:
-                    self._send(server.fail_with, {"error": {"message": "loopback told to fail", "type": "server_error"}})
+                    self._send(
+                        server.fail_with, {"error": {"message": "loopback told to fail", "type": "server_error"}}
+                    )
                 elif self.path.endswith("/embeddings"):
                     self._send(200, server._embeddings(body))
                 elif self.path.endswith("/chat/completions") and server.chat:
@@ -76,23 +79,36 @@ class OpenAILoopback:
     def _embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
         inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
         data = [{"object": "embedding", "index": i, "embedding": embed(t, self.dim)} for i, t in enumerate(inputs)]
-        return {"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": 0, "total_tokens": 0}}
+        return {
+            "object": "list",
+            "data": data,
+            "model": body["model"],
+            "usage": {"prompt_tokens": 0, "total_tokens": 0},
+        }
 
     def _completion(self, body: dict[str, Any]) -> dict[str, Any]:
         answer = self.chat(body)  # type: ignore[misc]
         message, logprobs = (answer, None) if isinstance(answer, str) else (answer["content"], answer.get("logprobs"))
         return {
-            "id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion", "created": int(time.time()),
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": body.get("model", ""),
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": message},
-                         "logprobs": logprobs}],
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": message},
+                    "logprobs": logprobs,
+                }
+            ],
             "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
         }
 
     def paths(self) -> list[str]:
         return [r["path"] for r in self.requests]
 
-    def __enter__(self) -> "OpenAILoopback":
+    def __enter__(self) -> OpenAILoopback:
         self.thread.start()
         return self
 

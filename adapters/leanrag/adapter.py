@@ -9,20 +9,33 @@ from typing import Any
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from memdock_leanrag.hits import SCORE_SEMANTICS  # noqa: E402
+from memdock_leanrag.settings import PINNED_COMMIT, Settings  # noqa: E402
+
 from memdock.sdk import Adapter, Context, serve  # noqa: E402
 
-from memdock_leanrag.settings import PINNED_COMMIT, Settings  # noqa: E402
-from memdock_leanrag.hits import SCORE_SEMANTICS  # noqa: E402
 
 class LeanRAGAdapter(Adapter):
     name = "leanrag"
     version = "1.0.0"
     descriptor_path = Path(__file__).with_name("adapter.json")
-    features = {"embeddings": True, "entity_extraction": True, "graph_query": True, "temporal": False, "rerank": False,
-                "incremental": True, "delete": True, "retrieval": True, "concurrent_index": False}
+    features = {
+        "embeddings": True,
+        "entity_extraction": True,
+        "graph_query": True,
+        "temporal": False,
+        "rerank": False,
+        "incremental": True,
+        "delete": True,
+        "retrieval": True,
+        "concurrent_index": False,
+    }
     score = {"range": [0.0, 1.0], "semantics": SCORE_SEMANTICS}
-    id_shapes = {"node": "leanrag:node:<16 hex of sha1(entity name)> (entities and aggregates)",
-                 "fact": "leanrag:fact:<16 hex of sha1(source, target, level)>", "episode": "our chunk id"}
+    id_shapes = {
+        "node": "leanrag:node:<16 hex of sha1(entity name)> (entities and aggregates)",
+        "fact": "leanrag:fact:<16 hex of sha1(source, target, level)>",
+        "episode": "our chunk id",
+    }
 
     def __init__(self) -> None:
         self._runtime: Any = None
@@ -30,13 +43,17 @@ class LeanRAGAdapter(Adapter):
 
     def capabilities(self, ctx: Context) -> dict[str, Any]:
         s = Settings.from_config(ctx.config)
-        return {**super().capabilities(ctx), "extra": {
-            "pinned_commit": PINNED_COMMIT, "leanrag_path": s.leanrag_path,
-            "llm": s.llm_configured() or f"{s.llm_model} @ {s.llm_base_url}",
-            "embedder": f"{s.embedding_provider}: {s.embedding_model}",
-            "unsupported": "temporal validity of facts (LeanRAG keeps none), reranking, LeanRAG's answer generation "
-                           "(memdock returns the retrieved context as hits)",
-        }}
+        return {
+            **super().capabilities(ctx),
+            "extra": {
+                "pinned_commit": PINNED_COMMIT,
+                "leanrag_path": s.leanrag_path,
+                "llm": s.llm_configured() or f"{s.llm_model} @ {s.llm_base_url}",
+                "embedder": f"{s.embedding_provider}: {s.embedding_model}",
+                "unsupported": "temporal validity of facts (LeanRAG keeps none), reranking, LeanRAG's answer generation "
+                "(memdock returns the retrieved context as hits)",
+            },
+        }
 
     def _rt(self, ctx: Context):
         from memdock_leanrag.runtime import Runtime
@@ -49,9 +66,9 @@ class LeanRAGAdapter(Adapter):
         return self._runtime
 
     def healthcheck(self, ctx: Context) -> dict:
-        from memdock.errors import MemdockError
-
         from memdock_leanrag.health import check
+
+        from memdock.errors import MemdockError
 
         try:
             rt = self._rt(ctx)

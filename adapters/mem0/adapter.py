@@ -11,11 +11,11 @@ os.environ["MEM0_TELEMETRY"] = "false"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "common"))
 
-from memdock.sdk import Context, serve  # noqa: E402
-from memdock_entries.adapter_base import EntryAdapter  # noqa: E402
+from memdock_entries.adapter_base import EntryAdapter
+from memdock_mem0.retrieval import SCORE_SEMANTICS
+from memdock_mem0.settings import Settings
 
-from memdock_mem0.retrieval import SCORE_SEMANTICS  # noqa: E402
-from memdock_mem0.settings import Settings  # noqa: E402
+from memdock.sdk import Context, serve
 
 
 class Mem0Adapter(EntryAdapter):
@@ -24,11 +24,22 @@ class Mem0Adapter(EntryAdapter):
     package = "memdock_mem0"
     settings_class = Settings
     descriptor_path = Path(__file__).with_name("adapter.json")
-    features = {"embeddings": True, "entity_extraction": False, "graph_query": False, "temporal": False,
-                "incremental": True, "delete": True, "retrieval": True, "concurrent_index": False}
+    features = {
+        "embeddings": True,
+        "entity_extraction": False,
+        "graph_query": False,
+        "temporal": False,
+        "incremental": True,
+        "delete": True,
+        "retrieval": True,
+        "concurrent_index": False,
+    }
     score = {"range": [0.0, 1.0], "semantics": SCORE_SEMANTICS}
-    id_shapes = {"node": "mem0 memory uuid (random, recorded in catalog.sqlite against our entry id)",
-                 "episode": "our entry id", "scope": "user_id = config user_id, run_id = our thread id"}
+    id_shapes = {
+        "node": "mem0 memory uuid (random, recorded in catalog.sqlite against our entry id)",
+        "episode": "our entry id",
+        "scope": "user_id = config user_id, run_id = our thread id",
+    }
 
     def make_runtime(self, settings: Settings, data_dir: Path) -> Any:
         from memdock_mem0.runtime import Runtime
@@ -37,37 +48,58 @@ class Mem0Adapter(EntryAdapter):
 
     def active_features(self, ctx: Context) -> dict[str, bool]:
         s = self.settings(ctx)
-        return {**self.features, "entity_extraction": s.infer and s.llm_configured() is None,
-                "embeddings": s.embedder_configured() is None}
+        return {
+            **self.features,
+            "entity_extraction": s.infer and s.llm_configured() is None,
+            "embeddings": s.embedder_configured() is None,
+        }
 
     def capabilities(self, ctx: Context) -> dict[str, Any]:
         s = self.settings(ctx)
-        embedder = s.embedding_model if s.local_embedder else f"{s.embedding_model or 'text-embedding-3-small'} @ {s.embedding_url}"
-        return {**super().capabilities(ctx), "extra": {
-            "infer": s.infer,
-            "llm": (None if s.llm_configured() else f"{s.llm_model} @ {s.llm_url}") if s.infer else "not used (infer=false)",
-            "embedder": None if s.embedder_configured() else f"{s.embedding_provider}: {embedder}",
-            "vector_store": "qdrant, local mode, in the data dir", "user_id": s.user_id,
-        }}
+        embedder = (
+            s.embedding_model
+            if s.local_embedder
+            else f"{s.embedding_model or 'text-embedding-3-small'} @ {s.embedding_url}"
+        )
+        return {
+            **super().capabilities(ctx),
+            "extra": {
+                "infer": s.infer,
+                "llm": (None if s.llm_configured() else f"{s.llm_model} @ {s.llm_url}")
+                if s.infer
+                else "not used (infer=false)",
+                "embedder": None if s.embedder_configured() else f"{s.embedding_provider}: {embedder}",
+                "vector_store": "qdrant, local mode, in the data dir",
+                "user_id": s.user_id,
+            },
+        }
 
     def healthcheck(self, ctx: Context) -> dict:
         from memdock.errors import MemdockError
 
         rt = self._rt(ctx)
         s = rt.settings
-        checks: dict[str, Any] = {"llm": s.llm_configured() or (f"{s.llm_model} @ {s.llm_url}" if s.infer else "not used"),
-                                  "embedder": s.embedder_configured() or (s.embedding_model or "text-embedding-3-small"),
-                                  **rt.catalog.counts()}
+        checks: dict[str, Any] = {
+            "llm": s.llm_configured() or (f"{s.llm_model} @ {s.llm_url}" if s.infer else "not used"),
+            "embedder": s.embedder_configured() or (s.embedding_model or "text-embedding-3-small"),
+            **rt.catalog.counts(),
+        }
         problems = [p for p in (s.llm_configured(), s.embedder_configured()) if p]
         if problems:
             return {"ok": False, "backend": self.name, "checks": checks, "message": "; ".join(problems)}
         try:
             rt.run(lambda: rt.memory.embedding_model.embed("healthcheck", "search"), "healthcheck: embedder")
-            checks["vectors"] = rt.run(lambda: rt.memory.vector_store.client.count(rt.memory.collection_name).count, "healthcheck")
+            checks["vectors"] = rt.run(
+                lambda: rt.memory.vector_store.client.count(rt.memory.collection_name).count, "healthcheck"
+            )
         except MemdockError as exc:
             return {"ok": False, "backend": self.name, "checks": checks, "message": exc.message}
-        return {"ok": True, "backend": self.name, "checks": checks,
-                "message": f"mem0 on local Qdrant answers; {checks['vectors']} vectors"}
+        return {
+            "ok": True,
+            "backend": self.name,
+            "checks": checks,
+            "message": f"mem0 on local Qdrant answers; {checks['vectors']} vectors",
+        }
 
     def prepare(self, ctx: Context) -> dict:
         rt = self._rt(ctx)

@@ -9,12 +9,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "common"))
 
-from memdock.errors import MemdockError  # noqa: E402
-from memdock.sdk import Context, serve  # noqa: E402
-from memdock_entries.adapter_base import EntryAdapter  # noqa: E402
+from memdock_entries.adapter_base import EntryAdapter
+from memdock_openmemory.retrieval import SCORE_SEMANTICS
+from memdock_openmemory.settings import Settings
 
-from memdock_openmemory.retrieval import SCORE_SEMANTICS  # noqa: E402
-from memdock_openmemory.settings import Settings  # noqa: E402
+from memdock.errors import MemdockError
+from memdock.sdk import Context, serve
 
 
 class OpenMemoryAdapter(EntryAdapter):
@@ -23,10 +23,21 @@ class OpenMemoryAdapter(EntryAdapter):
     package = "memdock_openmemory"
     settings_class = Settings
     descriptor_path = Path(__file__).with_name("adapter.json")
-    features = {"embeddings": False, "entity_extraction": False, "graph_query": False, "temporal": False,
-                "incremental": True, "delete": True, "retrieval": True, "concurrent_index": False}
+    features = {
+        "embeddings": False,
+        "entity_extraction": False,
+        "graph_query": False,
+        "temporal": False,
+        "incremental": True,
+        "delete": True,
+        "retrieval": True,
+        "concurrent_index": False,
+    }
     score = {"range": [0.0, 1.0], "semantics": SCORE_SEMANTICS}
-    id_shapes = {"node": "OpenMemory memory uuid (recorded in catalog.sqlite against our entry id)", "episode": "our entry id"}
+    id_shapes = {
+        "node": "OpenMemory memory uuid (recorded in catalog.sqlite against our entry id)",
+        "episode": "our entry id",
+    }
 
     def make_runtime(self, settings: Settings, data_dir: Path) -> Any:
         from memdock_openmemory.runtime import Runtime
@@ -38,8 +49,16 @@ class OpenMemoryAdapter(EntryAdapter):
 
     def capabilities(self, ctx: Context) -> dict[str, Any]:
         s = self.settings(ctx)
-        return {**super().capabilities(ctx), "extra": {"server": s.base, "user_id": s.user_id, "app": s.app, "infer": s.infer,
-                                                      "search": "REST substring search per query word"}}
+        return {
+            **super().capabilities(ctx),
+            "extra": {
+                "server": s.base,
+                "user_id": s.user_id,
+                "app": s.app,
+                "infer": s.infer,
+                "search": "REST substring search per query word",
+            },
+        }
 
     def healthcheck(self, ctx: Context) -> dict:
         rt = self._rt(ctx)
@@ -47,12 +66,19 @@ class OpenMemoryAdapter(EntryAdapter):
         try:
             page = rt.client.user_page("healthcheck")
         except MemdockError as exc:
-            hint = " (the user must exist on the server: OpenMemory creates only its USER at start)" \
-                if (exc.details or {}).get("status") == 404 else ""
+            hint = (
+                " (the user must exist on the server: OpenMemory creates only its USER at start)"
+                if (exc.details or {}).get("status") == 404
+                else ""
+            )
             return {"ok": False, "backend": self.name, "checks": checks, "message": exc.message + hint}
         checks["server_memories"] = page.get("total")
-        return {"ok": True, "backend": self.name, "checks": checks,
-                "message": f"OpenMemory at {rt.settings.base} answers; user {rt.settings.user_id} has {page.get('total')} memories"}
+        return {
+            "ok": True,
+            "backend": self.name,
+            "checks": checks,
+            "message": f"OpenMemory at {rt.settings.base} answers; user {rt.settings.user_id} has {page.get('total')} memories",
+        }
 
     def prepare(self, ctx: Context) -> dict:
         rt = self._rt(ctx)

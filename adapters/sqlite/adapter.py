@@ -10,14 +10,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from memdock.diskfull import is_disk_full  # noqa: E402
-from memdock.errors import BackendError, MemdockError  # noqa: E402
-from memdock.sdk import Adapter, Context, serve  # noqa: E402
-from memdock.sdk.checkpoints import Checkpoints  # noqa: E402
-from memdock.sdk.params import query_text  # noqa: E402
+from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vectors
+from memdock_sqlite.delete import delete as delete_records
 
-from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vectors  # noqa: E402
-from memdock_sqlite.delete import delete as delete_records  # noqa: E402
+from memdock.diskfull import is_disk_full
+from memdock.errors import BackendError, MemdockError
+from memdock.sdk import Adapter, Context, serve
+from memdock.sdk.checkpoints import Checkpoints
+from memdock.sdk.params import query_text
 
 EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing has been indexed"}
 
@@ -27,8 +27,11 @@ class SqliteAdapter(Adapter):
     version = "1.0.0"
     descriptor_path = Path(__file__).with_name("adapter.json")
     features = {"graph_query": True, "temporal": True, "incremental": True, "delete": True, "retrieval": True}
-    score = {"range": [0.0, 1.0], "semantics": "bm25 mode: s/(1+s) of FTS5's BM25; vector: (cosine+1)/2; "
-             "hybrid: weighted reciprocal-rank fusion divided by its maximum"}
+    score = {
+        "range": [0.0, 1.0],
+        "semantics": "bm25 mode: s/(1+s) of FTS5's BM25; vector: (cosine+1)/2; "
+        "hybrid: weighted reciprocal-rank fusion divided by its maximum",
+    }
 
     def __init__(self) -> None:
         self._reader: tuple[tuple, sqlite3.Connection] | None = None
@@ -83,15 +86,25 @@ class SqliteAdapter(Adapter):
             integrity = str(exc)
         checks["integrity"] = integrity
         ok = integrity == "ok"
-        return {"ok": ok, "backend": self.name, "checks": checks,
-                "message": f"{db.db_path(ctx.data_dir)}: " + ("ok" if ok else f"integrity check failed: {integrity}")}
+        return {
+            "ok": ok,
+            "backend": self.name,
+            "checks": checks,
+            "message": f"{db.db_path(ctx.data_dir)}: " + ("ok" if ok else f"integrity check failed: {integrity}"),
+        }
 
     def prepare(self, ctx: Context) -> dict:
         conn = db.open_db(ctx.data_dir, write=True)
         try:
             embedded = self._backfill(ctx, conn)
-            return {"ok": True, "details": {"database": str(db.db_path(ctx.data_dir)), "schema_version": db.SCHEMA_VERSION,
-                                            "vectors_added": embedded}}
+            return {
+                "ok": True,
+                "details": {
+                    "database": str(db.db_path(ctx.data_dir)),
+                    "schema_version": db.SCHEMA_VERSION,
+                    "vectors_added": embedded,
+                },
+            }
         finally:
             conn.close()
 
@@ -118,18 +131,28 @@ class SqliteAdapter(Adapter):
         finally:
             conn.close()
         ignored = {t: reader.count(t) for t in reader.record_types() if t not in ingest.ORDER}
-        return {"indexed": run.counts, "checkpoints": committed.count, "seconds": time.monotonic() - started,
-                "details": {"facts_resolved_late": resolved, "vectors_added": embedded, "ignored": ignored}}
+        return {
+            "indexed": run.counts,
+            "checkpoints": committed.count,
+            "seconds": time.monotonic() - started,
+            "details": {"facts_resolved_late": resolved, "vectors_added": embedded, "ignored": ignored},
+        }
 
     def query(self, ctx: Context) -> dict:
         query_text(ctx.params)
         conn, identity = self._read(ctx)
         if conn is None:
             return dict(EMPTY)
-        return self._sql(search.run, conn, ctx.params, embedder=embedders.from_config(ctx.config),
-                         vectors=self._vectors, identity=identity,
-                         vector_weight=float(ctx.config.get("hybrid_vector_weight", 1.0)),
-                         rrf_k=int(ctx.config.get("hybrid_rrf_k", hits.RRF_K)))
+        return self._sql(
+            search.run,
+            conn,
+            ctx.params,
+            embedder=embedders.from_config(ctx.config),
+            vectors=self._vectors,
+            identity=identity,
+            vector_weight=float(ctx.config.get("hybrid_vector_weight", 1.0)),
+            rrf_k=int(ctx.config.get("hybrid_rrf_k", hits.RRF_K)),
+        )
 
     def _graph(self, ctx: Context, fn, **kw) -> dict:
         query_text(ctx.params)

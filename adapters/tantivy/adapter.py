@@ -8,14 +8,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import tantivy  # noqa: E402
-from memdock.errors import BackendError  # noqa: E402
-from memdock.sdk import Adapter, Context, serve  # noqa: E402
-from memdock.sdk.checkpoints import Checkpoints  # noqa: E402
-from memdock.sdk.params import query_text  # noqa: E402
+import tantivy
+from memdock_tantivy import delete, ingest, queries, search, store
+from memdock_tantivy.reader import Reader
 
-from memdock_tantivy import delete, ingest, queries, search, store  # noqa: E402
-from memdock_tantivy.reader import Reader  # noqa: E402
+from memdock.errors import BackendError
+from memdock.sdk import Adapter, Context, serve
+from memdock.sdk.checkpoints import Checkpoints
+from memdock.sdk.params import query_text
 
 EMPTY = {"hits": [], "backend": "tantivy", "reason": "the store is empty: nothing has been indexed"}
 KINDS = ("thread", "entry", "entity", "chunk", "edge")
@@ -25,10 +25,19 @@ class TantivyAdapter(Adapter):
     name = "tantivy"
     version = "1.0.0"
     descriptor_path = Path(__file__).with_name("adapter.json")
-    features = {"graph_query": True, "temporal": True, "incremental": True, "delete": True, "retrieval": True,
-                "embeddings": False}
-    score = {"range": [0.0, 1.0], "semantics": "s/(1+s) of tantivy's BM25 score (chunk header terms boosted 2x); "
-             "no embeddings, so vector and hybrid modes answer with bm25, marked degraded"}
+    features = {
+        "graph_query": True,
+        "temporal": True,
+        "incremental": True,
+        "delete": True,
+        "retrieval": True,
+        "embeddings": False,
+    }
+    score = {
+        "range": [0.0, 1.0],
+        "semantics": "s/(1+s) of tantivy's BM25 score (chunk header terms boosted 2x); "
+        "no embeddings, so vector and hybrid modes answer with bm25, marked degraded",
+    }
 
     def __init__(self) -> None:
         self._open: tuple[str, tantivy.Index] | None = None
@@ -73,7 +82,10 @@ class TantivyAdapter(Adapter):
 
     def prepare(self, ctx: Context) -> dict:
         self._index(ctx, write=True)
-        return {"ok": True, "details": {"index": str(store.index_path(ctx.data_dir)), "schema_version": store.SCHEMA_VERSION}}
+        return {
+            "ok": True,
+            "details": {"index": str(store.index_path(ctx.data_dir)), "schema_version": store.SCHEMA_VERSION},
+        }
 
     def index(self, ctx: Context) -> dict:
         started = time.monotonic()
@@ -85,8 +97,9 @@ class TantivyAdapter(Adapter):
         writer = store.writer(index, ctx.config)
         try:
             index.reload()
-            run = ingest.Ingest(writer, Reader(index), on_commit=committed,
-                                batch_size=int(ctx.config.get("batch_size", ingest.BATCH)))
+            run = ingest.Ingest(
+                writer, Reader(index), on_commit=committed, batch_size=int(ctx.config.get("batch_size", ingest.BATCH))
+            )
             for rtype in present:
                 run.run(rtype, reader_in.records(rtype))
             run.flush()
@@ -94,8 +107,12 @@ class TantivyAdapter(Adapter):
         finally:
             writer.wait_merging_threads()
         ignored = {t: reader_in.count(t) for t in reader_in.record_types() if t not in ingest.ORDER}
-        return {"indexed": run.counts, "checkpoints": committed.count, "seconds": time.monotonic() - started,
-                "details": {"facts_resolved_late": resolved, "ignored": ignored}}
+        return {
+            "indexed": run.counts,
+            "checkpoints": committed.count,
+            "seconds": time.monotonic() - started,
+            "details": {"facts_resolved_late": resolved, "ignored": ignored},
+        }
 
     def query(self, ctx: Context) -> dict:
         query_text(ctx.params)

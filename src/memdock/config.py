@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import ConfigError
 
@@ -85,9 +86,15 @@ def resolve(
     adapter_cfg = dict(adapters.get(Path(name).name, {})) if isinstance(adapters, dict) else {}
     sandbox = file_cfg.get("sandbox")
     if sandbox is not None and sandbox not in ("off", "writes", "strict"):
-        raise ConfigError(f"{path}: sandbox must be \"off\", \"writes\" or \"strict\", got {sandbox!r}")
-    return Settings(backend=name, backend_source=source, store=store.resolve(), adapter_config=adapter_cfg, config_file=path,
-                    sandbox=sandbox)
+        raise ConfigError(f'{path}: sandbox must be "off", "writes" or "strict", got {sandbox!r}')
+    return Settings(
+        backend=name,
+        backend_source=source,
+        store=store.resolve(),
+        adapter_config=adapter_cfg,
+        config_file=path,
+        sandbox=sandbox,
+    )
 
 
 def secret_fields(config_schema: Mapping[str, Any] | None) -> set[str]:
@@ -95,7 +102,9 @@ def secret_fields(config_schema: Mapping[str, Any] | None) -> set[str]:
     return {k for k, v in props.items() if isinstance(v, dict) and v.get("x-secret")}
 
 
-def check_no_secrets_in(config: Mapping[str, Any], config_schema: Mapping[str, Any] | None, env_for: Mapping[str, str], where: str) -> None:
+def check_no_secrets_in(
+    config: Mapping[str, Any], config_schema: Mapping[str, Any] | None, env_for: Mapping[str, str], where: str
+) -> None:
     for name in sorted(secret_fields(config_schema) & set(config)):
         var = env_for.get(name, "its environment variable")
         raise ConfigError(f"{where}: {name} is a secret; set it in the environment ({var}), not in a file")

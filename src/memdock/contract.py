@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Protocol, Sequence, runtime_checkable
-
-from .records import Hit
+from typing import Any, Protocol, runtime_checkable
 
 from .operations import FEATURES, OPERATIONS, WRITE_OPERATIONS  # noqa: F401  (re-exported)
+from .records import Hit
 
 ProgressCallback = Callable[[dict[str, Any]], None]
 
@@ -21,7 +21,9 @@ class Capabilities:
     operations: list[str]
     features: dict[str, bool]
     id_shapes: dict[str, str] = field(default_factory=dict)
-    score: dict[str, Any] = field(default_factory=lambda: {"range": [0.0, 1.0], "semantics": "relevance, higher is better"})
+    score: dict[str, Any] = field(
+        default_factory=lambda: {"range": [0.0, 1.0], "semantics": "relevance, higher is better"}
+    )
     extra: dict[str, Any] = field(default_factory=dict)
 
     def supports(self, operation: str) -> bool:
@@ -31,12 +33,17 @@ class Capabilities:
         return bool(self.features.get(feature))
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Capabilities":
+    def from_dict(cls, d: dict[str, Any]) -> Capabilities:
         return cls(
-            adapter=d["adapter"], adapter_version=d["adapter_version"],
-            protocol_versions=list(d["protocol_versions"]), payload_versions=list(d["payload_versions"]),
-            operations=list(d["operations"]), features=dict(d.get("features", {})),
-            id_shapes=dict(d.get("id_shapes", {})), score=dict(d.get("score", {})), extra=dict(d.get("extra", {})),
+            adapter=d["adapter"],
+            adapter_version=d["adapter_version"],
+            protocol_versions=list(d["protocol_versions"]),
+            payload_versions=list(d["payload_versions"]),
+            operations=list(d["operations"]),
+            features=dict(d.get("features", {})),
+            id_shapes=dict(d.get("id_shapes", {})),
+            score=dict(d.get("score", {})),
+            extra=dict(d.get("extra", {})),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -51,8 +58,13 @@ class HealthStatus:
     message: str = ""
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "HealthStatus":
-        return cls(ok=bool(d["ok"]), backend=d.get("backend", ""), checks=dict(d.get("checks", {})), message=d.get("message", ""))
+    def from_dict(cls, d: dict[str, Any]) -> HealthStatus:
+        return cls(
+            ok=bool(d["ok"]),
+            backend=d.get("backend", ""),
+            checks=dict(d.get("checks", {})),
+            message=d.get("message", ""),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -64,7 +76,7 @@ class PrepareResult:
     details: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "PrepareResult":
+    def from_dict(cls, d: dict[str, Any]) -> PrepareResult:
         return cls(ok=bool(d.get("ok", True)), details=dict(d.get("details", {})))
 
     def to_dict(self) -> dict[str, Any]:
@@ -83,10 +95,14 @@ class IndexResult:
     details: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "IndexResult":
+    def from_dict(cls, d: dict[str, Any]) -> IndexResult:
         return cls(
-            indexed=dict(d.get("indexed", {})), skipped=int(d.get("skipped", 0)), deleted=int(d.get("deleted", 0)),
-            checkpoints=int(d.get("checkpoints", 0)), seconds=float(d.get("seconds", 0.0)), details=dict(d.get("details", {})),
+            indexed=dict(d.get("indexed", {})),
+            skipped=int(d.get("skipped", 0)),
+            deleted=int(d.get("deleted", 0)),
+            checkpoints=int(d.get("checkpoints", 0)),
+            seconds=float(d.get("seconds", 0.0)),
+            details=dict(d.get("details", {})),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -104,14 +120,21 @@ class SearchResult:
     backend: str = ""
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "SearchResult":
+    def from_dict(cls, d: dict[str, Any]) -> SearchResult:
         return cls(
-            hits=[Hit.from_dict(h) for h in d.get("hits", [])], degraded=bool(d.get("degraded", False)),
-            reason=d.get("reason"), took_ms=d.get("took_ms"), backend=d.get("backend", ""),
+            hits=[Hit.from_dict(h) for h in d.get("hits", [])],
+            degraded=bool(d.get("degraded", False)),
+            reason=d.get("reason"),
+            took_ms=d.get("took_ms"),
+            backend=d.get("backend", ""),
         )
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"hits": [h.to_dict() for h in self.hits], "degraded": self.degraded, "backend": self.backend}
+        out: dict[str, Any] = {
+            "hits": [h.to_dict() for h in self.hits],
+            "degraded": self.degraded,
+            "backend": self.backend,
+        }
         if self.reason is not None:
             out["reason"] = self.reason
         if self.took_ms is not None:
@@ -129,9 +152,11 @@ class GetResult:
     reason: str | None = None
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "GetResult":
+    def from_dict(cls, d: dict[str, Any]) -> GetResult:
         item = d.get("item")
-        return cls(item=Hit.from_dict(item) if item else None, degraded=bool(d.get("degraded", False)), reason=d.get("reason"))
+        return cls(
+            item=Hit.from_dict(item) if item else None, degraded=bool(d.get("degraded", False)), reason=d.get("reason")
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"item": self.item.to_dict() if self.item else None, "degraded": self.degraded}
@@ -149,9 +174,14 @@ class DeleteResult:
     reason: str | None = None
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "DeleteResult":
-        return cls(deleted=list(d.get("deleted", [])), not_found=list(d.get("not_found", [])), cascaded=int(d.get("cascaded", 0)),
-                   degraded=bool(d.get("degraded", False)), reason=d.get("reason"))
+    def from_dict(cls, d: dict[str, Any]) -> DeleteResult:
+        return cls(
+            deleted=list(d.get("deleted", [])),
+            not_found=list(d.get("not_found", [])),
+            cascaded=int(d.get("cascaded", 0)),
+            degraded=bool(d.get("degraded", False)),
+            reason=d.get("reason"),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -168,10 +198,14 @@ class MemoryBackend(Protocol):
     def healthcheck(self) -> HealthStatus: ...
     def prepare(self) -> PrepareResult: ...
     def index(self, bundle: str, *, progress: ProgressCallback | None = None) -> IndexResult: ...
-    def query(self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None) -> SearchResult: ...
+    def query(
+        self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None
+    ) -> SearchResult: ...
     def search_nodes(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult: ...
     def search_facts(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult: ...
-    def search_episodes(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult: ...
+    def search_episodes(
+        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None
+    ) -> SearchResult: ...
     def get_node(self, node_id: str) -> GetResult: ...
     def get_edge(self, edge_id: str) -> GetResult: ...
     def delete(self, ids: Sequence[str]) -> DeleteResult: ...

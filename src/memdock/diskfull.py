@@ -13,7 +13,7 @@ import errno
 import os
 import re
 import sqlite3
-from typing import Iterator
+from collections.abc import Iterator
 
 from .errors import BackendError, MemdockError
 
@@ -89,8 +89,9 @@ def disk_full_as_error(path: str | os.PathLike[str], what: str = "") -> Iterator
 
 
 @contextlib.contextmanager
-def sqlite_transaction(conn: sqlite3.Connection, path: str | os.PathLike[str], *, immediate: bool = False,
-                       what: str = "") -> Iterator[sqlite3.Connection]:
+def sqlite_transaction(
+    conn: sqlite3.Connection, path: str | os.PathLike[str], *, immediate: bool = False, what: str = ""
+) -> Iterator[sqlite3.Connection]:
     """BEGIN, then COMMIT, or ROLLBACK on error (unless SQLite already rolled back, as it does on a full
     disk, when a ROLLBACK would only say "no transaction is active" and hide the cause). A full disk is
     raised as disk_full(PATH)."""

@@ -47,7 +47,7 @@ class MemdockError(Exception):
         }
 
     @classmethod
-    def from_envelope(cls, envelope: dict[str, Any]) -> "MemdockError":
+    def from_envelope(cls, envelope: dict[str, Any]) -> MemdockError:
         err_cls = _BY_CATEGORY.get(envelope.get("category", ""), BackendError)
         return err_cls(
             str(envelope.get("message", "")),
@@ -90,7 +90,15 @@ class VersionError(MemdockError):
 
 _BY_CATEGORY: dict[str, type[MemdockError]] = {
     c.category: c
-    for c in (ConfigError, InvalidInputError, UnsupportedOperationError, TransientError, BackendError, CancelledError, VersionError)
+    for c in (
+        ConfigError,
+        InvalidInputError,
+        UnsupportedOperationError,
+        TransientError,
+        BackendError,
+        CancelledError,
+        VersionError,
+    )
 }
 
 

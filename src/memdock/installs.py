@@ -23,10 +23,11 @@ import sys
 import tempfile
 import venv
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import orjson
 from filelock import FileLock
@@ -51,14 +52,19 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def expected_marker(d: "AdapterDescriptor", extras: Sequence[str]) -> dict:
+def expected_marker(d: AdapterDescriptor, extras: Sequence[str]) -> dict:
     req = d.path / d.runtime["requirements"]
     try:
         req_hash = _sha256(req.read_bytes())
     except OSError as exc:
         raise ConfigError(f"{d.name}: cannot read its requirements file {req}: {exc.strerror}") from None
-    return {"adapter": d.name, "adapter_version": d.version, "memdock": __version__,
-            "requirements_sha256": req_hash, "extras": sorted(extras)}
+    return {
+        "adapter": d.name,
+        "adapter_version": d.version,
+        "memdock": __version__,
+        "requirements_sha256": req_hash,
+        "extras": sorted(extras),
+    }
 
 
 def read_marker(venv_dir: Path) -> dict | None:
@@ -69,14 +75,17 @@ def read_marker(venv_dir: Path) -> dict | None:
     return marker if isinstance(marker, dict) else None
 
 
-def install_state(d: "AdapterDescriptor") -> InstallState:
+def install_state(d: AdapterDescriptor) -> InstallState:
     """Installed only when the virtualenv's marker matches the adapter's requirements and this memdock."""
     if not (d.venv / "bin" / "python").exists():
         return InstallState(False, "is not installed")
     marker = read_marker(d.venv)
     if marker is None:
-        return InstallState(False, f"has a virtualenv without an install marker ({d.venv}): an unfinished install, "
-                                   "or one made before memdock marked its installs")
+        return InstallState(
+            False,
+            f"has a virtualenv without an install marker ({d.venv}): an unfinished install, "
+            "or one made before memdock marked its installs",
+        )
     try:
         want = expected_marker(d, marker.get("extras") or [])
     except ConfigError as exc:
@@ -110,12 +119,17 @@ def _record_hash(data: bytes) -> str:
 
 def _wheel_from_distribution(dist: metadata.Distribution, out: Path) -> Path:
     """Pack the installed package files listed in the distribution's RECORD back into a wheel."""
-    files = [f for f in dist.files or [] if f.parts and (f.parts[0] == "memdock" or f.parts[0].endswith(".dist-info"))
-             and "__pycache__" not in f.parts]
+    files = [
+        f
+        for f in dist.files or []
+        if f.parts and (f.parts[0] == "memdock" or f.parts[0].endswith(".dist-info")) and "__pycache__" not in f.parts
+    ]
     info = next((f.parts[0] for f in files if f.parts[0].endswith(".dist-info")), None)
     if info is None or not any(f.parts == (info, "WHEEL") for f in files):
-        raise ConfigError(f"memdock {dist.version} is installed without a WHEEL file in its .dist-info; "
-                          "cannot pass it on to an adapter's virtualenv")
+        raise ConfigError(
+            f"memdock {dist.version} is installed without a WHEEL file in its .dist-info; "
+            "cannot pass it on to an adapter's virtualenv"
+        )
     wheel = out / f"memdock-{dist.version}-py3-none-any.whl"
     record = []
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
@@ -144,7 +158,9 @@ def core_wheel(out: Path) -> Path:
         return _wheel_from_distribution(dist, out)
     root = _checkout_root()
     if root is None:
-        raise ConfigError(f"cannot find memdock's own files to install into an adapter's virtualenv (running from {_PACKAGE})")
+        raise ConfigError(
+            f"cannot find memdock's own files to install into an adapter's virtualenv (running from {_PACKAGE})"
+        )
     cmd = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(root)]
     print("$ " + " ".join(cmd), flush=True)
     if subprocess.run(cmd).returncode != 0:
@@ -158,7 +174,7 @@ def core_wheel(out: Path) -> Path:
 # -- installing ----------------------------------------------------------------------------------
 
 
-def install(d: "AdapterDescriptor", extras: Sequence[str] = (), *, force: bool = False) -> str:
+def install(d: AdapterDescriptor, extras: Sequence[str] = (), *, force: bool = False) -> str:
     """Create D's virtualenv (see the module doc). Returns what was done, for the user.
 
     Extras accumulate: a valid install keeps the extras it was made with, and a new one adds to them;
@@ -185,20 +201,31 @@ def install(d: "AdapterDescriptor", extras: Sequence[str] = (), *, force: bool =
     return f"{d.name} installed in {d.venv}"
 
 
-def _build(d: "AdapterDescriptor", tmp: Path, extras: Sequence[str], want: dict) -> None:
+def _build(d: AdapterDescriptor, tmp: Path, extras: Sequence[str], want: dict) -> None:
     env_dir = tmp / "venv"
     print(f"creating a virtualenv for {d.name} (it becomes {d.venv} once complete)", flush=True)
     venv.EnvBuilder(with_pip=True).create(env_dir)
     wheels = tmp / "wheels"
     wheels.mkdir()
     core = core_wheel(wheels)
-    cmd = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", str(core),
-           "-r", str(d.path / d.runtime["requirements"]), *extras]
+    cmd = [
+        str(env_dir / "bin" / "python"),
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        str(core),
+        "-r",
+        str(d.path / d.runtime["requirements"]),
+        *extras,
+    ]
     print("$ " + " ".join(cmd), flush=True)
     if subprocess.run(cmd).returncode != 0:
         kept = f"its previous install in {d.venv} is unchanged" if d.venv.exists() else "nothing was installed"
-        raise ConfigError(f"installing {d.name} failed (command above); {kept}. "
-                          f"Fix the cause and run: memdock adapters install {d.name}")
+        raise ConfigError(
+            f"installing {d.name} failed (command above); {kept}. "
+            f"Fix the cause and run: memdock adapters install {d.name}"
+        )
     (env_dir / MARKER).write_bytes(orjson.dumps(want, option=orjson.OPT_INDENT_2))
 
 

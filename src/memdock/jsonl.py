@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from typing import IO, Any, Iterator
+from collections.abc import Iterator
+from typing import IO, Any
 
 import orjson
 
@@ -29,7 +30,11 @@ class PayloadError(InvalidInputError):
         what = " ".join(p for p in (f"id={record_id}" if record_id is not None else "", path) if p)
         super().__init__(
             ": ".join(p for p in (where, what, message) if p),
-            details={k: v for k, v in {"file": file, "line": line, "id": record_id, "path": path}.items() if v not in ("", None)},
+            details={
+                k: v
+                for k, v in {"file": file, "line": line, "id": record_id, "path": path}.items()
+                if v not in ("", None)
+            },
         )
         self.reason = message
 
@@ -64,7 +69,9 @@ class LineReader:
             for raw in pieces:
                 n += 1
                 if len(raw) > limit:
-                    raise PayloadError(f"line of {len(raw)} bytes is longer than the limit of {limit} bytes", file=self.name, line=n)
+                    raise PayloadError(
+                        f"line of {len(raw)} bytes is longer than the limit of {limit} bytes", file=self.name, line=n
+                    )
                 if not raw:
                     raise PayloadError("blank line", file=self.name, line=n)
                 self.lines = n

@@ -13,11 +13,12 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import orjson
 
@@ -39,7 +40,7 @@ class AdapterDescriptor:
     origin: str = "bundled"
 
     @classmethod
-    def load(cls, folder: Path, origin: str = "path") -> "AdapterDescriptor":
+    def load(cls, folder: Path, origin: str = "path") -> AdapterDescriptor:
         file = folder / DESCRIPTOR
         try:
             raw = orjson.loads(file.read_bytes())
@@ -139,7 +140,7 @@ class Registry:
     include_bundled: bool = True
 
     @classmethod
-    def default(cls, env: Mapping[str, str] = os.environ) -> "Registry":
+    def default(cls, env: Mapping[str, str] = os.environ) -> Registry:
         paths = [Path(p).expanduser() for p in env.get("MEMDOCK_ADAPTER_PATH", "").split(os.pathsep) if p]
         return cls(search_path=paths)
 
@@ -178,8 +179,12 @@ class Registry:
             try:
                 yield AdapterDescriptor.load(folder, origin)
             except ConfigError as exc:
-                broken = BrokenAdapter(str(folder / DESCRIPTOR), origin, str(exc).removeprefix(f"{folder / DESCRIPTOR}: "),
-                                       _claimed_name(folder))
+                broken = BrokenAdapter(
+                    str(folder / DESCRIPTOR),
+                    origin,
+                    str(exc).removeprefix(f"{folder / DESCRIPTOR}: "),
+                    _claimed_name(folder),
+                )
                 _warn_once(broken)
                 yield broken
 

@@ -37,7 +37,7 @@ def _rewrite_refs(node: Any, embeds: set[str]) -> Any:
         out = {}
         for k, v in node.items():
             if k == "$ref" and isinstance(v, str) and v.startswith(_DEFS_PREFIX):
-                out[k] = "#/$defs/" + v[len(_DEFS_PREFIX):]
+                out[k] = "#/$defs/" + v[len(_DEFS_PREFIX) :]
             elif k == "$ref" and isinstance(v, str) and v.endswith(".schema.json"):
                 name = v.removesuffix(".schema.json")
                 embeds.add(name)

@@ -16,7 +16,8 @@ several checks judge alike, such as one exercise of every operation), so the tes
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .conformance.harness import KitOptions
 from .conformance.kit import check_names, open_session, run_check, unavailable
@@ -75,8 +76,11 @@ def conformance_tests(
         def test_conformance(self, conformance_session, check: str) -> None:
             result = run_check(conformance_session, check)
             if result.status == "skip" and check in must:
-                pytest.fail(f"{check} must run for {conformance_session.descriptor.name}, but the kit skipped it: "
-                            f"{result.detail}", pytrace=False)
+                pytest.fail(
+                    f"{check} must run for {conformance_session.descriptor.name}, but the kit skipped it: "
+                    f"{result.detail}",
+                    pytrace=False,
+                )
             if result.status == "skip":
                 pytest.skip(result.detail)
             if result.status == "fail":

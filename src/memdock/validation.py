@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from typing import Any, Iterable, Protocol
+from typing import Any, Protocol
 
 from . import schemas
 
@@ -67,14 +68,17 @@ def _memdock_datetime_pattern() -> str:
     return schemas.load("defs")["$defs"]["datetime"]["pattern"]
 
 
-def _explain(issue: "Issue") -> "Issue":
+def _explain(issue: Issue) -> Issue:
     """Say in words what the date-time pattern of defs.schema.json refuses."""
     pattern = _memdock_datetime_pattern()
     if pattern not in issue.message:
         return issue
     value = issue.message.split(" does not match ")[0]
-    return Issue(issue.path, f"{value} is a leap second (23:59:60) or in the year 0000, which memdock does not "
-                             "accept: write 23:59:59 or a year from 0001")
+    return Issue(
+        issue.path,
+        f"{value} is a leap second (23:59:60) or in the year 0000, which memdock does not "
+        "accept: write 23:59:59 or a year from 0001",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +153,7 @@ class PythonEngine:
 
 
 @cache
-def _anchored(pattern: str) -> "re.Pattern[str]":
+def _anchored(pattern: str) -> re.Pattern[str]:
     if pattern.endswith("$") and not pattern.endswith("\\$"):
         pattern = pattern[:-1] + r"\Z"
     return re.compile(pattern)

@@ -20,7 +20,7 @@ class Version(NamedTuple):
     patch: int
 
     @classmethod
-    def parse(cls, text: str) -> "Version":
+    def parse(cls, text: str) -> Version:
         m = _SEMVER.match(text or "")
         if not m:
             raise VersionError(f"not a semantic version: {text!r}")

@@ -100,7 +100,11 @@ class Faulty(Adapter):
         for rtype in ("thread", "entry", "edge", "chunk"):
             for rec in reader.records(rtype):
                 if rtype == "chunk":
-                    store["chunks"][rec["id"]] = {"entry_id": rec["entry_id"], "thread_id": rec["thread_id"], "text": rec["text"]}
+                    store["chunks"][rec["id"]] = {
+                        "entry_id": rec["entry_id"],
+                        "thread_id": rec["thread_id"],
+                        "text": rec["text"],
+                    }
                 batch.append(rec["id"])
                 n += 1
                 if len(batch) >= (10 if FAULT == "crash_mid_index" else 100):
@@ -125,8 +129,14 @@ class Faulty(Adapter):
         scored.sort(key=lambda x: (-x[0], x[1]))
         hits = []
         for score, cid, c in scored[: int(ctx.params.get("limit", 10))]:
-            hit = {"id": cid, "kind": "chunk", "score": score, "text": c["text"], "backend": self.name,
-                   "provenance": {"thread_id": c["thread_id"], "entry_id": c["entry_id"], "chunk_id": cid}}
+            hit = {
+                "id": cid,
+                "kind": "chunk",
+                "score": score,
+                "text": c["text"],
+                "backend": self.name,
+                "provenance": {"thread_id": c["thread_id"], "entry_id": c["entry_id"], "chunk_id": cid},
+            }
             if FAULT == "bad_schema":
                 del hit["score"]
             hits.append(hit)

@@ -29,8 +29,13 @@ ATTACK = sys.argv[sys.argv.index("--attack") + 1]
 
 
 def response(request: dict, result: dict | None = None) -> dict:
-    return {"protocol_version": "1.0", "request_id": request["request_id"], "operation": request["operation"],
-            "ok": True, "result": result if result is not None else {"hits": [], "backend": "hostile"}}
+    return {
+        "protocol_version": "1.0",
+        "request_id": request["request_id"],
+        "operation": request["operation"],
+        "ok": True,
+        "result": result if result is not None else {"hits": [], "backend": "hostile"},
+    }
 
 
 def ancestors() -> list[int]:
@@ -39,7 +44,7 @@ def ancestors() -> list[int]:
         pids.append(pid)
         with open(f"/proc/{pid}/stat", "rb") as f:
             stat = f.read()
-        pid = int(stat[stat.rindex(b")") + 2:].split()[1])
+        pid = int(stat[stat.rindex(b")") + 2 :].split()[1])
     return pids
 
 

@@ -18,7 +18,7 @@ SKIP = {  # adapters that need a model endpoint or a server: their kit runs are 
     "mem0": "mem0 needs an LLM and embedding endpoint; its kit run is tests/mem0/test_mem0_kit.py (MEMDOCK_IT_MEM0=1)",
     "openmemory": "openmemory needs a server; its kit run is tests/openmemory/test_openmemory_kit.py (MEMDOCK_IT_OPENMEMORY=1)",
     "leanrag": "leanrag needs a LeanRAG checkout and an LLM endpoint; its kit run is tests/leanrag/test_leanrag_kit.py "
-               "(MEMDOCK_IT_LEANRAG=1)",
+    "(MEMDOCK_IT_LEANRAG=1)",
 }
 MUST_RUN = ("handshake", "bad_payload", "stdout_clean", "secrets_never_leak")
 # Adapters with requirements of their own run when their flag is set, and must then run every check.
@@ -28,14 +28,23 @@ for _name in BUNDLED:
     _flag = GATED.get(_name)
     _gated_off = _flag is not None and os.environ.get(_flag) != "1"
     globals()[f"TestKit_{_name.replace('-', '_')}"] = conformance_tests(
-        _name, registry=REGISTRY, idle=30, timeout=120,
+        _name,
+        registry=REGISTRY,
+        idle=30,
+        timeout=120,
         must_run=check_names() if _flag else MUST_RUN,
-        skip=(f"{_name} has its own requirements: set {_flag}=1 after `memdock adapters install {_name}`"
-              if _gated_off else SKIP.get(_name)),
-        skip_unavailable=_flag is None)
+        skip=(
+            f"{_name} has its own requirements: set {_flag}=1 after `memdock adapters install {_name}`"
+            if _gated_off
+            else SKIP.get(_name)
+        ),
+        skip_unavailable=_flag is None,
+    )
 
 
-@pytest.mark.skipif(landlock.abi_version() < 1, reason="this kernel offers no Landlock, so the strict sandbox refuses to run")
+@pytest.mark.skipif(
+    landlock.abi_version() < 1, reason="this kernel offers no Landlock, so the strict sandbox refuses to run"
+)
 @pytest.mark.parametrize("adapter", ["null", "sqlite", "node-grep"])
 def test_bundled_adapter_passes_the_kit_under_the_strict_sandbox(adapter):
     """With reads confined to the allowlist (--sandbox strict), the whole kit still passes."""

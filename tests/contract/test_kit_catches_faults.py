@@ -23,7 +23,11 @@ FAULTS = [
     ("faulty-crash-mid-index", "index_query", "exited with code 1"),
     ("faulty-false-capability", "delete_cascade", "still return"),
     ("faulty-bad-schema", "index_query", "breaks response.schema.json"),
-    ("faulty-daemon", "no_survivors", "left processes running after it exited, which memdock had to kill: 1 after healthcheck"),
+    (
+        "faulty-daemon",
+        "no_survivors",
+        "left processes running after it exited, which memdock had to kill: 1 after healthcheck",
+    ),
     ("faulty-result-symlink", "result_file_hygiene", "result.json is a symbolic link; memdock never follows one"),
 ]
 
@@ -48,9 +52,24 @@ def test_the_check_alone_fails_the_fault_and_passes_the_twin(adapter, check, wor
 
 
 def test_the_cli_check_alone_fails_the_leaking_adapter():
-    out = subprocess.run([sys.executable, "-m", "memdock", "conformance", str(HERE / "faulty-leak-secret"),
-                          "--check", "secrets_never_leak", "--idle", "2", "--timeout", "20"],
-                         capture_output=True, text=True, timeout=240)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memdock",
+            "conformance",
+            str(HERE / "faulty-leak-secret"),
+            "--check",
+            "secrets_never_leak",
+            "--idle",
+            "2",
+            "--timeout",
+            "20",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert out.returncode == 1, out.stdout + out.stderr
     assert "FAIL  secrets_never_leak" in out.stdout and "healthcheck (one-shot)" in out.stdout
     assert "0 passed, 1 failed, 0 skipped" in out.stdout

@@ -18,8 +18,24 @@ HOSTILE = HERE / "hostile-fifo-in-store"
 
 @pytest.mark.timeout(300)
 def test_secrets_never_leak_finishes_over_a_store_full_of_traps():
-    out = subprocess.run([sys.executable, "-m", "memdock", "conformance", str(HOSTILE), "--check", "secrets_never_leak",
-                          "--idle", "2", "--timeout", "20"], capture_output=True, text=True, timeout=280)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memdock",
+            "conformance",
+            str(HOSTILE),
+            "--check",
+            "secrets_never_leak",
+            "--idle",
+            "2",
+            "--timeout",
+            "20",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "PASS  secrets_never_leak" in out.stdout
     for said in ("trap.fifo is a FIFO", "zero is a symbolic link", f"only the first {SCAN_CAP} bytes read of"):

@@ -29,24 +29,57 @@ SCALE = float(os.environ.get("MEMDOCK_FUZZ_SCALE", "1"))
 def fuzz_settings(examples: int) -> settings:
     """Bounded in examples, never in time per example (a loaded machine is slow, not wrong). Under CI the
     profile loaded in tests/conftest.py derandomizes: the same examples every run."""
-    return settings(max_examples=max(1, int(examples * SCALE)), deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.function_scoped_fixture])
+    return settings(
+        max_examples=max(1, int(examples * SCALE)),
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+    )
 
 
 # -- values --------------------------------------------------------------------------------------
 
-EDGE_STRINGS = ["", " ", "\n", "\x00", "thread:x", "entry:x", "x" * 300, "é" * 5, "🙂", "0001-01-01T00:00:00Z",
-                "0000-01-01T00:00:00Z", "2016-12-31T23:59:60Z", "9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00",
-                "2025-02-30T00:00:00Z", "2025-01-01", "2025-01-01T00:00:00", "NaN", "-1", "1e309", "{", "\"", "\\"]
+EDGE_STRINGS = [
+    "",
+    " ",
+    "\n",
+    "\x00",
+    "thread:x",
+    "entry:x",
+    "x" * 300,
+    "é" * 5,
+    "🙂",
+    "0001-01-01T00:00:00Z",
+    "0000-01-01T00:00:00Z",
+    "2016-12-31T23:59:60Z",
+    "9999-12-31T23:59:59-14:00",
+    "0001-01-01T00:00:00+14:00",
+    "2025-02-30T00:00:00Z",
+    "2025-01-01",
+    "2025-01-01T00:00:00",
+    "NaN",
+    "-1",
+    "1e309",
+    "{",
+    '"',
+    "\\",
+]
 EDGE_INTS = [0, -1, 1, 2**31, 2**53 + 1, 2**63 - 1, 2**63, -(2**63) - 1, 2**64, 10**30]
 
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.sampled_from(EDGE_INTS),
-    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=40), st.sampled_from(EDGE_STRINGS),
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.sampled_from(EDGE_INTS),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=40),
+    st.sampled_from(EDGE_STRINGS),
 )
-json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3)
-                           | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=10)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=10,
+)
 
 
 def nested(depth: int) -> Any:
@@ -61,14 +94,24 @@ any_json = st.one_of(json_values, deep_values)
 
 lone_surrogate_text = st.text(max_size=20).map(lambda s: s + "\ud800" + s)
 python_values = st.one_of(
-    any_json, lone_surrogate_text, st.binary(max_size=20), st.floats(), st.sampled_from([float("inf"), float("nan")]),
+    any_json,
+    lone_surrogate_text,
+    st.binary(max_size=20),
+    st.floats(),
+    st.sampled_from([float("inf"), float("nan")]),
     st.datetimes(timezones=st.none() | st.timezones()),
-    st.dates(), st.builds(timedelta), st.builds(object), st.tuples(st.text(max_size=5)), st.sets(st.integers(), max_size=3),
-    st.just(datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=14)))), st.just(date(2025, 1, 1)),
+    st.dates(),
+    st.builds(timedelta),
+    st.builds(object),
+    st.tuples(st.text(max_size=5)),
+    st.sets(st.integers(), max_size=3),
+    st.just(datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=14)))),
+    st.just(date(2025, 1, 1)),
 )
 
 
 # -- a bundle to mutate ----------------------------------------------------------------------------
+
 
 def make_chunks_bundle(root: Path) -> Path:
     import_corpus([ROOT / "fixtures" / "threads"], "watercooler", root / "corpus")
@@ -128,6 +171,7 @@ def index_in_process(bundle: Path, data_dir: Path, work_dir: Path) -> dict[str, 
 
     data_dir.mkdir(parents=True, exist_ok=True)
     work_dir.mkdir(parents=True, exist_ok=True)
-    request = build_request("index", data_dir=str(data_dir), work_dir=str(work_dir), config={},
-                            params={"bundle": str(bundle)})
+    request = build_request(
+        "index", data_dir=str(data_dir), work_dir=str(work_dir), config={}, params={"bundle": str(bundle)}
+    )
     return _dispatch(sqlite_adapter(), request, _Events(io.BytesIO(), worker=False))

@@ -9,6 +9,17 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from fuzz_support import (
+    EDGE_INTS,
+    EDGE_STRINGS,
+    any_json,
+    copy_bundle,
+    fuzz_settings,
+    index_in_process,
+    make_chunks_bundle,
+    record_files,
+    reseal,
+)
 from hypothesis import given, note
 from hypothesis import strategies as st
 
@@ -16,9 +27,6 @@ from memdock.bundle import BundleReader
 from memdock.errors import MemdockError
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
-
-from fuzz_support import (EDGE_INTS, EDGE_STRINGS, any_json, copy_bundle, fuzz_settings, index_in_process, make_chunks_bundle,
-                          record_files, reseal)
 
 pytestmark = pytest.mark.fuzz
 
@@ -29,9 +37,29 @@ def template(tmp_path_factory) -> Path:
 
 
 TEXT_FIELDS = ["text", "body", "title", "author", "header", "name", "role", "entry_type", "topic", "status"]
-ANY_FIELDS = ["id", "thread_id", "entry_id", "position", "text", "body", "start", "end", "token_count", "content_hash",
-              "event_time", "ingestion_time", "type", "source_id", "target_id", "name", "entity_type", "metadata",
-              "author", "title", "header"]
+ANY_FIELDS = [
+    "id",
+    "thread_id",
+    "entry_id",
+    "position",
+    "text",
+    "body",
+    "start",
+    "end",
+    "token_count",
+    "content_hash",
+    "event_time",
+    "ingestion_time",
+    "type",
+    "source_id",
+    "target_id",
+    "name",
+    "entity_type",
+    "metadata",
+    "author",
+    "title",
+    "header",
+]
 
 
 @st.composite
@@ -39,20 +67,28 @@ def record_mutation(draw, files: list[str]) -> dict:
     """One change to one record of one file: a free-text field set to any text, an unknown field added, a field
     set to any JSON value or dropped, the line replaced by another JSON value, duplicated or blanked. The manifest
     is usually resealed, so the change reaches the record checks and, when accepted, the adapter."""
-    op = draw(st.sampled_from(["text", "text", "text", "extra", "extra", "int", "set", "drop", "line", "duplicate",
-                               "blank"]))
+    op = draw(
+        st.sampled_from(["text", "text", "text", "extra", "extra", "int", "set", "drop", "line", "duplicate", "blank"])
+    )
     if op == "text":
         key, value = draw(st.sampled_from(TEXT_FIELDS)), draw(st.text(max_size=200) | st.sampled_from(EDGE_STRINGS))
     elif op == "extra":
         key, value = draw(st.text(min_size=1, max_size=8)), draw(any_json)
     elif op == "int":
-        key, value = draw(st.sampled_from(["position", "start", "end", "token_count"])), draw(
-            st.integers(min_value=-5, max_value=10**6) | st.sampled_from(EDGE_INTS))
+        key, value = (
+            draw(st.sampled_from(["position", "start", "end", "token_count"])),
+            draw(st.integers(min_value=-5, max_value=10**6) | st.sampled_from(EDGE_INTS)),
+        )
     else:
         key, value = draw(st.sampled_from(ANY_FIELDS) | st.text(max_size=6)), draw(any_json)
-    return {"op": "set" if op in ("text", "extra", "int") else op, "file": draw(st.sampled_from(files)),
-            "line": draw(st.integers(min_value=0, max_value=40)), "key": key, "value": value,
-            "reseal": draw(st.sampled_from([True, True, True, False]))}
+    return {
+        "op": "set" if op in ("text", "extra", "int") else op,
+        "file": draw(st.sampled_from(files)),
+        "line": draw(st.integers(min_value=0, max_value=40)),
+        "key": key,
+        "value": value,
+        "reseal": draw(st.sampled_from([True, True, True, False])),
+    }
 
 
 file_names = st.integers(min_value=1, max_value=6000).map(lambda n: "x" * n + ".jsonl")
@@ -60,20 +96,41 @@ file_names = st.integers(min_value=1, max_value=6000).map(lambda n: "x" * n + ".
 
 @st.composite
 def manifest_mutation(draw) -> dict:
-    path = draw(st.sampled_from([
-        ("kind",), ("memory_payload_version",), ("files",), ("files", 0, "path"), ("files", 0, "path"),
-        ("files", 0, "count"), ("files", 0, "bytes"), ("files", 0, "record_type"), ("files", 0, "sha256"),
-        ("files", 0, "part"), ("files", 0, "format"), ("chunker",), ("producer",), ("created",), ("extra",)]))
+    path = draw(
+        st.sampled_from(
+            [
+                ("kind",),
+                ("memory_payload_version",),
+                ("files",),
+                ("files", 0, "path"),
+                ("files", 0, "path"),
+                ("files", 0, "count"),
+                ("files", 0, "bytes"),
+                ("files", 0, "record_type"),
+                ("files", 0, "sha256"),
+                ("files", 0, "part"),
+                ("files", 0, "format"),
+                ("chunker",),
+                ("producer",),
+                ("created",),
+                ("extra",),
+            ]
+        )
+    )
     value = draw(file_names | any_json if path[-1] == "path" else any_json)
     return {"op": "manifest", "path": path, "value": value}
 
 
 @st.composite
 def byte_mutation(draw, files: list[str]) -> dict:
-    return {"op": "bytes", "file": draw(st.sampled_from(files + ["manifest.json"])),
-            "kind": draw(st.sampled_from(["flip", "insert", "delete", "truncate"])),
-            "at": draw(st.floats(min_value=0, max_value=1)), "data": draw(st.binary(min_size=1, max_size=12)),
-            "reseal": draw(st.booleans())}
+    return {
+        "op": "bytes",
+        "file": draw(st.sampled_from(files + ["manifest.json"])),
+        "kind": draw(st.sampled_from(["flip", "insert", "delete", "truncate"])),
+        "at": draw(st.floats(min_value=0, max_value=1)),
+        "data": draw(st.binary(min_size=1, max_size=12)),
+        "reseal": draw(st.booleans()),
+    }
 
 
 def apply(bundle: Path, m: dict) -> None:
@@ -102,11 +159,11 @@ def _apply(bundle: Path, m: dict) -> None:
         at = int(m["at"] * len(raw))
         if m["kind"] == "flip" and raw:
             at = min(at, len(raw) - 1)
-            raw = raw[:at] + bytes([raw[at] ^ m["data"][0]]) + raw[at + 1:]
+            raw = raw[:at] + bytes([raw[at] ^ m["data"][0]]) + raw[at + 1 :]
         elif m["kind"] == "insert":
             raw = raw[:at] + m["data"] + raw[at:]
         elif m["kind"] == "delete":
-            raw = raw[:at] + raw[at + len(m["data"]):]
+            raw = raw[:at] + raw[at + len(m["data"]) :]
         else:
             raw = raw[:at]
         path.write_bytes(raw)
@@ -150,8 +207,13 @@ def verdict(bundle: Path) -> list[str]:
 
 def mutations(template: Path) -> st.SearchStrategy:
     files = [p.name for p in record_files(template)]
-    one = st.one_of(record_mutation(files), record_mutation(files), record_mutation(files), manifest_mutation(),
-                    byte_mutation(files))
+    one = st.one_of(
+        record_mutation(files),
+        record_mutation(files),
+        record_mutation(files),
+        manifest_mutation(),
+        byte_mutation(files),
+    )
     return st.lists(one, min_size=1, max_size=3)
 
 

@@ -15,14 +15,13 @@ import uuid
 from pathlib import Path
 
 import pytest
+from fuzz_support import EDGE_STRINGS, any_json, fuzz_settings, json_values, make_chunks_bundle
 from hypothesis import given, note
 from hypothesis import strategies as st
 
 from memdock.jsonl import nesting_depth
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
-
-from fuzz_support import EDGE_STRINGS, any_json, fuzz_settings, json_values, make_chunks_bundle
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 pytestmark = pytest.mark.fuzz
@@ -49,9 +48,13 @@ class StdioServer:
     """`memdock mcp` as a child process, spoken to line by line."""
 
     def __init__(self, store: Path):
-        self.proc = subprocess.Popen([sys.executable, "-m", "memdock", "mcp", "--data-dir", str(store)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "memdock", "mcp", "--data-dir", str(store)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        )
         self.lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self.stderr: list[bytes] = []
@@ -79,8 +82,12 @@ class StdioServer:
             try:
                 line = self.lines.get(timeout=ANSWER_WITHIN)
             except queue.Empty:
-                raise AssertionError(f"no answer to {rid} within {ANSWER_WITHIN:g}s: the server stopped serving") from None
-            assert line, f"the server exited (code {self.proc.poll()}): {b''.join(self.stderr[-20:]).decode(errors='replace')}"
+                raise AssertionError(
+                    f"no answer to {rid} within {ANSWER_WITHIN:g}s: the server stopped serving"
+                ) from None
+            assert line, (
+                f"the server exited (code {self.proc.poll()}): {b''.join(self.stderr[-20:]).decode(errors='replace')}"
+            )
             msg = json.loads(line)
             seen.append(msg)
             if isinstance(msg, dict) and msg.get("id") == rid:
@@ -97,8 +104,10 @@ def server(tmp_path_factory):
     with SubprocessBackend(Registry().get("sqlite"), root / "store") as backend:
         backend.index(make_chunks_bundle(root))
     s = StdioServer(root / "store")
-    init = s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                    "clientInfo": {"name": "memdock-fuzz", "version": "0"}})
+    init = s.request(
+        "initialize",
+        {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "memdock-fuzz", "version": "0"}},
+    )
     assert "result" in init, init
     s.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
     yield s
@@ -112,9 +121,17 @@ def _line(value) -> bytes:
 
 words = st.one_of(st.text(min_size=1, max_size=20), st.sampled_from(["cache", "migrate_v2", "the", "onboarding"]))
 times = st.datetimes().map(lambda d: d.isoformat() + "Z") | st.sampled_from(EDGE_STRINGS)
-PLAUSIBLE = {"limit": st.integers(1, 50), "thread_ids": st.lists(words, max_size=2), "authors": st.lists(words, max_size=2),
-             "roles": st.lists(words, max_size=2), "entry_types": st.lists(words, max_size=2),
-             "ids": st.lists(words, min_size=1, max_size=2), "since": times, "until": times, "time": times}
+PLAUSIBLE = {
+    "limit": st.integers(1, 50),
+    "thread_ids": st.lists(words, max_size=2),
+    "authors": st.lists(words, max_size=2),
+    "roles": st.lists(words, max_size=2),
+    "entry_types": st.lists(words, max_size=2),
+    "ids": st.lists(words, min_size=1, max_size=2),
+    "since": times,
+    "until": times,
+    "time": times,
+}
 garbage = st.one_of(any_json, st.sampled_from(EDGE_STRINGS), st.text(max_size=10).map(lambda s: s + "\ud800"))
 
 
@@ -127,8 +144,9 @@ def argument(key: str) -> st.SearchStrategy:
 def tool_call(draw, tools: list[str]) -> dict:
     name = draw(st.sampled_from(tools) | st.text(max_size=12))
     known = TOOL_ARGS.get(name, [])
-    keys = draw(st.lists(st.sampled_from(known) if known else st.text(max_size=6), max_size=len(known) or 2,
-                         unique=True)) + draw(st.lists(st.text(max_size=6), max_size=1))
+    keys = draw(
+        st.lists(st.sampled_from(known) if known else st.text(max_size=6), max_size=len(known) or 2, unique=True)
+    ) + draw(st.lists(st.text(max_size=6), max_size=1))
     return {"name": name, "arguments": {k: draw(argument(k)) for k in keys}}
 
 
@@ -136,15 +154,39 @@ malformed = st.one_of(
     st.binary(max_size=60),
     st.text(max_size=60).map(lambda s: s.encode()),
     json_values.map(_line),
-    st.fixed_dictionaries({}, optional={"jsonrpc": st.sampled_from(["2.0", "1.0"]) | any_json,
-                                        "id": st.integers() | st.text(max_size=8) | any_json,
-                                        "method": st.sampled_from(["tools/call", "tools/list", "ping", "initialize",
-                                                                   "resources/read", "prompts/get", "notifications/cancelled"])
-                                        | st.text(max_size=12),
-                                        "params": any_json}).map(_line),
-    st.sampled_from([b"{", b"[]", b"null", b'{"jsonrpc":"2.0"}', b'{"jsonrpc":"2.0","id":null,"method":"ping"}',
-                     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_query",'
-                     b'"arguments":{"query":"zebra\\ud800"}}}', b"\xff\xfe\x00", b"\x00" * 10]),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "jsonrpc": st.sampled_from(["2.0", "1.0"]) | any_json,
+            "id": st.integers() | st.text(max_size=8) | any_json,
+            "method": st.sampled_from(
+                [
+                    "tools/call",
+                    "tools/list",
+                    "ping",
+                    "initialize",
+                    "resources/read",
+                    "prompts/get",
+                    "notifications/cancelled",
+                ]
+            )
+            | st.text(max_size=12),
+            "params": any_json,
+        },
+    ).map(_line),
+    st.sampled_from(
+        [
+            b"{",
+            b"[]",
+            b"null",
+            b'{"jsonrpc":"2.0"}',
+            b'{"jsonrpc":"2.0","id":null,"method":"ping"}',
+            b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_query",'
+            b'"arguments":{"query":"zebra\\ud800"}}}',
+            b"\xff\xfe\x00",
+            b"\x00" * 10,
+        ]
+    ),
 )
 
 

@@ -16,8 +16,40 @@ import math
 import re
 from typing import Any
 
-STOP = {"the", "a", "an", "we", "i", "it", "this", "that", "and", "or", "but", "yes", "no", "our", "they", "he", "she",
-        "you", "decision", "after", "until", "with", "from", "for", "of", "in", "on", "at", "to", "is", "are", "was"}
+STOP = {
+    "the",
+    "a",
+    "an",
+    "we",
+    "i",
+    "it",
+    "this",
+    "that",
+    "and",
+    "or",
+    "but",
+    "yes",
+    "no",
+    "our",
+    "they",
+    "he",
+    "she",
+    "you",
+    "decision",
+    "after",
+    "until",
+    "with",
+    "from",
+    "for",
+    "of",
+    "in",
+    "on",
+    "at",
+    "to",
+    "is",
+    "are",
+    "was",
+}
 
 
 def respond(body: dict[str, Any]) -> str | dict[str, Any]:
@@ -40,7 +72,7 @@ def _schema_in_prompt(body: dict[str, Any]) -> dict[str, Any] | None:
     if start < 0:
         return None
     try:
-        return json.loads(text[start + len("following format:"):].strip())
+        return json.loads(text[start + len("following format:") :].strip())
     except ValueError:
         return None
 
@@ -72,8 +104,10 @@ def entity_names(text: str, limit: int = 6) -> list[str]:
     for w in words:
         if w[0].isupper() and w.lower() not in STOP and w not in names:
             names.append(w)
-    rest = sorted({w.lower() for w in words if len(w) >= 6 and w.lower() not in STOP} - {n.lower() for n in names},
-                  key=lambda w: (-len(w), w))
+    rest = sorted(
+        {w.lower() for w in words if len(w) >= 6 and w.lower() not in STOP} - {n.lower() for n in names},
+        key=lambda w: (-len(w), w),
+    )
     return (names + rest)[:limit]
 
 
@@ -84,28 +118,45 @@ def first_sentence(text: str) -> str:
 
 
 def _entities(prompt: str) -> dict[str, Any]:
-    return {"extracted_entities": [{"name": n, "entity_type_id": 0, "episode_indices": [0]}
-                                   for n in entity_names(current_message(prompt))]}
+    return {
+        "extracted_entities": [
+            {"name": n, "entity_type_id": 0, "episode_indices": [0]} for n in entity_names(current_message(prompt))
+        ]
+    }
 
 
 def _resolutions(prompt: str) -> dict[str, Any]:
     new = _json_section(prompt, "ENTITIES")
     existing = _json_section(prompt, "EXISTING ENTITIES")
     by_name = {str(e.get("name", "")).lower(): e.get("candidate_id", -1) for e in existing}
-    return {"entity_resolutions": [
-        {"id": e.get("id", i), "name": e.get("name", ""), "duplicate_candidate_id": by_name.get(str(e.get("name", "")).lower(), -1)}
-        for i, e in enumerate(new)
-    ]}
+    return {
+        "entity_resolutions": [
+            {
+                "id": e.get("id", i),
+                "name": e.get("name", ""),
+                "duplicate_candidate_id": by_name.get(str(e.get("name", "")).lower(), -1),
+            }
+            for i, e in enumerate(new)
+        ]
+    }
 
 
 def _edges(prompt: str) -> dict[str, Any]:
     names = [str(e.get("name")) for e in _json_section(prompt, "ENTITIES") if e.get("name")]
     fact = first_sentence(current_message(prompt))
-    return {"edges": [
-        {"source_entity_name": a, "target_entity_name": b, "relation_type": "MENTIONED_WITH", "fact": fact,
-         "valid_at": None, "invalid_at": None}
-        for a, b in zip(names, names[1:])
-    ]}
+    return {
+        "edges": [
+            {
+                "source_entity_name": a,
+                "target_entity_name": b,
+                "relation_type": "MENTIONED_WITH",
+                "fact": fact,
+                "valid_at": None,
+                "invalid_at": None,
+            }
+            for a, b in zip(names, names[1:])
+        ]
+    }
 
 
 def _summary(prompt: str) -> dict[str, Any]:
@@ -125,12 +176,15 @@ ANSWERS = [
 
 def _relevance(body: dict[str, Any]) -> dict[str, Any]:
     prompt = str(body["messages"][-1]["content"])
-    words = lambda t: set(re.findall(r"\w+", t.lower())) - STOP  # noqa: E731
+    words = lambda t: set(re.findall(r"\w+", t.lower())) - STOP
     query, passage = words(_section(prompt, "QUERY")), words(_section(prompt, "PASSAGE"))
     p = min(0.99, max(0.01, len(query & passage) / max(1, len(query))))
     token, logprob = ("True", math.log(p)) if p >= 0.5 else ("False", math.log(1 - p))
     top = [{"token": token, "logprob": logprob, "bytes": None}]
-    return {"content": token, "logprobs": {"content": [{"token": token, "logprob": logprob, "bytes": None, "top_logprobs": top}]}}
+    return {
+        "content": token,
+        "logprobs": {"content": [{"token": token, "logprob": logprob, "bytes": None, "top_logprobs": top}]},
+    }
 
 
 def _fill(node: dict[str, Any], root: dict[str, Any]) -> Any:

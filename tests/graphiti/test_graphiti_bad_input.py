@@ -6,14 +6,13 @@ import signal
 import time
 
 import pytest
+from fake_llm import respond
+from graphiti_support import backend, closed_port, gate, model_config, servers_under
+from openai_loopback import OpenAILoopback
 
 from memdock.bundle import BundleWriter
 from memdock.errors import InvalidInputError, TransientError
 from memdock.ids import content_hash
-
-from fake_llm import respond
-from graphiti_support import backend, closed_port, gate, model_config, servers_under
-from openai_loopback import OpenAILoopback
 
 pytestmark = gate
 
@@ -27,11 +26,33 @@ def bundle(path, entries):
         for thread in dict.fromkeys(t for t, _, _ in entries):
             w.write("thread", {"id": thread, "title": thread, "ingestion_time": T0})
         for i, (thread, eid, body) in enumerate(entries):
-            w.write("entry", {"id": eid, "thread_id": thread, "position": i, "body": body, "author": "kit",
-                              "ingestion_time": T0, "event_time": T0})
+            w.write(
+                "entry",
+                {
+                    "id": eid,
+                    "thread_id": thread,
+                    "position": i,
+                    "body": body,
+                    "author": "kit",
+                    "ingestion_time": T0,
+                    "event_time": T0,
+                },
+            )
             text = body[:2000]
-            w.write("chunk", {"id": f"chunk:{eid}", "entry_id": eid, "thread_id": thread, "position": 0, "text": text,
-                              "start": 0, "end": len(text), "token_count": len(text.split()), "content_hash": content_hash(text)})
+            w.write(
+                "chunk",
+                {
+                    "id": f"chunk:{eid}",
+                    "entry_id": eid,
+                    "thread_id": thread,
+                    "position": 0,
+                    "text": text,
+                    "start": 0,
+                    "end": len(text),
+                    "token_count": len(text.split()),
+                    "content_hash": content_hash(text),
+                },
+            )
     return path
 
 
@@ -44,8 +65,12 @@ def attempts(b, operation):
 
 def test_unreachable_falkordb(tmp_path, llm):
     port = closed_port()
-    config = {**model_config(llm.base_url), "falkordb_host": "127.0.0.1", "falkordb_port": port,
-              "falkordb_connect_timeout_s": 0.5}
+    config = {
+        **model_config(llm.base_url),
+        "falkordb_host": "127.0.0.1",
+        "falkordb_port": port,
+        "falkordb_connect_timeout_s": 0.5,
+    }
     b = backend(tmp_path / "store", config)
     status = b.healthcheck()
     assert not status.ok and f"127.0.0.1:{port}" in status.message and "unreachable" in status.message
@@ -61,7 +86,9 @@ def test_model_endpoint_refusing_or_stalling(tmp_path, monkeypatch, failure):
     with OpenAILoopback(chat=respond) as stalling:
         stalling.stall_s = 3.0
         url = f"http://127.0.0.1:{closed_port()}/v1" if failure == "refused" else stalling.base_url
-        b = backend(tmp_path / "store", {"llm_base_url": url, "llm_model": "m", "embedding_model": "e", "llm_timeout_s": 0.5})
+        b = backend(
+            tmp_path / "store", {"llm_base_url": url, "llm_model": "m", "embedding_model": "e", "llm_timeout_s": 0.5}
+        )
         with pytest.raises(TransientError) as err:
             b.index(bundle(tmp_path / "b", ONE))
     message = err.value.message
@@ -69,18 +96,24 @@ def test_model_endpoint_refusing_or_stalling(tmp_path, monkeypatch, failure):
     assert ("timed out" in message) == (failure == "timeout")
     assert attempts(b, "index") == 2
     assert KEY not in message and KEY not in str(err.value.details)
-    assert all(c.redactions == 0 for c in b.calls), "the adapter never printed the key (the runner had nothing to redact)"
+    assert all(c.redactions == 0 for c in b.calls), (
+        "the adapter never printed the key (the runner had nothing to redact)"
+    )
     for dirpath, _, files in os.walk(tmp_path / "store"):
         for f in files:
             assert KEY.encode() not in open(os.path.join(dirpath, f), "rb").read(), f"key found in {f}"
     if failure == "timeout":
-        assert stalling.requests and stalling.requests[0]["auth"] == f"Bearer {KEY}", "the key travels only to the endpoint"
+        assert stalling.requests and stalling.requests[0]["auth"] == f"Bearer {KEY}", (
+            "the key travels only to the endpoint"
+        )
 
 
 def test_thread_ids_full_text_syntax_would_reject(tmp_path, llm):
     # every character memdock ids allow that RediSearch treats as syntax: - @ : ~ + = / .
     odd = ["thread:ops/a-b@x+y=z~w", "thread:ops-a-b", "thread:ops.a.b", "thread:-neg~fuzzy", "t:" + "x" * 250]
-    entries = [(t, f"entry:odd-{i}", f"Marisol checked the Halvorsen turbine number {i} at dawn.") for i, t in enumerate(odd)]
+    entries = [
+        (t, f"entry:odd-{i}", f"Marisol checked the Halvorsen turbine number {i} at dawn.") for i, t in enumerate(odd)
+    ]
     b = backend(tmp_path / "store", model_config(llm.base_url))
     result = b.index(bundle(tmp_path / "b", entries))
     assert result.details["episodes_added"] == len(odd)
@@ -116,10 +149,28 @@ def test_a_leap_second_is_refused_in_staging_before_the_graph_is_touched(tmp_pat
     path = tmp_path / "b"
     with BundleWriter(path, "chunks", validate=False) as w:
         w.write("thread", {"id": "thread:t", "title": "t", "ingestion_time": T0})
-        w.write("entry", {"id": "entry:one", "thread_id": "thread:t", "position": 0, "body": ONE[0][2],
-                          "ingestion_time": T0, "event_time": T0})
-        w.write("entry", {"id": "entry:leap", "thread_id": "thread:t", "position": 1, "body": "a leap second",
-                          "ingestion_time": T0, "event_time": "2016-12-31T23:59:60Z"})
+        w.write(
+            "entry",
+            {
+                "id": "entry:one",
+                "thread_id": "thread:t",
+                "position": 0,
+                "body": ONE[0][2],
+                "ingestion_time": T0,
+                "event_time": T0,
+            },
+        )
+        w.write(
+            "entry",
+            {
+                "id": "entry:leap",
+                "thread_id": "thread:t",
+                "position": 1,
+                "body": "a leap second",
+                "ingestion_time": T0,
+                "event_time": "2016-12-31T23:59:60Z",
+            },
+        )
     b = backend(tmp_path / "store", model_config(llm.base_url))
     with pytest.raises(InvalidInputError) as err:
         b.call("index", {"bundle": str(path)}, use_pool=False)

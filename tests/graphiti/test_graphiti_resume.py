@@ -1,12 +1,11 @@
 """Killed midway, resumed, re-indexed, changed and deleted: counted in the graph itself, on a FalkorDB the test runs."""
 
 import pytest
+from graphiti_support import FalkorDB, backend, gate, model_config
 
 from memdock.bundle import BundleWriter
 from memdock.errors import MemdockError
 from memdock.ids import content_hash
-
-from graphiti_support import FalkorDB, backend, gate, model_config
 
 pytestmark = gate
 
@@ -27,11 +26,34 @@ def write(path, texts, thread="thread:greenhouse"):
         w.write("thread", {"id": thread, "title": "Greenhouse log", "ingestion_time": T0.format(1)})
         for i, text in reversed(list(enumerate(texts))):
             eid = f"entry:gh-{i}"
-            w.write("entry", {"id": eid, "thread_id": thread, "position": i, "body": text, "author": "ops",
-                              "ingestion_time": T0.format(1), "event_time": T0.format(i + 1)})
-            w.write("chunk", {"id": f"chunk:gh-{i}", "entry_id": eid, "thread_id": thread, "position": 0, "text": text,
-                              "start": 0, "end": len(text), "token_count": len(text.split()), "content_hash": content_hash(text),
-                              "author": "ops", "event_time": T0.format(i + 1)})
+            w.write(
+                "entry",
+                {
+                    "id": eid,
+                    "thread_id": thread,
+                    "position": i,
+                    "body": text,
+                    "author": "ops",
+                    "ingestion_time": T0.format(1),
+                    "event_time": T0.format(i + 1),
+                },
+            )
+            w.write(
+                "chunk",
+                {
+                    "id": f"chunk:gh-{i}",
+                    "entry_id": eid,
+                    "thread_id": thread,
+                    "position": 0,
+                    "text": text,
+                    "start": 0,
+                    "end": len(text),
+                    "token_count": len(text.split()),
+                    "content_hash": content_hash(text),
+                    "author": "ops",
+                    "event_time": T0.format(i + 1),
+                },
+            )
     return path
 
 
@@ -44,10 +66,12 @@ def falkordb(tmp_path):
 
 def counts(db: FalkorDB) -> dict[str, int]:
     (graph,) = [g for g in db.graphs() if g.startswith("md_")]
-    return {"episodes": db.count(graph, "MATCH (e:Episodic) RETURN count(e)"),
-            "entities": db.count(graph, "MATCH (n:Entity) RETURN count(n)"),
-            "facts": db.count(graph, "MATCH ()-[r:RELATES_TO]->() RETURN count(r)"),
-            "orphans": db.count(graph, "MATCH (n:Entity) WHERE NOT ((:Episodic)-[:MENTIONS]->(n)) RETURN count(n)")}
+    return {
+        "episodes": db.count(graph, "MATCH (e:Episodic) RETURN count(e)"),
+        "entities": db.count(graph, "MATCH (n:Entity) RETURN count(n)"),
+        "facts": db.count(graph, "MATCH ()-[r:RELATES_TO]->() RETURN count(r)"),
+        "orphans": db.count(graph, "MATCH (n:Entity) WHERE NOT ((:Episodic)-[:MENTIONS]->(n)) RETURN count(n)"),
+    }
 
 
 def test_kill_resume_reindex_change_delete(tmp_path, llm, falkordb):
@@ -88,15 +112,19 @@ def test_kill_resume_reindex_change_delete(tmp_path, llm, falkordb):
     assert counts(falkordb)["episodes"] == len(TEXTS)
     top = b.call("search_episodes", {"text": "Ostrava library", "limit": 1})["hits"][0]
     assert "Ostrava" in top["text"] and top["provenance"]["entry_id"] == "entry:gh-5"
-    assert not any("archived" in h["text"] for h in b.call("search_episodes", {"text": "archived inventory", "limit": 10})["hits"])
+    assert not any(
+        "archived" in h["text"] for h in b.call("search_episodes", {"text": "archived inventory", "limit": 10})["hits"]
+    )
 
     gone = b.delete(["entry:gh-3"])
     assert set(gone.deleted) == {"entry:gh-3", "chunk:gh-3"} and gone.cascaded == 1
     final = counts(falkordb)
     assert final["episodes"] == len(TEXTS) - 1 and final["orphans"] == 0
     assert b.get_node("entry:gh-3").item is None
-    assert all(h["provenance"].get("entry_id") != "entry:gh-3"
-               for h in b.call("query", {"text": "Chen greenhouse vents Danfoss", "limit": 20})["hits"])
+    assert all(
+        h["provenance"].get("entry_id") != "entry:gh-3"
+        for h in b.call("query", {"text": "Chen greenhouse vents Danfoss", "limit": 20})["hits"]
+    )
     assert b.get_node("entry:gh-4").item is not None, "the other entry about the Danfoss actuators stays"
 
     thread = b.delete(["thread:greenhouse"])

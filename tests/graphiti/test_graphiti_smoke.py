@@ -5,11 +5,10 @@ MEMDOCK_IT_LLM_MODEL are set (its key from MEMDOCK_GRAPHITI_LLM_API_KEY).
 """
 
 import pytest
+from graphiti_support import REAL_LLM, SHARED_DATA, backend, gate, model_config, servers_under
 
 from memdock.chunking import chunk_bundle
 from memdock.importers.pipeline import import_corpus
-
-from graphiti_support import REAL_LLM, SHARED_DATA, backend, gate, model_config, servers_under
 
 pytestmark = gate
 

@@ -23,8 +23,31 @@ import threading
 from collections import Counter
 from typing import Any
 
-STOP = {"about", "after", "again", "their", "there", "these", "those", "which", "while", "would", "could", "should",
-        "where", "other", "being", "until", "through", "because", "before", "under", "since", "every", "still"}
+STOP = {
+    "about",
+    "after",
+    "again",
+    "their",
+    "there",
+    "these",
+    "those",
+    "which",
+    "while",
+    "would",
+    "could",
+    "should",
+    "where",
+    "other",
+    "being",
+    "until",
+    "through",
+    "because",
+    "before",
+    "under",
+    "since",
+    "every",
+    "still",
+}
 TD, RD, DONE = "<|>", "##", "<|COMPLETE|>"
 
 
@@ -86,10 +109,14 @@ class FakeLLM:
         return RD.join(recs) + DONE
 
     def _relations(self, prompt: str) -> str:
-        names = [n.strip().strip('"') for n in prompt.rsplit("\nEntities:", 1)[1].split("\n", 1)[0].split(",") if n.strip()]
+        names = [
+            n.strip().strip('"') for n in prompt.rsplit("\nEntities:", 1)[1].split("\n", 1)[0].split(",") if n.strip()
+        ]
         text = _clean(_after(prompt, "Text:"))[:200]
-        recs = [f'("relationship"{TD}"{a}"{TD}"{b}"{TD}"{a.lower()} relates to {b.lower()}: {text}"{TD}5)'
-                for a, b in zip(names, names[1:])]
+        recs = [
+            f'("relationship"{TD}"{a}"{TD}"{b}"{TD}"{a.lower()} relates to {b.lower()}: {text}"{TD}5)'
+            for a, b in zip(names, names[1:])
+        ]
         return RD.join(recs) + DONE
 
     def _glean(self, prompt: str) -> str:
@@ -104,10 +131,16 @@ class FakeLLM:
         names = re.findall(r'^"?\d+"?,\s*"([^"]+)"', table, re.M)
         digest = hashlib.sha1("|".join(sorted(names)).encode()).hexdigest()[:6]
         title = f"{' & '.join(n.title() for n in names[:2])} group {digest}"
-        return json.dumps({"entity_name": title.upper(),
-                           "entity_description": f"A group of {len(names)} related entities: {', '.join(n.lower() for n in names[:8])}.",
-                           "findings": [{"summary": f"{n.title()} belongs here", "explanation": f"{n.lower()} is one of the members"}
-                                        for n in names[:3]]})
+        return json.dumps(
+            {
+                "entity_name": title.upper(),
+                "entity_description": f"A group of {len(names)} related entities: {', '.join(n.lower() for n in names[:8])}.",
+                "findings": [
+                    {"summary": f"{n.title()} belongs here", "explanation": f"{n.lower()} is one of the members"}
+                    for n in names[:3]
+                ],
+            }
+        )
 
     def _cluster_relation(self, prompt: str) -> str:
         return "The two groups are connected through entities that appear together in the same notes."

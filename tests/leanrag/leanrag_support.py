@@ -27,15 +27,20 @@ def checkout() -> Path | None:
 
 CHECKOUT = checkout()
 ENABLED = os.environ.get("MEMDOCK_IT_LEANRAG") == "1"
-_why = ("LeanRAG integration tests: set MEMDOCK_IT_LEANRAG=1 after `memdock adapters install leanrag`" if not ENABLED else
-        "LeanRAG integration tests: no checkout found (set MEMDOCK_LEANRAG_PATH, or clone it to ../LeanRAG at 8714977)")
+_why = (
+    "LeanRAG integration tests: set MEMDOCK_IT_LEANRAG=1 after `memdock adapters install leanrag`"
+    if not ENABLED
+    else "LeanRAG integration tests: no checkout found (set MEMDOCK_LEANRAG_PATH, or clone it to ../LeanRAG at 8714977)"
+)
 gate = [pytest.mark.integration_leanrag, pytest.mark.skipif(not (ENABLED and CHECKOUT), reason=_why)]
 
 
 def descriptor() -> AdapterDescriptor:
     d = Registry(use_entry_points=False).get("leanrag")
     if not d.venv.exists():
-        pytest.fail(f"MEMDOCK_IT_LEANRAG=1 but the adapter is not installed ({d.venv}); run: memdock adapters install leanrag")
+        pytest.fail(
+            f"MEMDOCK_IT_LEANRAG=1 but the adapter is not installed ({d.venv}); run: memdock adapters install leanrag"
+        )
     return d
 
 

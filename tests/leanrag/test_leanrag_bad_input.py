@@ -5,11 +5,10 @@ import os
 import sqlite3
 
 import pytest
+from leanrag_support import CHECKOUT, backend, gate, model_config
 
 from memdock.conformance import golden
 from memdock.errors import BackendError, ConfigError, InvalidInputError, TransientError
-
-from leanrag_support import CHECKOUT, backend, gate, model_config
 
 pytestmark = [*gate, pytest.mark.timeout(3600)]
 
@@ -68,8 +67,16 @@ def test_malformed_aggregation_json_fails_the_rebuild_and_keeps_every_extraction
 
 def test_a_checkout_at_another_commit_is_refused(tmp_path, llm):
     other = tmp_path / "LeanRAG"
-    for name in ("build_graph.py", "query_graph.py", "_cluster_utils.py", "prompt.py", "config.yaml",
-                 "GraphExtraction/chunk.py", "GraphExtraction/deal_triple.py", "tools/utils.py"):
+    for name in (
+        "build_graph.py",
+        "query_graph.py",
+        "_cluster_utils.py",
+        "prompt.py",
+        "config.yaml",
+        "GraphExtraction/chunk.py",
+        "GraphExtraction/deal_triple.py",
+        "tools/utils.py",
+    ):
         (other / name).parent.mkdir(parents=True, exist_ok=True)
         os.symlink(CHECKOUT / name, other / name)
     (other / ".git").mkdir()
@@ -96,10 +103,34 @@ def test_a_huge_chunk_is_refused_before_any_model_call(tmp_path, llm, fake):
     big = "word " * 50_000
     with BundleWriter(tmp_path / "big", "chunks", producer=("test", "1")) as w:
         w.write("thread", {"id": "thread:big", "title": "big", "ingestion_time": golden.T0})
-        w.write("chunk", {"id": "chunk:small", "entry_id": "entry:s", "thread_id": "thread:big", "position": 0, "text": "tiny",
-                          "start": 0, "end": 4, "token_count": 1, "content_hash": content_hash("tiny")})
-        w.write("chunk", {"id": "chunk:big", "entry_id": "entry:b", "thread_id": "thread:big", "position": 0, "text": big,
-                          "start": 0, "end": len(big), "token_count": 50_000, "content_hash": content_hash(big)})
+        w.write(
+            "chunk",
+            {
+                "id": "chunk:small",
+                "entry_id": "entry:s",
+                "thread_id": "thread:big",
+                "position": 0,
+                "text": "tiny",
+                "start": 0,
+                "end": 4,
+                "token_count": 1,
+                "content_hash": content_hash("tiny"),
+            },
+        )
+        w.write(
+            "chunk",
+            {
+                "id": "chunk:big",
+                "entry_id": "entry:b",
+                "thread_id": "thread:big",
+                "position": 0,
+                "text": big,
+                "start": 0,
+                "end": len(big),
+                "token_count": 50_000,
+                "content_hash": content_hash(big),
+            },
+        )
     b = backend(tmp_path / "store", model_config(llm.base_url), retries=0)
     with pytest.raises(InvalidInputError) as err:
         b.index(tmp_path / "big")

@@ -4,11 +4,10 @@ in flight when the kill landed is asked again), and the graph built once from al
 import sqlite3
 
 import pytest
+from leanrag_support import backend, gate, model_config
 
 from memdock.conformance import golden
 from memdock.errors import MemdockError
-
-from leanrag_support import backend, gate, model_config
 
 pytestmark = [*gate, pytest.mark.timeout(3600)]
 
@@ -19,9 +18,13 @@ class Kill(Exception):
 
 def _asked(llm) -> list[str]:
     """The chunk text of every entity-extraction prompt the stand-in answered."""
-    return [r["messages"][-1]["content"].rsplit("Text:", 1)[1].split("\n#", 1)[0].strip()
-            for r in llm.requests if r["path"].endswith("/chat/completions") and len(r["messages"]) == 1
-            and r["messages"][-1]["content"].rsplit("Text:", 1)[0].rstrip().rsplit("\n", 1)[-1].startswith("Entity_types:")]
+    return [
+        r["messages"][-1]["content"].rsplit("Text:", 1)[1].split("\n#", 1)[0].strip()
+        for r in llm.requests
+        if r["path"].endswith("/chat/completions")
+        and len(r["messages"]) == 1
+        and r["messages"][-1]["content"].rsplit("Text:", 1)[0].rstrip().rsplit("\n", 1)[-1].startswith("Entity_types:")
+    ]
 
 
 def test_killed_mid_extraction_resumes_without_loss_or_doubles(tmp_path, llm, fake):

@@ -4,11 +4,10 @@ communities and episodes with our ids as provenance, filter, and re-index withou
 import sqlite3
 
 import pytest
+from leanrag_support import SHARED_DATA, backend, gate, model_config
 
 from memdock.chunking import chunk_bundle
 from memdock.importers.pipeline import import_corpus
-
-from leanrag_support import SHARED_DATA, backend, gate, model_config
 
 pytestmark = [*gate, pytest.mark.timeout(3600)]
 
@@ -62,7 +61,13 @@ def test_index_reports_chunks_layers_and_a_time_split(indexed, stand_in):
     assert fake.calls["entities"] == fake.calls["relations"] == chunks and fake.calls["glean"] == 2 * chunks
     assert d["graph"]["entities"] > 0 and d["graph"]["layers"] >= 2 and d["graph"]["communities"] >= 1
     t = d["time"]
-    assert t["llm_calls"] >= 4 * chunks and t["llm_s"] > 0 and t["embedding_s"] > 0 and "clustering_s" in t and "store_s" in t
+    assert (
+        t["llm_calls"] >= 4 * chunks
+        and t["llm_s"] > 0
+        and t["embedding_s"] > 0
+        and "clustering_s" in t
+        and "store_s" in t
+    )
     per_chunk = [e for e in events if "LLM calls in" in (e.get("message") or "")]
     assert len(per_chunk) == chunks and per_chunk[-1]["done"] == per_chunk[-1]["total"] == chunks
     assert any("clustering layer 0" in (e.get("message") or "") for e in events)

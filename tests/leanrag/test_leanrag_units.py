@@ -38,25 +38,80 @@ def dbu(tmp_path):
 
 def _graph(dbu, wd: Path) -> None:
     """Three layers as LeanRAG writes them: extracted entities, aggregates, and a single top community object."""
-    layer0 = [{"entity_name": "KEROSENE", "description": "fuel for heaters", "source_id": "c1", "degree": 0, "parent": "HEAT"},
-              {"entity_name": "AVIARY", "description": "where the falcons live", "source_id": "c1|c2", "degree": 0, "parent": "HEAT"},
-              {"entity_name": "SOURDOUGH", "description": "a bread starter", "source_id": "c3", "degree": 0, "parent": "FOOD"}]
-    layer1 = [{"entity_name": "HEAT", "description": "keeping birds warm", "source_id": "c1|c2", "degree": 1, "parent": "ALL"},
-              {"entity_name": "FOOD", "description": "baking", "source_id": "c3", "degree": 1, "parent": "ALL"}]
+    layer0 = [
+        {
+            "entity_name": "KEROSENE",
+            "description": "fuel for heaters",
+            "source_id": "c1",
+            "degree": 0,
+            "parent": "HEAT",
+        },
+        {
+            "entity_name": "AVIARY",
+            "description": "where the falcons live",
+            "source_id": "c1|c2",
+            "degree": 0,
+            "parent": "HEAT",
+        },
+        {
+            "entity_name": "SOURDOUGH",
+            "description": "a bread starter",
+            "source_id": "c3",
+            "degree": 0,
+            "parent": "FOOD",
+        },
+    ]
+    layer1 = [
+        {
+            "entity_name": "HEAT",
+            "description": "keeping birds warm",
+            "source_id": "c1|c2",
+            "degree": 1,
+            "parent": "ALL",
+        },
+        {"entity_name": "FOOD", "description": "baking", "source_id": "c3", "degree": 1, "parent": "ALL"},
+    ]
     top = {"entity_name": "ALL", "description": "everything", "source_id": "c1|c2|c3", "degree": 1, "parent": "root"}
     wd.mkdir(parents=True, exist_ok=True)
     _jsonl(wd / "all_entities.json", [layer0, layer1, top])
-    _jsonl(wd / "generate_relations.json", [{"src_tgt": "HEAT", "tgt_src": "FOOD", "description": "both in winter", "weight": 1, "level": 1}])
-    _jsonl(wd / "community.json", [{"entity_name": "HEAT", "entity_description": "keeping birds warm",
-                                    "findings": [{"summary": "heaters", "explanation": "kerosene"}]}])
-    _jsonl(wd / "relation.jsonl", [
-        {"src_tgt": "KEROSENE", "tgt_src": "AVIARY", "description": "heats", "weight": 1, "source_id": "c1"},
-        {"src_tgt": "KEROSENE", "tgt_src": "AVIARY", "description": "warms", "weight": 1, "source_id": "c2"}])
+    _jsonl(
+        wd / "generate_relations.json",
+        [{"src_tgt": "HEAT", "tgt_src": "FOOD", "description": "both in winter", "weight": 1, "level": 1}],
+    )
+    _jsonl(
+        wd / "community.json",
+        [
+            {
+                "entity_name": "HEAT",
+                "entity_description": "keeping birds warm",
+                "findings": [{"summary": "heaters", "explanation": "kerosene"}],
+            }
+        ],
+    )
+    _jsonl(
+        wd / "relation.jsonl",
+        [
+            {"src_tgt": "KEROSENE", "tgt_src": "AVIARY", "description": "heats", "weight": 1, "source_id": "c1"},
+            {"src_tgt": "KEROSENE", "tgt_src": "AVIARY", "description": "warms", "weight": 1, "source_id": "c2"},
+        ],
+    )
     dbu.create_db_table_mysql(str(wd))
-    vec = {"KEROSENE": [1, 0, 0], "AVIARY": [0.9, 0.1, 0], "SOURDOUGH": [0, 0, 1], "HEAT": [0.7, 0.7, 0], "FOOD": [0, 0.2, 1],
-           "ALL": [0.5, 0.5, 0.5]}
-    dbu.build_vector_search([[{**e, "vector": vec[e["entity_name"]]} for e in layer0],
-                             [{**e, "vector": vec[e["entity_name"]]} for e in layer1], {**top, "vector": vec["ALL"]}], str(wd))
+    vec = {
+        "KEROSENE": [1, 0, 0],
+        "AVIARY": [0.9, 0.1, 0],
+        "SOURDOUGH": [0, 0, 1],
+        "HEAT": [0.7, 0.7, 0],
+        "FOOD": [0, 0.2, 1],
+        "ALL": [0.5, 0.5, 0.5],
+    }
+    dbu.build_vector_search(
+        [
+            [{**e, "vector": vec[e["entity_name"]]} for e in layer0],
+            [{**e, "vector": vec[e["entity_name"]]} for e in layer1],
+            {**top, "vector": vec["ALL"]},
+        ],
+        str(wd),
+    )
     dbu.insert_data_to_mysql(str(wd))
     dbu.insert_origin_relations(str(wd))
 
@@ -65,7 +120,13 @@ def test_relational_functions_answer_leanrags_row_shapes(dbu, tmp_path):
     wd = tmp_path / "graph"
     _graph(dbu, wd)
     assert dbu.find_tree_root(str(wd), "KEROSENE") == ["KEROSENE", "HEAT", "ALL"]
-    assert dbu.search_nodes_link("AVIARY", "KEROSENE", str(wd)) == ("KEROSENE", "AVIARY", "warms", 1, 0)  # either direction
+    assert dbu.search_nodes_link("AVIARY", "KEROSENE", str(wd)) == (
+        "KEROSENE",
+        "AVIARY",
+        "warms",
+        1,
+        0,
+    )  # either direction
     assert dbu.search_nodes_link("SOURDOUGH", "KEROSENE", str(wd)) is None
     row = dbu.search_community("HEAT", str(wd))
     assert row[:2] == ("HEAT", "keeping birds warm") and "kerosene" in row[2]
@@ -77,7 +138,11 @@ def test_duplicate_relations_keep_every_source_chunk(dbu, tmp_path):
     _graph(dbu, wd)
     import sqlite3
 
-    rows = sqlite3.connect(wd / dbu.DB_NAME).execute("SELECT description, source_id FROM relations WHERE level = 0").fetchall()
+    rows = (
+        sqlite3.connect(wd / dbu.DB_NAME)
+        .execute("SELECT description, source_id FROM relations WHERE level = 0")
+        .fetchall()
+    )
     assert rows == [("warms", "c1|c2")]
 
 
@@ -100,13 +165,29 @@ def test_vector_search_ranks_by_cosine_filters_levels_and_records(dbu, tmp_path)
         dbu.search_community("HEAT", str(wd))
     assert [f[0] for f in found] == ["KEROSENE", "AVIARY", "HEAT"]
     assert found[1] == ("AVIARY", "HEAT", "where the falcons live", "c1|c2")
-    assert dbu.LAST_SCORES["KEROSENE"] == pytest.approx(1 / (1 + 0.05 ** 2) ** 0.5, rel=1e-5)
+    assert dbu.LAST_SCORES["KEROSENE"] == pytest.approx(1 / (1 + 0.05**2) ** 0.5, rel=1e-5)
     assert [k for k, _ in rec] == ["vector", "community"]
-    assert [f[0] for f in dbu.search_vector_search(str(wd), [[0, 0, 1]], topk=5, level_mode=0)] == ["SOURDOUGH", "KEROSENE", "AVIARY"]  # ties: stored order
-    assert {f[0] for f in dbu.search_vector_search(str(wd), [[0, 0, 1]], topk=5, level_mode=1)} == {"FOOD", "HEAT", "ALL"}
-    dbu.build_vector_search([[{"entity_name": "A", "vector": [1, 0, 0]}, {"entity_name": "B", "vector": [0, 1, 0]}],
-                             [{"entity_name": "A", "vector": [1, 0, 0]}]], str(wd))
-    assert [f[0] for f in dbu.search_vector_search(str(wd), [[1, 0, 0]], topk=2)] == ["A", "B"]  # A's copy a layer up skipped
+    assert [f[0] for f in dbu.search_vector_search(str(wd), [[0, 0, 1]], topk=5, level_mode=0)] == [
+        "SOURDOUGH",
+        "KEROSENE",
+        "AVIARY",
+    ]  # ties: stored order
+    assert {f[0] for f in dbu.search_vector_search(str(wd), [[0, 0, 1]], topk=5, level_mode=1)} == {
+        "FOOD",
+        "HEAT",
+        "ALL",
+    }
+    dbu.build_vector_search(
+        [
+            [{"entity_name": "A", "vector": [1, 0, 0]}, {"entity_name": "B", "vector": [0, 1, 0]}],
+            [{"entity_name": "A", "vector": [1, 0, 0]}],
+        ],
+        str(wd),
+    )
+    assert [f[0] for f in dbu.search_vector_search(str(wd), [[1, 0, 0]], topk=2)] == [
+        "A",
+        "B",
+    ]  # A's copy a layer up skipped
     with pytest.raises(ValueError, match="4 dimensions, the store 3"):
         dbu.search_vector_search(str(wd), [[1, 0, 0, 0]])
 
@@ -151,7 +232,9 @@ def test_a_checkout_at_another_commit_is_refused_unless_allowed(tmp_path):
     root = _fake_checkout(tmp_path / "lr", other)
     with pytest.raises(ConfigError) as err:
         checkout.locate(Settings(leanrag_path=str(root)))
-    assert other in err.value.message and PINNED_COMMIT in err.value.message and "allow_other_commit" in err.value.message
+    assert (
+        other in err.value.message and PINNED_COMMIT in err.value.message and "allow_other_commit" in err.value.message
+    )
     assert checkout.locate(Settings(leanrag_path=str(root), allow_other_commit=True)) == root.resolve()
 
 
@@ -175,10 +258,32 @@ def _bundle(path: Path, texts: list[str]) -> Path:
     with BundleWriter(path, "chunks", producer=("test", "1")) as w:
         w.write("thread", {"id": "thread:t", "title": "t", "ingestion_time": "2025-01-01T00:00:00Z"})
         for i, text in enumerate(texts):
-            w.write("entry", {"id": f"entry:{i}", "thread_id": "thread:t", "position": i, "body": text, "author": "ana",
-                              "ingestion_time": "2025-01-01T00:00:00Z", "event_time": f"2025-01-0{i + 1}T00:00:00Z"})
-            w.write("chunk", {"id": f"chunk:{i}", "entry_id": f"entry:{i}", "thread_id": "thread:t", "position": 0, "text": text,
-                              "start": 0, "end": len(text), "token_count": 1, "content_hash": content_hash(text)})
+            w.write(
+                "entry",
+                {
+                    "id": f"entry:{i}",
+                    "thread_id": "thread:t",
+                    "position": i,
+                    "body": text,
+                    "author": "ana",
+                    "ingestion_time": "2025-01-01T00:00:00Z",
+                    "event_time": f"2025-01-0{i + 1}T00:00:00Z",
+                },
+            )
+            w.write(
+                "chunk",
+                {
+                    "id": f"chunk:{i}",
+                    "entry_id": f"entry:{i}",
+                    "thread_id": "thread:t",
+                    "position": 0,
+                    "text": text,
+                    "start": 0,
+                    "end": len(text),
+                    "token_count": 1,
+                    "content_hash": content_hash(text),
+                },
+            )
     return path
 
 
@@ -219,8 +324,10 @@ def test_a_huge_chunk_fails_staging_naming_file_line_and_field_and_changes_nothi
 
 
 def test_hits_carry_our_ids_as_provenance_and_findings_parsed():
-    chunks = [{"id": "chunk:1", "entry_id": "entry:1", "thread_id": "thread:a", "event_time": "2025-01-02T00:00:00Z"},
-              {"id": "chunk:2", "entry_id": "entry:2", "thread_id": "thread:a", "event_time": "2025-01-01T00:00:00Z"}]
+    chunks = [
+        {"id": "chunk:1", "entry_id": "entry:1", "thread_id": "thread:a", "event_time": "2025-01-02T00:00:00Z"},
+        {"id": "chunk:2", "entry_id": "entry:2", "thread_id": "thread:a", "event_time": "2025-01-01T00:00:00Z"},
+    ]
     h = hits.hit("node", "leanrag:node:x", 1.3, "text", chunks, {"level": 0, "parent": None}, "NAME")
     assert h["provenance"] == {"thread_id": "thread:a", "entry_id": "entry:1", "chunk_id": "chunk:1"}
     assert h["score"] == 1.0 and h["event_time"] == "2025-01-01T00:00:00Z"

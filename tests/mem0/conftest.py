@@ -5,7 +5,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mem0_support import REAL_HOME  # noqa: E402
+from mem0_support import REAL_HOME
 
 
 @pytest.fixture(autouse=True)

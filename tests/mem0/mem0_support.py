@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from entry_bundles import SHARED_DATA, closed_port, write_bundle  # noqa: F401  (shared with the openmemory tests)
 
 from memdock.registry import AdapterDescriptor, Registry
 from memdock.runner.backend import SubprocessBackend
-
-from entry_bundles import SHARED_DATA, closed_port, write_bundle  # noqa: F401  (shared with the openmemory tests)
 
 ENABLED = os.environ.get("MEMDOCK_IT_MEM0") == "1"
 REAL_HOME = os.environ.get("MEMDOCK_HOME")  # read before the suite's per-test home is set
@@ -19,14 +18,18 @@ REAL_HOME = os.environ.get("MEMDOCK_HOME")  # read before the suite's per-test h
 gate = [
     pytest.mark.integration_mem0,
     pytest.mark.timeout(900),  # each one-shot call imports mem0 and Qdrant's client: seconds on a loaded 2-core box
-    pytest.mark.skipif(not ENABLED, reason="mem0 integration tests: set MEMDOCK_IT_MEM0=1 after `memdock adapters install mem0`"),
+    pytest.mark.skipif(
+        not ENABLED, reason="mem0 integration tests: set MEMDOCK_IT_MEM0=1 after `memdock adapters install mem0`"
+    ),
 ]
 
 
 def descriptor() -> AdapterDescriptor:
     d = Registry(use_entry_points=False).get("mem0")
     if not d.venv.exists():
-        pytest.fail(f"MEMDOCK_IT_MEM0=1 but the adapter is not installed ({d.venv}); run: memdock adapters install mem0")
+        pytest.fail(
+            f"MEMDOCK_IT_MEM0=1 but the adapter is not installed ({d.venv}); run: memdock adapters install mem0"
+        )
     return d
 
 
@@ -36,7 +39,13 @@ def backend(store: Path, config: dict[str, Any], **kw: Any) -> SubprocessBackend
 
 def model_config(base_url: str, **extra: Any) -> dict[str, Any]:
     """The loopback stand-in for both the LLM and the embedder (64-d hashed bag of words)."""
-    return {"llm_base_url": base_url, "llm_model": "loopback-llm", "embedding_model": "hash-64", "embedding_dim": 64, **extra}
+    return {
+        "llm_base_url": base_url,
+        "llm_model": "loopback-llm",
+        "embedding_model": "hash-64",
+        "embedding_dim": 64,
+        **extra,
+    }
 
 
 def chat_calls(server: Any) -> int:

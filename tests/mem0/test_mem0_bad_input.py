@@ -4,11 +4,10 @@ that is not JSON, and an entry too long to give mem0; each fails clearly and lea
 import os
 
 import pytest
-
-from memdock.errors import BackendError, InvalidInputError, TransientError
-
 from mem0_support import backend, closed_port, gate, model_config, write_bundle
 from openai_loopback import OpenAILoopback
+
+from memdock.errors import BackendError, InvalidInputError, TransientError
 
 pytestmark = gate
 
@@ -31,8 +30,14 @@ def test_model_endpoint_refusing_or_stalling(tmp_path, monkeypatch, extractor, f
     with OpenAILoopback(chat=extractor) as stalling:
         stalling.stall_s = 3.0
         url = f"http://127.0.0.1:{closed_port()}/v1" if failure == "refused" else stalling.base_url
-        config = {"llm_base_url": url, "llm_model": "m", "embedding_model": "e", "embedding_dim": 64,
-                  "llm_timeout_s": 0.5, "embedding_timeout_s": 0.5}
+        config = {
+            "llm_base_url": url,
+            "llm_model": "m",
+            "embedding_model": "e",
+            "embedding_dim": 64,
+            "llm_timeout_s": 0.5,
+            "embedding_timeout_s": 0.5,
+        }
         b = backend(tmp_path / "store", config)
         with pytest.raises(TransientError) as err:
             b.index(write_bundle(tmp_path / "b", ONE))
@@ -40,7 +45,9 @@ def test_model_endpoint_refusing_or_stalling(tmp_path, monkeypatch, extractor, f
     message = err.value.message
     assert url.rsplit("/v1", 1)[0] in message and "entry:gh-0" in message
     assert ("timed out" in message) == (failure == "timeout")
-    assert attempts(b, "index") == 2, "a transient error is retried once, by the runner (the client itself never retries)"
+    assert attempts(b, "index") == 2, (
+        "a transient error is retried once, by the runner (the client itself never retries)"
+    )
     if failure == "timeout":
         assert len(stalling.requests) == 2, "one request per attempt: the OpenAI client's own retries are off"
         assert stalling.requests[0]["auth"] == f"Bearer {KEY}", "the key travels only to the endpoint"
@@ -58,7 +65,7 @@ def test_malformed_llm_answer_fails_the_entry_instead_of_losing_it(tmp_path, llm
     with pytest.raises(BackendError) as err:
         b.index(bundle)
     message = err.value.message
-    assert "not {\"memory\"" in message and llm.base_url in message and "entry:gh-0" in message
+    assert 'not {"memory"' in message and llm.base_url in message and "entry:gh-0" in message
     assert not err.value.retryable and attempts(b, "index") == 1
     assert_nothing_stored(b)
     extractor.malformed = False
@@ -74,7 +81,12 @@ def test_oversized_entry_is_refused_naming_its_place_and_nothing_is_written(tmp_
         b.index(write_bundle(tmp_path / "b", ONE + [big]))
     message = err.value.message
     # write_bundle writes entries in reverse order: the big one (entry:gh-1) is on line 1
-    assert "entry-00001.jsonl:1" in message and "body" in message and "entry:gh-1" in message and "max_entry_chars" in message
+    assert (
+        "entry-00001.jsonl:1" in message
+        and "body" in message
+        and "entry:gh-1" in message
+        and "max_entry_chars" in message
+    )
     assert llm.requests == [], "refused in staging, before any model call"
     assert_nothing_stored(b)
     assert b.query("Rotterdam pump", limit=5).hits == []

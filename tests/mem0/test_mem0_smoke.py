@@ -2,11 +2,10 @@
 episodes with their entry ids, filtered by thread, author, entry type and time."""
 
 import pytest
+from mem0_support import SHARED_DATA, backend, chat_calls, gate, model_config
 
 from memdock.chunking import chunk_bundle
 from memdock.importers.pipeline import import_corpus
-
-from mem0_support import SHARED_DATA, backend, chat_calls, gate, model_config
 
 pytestmark = gate
 
@@ -42,7 +41,9 @@ def test_every_entry_is_added_with_one_llm_call(indexed):
     _, result, events, llm = indexed
     d = result.details
     assert d["entries_added"] == 8 and d["entries_replaced"] == 0 and d["memories_added"] >= 8
-    assert d["calls"]["llm"]["calls"] == 8 == chat_calls(llm), "one extraction call per entry, counted at the stand-in too"
+    assert d["calls"]["llm"]["calls"] == 8 == chat_calls(llm), (
+        "one extraction call per entry, counted at the stand-in too"
+    )
     per_entry = [e for e in events if "memories in" in (e.get("message") or "")]
     assert len(per_entry) == 8 and per_entry[-1]["done"] == per_entry[-1]["total"]
 
@@ -73,14 +74,18 @@ def test_episodes_are_the_source_entries(indexed):
 def test_filters_reach_mem0(indexed):
     b, *_ = indexed
     everything = b.query("codex agent status", limit=50).hits
-    assert {h.provenance["thread_id"] for h in everything} == {VALIDATION, "thread:dotwatercooler__agent-ux-test:44f41ca6"}
+    assert {h.provenance["thread_id"] for h in everything} == {
+        VALIDATION,
+        "thread:dotwatercooler__agent-ux-test:44f41ca6",
+    }
     only = b.query("codex agent status", limit=50, filters={"thread_ids": [VALIDATION]}).hits
     assert only and {h.provenance["thread_id"] for h in only} == {VALIDATION}
     claude = b.query("codex agent status", limit=50, filters={"authors": ["claude"]}).hits
     assert claude and {h.extra["author"] for h in claude} == {"Claude (agent)"}
     closures = b.query("codex agent status", limit=50, filters={"entry_types": ["Closure"]}).hits
     assert closures and {h.extra["entry_type"] for h in closures} == {"closure"}
-    late = b.query("codex agent status", limit=50, filters={"time_from": "2025-10-08T00:00:00Z",
-                                                             "time_to": "2025-10-09T00:00:00Z"}).hits
+    late = b.query(
+        "codex agent status", limit=50, filters={"time_from": "2025-10-08T00:00:00Z", "time_to": "2025-10-09T00:00:00Z"}
+    ).hits
     assert late and all(h.event_time.startswith("2025-10-08") for h in late)
     assert b.query("codex agent status", limit=50, filters={"authors": ["nobody-by-this-name"]}).hits == []

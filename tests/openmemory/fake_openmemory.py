@@ -18,7 +18,7 @@ import threading
 import time
 import urllib.parse
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -55,8 +55,15 @@ class FakeOpenMemory:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length)) if length else None
                 query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
-                server.requests.append({"method": self.command, "path": url.path, "query": query,
-                                        "auth": self.headers.get("Authorization"), "body": body})
+                server.requests.append(
+                    {
+                        "method": self.command,
+                        "path": url.path,
+                        "query": query,
+                        "auth": self.headers.get("Authorization"),
+                        "body": body,
+                    }
+                )
                 if server.stall_s:
                     with server.settled:
                         server.stalled += 1
@@ -108,7 +115,7 @@ class FakeOpenMemory:
         if path in ("/api/v1/apps/", "/api/v1/apps") and method == "GET":
             return self.list_apps(query)
         if path.startswith(MEMORIES) and method == "GET":
-            return self.get(path[len(MEMORIES):])
+            return self.get(path[len(MEMORIES) :])
         return 404, {"detail": "Not Found"}
 
     def _user(self, user_id: Any) -> str | None:
@@ -116,8 +123,16 @@ class FakeOpenMemory:
 
     def _response(self, m: dict[str, Any]) -> dict[str, Any]:
         """MemoryResponse: created_at as epoch seconds, app name, categories."""
-        return {"id": m["id"], "content": m["content"], "created_at": int(m["created_at"].timestamp()), "state": m["state"],
-                "app_id": m["app_id"], "app_name": m["app_name"], "categories": [], "metadata_": m["metadata_"]}
+        return {
+            "id": m["id"],
+            "content": m["content"],
+            "created_at": int(m["created_at"].timestamp()),
+            "state": m["state"],
+            "app_id": m["app_id"],
+            "app_name": m["app_name"],
+            "categories": [],
+            "metadata_": m["metadata_"],
+        }
 
     def create(self, body: dict[str, Any]) -> tuple[int, Any]:
         missing = [k for k in ("user_id", "text") if k not in (body or {})]
@@ -133,25 +148,50 @@ class FakeOpenMemory:
         texts = sentences(body["text"]) if body.get("infer", True) else [body["text"]]
         made = []
         for text in texts:
-            now = datetime.now(timezone.utc)
-            m = {"id": str(uuid.uuid4()), "user_id": owner, "app_id": app["id"], "app_name": name, "content": text,
-                 "metadata_": body.get("metadata") or {}, "state": "active", "created_at": now}
+            now = datetime.now(UTC)
+            m = {
+                "id": str(uuid.uuid4()),
+                "user_id": owner,
+                "app_id": app["id"],
+                "app_name": name,
+                "content": text,
+                "metadata_": body.get("metadata") or {},
+                "state": "active",
+                "created_at": now,
+            }
             self.memories[m["id"]] = m
             made.append(m)
         first = made[0]
-        return 200, {"id": first["id"], "user_id": first["user_id"], "app_id": first["app_id"], "content": first["content"],
-                     "vector": None, "metadata_": first["metadata_"], "state": "active",
-                     "created_at": first["created_at"].isoformat(), "updated_at": first["created_at"].isoformat(),
-                     "archived_at": None, "deleted_at": None}
+        return 200, {
+            "id": first["id"],
+            "user_id": first["user_id"],
+            "app_id": first["app_id"],
+            "content": first["content"],
+            "vector": None,
+            "metadata_": first["metadata_"],
+            "state": "active",
+            "created_at": first["created_at"].isoformat(),
+            "updated_at": first["created_at"].isoformat(),
+            "archived_at": None,
+            "deleted_at": None,
+        }
 
     def _page(self, items: list[dict[str, Any]], page: int, size: int) -> dict[str, Any]:
         total = len(items)
-        return {"items": [self._response(m) for m in items[(page - 1) * size:page * size]], "total": total, "page": page,
-                "size": size, "pages": max(1, math.ceil(total / size)) if total else 0}
+        return {
+            "items": [self._response(m) for m in items[(page - 1) * size : page * size]],
+            "total": total,
+            "page": page,
+            "size": size,
+            "pages": max(1, math.ceil(total / size)) if total else 0,
+        }
 
     def _visible(self, owner: str, archived: bool = False) -> list[dict[str, Any]]:
-        return [m for m in self.memories.values() if m["user_id"] == owner and m["state"] != "deleted"
-                and (archived or m["state"] != "archived")]
+        return [
+            m
+            for m in self.memories.values()
+            if m["user_id"] == owner and m["state"] != "deleted" and (archived or m["state"] != "archived")
+        ]
 
     def list(self, query: dict[str, str]) -> tuple[int, Any]:
         if "user_id" not in query:
@@ -176,14 +216,18 @@ class FakeOpenMemory:
         if body.get("app_ids"):
             items = [m for m in items if m["app_id"] in body["app_ids"]]
         if body.get("from_date"):
-            items = [m for m in items if m["created_at"] >= datetime.fromtimestamp(body["from_date"], tz=timezone.utc)]
+            items = [m for m in items if m["created_at"] >= datetime.fromtimestamp(body["from_date"], tz=UTC)]
         if body.get("to_date"):
-            items = [m for m in items if m["created_at"] <= datetime.fromtimestamp(body["to_date"], tz=timezone.utc)]
+            items = [m for m in items if m["created_at"] <= datetime.fromtimestamp(body["to_date"], tz=UTC)]
         column, direction = body.get("sort_column"), body.get("sort_direction")
         if column and direction:
             if direction.lower() not in ("asc", "desc"):
                 return 400, {"detail": "Invalid sort direction"}
-            keys = {"memory": lambda m: m["content"], "app_name": lambda m: m["app_name"], "created_at": lambda m: m["created_at"]}
+            keys = {
+                "memory": lambda m: m["content"],
+                "app_name": lambda m: m["app_name"],
+                "created_at": lambda m: m["created_at"],
+            }
             if column not in keys:
                 return 400, {"detail": "Invalid sort column"}
             items.sort(key=keys[column], reverse=direction.lower() == "desc")
@@ -195,7 +239,11 @@ class FakeOpenMemory:
         try:
             uuid.UUID(memory_id)
         except ValueError:
-            return 422, {"detail": [{"loc": ["path", "memory_id"], "msg": "Input should be a valid UUID", "type": "uuid_parsing"}]}
+            return 422, {
+                "detail": [
+                    {"loc": ["path", "memory_id"], "msg": "Input should be a valid UUID", "type": "uuid_parsing"}
+                ]
+            }
         m = self.memories.get(memory_id)
         if m is None:
             return 404, {"detail": "Memory not found"}
@@ -215,11 +263,25 @@ class FakeOpenMemory:
 
     def list_apps(self, query: dict[str, str]) -> tuple[int, Any]:
         apps = [a for a in self.apps.values() if query.get("name", "").lower() in a["name"].lower()]
-        counts = {a["id"]: sum(1 for m in self.memories.values() if m["app_id"] == a["id"] and m["state"] != "deleted")
-                  for a in apps}
-        return 200, {"total": len(apps), "page": 1, "page_size": int(query.get("page_size", 10)),
-                     "apps": [{"id": a["id"], "name": a["name"], "is_active": a["is_active"],
-                               "total_memories_created": counts[a["id"]], "total_memories_accessed": 0} for a in apps]}
+        counts = {
+            a["id"]: sum(1 for m in self.memories.values() if m["app_id"] == a["id"] and m["state"] != "deleted")
+            for a in apps
+        }
+        return 200, {
+            "total": len(apps),
+            "page": 1,
+            "page_size": int(query.get("page_size", 10)),
+            "apps": [
+                {
+                    "id": a["id"],
+                    "name": a["name"],
+                    "is_active": a["is_active"],
+                    "total_memories_created": counts[a["id"]],
+                    "total_memories_accessed": 0,
+                }
+                for a in apps
+            ],
+        }
 
     # -- for the tests ---------------------------------------------------------------------------
 
@@ -236,7 +298,7 @@ class FakeOpenMemory:
     def creates(self) -> int:
         return sum(1 for r in self.requests if r["method"] == "POST" and r["path"] == MEMORIES)
 
-    def __enter__(self) -> "FakeOpenMemory":
+    def __enter__(self) -> FakeOpenMemory:
         self.thread.start()
         return self
 

@@ -52,16 +52,34 @@ class RealOpenMemory:
         shutil.copytree(API_DIR, folder / "api")
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(folder), "USER": USER,
-               "DATABASE_URL": f"sqlite:///{folder}/openmemory.db", "FAISS_PATH": str(folder / "faiss"),
-               "LLM_PROVIDER": "openai", "LLM_MODEL": "loopback", "LLM_API_KEY": "unused", "LLM_BASE_URL": llm_url,
-               "EMBEDDER_PROVIDER": "openai", "EMBEDDER_MODEL": "hash-1536", "EMBEDDER_API_KEY": "unused",
-               "EMBEDDER_BASE_URL": llm_url, "OPENAI_API_KEY": "unused", "OPENAI_BASE_URL": llm_url,
-               "MEM0_TELEMETRY": "false", "MEM0_DIR": str(folder / "mem0")}
+        env = {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "HOME": str(folder),
+            "USER": USER,
+            "DATABASE_URL": f"sqlite:///{folder}/openmemory.db",
+            "FAISS_PATH": str(folder / "faiss"),
+            "LLM_PROVIDER": "openai",
+            "LLM_MODEL": "loopback",
+            "LLM_API_KEY": "unused",
+            "LLM_BASE_URL": llm_url,
+            "EMBEDDER_PROVIDER": "openai",
+            "EMBEDDER_MODEL": "hash-1536",
+            "EMBEDDER_API_KEY": "unused",
+            "EMBEDDER_BASE_URL": llm_url,
+            "OPENAI_API_KEY": "unused",
+            "OPENAI_BASE_URL": llm_url,
+            "MEM0_TELEMETRY": "false",
+            "MEM0_DIR": str(folder / "mem0"),
+        }
         self.log = open(folder / "server.log", "wb")
-        self.proc = subprocess.Popen([PYTHON or sys.executable, "-m", "uvicorn", "main:app", "--host", "127.0.0.1",
-                                      "--port", str(self.port)], cwd=folder / "api", env=env, stdout=self.log,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [PYTHON or sys.executable, "-m", "uvicorn", "main:app", "--host", "127.0.0.1", "--port", str(self.port)],
+            cwd=folder / "api",
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

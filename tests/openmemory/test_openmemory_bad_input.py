@@ -4,12 +4,10 @@ a mem0 failure answered as {"error"}), and an entry too long to send; clear erro
 import os
 
 import pytest
-
-from memdock.errors import BackendError, InvalidInputError, TransientError
-
 from entry_bundles import closed_port, write_bundle
 from openmemory_support import backend, gate
 
+from memdock.errors import BackendError, InvalidInputError, TransientError
 
 pytestmark = gate
 
@@ -79,6 +77,11 @@ def test_oversized_entry_is_refused_before_anything_is_sent(tmp_path, server):
     with pytest.raises(InvalidInputError) as err:
         b.index(write_bundle(tmp_path / "b", ONE + ["Sediment core notes. " * 2_000]))
     message = err.value.message
-    assert "entry-00001.jsonl:1" in message and "body" in message and "entry:gh-1" in message and "max_entry_chars" in message
+    assert (
+        "entry-00001.jsonl:1" in message
+        and "body" in message
+        and "entry:gh-1" in message
+        and "max_entry_chars" in message
+    )
     assert [r for r in server.requests if r["method"] != "GET"] == [], "nothing was sent"
     assert server.active() == [] and "entries_committed" not in b.healthcheck().checks

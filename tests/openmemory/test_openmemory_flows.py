@@ -2,13 +2,13 @@
 with nothing doubled on the server; unchanged entries sent nowhere; changes replace; deletes cascade."""
 
 import pytest
+from entry_bundles import GREENHOUSE as TEXTS
+from entry_bundles import SHARED_DATA, write_bundle
+from openmemory_support import backend, gate
 
 from memdock.chunking import chunk_bundle
 from memdock.errors import MemdockError
 from memdock.importers.pipeline import import_corpus
-
-from entry_bundles import GREENHOUSE as TEXTS, SHARED_DATA, write_bundle
-from openmemory_support import backend, gate
 
 pytestmark = gate
 
@@ -46,11 +46,16 @@ def test_kill_resume_reindex_change_delete(tmp_path, server):
     again = b.call("index", {"bundle": str(bundle)})  # straight to the adapter, bypassing the core's ledger
     assert again["details"]["entries_unchanged"] == len(TEXTS) and server.creates() == creates, "nothing re-sent"
 
-    changed = write_bundle(tmp_path / "b2", TEXTS[:5] + ["Zephyrine donated the Marigold seeds to the Ostrava library."])
+    changed = write_bundle(
+        tmp_path / "b2", TEXTS[:5] + ["Zephyrine donated the Marigold seeds to the Ostrava library."]
+    )
     assert b.index(changed).details["entries_replaced"] == 1
     assert len(server.active()) == len(TEXTS) and not any("archived" in c for c in contents(server))
     top = b.call("search_nodes", {"text": "Ostrava library", "limit": 1})["hits"][0]
-    assert "Ostrava" in top["text"] and top["provenance"] == {"thread_id": "thread:greenhouse", "entry_id": "entry:gh-5"}
+    assert "Ostrava" in top["text"] and top["provenance"] == {
+        "thread_id": "thread:greenhouse",
+        "entry_id": "entry:gh-5",
+    }
     assert top["score"] == 1.0
 
     gone = b.delete(["entry:gh-3"])

@@ -3,7 +3,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memdock.bundle import BundleReader
-from memdock.chunking import ApproxTokenizer, ChunkOptions, Chunker, Splitter, chunk_bundle
+from memdock.chunking import ApproxTokenizer, Chunker, ChunkOptions, Splitter, chunk_bundle
 from memdock.importers.pipeline import import_corpus
 
 TOK = ApproxTokenizer()
@@ -15,7 +15,7 @@ def test_windows_are_slices_within_budget(text, size, overlap):
     sp = Splitter(TOK, max_tokens=size, overlap=overlap)
     windows = sp.split(text)
     for w in windows:
-        piece = text[w.start:w.end]
+        piece = text[w.start : w.end]
         assert piece == piece.strip() and piece
         assert TOK.count(piece) <= size or " " not in piece.strip()
     covered = set()
@@ -29,8 +29,8 @@ def test_never_cuts_inside_a_word_and_prefers_paragraphs():
     windows = Splitter(TOK, max_tokens=100, overlap=10).split(text)
     words = set(text.split())
     for w in windows:
-        assert set(text[w.start:w.end].split()) <= words
-    assert all(text[w.start:w.end].startswith("w") for w in windows)
+        assert set(text[w.start : w.end].split()) <= words
+    assert all(text[w.start : w.end].startswith("w") for w in windows)
 
 
 def test_overlap_repeats_the_tail():
@@ -51,7 +51,7 @@ def test_chunk_bundle_offsets_round_trip_and_ids_stable(shared_data, tmp_path):
     assert len(chunks) > len(entries)
     for c in chunks:
         body = entries[c["entry_id"]]["body"]
-        assert c["text"] == c["header"] + "\n" + body[c["start"]:c["end"]]
+        assert c["text"] == c["header"] + "\n" + body[c["start"] : c["end"]]
         assert c["thread_id"] == entries[c["entry_id"]]["thread_id"]
         assert c["header"].startswith("[")
     assert [c["id"] for c in chunks] == [c["id"] for c in BundleReader(tmp_path / "k2").records("chunk")]
@@ -82,5 +82,6 @@ def test_tiktoken_is_optional():
 @pytest.mark.parametrize("max_tokens", [0, 10**30, True, 900.0])
 def test_chunk_options_refuse_windows_out_of_range_through_the_api(max_tokens):
     from memdock.errors import InvalidInputError
+
     with pytest.raises(InvalidInputError, match=r"max_tokens \(--max-tokens\) must be an integer from 1 to 1,000,000"):
         ChunkOptions(max_tokens=max_tokens, overlap=0)

@@ -15,8 +15,14 @@ THREADS = ROOT / "fixtures" / "threads"
 
 
 def memdock(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    out = subprocess.run([sys.executable, "-m", "memdock", *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                         timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    out = subprocess.run(
+        [sys.executable, "-m", "memdock", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )
     assert "Traceback" not in out.stderr, out.stderr
     return out
 
@@ -28,13 +34,19 @@ def corpus(tmp_path_factory) -> Path:
     return root / "corpus"
 
 
-@pytest.mark.parametrize("options,words", [
-    (["--max-tokens", "0"], "--max-tokens must be an integer from 1 to 1,000,000, got 0"),
-    (["--max-tokens", "-1"], "--max-tokens must be an integer from 1 to 1,000,000, got -1"),
-    (["--max-tokens", "10", "--overlap", "10"], "overlap (--overlap) must be an integer from 0 to max_tokens - 1 (9), got 10"),
-    (["--max-tokens", "10", "--overlap", "50"], "got 50"),
-    (["--overlap", "-1"], "--overlap must be an integer from 0 to 999,999, got -1"),
-])
+@pytest.mark.parametrize(
+    "options,words",
+    [
+        (["--max-tokens", "0"], "--max-tokens must be an integer from 1 to 1,000,000, got 0"),
+        (["--max-tokens", "-1"], "--max-tokens must be an integer from 1 to 1,000,000, got -1"),
+        (
+            ["--max-tokens", "10", "--overlap", "10"],
+            "overlap (--overlap) must be an integer from 0 to max_tokens - 1 (9), got 10",
+        ),
+        (["--max-tokens", "10", "--overlap", "50"], "got 50"),
+        (["--overlap", "-1"], "--overlap must be an integer from 0 to 999,999, got -1"),
+    ],
+)
 def test_chunk_refuses_impossible_windows(corpus, tmp_path, options, words):
     out = memdock("chunk", corpus, "-o", tmp_path / "chunks", *options, cwd=tmp_path)
     assert out.returncode == 4 and words in out.stderr
@@ -46,10 +58,19 @@ BOUNDED = [  # every integer option of the CLI: a number past 64 bits, and past 
     (["query", "x", "-n", HUGE], "--limit/-n must be an integer from 1 to 1,000, got " + HUGE),
     (["query", "x", "-n", "0"], "--limit/-n must be an integer from 1 to 1,000, got 0"),
     (["search", "nodes", "x", "--limit", HUGE], "--limit/-n must be an integer from 1 to 1,000"),
-    (["chunk", "CORPUS", "-o", "OUT", "--max-tokens", "99999999999999999999999"], "--max-tokens must be an integer from 1 to 1,000,000"),
+    (
+        ["chunk", "CORPUS", "-o", "OUT", "--max-tokens", "99999999999999999999999"],
+        "--max-tokens must be an integer from 1 to 1,000,000",
+    ),
     (["chunk", "CORPUS", "-o", "OUT", "--overlap", HUGE], "--overlap must be an integer from 0 to 999,999"),
-    (["import", "SRC", "-f", "text", "-o", "OUT", "--max-entry-bytes", HUGE], "--max-entry-bytes must be an integer from 1 to 67,108,864"),
-    (["validate", "CORPUS", "--max-errors", "9" * 5000], "--max-errors must be an integer from 0 to 1,000,000, got 999"),
+    (
+        ["import", "SRC", "-f", "text", "-o", "OUT", "--max-entry-bytes", HUGE],
+        "--max-entry-bytes must be an integer from 1 to 67,108,864",
+    ),
+    (
+        ["validate", "CORPUS", "--max-errors", "9" * 5000],
+        "--max-errors must be an integer from 0 to 1,000,000, got 999",
+    ),
     (["validate", "CORPUS", "--max-errors", "-1"], "--max-errors must be an integer from 0 to 1,000,000, got -1"),
     (["conformance", "null", "--resume-filler", HUGE], "--resume-filler must be an integer from 1 to 1,000,000"),
     (["query", "x", "-n", "ten"], "--limit/-n must be an integer from 1 to 1,000, got ten"),
@@ -82,7 +103,11 @@ def test_a_manifest_file_name_of_5000_characters_is_refused_by_name(corpus, tmp_
 
 def test_a_source_that_does_not_exist_is_an_error_and_writes_nothing(tmp_path):
     out = memdock("import", tmp_path / "nowhere.md", "-f", "watercooler", "-o", tmp_path / "corpus", cwd=tmp_path)
-    assert out.returncode == 4 and "nothing to import" in out.stderr and "nowhere.md: no such file or directory" in out.stderr
+    assert (
+        out.returncode == 4
+        and "nothing to import" in out.stderr
+        and "nowhere.md: no such file or directory" in out.stderr
+    )
     assert not (tmp_path / "corpus").exists()
 
 
@@ -93,7 +118,9 @@ def test_a_folder_without_files_of_the_format_is_an_error(tmp_path):
 
 
 def test_one_missing_source_beside_a_good_one_is_still_partial(tmp_path):
-    out = memdock("import", THREADS, tmp_path / "nowhere.md", "-f", "watercooler", "-o", tmp_path / "corpus", cwd=tmp_path)
+    out = memdock(
+        "import", THREADS, tmp_path / "nowhere.md", "-f", "watercooler", "-o", tmp_path / "corpus", cwd=tmp_path
+    )
     assert out.returncode == 10 and "nowhere.md: no such file or directory" in out.stderr
     assert (tmp_path / "corpus" / "manifest.json").exists()
 
@@ -101,7 +128,9 @@ def test_one_missing_source_beside_a_good_one_is_still_partial(tmp_path):
 def test_chat_on_files_that_are_not_locomo_is_an_error_naming_why(tmp_path):
     (tmp_path / "a.json").write_text(json.dumps([{"sample_id": "x", "qa": []}]))
     (tmp_path / "b.json").write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))
-    out = memdock("import", tmp_path / "a.json", tmp_path / "b.json", "-f", "chat", "-o", tmp_path / "corpus", cwd=tmp_path)
+    out = memdock(
+        "import", tmp_path / "a.json", tmp_path / "b.json", "-f", "chat", "-o", tmp_path / "corpus", cwd=tmp_path
+    )
     assert out.returncode == 4 and "no entries imported from 2 file(s) read as chat; no bundle written" in out.stderr
     assert "a.json: " in out.stderr and "b.json: " in out.stderr
     assert not (tmp_path / "corpus").exists()
@@ -150,17 +179,25 @@ def test_an_occupied_output_names_the_force_switch(corpus, tmp_path, command):
     assert (tmp_path / "out" / "keep.txt").read_text() == "mine"
 
 
-@pytest.mark.parametrize("argv,words", [
-    ([b"query", b"zebra\xff"], "TEXT has a lone surrogate (U+DCFF, an undecodable byte 0xFF) at character 5"),
-    ([b"query", b"zebra", b"--since", b"\xfe"], "--since has a lone surrogate (U+DCFE"),
-    ([b"query", b"zebra", b"--until", b"friday"], "--until 'friday' is not an ISO 8601 date-time"),
-    ([b"search", b"facts", b"x", b"--group", b"g\xff"], "--group has a lone surrogate"),
-    ([b"get", b"node", b"x\xff"], "ID has a lone surrogate"),
-    ([b"forget", b"entry:a", b"x\xff"], "ID has a lone surrogate"),
-])
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        ([b"query", b"zebra\xff"], "TEXT has a lone surrogate (U+DCFF, an undecodable byte 0xFF) at character 5"),
+        ([b"query", b"zebra", b"--since", b"\xfe"], "--since has a lone surrogate (U+DCFE"),
+        ([b"query", b"zebra", b"--until", b"friday"], "--until 'friday' is not an ISO 8601 date-time"),
+        ([b"search", b"facts", b"x", b"--group", b"g\xff"], "--group has a lone surrogate"),
+        ([b"get", b"node", b"x\xff"], "ID has a lone surrogate"),
+        ([b"forget", b"entry:a", b"x\xff"], "ID has a lone surrogate"),
+    ],
+)
 def test_query_arguments_that_are_not_utf8_are_refused_by_name(tmp_path, argv, words):
     """argv bytes that are not UTF-8 arrive as lone surrogates; they once crashed writing the adapter's request."""
-    out = subprocess.run([sys.executable, "-m", "memdock", *argv, b"--data-dir", str(tmp_path / "store").encode()],
-                         capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    out = subprocess.run(
+        [sys.executable, "-m", "memdock", *argv, b"--data-dir", str(tmp_path / "store").encode()],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )
     assert "Traceback" not in out.stderr, out.stderr
     assert out.returncode == 4 and words in out.stderr

@@ -47,12 +47,24 @@ def test_watercooler_fields_fences_and_entities(tmp_path):
     assert (t["title"], t["status"], t["ball"], t["topic"]) == ("demo", "OPEN", "Codex (ana)", "demo")
     e1, e2 = records(tmp_path / "c", "entry")
     assert e1["id"] == "entry:01KAAAAAAAAAAAAAAAAAAAAAAA"
-    assert (e1["role"], e1["entry_type"], e1["title"], e1["event_time"]) == ("planner", "Plan", "First", "2025-12-09T02:35:37Z")
+    assert (e1["role"], e1["entry_type"], e1["title"], e1["event_time"]) == (
+        "planner",
+        "Plan",
+        "First",
+        "2025-12-09T02:35:37Z",
+    )
     assert "---\nnot: a separator" in e1["body"] and "Entry-ID" not in e1["body"]
     assert e2["entry_type"] == "Decision" and e2["body"] == "Second body."
     names = {(x["entity_type"], x["name"]) for x in records(tmp_path / "c", "entity")}
-    assert {("person", "bob"), ("file", "src/app/main.py"), ("symbol", "Parser.parse"), ("issue", "#42"),
-            ("url", "https://example.org/x"), ("agent", "Claude"), ("person", "ana")} <= names
+    assert {
+        ("person", "bob"),
+        ("file", "src/app/main.py"),
+        ("symbol", "Parser.parse"),
+        ("issue", "#42"),
+        ("url", "https://example.org/x"),
+        ("agent", "Claude"),
+        ("person", "ana"),
+    } <= names
     edges = {(e["type"], e["source_id"], e["target_id"]) for e in records(tmp_path / "c", "edge")}
     assert ("follows", e2["id"], e1["id"]) in edges and ("contains", t["id"], e1["id"]) in edges
     assert not s.warnings
@@ -90,7 +102,18 @@ def test_missing_and_unreadable_files_make_a_partial_import(tmp_path, capsys):
     locked = tmp_path / "locked.md"
     locked.write_text(WC)
     locked.chmod(0)
-    code = main(["import", str(tmp_path / "ok.md"), str(tmp_path / "missing.md"), str(locked), "-f", "watercooler", "-o", str(tmp_path / "c")])
+    code = main(
+        [
+            "import",
+            str(tmp_path / "ok.md"),
+            str(tmp_path / "missing.md"),
+            str(locked),
+            "-f",
+            "watercooler",
+            "-o",
+            str(tmp_path / "c"),
+        ]
+    )
     err = capsys.readouterr().err
     assert "missing.md: no such file or directory" in err
     if os.geteuid() != 0:  # root reads any file
@@ -146,7 +169,9 @@ def test_jsonl_mapping_non_objects_and_replies(tmp_path):
     assert t["title"] == "Planning"
     e1, e2 = records(tmp_path / "c", "entry")
     assert (e1["author"], e2["author"]) == ("ana", "bo")
-    assert ("replies_to", e2["id"], e1["id"]) in {(e["type"], e["source_id"], e["target_id"]) for e in records(tmp_path / "c", "edge")}
+    assert ("replies_to", e2["id"], e1["id"]) in {
+        (e["type"], e["source_id"], e["target_id"]) for e in records(tmp_path / "c", "edge")
+    }
 
 
 def test_a_five_megabyte_entry_under_a_raised_cap(tmp_path):
@@ -167,14 +192,21 @@ def test_chat_sessions_dates_and_dia_ids(shared_data, tmp_path):
 
 
 def test_chat_malformed_dates_and_turns(tmp_path):
-    data = [{"sample_id": "s1", "conversation": {
-        "speaker_a": "A", "speaker_b": "B",
-        "session_1_date_time": "1:56 pm on 8 May, 2023",
-        "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hello"}, {"speaker": "B", "dia_id": "D1:2"}],
-        "session_2_date_time": "sometime in spring",
-        "session_2": [{"speaker": "B", "dia_id": "D2:1", "text": "later"}],
-        "session_3_date_time": "no session for this date",
-    }, "qa": []}]
+    data = [
+        {
+            "sample_id": "s1",
+            "conversation": {
+                "speaker_a": "A",
+                "speaker_b": "B",
+                "session_1_date_time": "1:56 pm on 8 May, 2023",
+                "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hello"}, {"speaker": "B", "dia_id": "D1:2"}],
+                "session_2_date_time": "sometime in spring",
+                "session_2": [{"speaker": "B", "dia_id": "D2:1", "text": "later"}],
+                "session_3_date_time": "no session for this date",
+            },
+            "qa": [],
+        }
+    ]
     (tmp_path / "chat.json").write_text(orjson.dumps(data).decode())
     s = import_corpus([tmp_path / "chat.json"], "chat", tmp_path / "c")
     e = records(tmp_path / "c", "entry")
@@ -195,7 +227,9 @@ def test_irc_with_annotations(shared_data, tmp_path):
 
 def test_text_folder_one_entry_per_heading(tmp_path):
     (tmp_path / "notes").mkdir()
-    (tmp_path / "notes" / "a.md").write_text("Intro line.\n\n# Alpha\nalpha text\n```\n# not a heading\n```\n## Beta\nbeta text\n")
+    (tmp_path / "notes" / "a.md").write_text(
+        "Intro line.\n\n# Alpha\nalpha text\n```\n# not a heading\n```\n## Beta\nbeta text\n"
+    )
     import_corpus([tmp_path / "notes"], "text", tmp_path / "c")
     e = records(tmp_path / "c", "entry")
     assert [x.get("title") for x in e] == [None, "Alpha", "Beta"]

@@ -108,8 +108,15 @@ def test_chunk_into_its_own_corpus_is_refused(tmp_path, capsys):
     assert snapshot(corpus) == before
 
 
-@pytest.mark.parametrize("foreign", ["plain folder", "bundle plus a foreign file", "bundle plus a subfolder",
-                                     "bundle whose manifest lists a foreign file"])
+@pytest.mark.parametrize(
+    "foreign",
+    [
+        "plain folder",
+        "bundle plus a foreign file",
+        "bundle plus a subfolder",
+        "bundle whose manifest lists a foreign file",
+    ],
+)
 def test_force_refuses_a_directory_that_is_not_a_memdock_bundle_and_leaves_it_byte_identical(tmp_path, capsys, foreign):
     src = tmp_path / "src"
     src.mkdir()
@@ -129,8 +136,9 @@ def test_force_refuses_a_directory_that_is_not_a_memdock_bundle_and_leaves_it_by
         elif foreign == "bundle whose manifest lists a foreign file":
             (out / "thesis.docx").write_bytes(b"PK\x03\x04")
             manifest = json.loads((out / "manifest.json").read_text())
-            manifest["files"].append({"path": "thesis.docx", "type": "chunk", "count": 0, "bytes": 4,
-                                      "sha256": "sha256:" + "0" * 64})
+            manifest["files"].append(
+                {"path": "thesis.docx", "type": "chunk", "count": 0, "bytes": 4, "sha256": "sha256:" + "0" * 64}
+            )
             (out / "manifest.json").write_text(json.dumps(manifest))
             why = "'thesis.docx' is listed in its manifest.json but is not a file memdock writes"
         else:
@@ -188,7 +196,9 @@ def test_a_symlinked_output_pointing_at_an_input_is_refused(tmp_path, capsys):
     assert f"output {link} (resolves to {corpus}) is the input {corpus}" in err
     src = tmp_path / "src-C"
     (tmp_path / "srclink").symlink_to(src)
-    assert main(["import", str(src / "t.md"), "-f", "watercooler", "-o", str(tmp_path / "srclink"), "--force", "-q"]) == 2
+    assert (
+        main(["import", str(src / "t.md"), "-f", "watercooler", "-o", str(tmp_path / "srclink"), "--force", "-q"]) == 2
+    )
     assert "contains the input" in capsys.readouterr().err
     assert snapshot(tmp_path) == {**before, "srclink": f"-> {src}"}
 

@@ -14,8 +14,9 @@ def scripted(tmp_path):
 
     def make(behavior="ok", *, env=None, store=None, **kw):
         config = {"behavior": behavior, **kw.pop("config", {})}
-        b = SubprocessBackend(AdapterDescriptor.load(ADAPTERS / "scripted"), store or tmp_path / "store",
-                              config=config, env=env, **kw)
+        b = SubprocessBackend(
+            AdapterDescriptor.load(ADAPTERS / "scripted"), store or tmp_path / "store", config=config, env=env, **kw
+        )
         opened.append(b)
         return b
 

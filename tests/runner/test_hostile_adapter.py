@@ -29,8 +29,13 @@ def hostile(tmp_path):
     opened, pid_files = [], []
 
     def make(attack, *, config=None, store=None, **kw):
-        b = SubprocessBackend(AdapterDescriptor.load(ADAPTERS / f"hostile-{attack}"), store or tmp_path / f"store-{attack}",
-                              config=config or {}, retries=0, **kw)
+        b = SubprocessBackend(
+            AdapterDescriptor.load(ADAPTERS / f"hostile-{attack}"),
+            store or tmp_path / f"store-{attack}",
+            config=config or {},
+            retries=0,
+            **kw,
+        )
         opened.append(b)
         pid_files.extend([b.store.data_dir / "daemon.pid", b.store.data_dir / "holder.pid"])
         return b
@@ -144,8 +149,11 @@ def test_a_failed_calls_error_reports_what_stdout_lost(hostile):
     b = hostile("stdout-flood", config={"garbage_mb": 1, "long_bytes": 17 * 1024 * 1024, "fail": True})
     with pytest.raises(BackendError, match="exited with code 7") as ei:
         b.query("x")
-    assert ei.value.details["stdout_dropped"] == {"lines": 80_001, "overlong_lines": 1,
-                                                   "bytes": 80_000 * len("garbage line") + 17 * 1024 * 1024}
+    assert ei.value.details["stdout_dropped"] == {
+        "lines": 80_001,
+        "overlong_lines": 1,
+        "bytes": 80_000 * len("garbage line") + 17 * 1024 * 1024,
+    }
 
 
 def test_doctor_says_how_descendants_are_ended(capsys):
@@ -153,4 +161,6 @@ def test_doctor_says_how_descendants_are_ended(capsys):
 
     assert main(["doctor", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["descendants"].startswith("enforced: each call runs under a shepherd process that is a child subreaper")
+    assert report["descendants"].startswith(
+        "enforced: each call runs under a shepherd process that is a child subreaper"
+    )

@@ -50,7 +50,8 @@ def test_rerun_sends_changes_and_deletes_what_vanished(tmp_path):
     again = b.index(build(tmp_path, THREAD, "1b"))
     assert again.details["sent"] == {} and again.skipped > 0
     edited = THREAD.replace("bravo bananas", "bravo blueberries").replace(
-        "\n---\nEntry: Cy 2025-01-01T02:00:00Z\nTitle: three\n\ncharlie cherries\n", "\n")
+        "\n---\nEntry: Cy 2025-01-01T02:00:00Z\nTitle: three\n\ncharlie cherries\n", "\n"
+    )
     third = b.index(build(tmp_path, edited, "2"))
     assert third.details["sent"]["chunk"] == 1
     assert third.deleted > 0

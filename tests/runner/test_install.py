@@ -57,7 +57,12 @@ def test_install_from_a_wheel_install_outside_the_checkout(tmp_path):
     assert url.startswith("file://") and url.endswith(".whl"), f"memdock came from {url}, not the running installation"
     (installed,) = target.glob("lib/python*/site-packages/memdock")
     running = next(outside.glob("lib/python*/site-packages/memdock"))
-    for rel in ("__init__.py", "installs.py", "_data/schemas/v1/adapter.schema.json", "_data/adapters/null/adapter.json"):
+    for rel in (
+        "__init__.py",
+        "installs.py",
+        "_data/schemas/v1/adapter.schema.json",
+        "_data/adapters/null/adapter.json",
+    ):
         assert (installed / rel).read_bytes() == (running / rel).read_bytes(), rel
     from memdock import __version__
 
@@ -78,17 +83,24 @@ def test_a_failed_install_leaves_no_virtualenv(tmp_path):
     home = tmp_path / "home"
     env = cli_env(home, ADAPTERS)
     bogus = tmp_path / "missing" / "bogus-1.0-py3-none-any.whl"
-    out = run([sys.executable, "-m", "memdock", "adapters", "install", "in-venv", "--with", bogus], env=env, timeout=500)
+    out = run(
+        [sys.executable, "-m", "memdock", "adapters", "install", "in-venv", "--with", bogus], env=env, timeout=500
+    )
     assert out.returncode != 0
     assert "memdock: error: installing in-venv failed (command above); nothing was installed" in out.stderr
     assert sorted(p.name for p in (home / "venvs").iterdir()) == [".in-venv-1.0.0.lock"], "no venv, no temporary left"
     assert listed(sys.executable, env, "in-venv")["installed"] == "no"
     call = run([sys.executable, "-m", "memdock", "health", "-b", "in-venv"], env=env)
-    assert call.returncode != 0 and "adapter in-venv is not installed; run: memdock adapters install in-venv" in call.stderr
+    assert (
+        call.returncode != 0
+        and "adapter in-venv is not installed; run: memdock adapters install in-venv" in call.stderr
+    )
 
     target = fake_install(home, extras=[])
     before = (target / MARKER).read_bytes()
-    out = run([sys.executable, "-m", "memdock", "adapters", "install", "in-venv", "--with", bogus], env=env, timeout=500)
+    out = run(
+        [sys.executable, "-m", "memdock", "adapters", "install", "in-venv", "--with", bogus], env=env, timeout=500
+    )
     assert out.returncode != 0
     assert f"installing in-venv failed (command above); its previous install in {target} is unchanged" in out.stderr
     assert (target / MARKER).read_bytes() == before
@@ -124,9 +136,15 @@ def test_a_virtualenv_is_installed_only_when_its_marker_matches(tmp_path):
     (target / "bin").mkdir(parents=True)
     (target / "bin" / "python").symlink_to(sys.executable)  # what an interrupted install used to leave behind
 
-    assert listed(sys.executable, env, "in-venv")["installed"].startswith("no: has a virtualenv without an install marker")
+    assert listed(sys.executable, env, "in-venv")["installed"].startswith(
+        "no: has a virtualenv without an install marker"
+    )
     call = run([sys.executable, "-m", "memdock", "health", "-b", "in-venv"], env=env)
-    assert call.returncode != 0 and "without an install marker" in call.stderr and "memdock adapters install in-venv" in call.stderr
+    assert (
+        call.returncode != 0
+        and "without an install marker" in call.stderr
+        and "memdock adapters install in-venv" in call.stderr
+    )
     assert "ModuleNotFoundError" not in call.stderr
 
     from memdock.installs import expected_marker

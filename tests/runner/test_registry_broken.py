@@ -13,7 +13,9 @@ ADAPTERS = Path(__file__).resolve().parents[1] / "adapters"
 
 def memdock(*args, adapter_path):
     env = {**os.environ, "MEMDOCK_ADAPTER_PATH": str(adapter_path)}
-    return subprocess.run([sys.executable, "-m", "memdock", *args], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "memdock", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 @pytest.fixture

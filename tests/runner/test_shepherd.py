@@ -24,9 +24,12 @@ def test_python_scripts_run_inline_anything_else_is_execed(tmp_path):
     script.write_text("")
     inline = shepherd_argv([sys.executable, "-I", str(script), "--worker"], True, "2", "1", "9")
     assert inline == [sys.executable, "-I", str(SHEPHERD), "2", "1", "9", "inline", "--", str(script), "--worker"]
-    for argv, python in (([sys.executable, "-X", "dev", str(script)], True), (["node", str(script)], False),
-                         ([sys.executable, "-m", "http.server"], True)):
-        assert shepherd_argv(argv, python, "2", "1", "9")[-len(argv) - 2:] == ["exec", "--", *argv]
+    for argv, python in (
+        ([sys.executable, "-X", "dev", str(script)], True),
+        (["node", str(script)], False),
+        ([sys.executable, "-m", "http.server"], True),
+    ):
+        assert shepherd_argv(argv, python, "2", "1", "9")[-len(argv) - 2 :] == ["exec", "--", *argv]
 
 
 @pytest.mark.parametrize("python", [True, False])
@@ -41,8 +44,13 @@ def test_inline_script_sees_what_python_script_would(tmp_path, python):
     proc, out, _err = run([sys.executable, str(script), "x", "--y"], python=python, tmp_path=tmp_path)
     seen = json.loads(out)
     assert proc.returncode == 3
-    assert seen == {"name": "__main__", "file": str(script), "argv": [str(script), "x", "--y"], "path0": str(tmp_path),
-                    "leaked": []}
+    assert seen == {
+        "name": "__main__",
+        "file": str(script),
+        "argv": [str(script), "x", "--y"],
+        "path0": str(tmp_path),
+        "leaked": [],
+    }
 
 
 @pytest.mark.parametrize("python", [True, False])

@@ -16,8 +16,13 @@ SCRIPTED = ROOT / "tests" / "adapters" / "scripted"
 
 
 def memdock(*args, home: Path) -> subprocess.CompletedProcess:
-    out = subprocess.run([sys.executable, "-m", "memdock", *map(str, args)], capture_output=True, text=True, timeout=300,
-                         env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "MEMDOCK_HOME": str(home)})
+    out = subprocess.run(
+        [sys.executable, "-m", "memdock", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "MEMDOCK_HOME": str(home)},
+    )
     assert "Traceback" not in out.stderr, out.stderr
     return out
 

@@ -5,8 +5,8 @@ HOME and answers with what it got.
 """
 
 import json
-import shutil
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -58,8 +58,9 @@ def test_strict_still_reads_what_config_names(tmp_path, home):
 def memdock(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "HOME": str(home), "MEMDOCK_HOME": str(cwd / "memdock-home")}
     env.pop("MEMDOCK_CONFIG", None)
-    return subprocess.run([sys.executable, "-m", "memdock", *args], capture_output=True, text=True, env=env, cwd=cwd,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "memdock", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=300
+    )
 
 
 @needs_landlock
@@ -141,6 +142,7 @@ def test_doctor_says_whether_strict_is_available(tmp_path, home):
 
 # --- issue #12 case 11, redteam findings 1 and 5: what the allowlist itself lets through ---
 
+
 def binsh_reader(tmp_path) -> Path:
     """The hostile reader started through /bin/sh (runtime executable): its program is /bin/sh, whose
     grandparent is / on a merged-/usr system."""
@@ -157,8 +159,9 @@ def binsh_reader(tmp_path) -> Path:
 @pytest.mark.parametrize("workers", [0, 1])
 def test_an_adapter_run_by_bin_sh_cannot_read_home_nor_the_host_environment(tmp_path, home, workers):
     env = {**os.environ, "HOME": str(home), "MEMDOCK_TEST_SECRET": "sk-host-secret-7f"}
-    with SubprocessBackend(AdapterDescriptor.load(binsh_reader(tmp_path)), tmp_path / "store", env=env,
-                           sandbox="strict", workers=workers) as b:
+    with SubprocessBackend(
+        AdapterDescriptor.load(binsh_reader(tmp_path)), tmp_path / "store", env=env, sandbox="strict", workers=workers
+    ) as b:
         key = b.query("x").reason
         environ = b.query(f"/proc/{os.getpid()}/environ").reason
     assert key.startswith("denied: PermissionError"), key
@@ -229,7 +232,9 @@ def test_a_program_in_a_home_bin_dir_opens_only_itself(tmp_path, home):
     tool.parent.mkdir()
     tool.write_text("#!/bin/sh\n")
     (home / "notes.txt").write_text("private")
-    allowed = strict_readable(AdapterDescriptor.load(binsh_reader(tmp_path)), [str(tool)], {**os.environ, "HOME": str(home)}, {})
+    allowed = strict_readable(
+        AdapterDescriptor.load(binsh_reader(tmp_path)), [str(tool)], {**os.environ, "HOME": str(home)}, {}
+    )
     under_home = [p for p in allowed if Path(p) == home or home in Path(p).parents]
     assert under_home == [str(tool)]
 
@@ -242,8 +247,9 @@ def test_an_allowlist_holding_root_or_home_is_refused(tmp_path, home, where):
 
     path = {"/": "/", "home": str(home), "above-home": str(home.parent)}[where]
     with pytest.raises(ConfigError, match="strict sandbox") as err:
-        strict_readable(AdapterDescriptor.load(HOSTILE), [sys.executable], {**os.environ, "HOME": str(home)},
-                        {"model_dir": path})
+        strict_readable(
+            AdapterDescriptor.load(HOSTILE), [sys.executable], {**os.environ, "HOME": str(home)}, {"model_dir": path}
+        )
     assert err.value.details["sandbox"] == "strict"
 
 
@@ -260,8 +266,9 @@ def test_an_adapter_that_declares_shared_memory_gets_dev_shm_under_strict(tmp_pa
     planted = Path("/dev/shm") / f"memdock-test-declared-{os.getpid()}"
     planted.write_text("shared")
     try:
-        with SubprocessBackend(AdapterDescriptor.load(folder), tmp_path / "store", env={**os.environ, "HOME": str(home)},
-                               sandbox="strict") as b:
+        with SubprocessBackend(
+            AdapterDescriptor.load(folder), tmp_path / "store", env={**os.environ, "HOME": str(home)}, sandbox="strict"
+        ) as b:
             assert b.query(str(planted)).reason == "read: shared"
             assert b.query("x").reason.startswith("denied: PermissionError")
     finally:

@@ -81,7 +81,9 @@ def test_since_as_a_datetime_or_a_string_still_filters(memory):
 def test_remember_before_1970_and_at_year_one_are_stored(tmp_path):
     with Memory(data_dir=tmp_path / "store") as m:
         old = m.remember("The first ledger was opened by the guild.", time="0001-01-01T00:00:00Z", thread="history")
-        older = m.remember("The guild hall burned down in the great fire.", time="1666-09-02T01:00:00+01:00", thread="history")
+        older = m.remember(
+            "The guild hall burned down in the great fire.", time="1666-09-02T01:00:00+01:00", thread="history"
+        )
         assert not old.degraded and not older.degraded
         hits = m.recall("guild ledger", thread="history").hits
         assert {h.provenance["entry_id"] for h in hits} == {old.id, older.id}
@@ -89,6 +91,7 @@ def test_remember_before_1970_and_at_year_one_are_stored(tmp_path):
 
 def test_async_recall_passes_its_limit_to_the_backend(sqlite_store):
     """MemoryService once took a search's `limit` as its own deadline: every async search returned 10 hits."""
+
     async def scenario():
         async with AsyncMemory(data_dir=sqlite_store) as m:
             return len((await m.recall("the", limit=2)).hits), len((await m.search_facts("mentions", limit=3)).hits)

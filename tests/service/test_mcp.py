@@ -10,25 +10,33 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
+from conftest import SCRIPTED
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from test_reindex_origins import LINES, deleted, import_, index, thread_of, write_jsonl
 
-from conftest import SCRIPTED  # noqa: E402
-from test_reindex_origins import LINES, deleted, import_, index, thread_of, write_jsonl  # noqa: E402
-
-TOOLS = {"memory_query", "memory_search_nodes", "memory_search_facts", "memory_search_episodes", "memory_get_node",
-         "memory_get_edge", "memory_remember", "memory_forget", "memory_status"}
+TOOLS = {
+    "memory_query",
+    "memory_search_nodes",
+    "memory_search_facts",
+    "memory_search_episodes",
+    "memory_get_node",
+    "memory_get_edge",
+    "memory_remember",
+    "memory_forget",
+    "memory_status",
+}
 
 
 def session(*args: str, env: dict | None = None):
-    params = StdioServerParameters(command=sys.executable, args=["-m", "memdock", "mcp", *args],
-                                   env={**os.environ, **(env or {})})
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "memdock", "mcp", *args], env={**os.environ, **(env or {})}
+    )
 
     async def run(script):
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                return await script(s)
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            return await script(s)
 
     return run
 
@@ -54,7 +62,11 @@ def test_every_tool_against_sqlite(sqlite_store, tmp_path):
         assert set(tools) == TOOLS
         for t in tools.values():
             assert t.description and len(t.description) > 30
-        schema = tools["memory_query"].input_schema if hasattr(tools["memory_query"], "input_schema") else tools["memory_query"].inputSchema
+        schema = (
+            tools["memory_query"].input_schema
+            if hasattr(tools["memory_query"], "input_schema")
+            else tools["memory_query"].inputSchema
+        )
         assert schema["required"] == ["query"] and "limit" in schema["properties"]
 
         out = {"query": data(await s.call_tool("memory_query", {"query": "thundering herd", "limit": 3}))}
@@ -65,8 +77,16 @@ def test_every_tool_against_sqlite(sqlite_store, tmp_path):
         entry = out["episodes"]["hits"][0]["id"]
         out["node"] = data(await s.call_tool("memory_get_node", {"id": entry}))
         out["edge"] = data(await s.call_tool("memory_get_edge", {"id": out["facts"]["hits"][0]["id"]}))
-        out["remember"] = data(await s.call_tool("memory_remember", {
-            "content": "The on-call rotation moves to a weekly schedule in June.", "thread": "ops", "author": "devon"}))
+        out["remember"] = data(
+            await s.call_tool(
+                "memory_remember",
+                {
+                    "content": "The on-call rotation moves to a weekly schedule in June.",
+                    "thread": "ops",
+                    "author": "devon",
+                },
+            )
+        )
         out["recall"] = data(await s.call_tool("memory_query", {"query": "on-call rotation weekly"}))
         out["forget"] = data(await s.call_tool("memory_forget", {"ids": [out["remember"]["id"]]}))
         out["after"] = data(await s.call_tool("memory_query", {"query": "on-call rotation weekly"}))
@@ -91,10 +111,15 @@ def test_every_tool_against_sqlite(sqlite_store, tmp_path):
 
 
 def test_every_tool_against_null_answers_degraded_not_errors(tmp_path):
-    calls = [("memory_query", {"query": "x"}), ("memory_search_nodes", {"query": "x"}),
-             ("memory_search_facts", {"query": "x"}), ("memory_search_episodes", {"query": "x"}),
-             ("memory_get_node", {"id": "n"}), ("memory_get_edge", {"id": "e"}),
-             ("memory_remember", {"content": "a note"})]
+    calls = [
+        ("memory_query", {"query": "x"}),
+        ("memory_search_nodes", {"query": "x"}),
+        ("memory_search_facts", {"query": "x"}),
+        ("memory_search_episodes", {"query": "x"}),
+        ("memory_get_node", {"id": "n"}),
+        ("memory_get_edge", {"id": "e"}),
+        ("memory_remember", {"content": "a note"}),
+    ]
 
     async def script(s):
         return [(name, await s.call_tool(name, args)) for name, args in calls]
@@ -111,8 +136,18 @@ def test_a_hanging_backend_answers_within_the_deadline(tmp_path):
         result = await s.call_tool("memory_query", {"query": "anything"})
         return result, time.monotonic() - started
 
-    run = session("--backend", str(SCRIPTED), "--data-dir", str(tmp_path / "s"), "--deadline", "2",
-                  "-c", "behavior=silent", "-c", "seconds=300")
+    run = session(
+        "--backend",
+        str(SCRIPTED),
+        "--data-dir",
+        str(tmp_path / "s"),
+        "--deadline",
+        "2",
+        "-c",
+        "behavior=silent",
+        "-c",
+        "seconds=300",
+    )
     result, elapsed = asyncio.run(run(script))
     body = data(result)
     assert body["degraded"] and body["hits"] == [] and "deadline" in body["reason"]
@@ -153,14 +188,29 @@ def test_a_note_remembered_over_mcp_survives_a_reindex(tmp_path, capfd):
 
 
 MCP_BAD = [
-    ("memory_remember", {"content": "a note", "time": "0001-01-01T00:00:00+14:00"},
-     "invalid_input: time 0001-01-01T00:00:00+14:00 is outside the years 1-9999"),
-    ("memory_remember", {"content": "a note", "thread": "thread:has spaces"}, "invalid_input: thread 'thread:has spaces'"),
-    ("memory_remember", {"content": "a note", "time": "soon"}, "invalid_input: time 'soon' is not an ISO 8601 date-time"),
+    (
+        "memory_remember",
+        {"content": "a note", "time": "0001-01-01T00:00:00+14:00"},
+        "invalid_input: time 0001-01-01T00:00:00+14:00 is outside the years 1-9999",
+    ),
+    (
+        "memory_remember",
+        {"content": "a note", "thread": "thread:has spaces"},
+        "invalid_input: thread 'thread:has spaces'",
+    ),
+    (
+        "memory_remember",
+        {"content": "a note", "time": "soon"},
+        "invalid_input: time 'soon' is not an ISO 8601 date-time",
+    ),
     ("memory_remember", {"content": "a note", "thread": 123}, "thread"),
     ("memory_remember", {"content": "a note", "time": 12345}, "time"),
     ("memory_query", {"query": "zebra", "since": "5"}, "invalid_input: since '5' is not an ISO 8601 date-time"),
-    ("memory_query", {"query": "zebra", "until": "9999-12-31T23:00:00-14:00"}, "invalid_input: until 9999-12-31T23:00:00-14:00 is outside"),
+    (
+        "memory_query",
+        {"query": "zebra", "until": "9999-12-31T23:00:00-14:00"},
+        "invalid_input: until 9999-12-31T23:00:00-14:00 is outside",
+    ),
     ("memory_query", {"query": "zebra", "limit": 1.5}, "limit"),
     ("memory_query", {"query": "zebra", "thread_ids": ["thread:x", ""]}, "invalid_input: thread_ids is empty"),
     ("memory_forget", {"ids": ["e" * 257]}, "invalid_input: ids is 257 characters"),

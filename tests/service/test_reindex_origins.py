@@ -79,8 +79,9 @@ def test_reindex_keeps_what_remember_added_to_the_bundles_thread(tmp_path, store
 
 def test_two_bundles_sharing_a_thread_do_not_delete_each_others_records(tmp_path, store, capsys):
     a = write_jsonl(tmp_path / "a", LINES)
-    b = write_jsonl(tmp_path / "b", [{"id": "b1", "thread": "standup", "author": "cy",
-                                      "text": "the lighthouse lens was polished"}])
+    b = write_jsonl(
+        tmp_path / "b", [{"id": "b1", "thread": "standup", "author": "cy", "text": "the lighthouse lens was polished"}]
+    )
     ca, cb = import_(a, tmp_path / "ca"), import_(b, tmp_path / "cb")
     assert thread_of(ca) == thread_of(cb)
     index(ca, store, capsys)
@@ -129,7 +130,6 @@ def test_a_ledger_from_before_origins_is_migrated_and_prunes_as_before(tmp_path,
     assert any("apricot orchard" in t for t in texts(store, "apricot orchard"))
 
 
-
 @pytest.mark.parametrize("claim", ["remember", "legacy"])
 def test_a_bundle_claiming_a_reserved_origin_is_refused_and_remember_notes_survive(tmp_path, store, capsys, claim):
     corpus = import_(write_jsonl(tmp_path / "src", LINES), tmp_path / "corpus")
@@ -168,7 +168,9 @@ def test_a_moved_source_is_another_source_its_leftovers_are_reported_and_forget_
     capsys.readouterr()
     assert main(["index", str(corpus), "-b", "sqlite", "--data-dir", str(store), "-q"]) == 0
     out, err = capsys.readouterr()
-    kept = re.search(r"warning: (\d+) record\(s\) in these threads are not in this bundle and came from another source", err)
+    kept = re.search(
+        r"warning: (\d+) record\(s\) in these threads are not in this bundle and came from another source", err
+    )
     assert deleted(out) == 0 and kept and int(kept.group(1)) > 0, err
     assert any("walrus migration" in t for t in texts(store, "walrus migration"))
     assert main(["forget", thread_of(corpus), "-b", "sqlite", "--data-dir", str(store)]) == 0

@@ -5,32 +5,34 @@ import asyncio
 import time
 
 import pytest
+from conftest import SCRIPTED
 
 from memdock import MemoryService
 from memdock.errors import InvalidInputError
 from memdock.service import ServiceCore
-
-from conftest import SCRIPTED
 
 
 def run(coro):
     return asyncio.run(coro)
 
 
-@pytest.mark.parametrize("call", [
-    lambda s: s.query(""),
-    lambda s: s.query("   \n"),
-    lambda s: s.query("x" * 10_001),
-    lambda s: s.query("x", limit="many"),
-    lambda s: s.query("x", filters={"colour": ["red"]}),
-    lambda s: s.search_facts(""),
-    lambda s: s.get_node(""),
-    lambda s: s.get_edge("e" * 257),
-    lambda s: s.forget([]),
-    lambda s: s.forget(["ok", ""]),
-    lambda s: s.remember("  "),
-    lambda s: s.remember("note", time="last tuesday"),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.query(""),
+        lambda s: s.query("   \n"),
+        lambda s: s.query("x" * 10_001),
+        lambda s: s.query("x", limit="many"),
+        lambda s: s.query("x", filters={"colour": ["red"]}),
+        lambda s: s.search_facts(""),
+        lambda s: s.get_node(""),
+        lambda s: s.get_edge("e" * 257),
+        lambda s: s.forget([]),
+        lambda s: s.forget(["ok", ""]),
+        lambda s: s.remember("  "),
+        lambda s: s.remember("note", time="last tuesday"),
+    ],
+)
 def test_bad_arguments_fail_before_any_backend_call(tmp_path, call):
     core = ServiceCore("sqlite", data_dir=tmp_path / "store")
     with pytest.raises(InvalidInputError):
@@ -50,8 +52,14 @@ def test_limits_are_clamped_not_refused(sqlite_store):
 def test_the_null_backend_answers_degraded_empties(tmp_path):
     async def scenario():
         async with MemoryService("null", data_dir=tmp_path / "store") as s:
-            results = [await s.query("anything"), await s.search_nodes("x"), await s.search_facts("x"),
-                       await s.search_episodes("x"), await s.get_node("n"), await s.get_edge("e")]
+            results = [
+                await s.query("anything"),
+                await s.search_nodes("x"),
+                await s.search_facts("x"),
+                await s.search_episodes("x"),
+                await s.get_node("n"),
+                await s.get_edge("e"),
+            ]
             remembered = await s.remember("a note")
             forgotten = await s.forget(["entry:x"])
             status = await s.status()
@@ -70,15 +78,17 @@ def test_an_operation_the_backend_lacks_is_degraded(tmp_path):
     core = ServiceCore(str(SCRIPTED), data_dir=tmp_path / "store")
     result = core.search_facts("who replied")
     assert result.degraded and result.reason == "backend scripted does not support search_facts" and result.hits == []
-    assert [(c.operation, c.mode) for c in core.backend.calls] == [("capabilities", "worker")], \
+    assert [(c.operation, c.mode) for c in core.backend.calls] == [("capabilities", "worker")], (
         "gated on capabilities, which came from the worker"
+    )
     core.close()
 
 
 def test_a_hanging_backend_answers_degraded_within_the_deadline(tmp_path):
     async def scenario():
-        async with MemoryService(str(SCRIPTED), data_dir=tmp_path / "store", config={"behavior": "silent", "seconds": 120},
-                                 deadline=2.0) as s:
+        async with MemoryService(
+            str(SCRIPTED), data_dir=tmp_path / "store", config={"behavior": "silent", "seconds": 120}, deadline=2.0
+        ) as s:
             started = time.monotonic()
             result = await s.query("anything")
             return result, time.monotonic() - started
@@ -91,7 +101,9 @@ def test_a_hanging_backend_answers_degraded_within_the_deadline(tmp_path):
 
 def test_a_transient_failure_is_retried_once_and_succeeds(tmp_path):
     async def scenario():
-        async with MemoryService(str(SCRIPTED), data_dir=tmp_path / "store", config={"behavior": "transient_once"}) as s:
+        async with MemoryService(
+            str(SCRIPTED), data_dir=tmp_path / "store", config={"behavior": "transient_once"}
+        ) as s:
             return await s.query("anything")
 
     result = run(scenario())

@@ -53,14 +53,35 @@ def fresh_index(tmp_path, fixture_chunks):
 
 CHAT = [
     {"kind": "thread", "id": "chat", "title": "Polyglot chat"},
-    {"id": "m1", "thread": "chat", "author": "ana", "time": "2025-05-01T10:00:00Z",
-     "body": "Shall we move the nightly backup to object storage?"},
-    {"id": "m2", "thread": "chat", "author": "bo", "time": "2025-05-01T10:05:00Z", "replies_to": "m1",
-     "body": "Yes, and keep thirty days of snapshots."},
-    {"id": "m3", "thread": "chat", "author": "vera", "time": "2025-05-01T11:00:00Z",
-     "body": "Резервное копирование работает каждую ночь без ошибок."},
-    {"id": "m4", "thread": "chat", "author": "ken", "time": "2025-05-01T12:00:00Z",
-     "body": "バックアップ は 毎晩 実行 されます"},
+    {
+        "id": "m1",
+        "thread": "chat",
+        "author": "ana",
+        "time": "2025-05-01T10:00:00Z",
+        "body": "Shall we move the nightly backup to object storage?",
+    },
+    {
+        "id": "m2",
+        "thread": "chat",
+        "author": "bo",
+        "time": "2025-05-01T10:05:00Z",
+        "replies_to": "m1",
+        "body": "Yes, and keep thirty days of snapshots.",
+    },
+    {
+        "id": "m3",
+        "thread": "chat",
+        "author": "vera",
+        "time": "2025-05-01T11:00:00Z",
+        "body": "Резервное копирование работает каждую ночь без ошибок.",
+    },
+    {
+        "id": "m4",
+        "thread": "chat",
+        "author": "ken",
+        "time": "2025-05-01T12:00:00Z",
+        "body": "バックアップ は 毎晩 実行 されます",
+    },
 ]
 
 

@@ -7,11 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import can_unshare, sqlite_backend
 
 from memdock.errors import BackendError, ConfigError, InvalidInputError, VersionError
 from memdock.runner.store import Store
-
-from conftest import can_unshare, sqlite_backend
 
 ADAPTER_DIR = Path(__file__).resolve().parents[2] / "adapters" / "sqlite"
 
@@ -28,20 +27,23 @@ def test_punctuation_only_returns_no_hits_and_says_why(indexed, text):
     assert result.hits == [] and "no searchable words" in result.reason
 
 
-@pytest.mark.parametrize("text, expect", [
-    ('"cache', "Cache stampede"),
-    ('cache"', "Cache stampede"),
-    ("NEAR(cache stampede)", "Cache stampede"),
-    ("cache NEAR stampede", "Cache stampede"),
-    ("stamp*", None),
-    ("-cache", "Cache stampede"),
-    ("cache -stampede", "Cache stampede"),
-    ("title:cache", "Cache stampede"),
-    ("header:stampede", "Cache stampede"),
-    ("cache AND OR NOT stampede", "Cache stampede"),
-    ("^cache", "Cache stampede"),
-    ("cache + stampede", "Cache stampede"),
-])
+@pytest.mark.parametrize(
+    "text, expect",
+    [
+        ('"cache', "Cache stampede"),
+        ('cache"', "Cache stampede"),
+        ("NEAR(cache stampede)", "Cache stampede"),
+        ("cache NEAR stampede", "Cache stampede"),
+        ("stamp*", None),
+        ("-cache", "Cache stampede"),
+        ("cache -stampede", "Cache stampede"),
+        ("title:cache", "Cache stampede"),
+        ("header:stampede", "Cache stampede"),
+        ("cache AND OR NOT stampede", "Cache stampede"),
+        ("^cache", "Cache stampede"),
+        ("cache + stampede", "Cache stampede"),
+    ],
+)
 def test_fts5_syntax_in_a_query_is_just_words(indexed, text, expect):
     hits = indexed.query(text, limit=3).hits
     if expect is None:
@@ -133,7 +135,9 @@ def test_a_foreign_sqlite_file_is_refused(tmp_path):
     assert _digest(db) == before
 
 
-@pytest.mark.skipif(not can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a read-only filesystem")
+@pytest.mark.skipif(
+    not can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a read-only filesystem"
+)
 def test_a_store_on_a_read_only_filesystem(tmp_path, fixture_chunks):
     store = tmp_path / "store"
     sqlite_backend(store).index(fixture_chunks)
@@ -155,13 +159,17 @@ mount --bind {store} {store} && mount -o remount,bind,ro {store} || exit 99
     assert _digest(store / "data" / "memory.sqlite") == before
 
 
-@pytest.mark.skipif(not can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a read-only filesystem")
+@pytest.mark.skipif(
+    not can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a read-only filesystem"
+)
 def test_the_adapter_itself_refuses_a_read_only_data_dir(tmp_path):
     """The adapter checks too: a caller other than memdock's runner may hand it a read-only data dir."""
     data = tmp_path / "data"
     data.mkdir()
-    code = ("import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); from memdock_sqlite import db; "
-            "db.open_db(Path(sys.argv[2]), write=True)")
+    code = (
+        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); from memdock_sqlite import db; "
+        "db.open_db(Path(sys.argv[2]), write=True)"
+    )
     script = f"mount --bind {data} {data} && mount -o remount,bind,ro {data} && {sys.executable} -c '{code}' {ADAPTER_DIR} {data}"
     out = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=60)
     assert out.returncode != 0

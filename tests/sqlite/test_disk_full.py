@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from memdock.bundle import BundleWriter
 from conftest import can_unshare
 from records_factory import T0, chunk, entry, thread
+
+from memdock.bundle import BundleWriter
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 3000
@@ -31,7 +31,9 @@ with open(os.path.join(sys.argv[1], "filler"), "wb") as f:
 """
 
 
-pytestmark = pytest.mark.skipif(not can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a small tmpfs")
+pytestmark = pytest.mark.skipif(
+    not can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a small tmpfs"
+)
 
 
 def in_tmpfs(tmp_path: Path, size: str, script: str) -> subprocess.CompletedProcess:
@@ -39,10 +41,13 @@ def in_tmpfs(tmp_path: Path, size: str, script: str) -> subprocess.CompletedProc
     mnt = tmp_path / "mnt"
     mnt.mkdir(exist_ok=True)
     (tmp_path / "fill.py").write_text(FILL)
-    head = (f"set -u\nM={mnt}\nPY={sys.executable}\nfill() {{ $PY {tmp_path / 'fill.py'} $M $1; }}\n"
-            f"mount -t tmpfs -o size={size} tmpfs $M || exit 99\n")
-    out = subprocess.run(["unshare", "-m", "sh", "-c", head + script], capture_output=True, text=True, timeout=600,
-                         cwd=tmp_path)
+    head = (
+        f"set -u\nM={mnt}\nPY={sys.executable}\nfill() {{ $PY {tmp_path / 'fill.py'} $M $1; }}\n"
+        f"mount -t tmpfs -o size={size} tmpfs $M || exit 99\n"
+    )
+    out = subprocess.run(
+        ["unshare", "-m", "sh", "-c", head + script], capture_output=True, text=True, timeout=600, cwd=tmp_path
+    )
     assert out.returncode != 99, out.stderr
     return out
 
@@ -69,10 +74,10 @@ def bundles(tmp_path_factory) -> dict[str, Path]:
 def test_the_bundle_writer_says_disk_full_and_leaves_no_partial_bundle(tmp_path, bundles):
     script = f"""
 fill 65536
-$PY -m memdock chunk {bundles['corpus']} -o $M/chunks 2> err.txt; echo "chunk=$?"
+$PY -m memdock chunk {bundles["corpus"]} -o $M/chunks 2> err.txt; echo "chunk=$?"
 test -e $M/chunks; echo "left=$?"
 rm $M/filler
-$PY -m memdock chunk {bundles['corpus']} -o $M/chunks > /dev/null 2> err2.txt; echo "again=$?"
+$PY -m memdock chunk {bundles["corpus"]} -o $M/chunks > /dev/null 2> err2.txt; echo "again=$?"
 $PY -m memdock validate $M/chunks > /dev/null; echo "valid=$?"
 """
     out = in_tmpfs(tmp_path, "16m", script)
@@ -100,8 +105,9 @@ $PY -m memdock query "quorum" --data-dir $M/store -n 1 --json > query.json; echo
     out = in_tmpfs(tmp_path, "32m", script)
     err = (tmp_path / "err.txt").read_text()
     got = status(out)
-    assert got == {"index": "7", "again": "0", "third": "0", "health": "0", "query": "0"}, \
+    assert got == {"index": "7", "again": "0", "third": "0", "health": "0", "query": "0"}, (
         out.stdout + err + (tmp_path / "err2.txt").read_text()
+    )
     assert "disk full: no space left on the device holding " + str(tmp_path / "mnt" / "store") in err
     for hidden in ("Traceback", "cannot rollback", "no error envelope"):
         assert hidden not in err
@@ -140,7 +146,7 @@ def test_the_sqlite_adapter_itself_says_disk_full(tmp_path, bundles):
     script = f"""
 mkdir -p $M/store/data $M/store/work && echo "memdock store, format 1" > $M/store/.memdock-store
 fill 524288
-$PY {tmp_path / 'direct.py'} $M/store {bundles['chunks']} $M/filler
+$PY {tmp_path / "direct.py"} $M/store {bundles["chunks"]} $M/filler
 """
     out = in_tmpfs(tmp_path, "32m", script)
     assert out.returncode == 0, out.stderr
@@ -186,7 +192,7 @@ def test_the_graphiti_catalog_says_disk_full_and_keeps_working(tmp_path):
     (tmp_path / "catalog.py").write_text(CATALOG)
     script = f"""
 mkdir -p $M/data
-$PY {tmp_path / 'catalog.py'} $M/data $M/filler {ROOT / 'adapters' / 'graphiti'} {tmp_path / 'fill.py'}
+$PY {tmp_path / "catalog.py"} $M/data $M/filler {ROOT / "adapters" / "graphiti"} {tmp_path / "fill.py"}
 """
     out = in_tmpfs(tmp_path, "4m", script)
     assert out.returncode == 0, out.stderr

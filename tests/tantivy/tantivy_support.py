@@ -16,15 +16,19 @@ REAL_HOME = os.environ.get("MEMDOCK_HOME")  # read before the suite's per-test h
 
 gate = [
     pytest.mark.integration_tantivy,
-    pytest.mark.skipif(not ENABLED, reason="tantivy integration tests: set MEMDOCK_IT_TANTIVY=1 "
-                                          "after `memdock adapters install tantivy`"),
+    pytest.mark.skipif(
+        not ENABLED,
+        reason="tantivy integration tests: set MEMDOCK_IT_TANTIVY=1 after `memdock adapters install tantivy`",
+    ),
 ]
 
 
 def descriptor() -> AdapterDescriptor:
     d = Registry(use_entry_points=False).get("tantivy")
     if not d.venv.exists():
-        pytest.fail(f"MEMDOCK_IT_TANTIVY=1 but the adapter is not installed ({d.venv}); run: memdock adapters install tantivy")
+        pytest.fail(
+            f"MEMDOCK_IT_TANTIVY=1 but the adapter is not installed ({d.venv}); run: memdock adapters install tantivy"
+        )
     return d
 
 

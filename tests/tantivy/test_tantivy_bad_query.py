@@ -1,10 +1,9 @@
 """Query text that would be syntax to tantivy's query parser is searched as plain words."""
 
 import pytest
+from tantivy_support import gate
 
 from memdock.errors import InvalidInputError
-
-from tantivy_support import gate
 
 pytestmark = gate
 
@@ -21,11 +20,27 @@ def test_punctuation_only_returns_no_hits_and_says_why(indexed, text):
     assert result.hits == [] and "no searchable words" in result.reason
 
 
-@pytest.mark.parametrize("text", [
-    '"cache', 'cache"', '"cache stampede"~2', "cache AND OR NOT stampede", "+cache -stampede", "cache^5 stampede",
-    "name:cache", "text:stampede", "id:* cache", "kind:chunk stampede", "cache stampede*", "/cach.*/ stampede",
-    "cache IN [a b] stampede", "(cache OR) stampede", "title:cache", "ts:[0 TO 1] cache",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"cache',
+        'cache"',
+        '"cache stampede"~2',
+        "cache AND OR NOT stampede",
+        "+cache -stampede",
+        "cache^5 stampede",
+        "name:cache",
+        "text:stampede",
+        "id:* cache",
+        "kind:chunk stampede",
+        "cache stampede*",
+        "/cach.*/ stampede",
+        "cache IN [a b] stampede",
+        "(cache OR) stampede",
+        "title:cache",
+        "ts:[0 TO 1] cache",
+    ],
+)
 def test_query_syntax_is_just_words(indexed, text):
     hits = indexed.query(text, limit=3).hits
     assert hits and "Cache stampede" in hits[0].text.split("\n", 1)[0]

@@ -19,7 +19,10 @@ def test_search_nodes_scoped_to_groups(indexed):
     words = "release cache onboarding staging"
     everywhere = {h.provenance.get("thread_id") for h in indexed.search_nodes(words, limit=50).hits}
     assert len(everywhere - {None}) > 1
-    assert {h.provenance.get("thread_id") for h in indexed.search_nodes(words, limit=50, group_ids=[thread]).hits} <= {thread, None}
+    assert {h.provenance.get("thread_id") for h in indexed.search_nodes(words, limit=50, group_ids=[thread]).hits} <= {
+        thread,
+        None,
+    }
 
 
 def test_search_episodes_returns_entries_only(indexed):
@@ -32,7 +35,10 @@ def test_search_episodes_returns_entries_only(indexed):
 def test_facts_are_the_sqlite_sentences(indexed):
     facts = indexed.search_facts("mentions file migrate_v2", limit=5).hits
     assert facts and facts[0].kind == "fact"
-    assert facts[0].text == 'Claude (maya)\'s plan "Cut the 2.0 release in two phases" mentions file tools/migrate_v2.py (on 2026-03-02)'
+    assert (
+        facts[0].text
+        == 'Claude (maya)\'s plan "Cut the 2.0 release in two phases" mentions file tools/migrate_v2.py (on 2026-03-02)'
+    )
     assert facts[0].provenance["entry_id"] == facts[0].extra["source_id"]
     edge = indexed.get_edge(facts[0].id).item
     assert edge.text == facts[0].text and edge.extra["type"] == "mentions"
@@ -51,7 +57,9 @@ def test_get_node_returns_the_record_and_its_edges(indexed):
 def test_delete_entry_cascades_to_chunks_edges_and_orphan_entities(fresh_index):
     b = fresh_index
     entry = b.search_episodes("migration script idempotent", limit=1).hits[0]
-    chunk_ids = [h.id for h in b.query("migration script idempotent", limit=20).hits if h.provenance["entry_id"] == entry.id]
+    chunk_ids = [
+        h.id for h in b.query("migration script idempotent", limit=20).hits if h.provenance["entry_id"] == entry.id
+    ]
     edges = [e["edge_id"] for e in b.get_node(entry.id).item.extra["edges"]]
     migrate_file = next(e["other_id"] for e in b.get_node(entry.id).item.extra["edges"] if "migrate_v2" in e["fact"])
     assert chunk_ids and edges
@@ -62,7 +70,9 @@ def test_delete_entry_cascades_to_chunks_edges_and_orphan_entities(fresh_index):
     assert result.cascaded == len(result.deleted) - 1 and result.not_found == ["entry:not-there"]
     assert b.get_node(entry.id).item is None and b.get_node(migrate_file).item is None
     assert all(b.get_edge(e).item is None for e in edges)
-    assert not [h for h in b.query("migration script idempotent", limit=20).hits if h.provenance["entry_id"] == entry.id]
+    assert not [
+        h for h in b.query("migration script idempotent", limit=20).hits if h.provenance["entry_id"] == entry.id
+    ]
     assert b.search_nodes("maya", limit=5).hits, "people mentioned elsewhere survive"
 
 

@@ -1,11 +1,10 @@
 """Killed after a durable commit, resumed, re-indexed unchanged: counted in the index itself."""
 
 import pytest
+from tantivy_support import backend, gate
 
 from memdock.errors import MemdockError
 from memdock.runner.ledger import Ledger
-
-from tantivy_support import backend, gate
 
 pytestmark = gate
 

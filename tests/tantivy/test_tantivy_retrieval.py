@@ -1,10 +1,9 @@
 """Ranking, scores, filters and hostile query text, through the real runner and a worker."""
 
 import pytest
+from tantivy_support import gate
 
 from memdock.errors import InvalidInputError
-
-from tantivy_support import gate
 
 pytestmark = gate
 
@@ -36,7 +35,9 @@ def test_filters_by_thread_time_author_role_and_type(indexed):
     only = indexed.query("approval cache release", limit=50, filters={"thread_ids": [thread]}).hits
     assert only and {h.provenance["thread_id"] for h in only} == {thread}
 
-    window = indexed.query("the", limit=50, filters={"time_from": "2026-02-11T00:00:00Z", "time_to": "2026-02-12T23:59:59Z"}).hits
+    window = indexed.query(
+        "the", limit=50, filters={"time_from": "2026-02-11T00:00:00Z", "time_to": "2026-02-12T23:59:59Z"}
+    ).hits
     assert sorted(h.event_time for h in window) == ["2026-02-11T10:30:00Z", "2026-02-12T16:20:00Z"]
 
     by_user = indexed.query("the", limit=50, filters={"authors": ["sam"]}).hits

@@ -4,11 +4,10 @@ import hashlib
 import json
 
 import pytest
+from tantivy_support import backend, gate
 
 from memdock.errors import BackendError, VersionError
 from memdock.runner.store import Store
-
-from tantivy_support import backend, gate
 
 pytestmark = gate
 

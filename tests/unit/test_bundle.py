@@ -6,12 +6,12 @@ import time
 
 import orjson
 import pytest
+from records_factory import chunk, edge, entry, thread
 
 from memdock.bundle import BundleReader, BundleWriter, IncompleteBundleError
 from memdock.bundle.output import UnsafeOutputError
 from memdock.errors import InvalidInputError, VersionError
 from memdock.jsonl import PayloadError
-from records_factory import chunk, edge, entry, thread
 
 
 def write_bundle(path, n=20, **kw):
@@ -62,18 +62,16 @@ def test_embeddings_matrix_row_access(tmp_path):
     assert (m.rows, m.dim) == (5, 4)
     assert list(m.row(3)) == [3.0, 0.5, -1.0, 2.0]
     raw = (b / "embedding_matrix.f32").read_bytes()
-    assert struct.unpack("<4f", raw[3 * 16:4 * 16]) == (3.0, 0.5, -1.0, 2.0)
+    assert struct.unpack("<4f", raw[3 * 16 : 4 * 16]) == (3.0, 0.5, -1.0, 2.0)
     assert r.verify() == []
 
 
 def test_writer_refuses_mismatched_dims_and_nan_vectors(tmp_path):
-    with pytest.raises(PayloadError, match="dim"):
-        with BundleWriter(tmp_path / "b", "chunks") as w:
-            w.write_embedding("c1", [1.0, 2.0], "m")
-            w.write_embedding("c2", [1.0, 2.0, 3.0], "m")
-    with pytest.raises(PayloadError, match="NaN"):
-        with BundleWriter(tmp_path / "c", "chunks") as w:
-            w.write_embedding("c1", [1.0, float("nan")], "m")
+    with pytest.raises(PayloadError, match="dim"), BundleWriter(tmp_path / "b", "chunks") as w:
+        w.write_embedding("c1", [1.0, 2.0], "m")
+        w.write_embedding("c2", [1.0, 2.0, 3.0], "m")
+    with pytest.raises(PayloadError, match="NaN"), BundleWriter(tmp_path / "c", "chunks") as w:
+        w.write_embedding("c1", [1.0, float("nan")], "m")
     assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists()
 
 
@@ -101,9 +99,8 @@ def test_newer_minor_is_read_and_unknown_fields_kept(tmp_path):
 
 
 def test_unknown_field_in_same_minor_is_refused(tmp_path):
-    with pytest.raises(PayloadError, match="sentiment"):
-        with BundleWriter(tmp_path / "b", "corpus") as w:
-            w.write("thread", thread(sentiment="calm"))
+    with pytest.raises(PayloadError, match="sentiment"), BundleWriter(tmp_path / "b", "corpus") as w:
+        w.write("thread", thread(sentiment="calm"))
 
 
 # ---- bad input -------------------------------------------------------------
@@ -164,19 +161,16 @@ def test_nan_and_infinity_refused_on_read(tmp_path, token):
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf")])
 def test_nan_and_infinity_refused_on_write_even_in_metadata(tmp_path, value):
-    with pytest.raises(PayloadError, match="id=edge:0"):
-        with BundleWriter(tmp_path / "b", "corpus") as w:
-            w.write("edge", edge(0, weight=value))
-    with pytest.raises(PayloadError, match="NaN or Infinity"):
-        with BundleWriter(tmp_path / "c", "corpus") as w:
-            w.write("edge", edge(0, metadata={"x": [1, value]}))
+    with pytest.raises(PayloadError, match="id=edge:0"), BundleWriter(tmp_path / "b", "corpus") as w:
+        w.write("edge", edge(0, weight=value))
+    with pytest.raises(PayloadError, match="NaN or Infinity"), BundleWriter(tmp_path / "c", "corpus") as w:
+        w.write("edge", edge(0, metadata={"x": [1, value]}))
 
 
 def test_duplicate_ids_refused_on_write_and_read(tmp_path):
-    with pytest.raises(PayloadError, match="duplicate entry id"):
-        with BundleWriter(tmp_path / "w", "corpus") as w:
-            w.write("entry", entry(1))
-            w.write("entry", entry(1))
+    with pytest.raises(PayloadError, match="duplicate entry id"), BundleWriter(tmp_path / "w", "corpus") as w:
+        w.write("entry", entry(1))
+        w.write("entry", entry(1))
     assert not (tmp_path / "w").exists()
     b = write_bundle(tmp_path / "b", n=1)
     corrupt_part(b, lines_of(entry(0), entry(1), entry(0)))
@@ -247,10 +241,9 @@ def test_no_manifest_is_incomplete(tmp_path):
 
 def test_exception_inside_writer_leaves_nothing(tmp_path):
     b = tmp_path / "b"
-    with pytest.raises(RuntimeError):
-        with BundleWriter(b, "corpus") as w:
-            w.write("entry", entry(0))
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), BundleWriter(b, "corpus") as w:
+        w.write("entry", entry(0))
+        raise RuntimeError("boom")
     assert not b.exists()
 
 
@@ -335,10 +328,9 @@ def test_writer_refuses_non_empty_dir_and_overwrite_keeps_the_old_bundle_until_t
 
 def test_overwrite_that_fails_midway_leaves_the_old_bundle_whole(tmp_path):
     b = write_bundle(tmp_path / "b", n=3)
-    with pytest.raises(RuntimeError):
-        with BundleWriter(b, "corpus", overwrite=True) as w:
-            w.write("thread", thread())
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), BundleWriter(b, "corpus", overwrite=True) as w:
+        w.write("thread", thread())
+        raise RuntimeError("boom")
     assert BundleReader(b).count("entry") == 3 and BundleReader(b).verify() == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b"]
 
@@ -372,7 +364,9 @@ def test_matrix_size_not_matching_its_index(tmp_path):
                 f["sha256"] = "sha256:" + hashlib.sha256(m.read_bytes()).hexdigest()
 
     rewrite_manifest(b, fix)
-    with pytest.raises(PayloadError, match=r"float32 matrix has 32 bytes but its index describes 3 rows of dim 3 \(36 bytes\)"):
+    with pytest.raises(
+        PayloadError, match=r"float32 matrix has 32 bytes but its index describes 3 rows of dim 3 \(36 bytes\)"
+    ):
         BundleReader(b).embeddings()
     assert any("float32 matrix has 32 bytes" in str(e) for e in BundleReader(b).verify())
 
@@ -395,16 +389,16 @@ def test_line_that_is_not_an_object(tmp_path):
 
 
 def test_duplicate_ids_are_caught_after_the_id_set_spills_to_disk(tmp_path, monkeypatch):
-    from memdock.bundle import idset
-    from memdock.jsonl import PayloadError
     from records_factory import chunk
 
+    from memdock.bundle import idset
+    from memdock.jsonl import PayloadError
+
     monkeypatch.setattr(idset, "SPILL_AT", 10)
-    with pytest.raises(PayloadError, match="duplicate chunk id"):
-        with BundleWriter(tmp_path / "w", "chunks") as w:
-            for i in range(40):
-                w.write("chunk", chunk(i))
-            w.write("chunk", chunk(3))
+    with pytest.raises(PayloadError, match="duplicate chunk id"), BundleWriter(tmp_path / "w", "chunks") as w:
+        for i in range(40):
+            w.write("chunk", chunk(i))
+        w.write("chunk", chunk(3))
     assert not (tmp_path / "w").exists() or not any((tmp_path / "w").iterdir())
 
     with BundleWriter(tmp_path / "ok", "chunks", validate=False) as w:
@@ -413,7 +407,7 @@ def test_duplicate_ids_are_caught_after_the_id_set_spills_to_disk(tmp_path, monk
     part = tmp_path / "ok" / "chunk-00001.jsonl"
     lines = part.read_bytes().splitlines(keepends=True)
     part.write_bytes(b"".join(lines + [lines[5]]))
-    manifest = (tmp_path / "ok" / "manifest.json")
+    manifest = tmp_path / "ok" / "manifest.json"
     import hashlib
     import json
 

@@ -2,10 +2,10 @@ import subprocess
 import sys
 
 import orjson
+from records_factory import entry, thread
 
 from memdock.bundle import BundleWriter
 from memdock.cli.main import main
-from records_factory import entry, thread
 
 
 def make(tmp_path, n=3):

@@ -20,12 +20,25 @@ datetimes = st.one_of(
     st.datetimes(timezones=st.timezones()).map(lambda d: d.isoformat()),
     st.builds(
         lambda y, mo, d, h, mi, s, sep, tz: f"{y:04d}-{mo}-{d}{sep}{h}:{mi}:{s}{tz}",
-        st.integers(0, 9999), digits, digits, digits, digits, digits,
+        st.integers(0, 9999),
+        digits,
+        digits,
+        digits,
+        digits,
+        digits,
         st.sampled_from(["T", "t", " ", "_"]),
         st.sampled_from(["Z", "z", "", "+05:30", "-24:00", "+23:59", "+00:60", ".5Z", ".123+01:00"]),
     ),
-    st.sampled_from(["2016-12-31T23:59:60Z", "2016-12-31t23:59:60.25z", "2016-12-31T18:59:60-05:00",
-                     "0000-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59-23:59"]),
+    st.sampled_from(
+        [
+            "2016-12-31T23:59:60Z",
+            "2016-12-31t23:59:60.25z",
+            "2016-12-31T18:59:60-05:00",
+            "0000-01-01T00:00:00Z",
+            "0001-01-01T00:00:00Z",
+            "9999-12-31T23:59:59-23:59",
+        ]
+    ),
     st.text(max_size=25),
 )
 # around the int64 bound the schema puts on stored integers, as Python ints and as the floats orjson decodes
@@ -45,16 +58,37 @@ ids = st.one_of(
     st.text(alphabet=string.ascii_letters + "\n -", max_size=6),
 )
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**63), 2**63), st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=20), ids, datetimes,
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**63),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=20),
+    ids,
+    datetimes,
 )
-values = st.recursive(scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=5), c, max_size=3), max_leaves=6)
+values = st.recursive(
+    scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=5), c, max_size=3), max_leaves=6
+)
 
 FIELD_VALUES = {
-    "id": ids, "thread_id": ids, "entry_id": ids, "chunk_id": ids, "source_id": ids, "target_id": ids, "query_id": ids,
-    "event_time": datetimes, "ingestion_time": datetimes, "created_at": datetimes,
-    "position": counts, "start": counts, "end": counts, "token_count": counts, "row": counts,
-    "source_line": counts, "dim": st.integers(-3, 70000), "limit": st.integers(-3, 2000),
+    "id": ids,
+    "thread_id": ids,
+    "entry_id": ids,
+    "chunk_id": ids,
+    "source_id": ids,
+    "target_id": ids,
+    "query_id": ids,
+    "event_time": datetimes,
+    "ingestion_time": datetimes,
+    "created_at": datetimes,
+    "position": counts,
+    "start": counts,
+    "end": counts,
+    "token_count": counts,
+    "row": counts,
+    "source_line": counts,
+    "dim": st.integers(-3, 70000),
+    "limit": st.integers(-3, 2000),
     "rank": st.one_of(st.integers(-3, 100), counts),
     "type": st.sampled_from(["contains", "follows", "mentions", "x-custom", "x-", "likes", "replies_to"]),
     "kind": st.sampled_from(["chunk", "entry", "node", "fact", "edge", ""]),
@@ -77,7 +111,10 @@ def valid_seed(name):
     from records_factory import chunk, edge, entry, thread
 
     seeds = {
-        "thread": thread(), "entry": entry(), "chunk": chunk(), "edge": edge(),
+        "thread": thread(),
+        "entry": entry(),
+        "chunk": chunk(),
+        "edge": edge(),
         "embedding": {"chunk_id": "c1", "row": 0, "model": "m", "dim": 384},
         "entity": {"id": "person:ana", "entity_type": "person", "name": "Ana"},
         "query": {"id": "q1", "text": "what"},
@@ -102,9 +139,13 @@ def test_same_verdict_on_generated_records(name, data):
 @given(data=st.data())
 def test_generated_valid_records_are_valid_in_both(name, data):
     seed = valid_seed(name)
-    ok_fields = {k: v for k, v in {
-        "event_time": data.draw(rfc3339),
-    }.items() if k in schemas.load(name)["properties"]}
+    ok_fields = {
+        k: v
+        for k, v in {
+            "event_time": data.draw(rfc3339),
+        }.items()
+        if k in schemas.load(name)["properties"]
+    }
     record = {**seed, **ok_fields}
     assert REF.is_valid(name, record)
     assert FAST.is_valid(name, record)

@@ -52,7 +52,9 @@ def test_core_imports_only_stdlib_and_its_three_dependencies():
 
 def test_the_policy_check_catches_a_violation(tmp_path):
     tree = ast.parse("import numpy\nfrom requests import get\nimport jsonschema_rs\n")
-    found = [n for node, n in imports(tree) if n not in ALLOWED and not (n in OPTIONAL and node not in top_level_nodes(tree))]
+    found = [
+        n for node, n in imports(tree) if n not in ALLOWED and not (n in OPTIONAL and node not in top_level_nodes(tree))
+    ]
     assert found == ["numpy", "requests", "jsonschema_rs"]
 
 

@@ -1,10 +1,10 @@
 import orjson
 import pytest
+from records_factory import chunk, edge, entry, thread
 
 from memdock import schemas
 from memdock.resources import schemas_dir
 from memdock.validation import SchemaValidator, is_rfc3339_datetime, parse_datetime
-from records_factory import chunk, edge, entry, thread
 
 ENGINES = ["jsonschema", "jsonschema-rs"]
 

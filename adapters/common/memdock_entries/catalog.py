@@ -11,13 +11,25 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, ContextManager, Iterable, Iterator
+from typing import Any, ContextManager
 
 from memdock.diskfull import sqlite_transaction
 
 NAME = "catalog.sqlite"
-ENTRY_FIELDS = ("id", "thread_id", "author", "role", "entry_type", "title", "event_time", "body", "content_hash", "state")
+ENTRY_FIELDS = (
+    "id",
+    "thread_id",
+    "author",
+    "role",
+    "entry_type",
+    "title",
+    "event_time",
+    "body",
+    "content_hash",
+    "state",
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, title TEXT);
@@ -52,16 +64,19 @@ class Catalog:
     # -- staging ---------------------------------------------------------------------------------
 
     def put_thread(self, thread_id: str, title: str | None) -> None:
-        self.conn.execute("INSERT INTO threads VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title",
-                          (thread_id, title))
+        self.conn.execute(
+            "INSERT INTO threads VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title", (thread_id, title)
+        )
 
     def thread_title(self, thread_id: str) -> str | None:
         row = self.conn.execute("SELECT title FROM threads WHERE id = ?", (thread_id,)).fetchone()
         return row[0] if row else None
 
     def stage(self, entry: dict[str, Any]) -> None:
-        self.conn.execute("INSERT INTO staged (event_time, entry) VALUES (?, ?)",
-                          (entry.get("event_time"), json.dumps(entry, ensure_ascii=False)))
+        self.conn.execute(
+            "INSERT INTO staged (event_time, entry) VALUES (?, ?)",
+            (entry.get("event_time"), json.dumps(entry, ensure_ascii=False)),
+        )
         self.conn.execute("INSERT OR IGNORE INTO staged_members VALUES (?, ?)", (entry["id"], entry["id"]))
 
     def stage_member(self, record_id: str, entry_id: str) -> None:
@@ -74,7 +89,9 @@ class Catalog:
         while True:
             rows = self.conn.execute(
                 "SELECT coalesce(event_time, ''), seq, entry FROM staged WHERE (coalesce(event_time, ''), seq) > (?, ?) "
-                "ORDER BY coalesce(event_time, ''), seq LIMIT 500", last).fetchall()
+                "ORDER BY coalesce(event_time, ''), seq LIMIT 500",
+                last,
+            ).fetchall()
             if not rows:
                 return
             for _, _, entry in rows:
@@ -88,8 +105,12 @@ class Catalog:
         return [r[0] for r in self.conn.execute("SELECT record_id FROM staged_members WHERE entry_id = ?", (entry_id,))]
 
     def members_without_staged_entry(self) -> list[str]:
-        return [r[0] for r in self.conn.execute(
-            "SELECT record_id FROM staged_members WHERE entry_id NOT IN (SELECT json_extract(entry, '$.id') FROM staged)")]
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT record_id FROM staged_members WHERE entry_id NOT IN (SELECT json_extract(entry, '$.id') FROM staged)"
+            )
+        ]
 
     def clear_staged(self) -> None:
         self.conn.execute("DELETE FROM staged")
@@ -105,8 +126,10 @@ class Catalog:
         ids = list(dict.fromkeys(entry_ids))
         out: dict[str, dict[str, Any]] = {}
         for i in range(0, len(ids), 500):
-            part = ids[i:i + 500]
-            for row in self.conn.execute(f"SELECT {', '.join(ENTRY_FIELDS)} FROM entries WHERE id IN ({','.join('?' * len(part))})", part):
+            part = ids[i : i + 500]
+            for row in self.conn.execute(
+                f"SELECT {', '.join(ENTRY_FIELDS)} FROM entries WHERE id IN ({','.join('?' * len(part))})", part
+            ):
                 out[row[0]] = dict(zip(ENTRY_FIELDS, row))
         return out
 
@@ -117,7 +140,8 @@ class Catalog:
     def mark(self, entry: dict[str, Any], state: str) -> None:
         self.conn.execute(
             f"INSERT OR REPLACE INTO entries ({', '.join(ENTRY_FIELDS)}) VALUES ({', '.join('?' * len(ENTRY_FIELDS))})",
-            tuple(entry.get(k) if k != "state" else state for k in ENTRY_FIELDS))
+            tuple(entry.get(k) if k != "state" else state for k in ENTRY_FIELDS),
+        )
         self.conn.execute("INSERT OR IGNORE INTO members VALUES (?, ?)", (entry["id"], entry["id"]))
 
     def set_memories(self, entry_id: str, memory_ids: Iterable[str]) -> None:
@@ -125,7 +149,10 @@ class Catalog:
         self.conn.executemany("INSERT OR REPLACE INTO memories VALUES (?, ?)", [(m, entry_id) for m in memory_ids])
 
     def memories(self, entry_id: str) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT memory_id FROM memories WHERE entry_id = ? ORDER BY rowid", (entry_id,))]
+        return [
+            r[0]
+            for r in self.conn.execute("SELECT memory_id FROM memories WHERE entry_id = ? ORDER BY rowid", (entry_id,))
+        ]
 
     def entry_of_memory(self, memory_id: str) -> str | None:
         row = self.conn.execute("SELECT entry_id FROM memories WHERE memory_id = ?", (memory_id,)).fetchone()
@@ -133,10 +160,15 @@ class Catalog:
 
     def resolve(self, record_id: str) -> list[str]:
         """Entry ids standing for RECORD_ID: a thread, an entry, a chunk, or a memory id."""
-        return [r[0] for r in self.conn.execute(
-            "SELECT id FROM entries WHERE thread_id = ?1 OR id = ?1 "
-            "OR id IN (SELECT entry_id FROM members WHERE record_id = ?1) "
-            "OR id IN (SELECT entry_id FROM memories WHERE memory_id = ?1)", (record_id,))]
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT id FROM entries WHERE thread_id = ?1 OR id = ?1 "
+                "OR id IN (SELECT entry_id FROM members WHERE record_id = ?1) "
+                "OR id IN (SELECT entry_id FROM memories WHERE memory_id = ?1)",
+                (record_id,),
+            )
+        ]
 
     def members(self, entry_id: str) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT record_id FROM members WHERE entry_id = ?", (entry_id,))]
@@ -160,4 +192,3 @@ class Catalog:
         out["memories"] = self.conn.execute("SELECT count(*) FROM memories").fetchone()[0]
         out["threads"] = self.conn.execute("SELECT count(*) FROM threads").fetchone()[0]
         return out
-

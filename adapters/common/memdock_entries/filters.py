@@ -7,7 +7,7 @@ REST search) checks each hit's entry against them with `passes`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from memdock.errors import InvalidInputError
@@ -22,7 +22,7 @@ def _epoch(filters: dict[str, Any], key: str) -> float:
         t = datetime.fromisoformat(str(filters[key]).replace("Z", "+00:00"))
     except ValueError:
         raise InvalidInputError(f"filters.{key}: not an RFC 3339 date-time: {filters[key]!r}") from None
-    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
+    return (t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp()
 
 
 @dataclass(frozen=True)
@@ -35,18 +35,22 @@ class Filters:
     types: tuple[str, ...] = ()
 
     @classmethod
-    def parse(cls, params: dict[str, Any]) -> "Filters":
+    def parse(cls, params: dict[str, Any]) -> Filters:
         f = params.get("filters") or {}
         if not isinstance(f, dict):
             raise InvalidInputError("filters must be an object")
         unknown = sorted(set(f) - KNOWN)
         if unknown:
             raise InvalidInputError(f"unknown filters {unknown}; known: {sorted(KNOWN)}")
-        low = lambda key: tuple(str(v).lower() for v in f.get(key) or ())  # noqa: E731
-        return cls(threads=tuple(dict.fromkeys(list(f.get("thread_ids") or []) + list(params.get("group_ids") or []))),
-                   since=_epoch(f, "time_from") if f.get("time_from") else None,
-                   until=_epoch(f, "time_to") if f.get("time_to") else None,
-                   authors=low("authors"), roles=low("roles"), types=low("entry_types"))
+        low = lambda key: tuple(str(v).lower() for v in f.get(key) or ())
+        return cls(
+            threads=tuple(dict.fromkeys(list(f.get("thread_ids") or []) + list(params.get("group_ids") or []))),
+            since=_epoch(f, "time_from") if f.get("time_from") else None,
+            until=_epoch(f, "time_to") if f.get("time_to") else None,
+            authors=low("authors"),
+            roles=low("roles"),
+            types=low("entry_types"),
+        )
 
     @property
     def any(self) -> bool:
@@ -59,8 +63,9 @@ class Filters:
         if entry is None:
             return False
         when = epoch(entry.get("event_time"))
-        if (self.since is not None and (when is None or when < self.since)) or \
-           (self.until is not None and (when is None or when > self.until)):
+        if (self.since is not None and (when is None or when < self.since)) or (
+            self.until is not None and (when is None or when > self.until)
+        ):
             return False
         if self.threads and entry["thread_id"] not in self.threads:
             return False

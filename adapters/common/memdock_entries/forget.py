@@ -7,15 +7,20 @@ backend's own removal is given as two callables, so this file knows nothing of m
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from memdock.errors import InvalidInputError
 
 from .catalog import Catalog
 
 
-def delete(catalog: Catalog, params: dict[str, Any], remove_entry: Callable[[str, str], Any],
-           remove_memory: Callable[[str], Any]) -> dict[str, Any]:
+def delete(
+    catalog: Catalog,
+    params: dict[str, Any],
+    remove_entry: Callable[[str, str], Any],
+    remove_memory: Callable[[str], Any],
+) -> dict[str, Any]:
     """REMOVE_ENTRY(entry_id, state) drops what the backend holds for an entry; REMOVE_MEMORY(memory_id) one memory."""
     ids = params.get("ids")
     if not isinstance(ids, list) or not ids or not all(isinstance(i, str) and i for i in ids):

@@ -11,8 +11,9 @@ leaves at most one `pending` entry, which the next run writes again.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from memdock.sdk import Context
 
@@ -28,8 +29,9 @@ class Written:
     replaced: bool  # an earlier version (or a half-written one) was removed first
 
 
-def index_entries(ctx: Context, catalog: Catalog, max_chars: int, variant: str,
-                  write: Callable[[dict[str, Any], str | None], Written]) -> dict[str, Any]:
+def index_entries(
+    ctx: Context, catalog: Catalog, max_chars: int, variant: str, write: Callable[[dict[str, Any], str | None], Written]
+) -> dict[str, Any]:
     """WRITE(entry, previous state or None) stores one entry in the backend; returns the index result."""
     started = time.monotonic()
     staged = stage(ctx.input_bundle(), catalog, max_chars, variant)
@@ -41,7 +43,7 @@ def index_entries(ctx: Context, catalog: Catalog, max_chars: int, variant: str,
         ctx.checkpoint(ids)
 
     for i in range(0, len(staged.ready), CHECKPOINT_BATCH):
-        checkpoint(staged.ready[i:i + CHECKPOINT_BATCH])
+        checkpoint(staged.ready[i : i + CHECKPOINT_BATCH])
     total = catalog.staged_count()
     added = replaced = unchanged = memories = 0
     for done, entry in enumerate(catalog.staged(), 1):
@@ -66,6 +68,15 @@ def index_entries(ctx: Context, catalog: Catalog, max_chars: int, variant: str,
         ctx.progress(done, total, f"{entry['id']}: {len(written.memory_ids)} memories in {time.monotonic() - t:.2f}s")
     with catalog.transaction():
         catalog.clear_staged()
-    return {"indexed": staged.counts, "checkpoints": checkpoints, "seconds": time.monotonic() - started,
-            "details": {"entries_added": added - replaced, "entries_replaced": replaced, "entries_unchanged": unchanged,
-                        "memories_added": memories, "ignored": staged.ignored}}
+    return {
+        "indexed": staged.counts,
+        "checkpoints": checkpoints,
+        "seconds": time.monotonic() - started,
+        "details": {
+            "entries_added": added - replaced,
+            "entries_replaced": replaced,
+            "entries_unchanged": unchanged,
+            "memories_added": memories,
+            "ignored": staged.ignored,
+        },
+    }

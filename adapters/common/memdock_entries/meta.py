@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 
 def author_keys(author: str | None) -> list[str]:
-    """"Codex (lee)" is found as codex, lee or itself: watercooler writes authors as "agent (user)"."""
+    """ "Codex (lee)" is found as codex, lee or itself: watercooler writes authors as "agent (user)"."""
     if not author:
         return []
     low = author.lower().strip()
@@ -22,12 +22,18 @@ def epoch(value: str | None) -> float | None:
     if not value:
         return None
     t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
+    return (t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp()
 
 
 def metadata(entry: dict[str, Any]) -> dict[str, Any]:
-    meta = {"md_entry_id": entry["id"], "md_thread_id": entry["thread_id"], "md_author": entry.get("author"),
-            "md_author_keys": author_keys(entry.get("author")), "md_role": (entry.get("role") or "").lower() or None,
-            "md_type": (entry.get("entry_type") or "").lower() or None, "md_event_time": entry.get("event_time"),
-            "md_event_ts": epoch(entry.get("event_time"))}
+    meta = {
+        "md_entry_id": entry["id"],
+        "md_thread_id": entry["thread_id"],
+        "md_author": entry.get("author"),
+        "md_author_keys": author_keys(entry.get("author")),
+        "md_role": (entry.get("role") or "").lower() or None,
+        "md_type": (entry.get("entry_type") or "").lower() or None,
+        "md_event_time": entry.get("event_time"),
+        "md_event_ts": epoch(entry.get("event_time")),
+    }
     return {k: v for k, v in meta.items() if v not in (None, [])}

@@ -9,8 +9,9 @@ naming its file, line and field, and leaves the catalog and the framework as the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from memdock.bundle import BundleReader
 from memdock.errors import InvalidInputError
@@ -55,14 +56,33 @@ def stage(reader: BundleReader, catalog: Catalog, max_chars: int, variant: str =
                 raise InvalidInputError(
                     f"{path}:{line}: body of {rec['id']} is {len(text):,} characters with its author and title; the backend is given "
                     f"at most {max_chars:,} (max_entry_chars). Split the entry or raise the limit",
-                    details={"file": path, "line": line, "field": "body", "id": rec["id"], "chars": len(text)})
+                    details={"file": path, "line": line, "field": "body", "id": rec["id"], "chars": len(text)},
+                )
             when = rec.get("event_time") or rec.get("ingestion_time")
-            catalog.stage({
-                "id": rec["id"], "thread_id": rec["thread_id"], "author": rec.get("author"), "role": rec.get("role"),
-                "entry_type": rec.get("entry_type"), "title": rec.get("title"), "event_time": when, "body": text,
-                "content_hash": content_hash("\x1f".join([text, rec["thread_id"], when or "", rec.get("role") or "",
-                                                          rec.get("entry_type") or "", variant])),
-            })
+            catalog.stage(
+                {
+                    "id": rec["id"],
+                    "thread_id": rec["thread_id"],
+                    "author": rec.get("author"),
+                    "role": rec.get("role"),
+                    "entry_type": rec.get("entry_type"),
+                    "title": rec.get("title"),
+                    "event_time": when,
+                    "body": text,
+                    "content_hash": content_hash(
+                        "\x1f".join(
+                            [
+                                text,
+                                rec["thread_id"],
+                                when or "",
+                                rec.get("role") or "",
+                                rec.get("entry_type") or "",
+                                variant,
+                            ]
+                        )
+                    ),
+                }
+            )
         for rec, _, _ in _located(reader, "chunk") if "chunk" in types else ():
             catalog.stage_member(rec["id"], rec["entry_id"])
         for rtype in types:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, ContextManager, Iterable, Iterator
+from typing import Any, ContextManager
 
 from memdock.diskfull import disk_full_as_error, sqlite_transaction
 
@@ -59,22 +60,35 @@ class Catalog:
     # -- what the bundle told us ---------------------------------------------------------------
 
     def put_thread(self, thread_id: str, group_id: str, title: str | None) -> None:
-        self.conn.execute("INSERT INTO threads VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title",
-                          (thread_id, group_id, title))
+        self.conn.execute(
+            "INSERT INTO threads VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title",
+            (thread_id, group_id, title),
+        )
 
     def put_entry(self, rec: dict[str, Any]) -> None:
         self.conn.execute(
             "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (rec["id"], rec["thread_id"], rec.get("author"), rec.get("role"), rec.get("entry_type"), rec.get("title"),
-             rec.get("event_time")))
+            (
+                rec["id"],
+                rec["thread_id"],
+                rec.get("author"),
+                rec.get("role"),
+                rec.get("entry_type"),
+                rec.get("title"),
+                rec.get("event_time"),
+            ),
+        )
 
     def thread(self, thread_id: str) -> tuple[str, str | None] | None:
         return self.conn.execute("SELECT group_id, title FROM threads WHERE id = ?", (thread_id,)).fetchone()
 
     def entry(self, entry_id: str) -> dict[str, Any] | None:
-        row = self.conn.execute("SELECT id, thread_id, author, role, entry_type, title, event_time FROM entries WHERE id = ?",
-                                (entry_id,)).fetchone()
-        return dict(zip(("id", "thread_id", "author", "role", "entry_type", "title", "event_time"), row)) if row else None
+        row = self.conn.execute(
+            "SELECT id, thread_id, author, role, entry_type, title, event_time FROM entries WHERE id = ?", (entry_id,)
+        ).fetchone()
+        return (
+            dict(zip(("id", "thread_id", "author", "role", "entry_type", "title", "event_time"), row)) if row else None
+        )
 
     def add_members(self, episode: str, record_ids: Iterable[str]) -> None:
         self.conn.executemany("INSERT OR IGNORE INTO members VALUES (?, ?)", [(r, episode) for r in record_ids])
@@ -87,7 +101,9 @@ class Catalog:
         while True:
             rows = self.conn.execute(
                 "SELECT coalesce(event_time, ''), seq, episode FROM staged WHERE (coalesce(event_time, ''), seq) > (?, ?) "
-                "ORDER BY coalesce(event_time, ''), seq LIMIT 500", (last[0] or "", last[1])).fetchall()
+                "ORDER BY coalesce(event_time, ''), seq LIMIT 500",
+                (last[0] or "", last[1]),
+            ).fetchall()
             if not rows:
                 return
             for t, seq, ep in rows:
@@ -115,47 +131,74 @@ class Catalog:
             "INSERT INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uuid) DO UPDATE SET "
             "content_hash = excluded.content_hash, event_time = excluded.event_time, state = excluded.state, "
             "group_id = excluded.group_id, thread_id = excluded.thread_id",
-            (ep["uuid"], ep["source_id"], ep.get("entry_id"), ep["thread_id"], ep["group_id"], ep["content_hash"],
-             ep.get("event_time"), state))
+            (
+                ep["uuid"],
+                ep["source_id"],
+                ep.get("entry_id"),
+                ep["thread_id"],
+                ep["group_id"],
+                ep["content_hash"],
+                ep.get("event_time"),
+                state,
+            ),
+        )
 
     def previous(self, group_id: str, event_time: str | None, before: str, n: int) -> list[str]:
         """The N latest committed episodes of the group up to EVENT_TIME, oldest first (graphiti's context)."""
         rows = self.conn.execute(
             "SELECT uuid FROM episodes WHERE group_id = ? AND state = 'committed' AND uuid != ? "
             "AND coalesce(event_time, '') <= ? ORDER BY coalesce(event_time, '') DESC LIMIT ?",
-            (group_id, before, event_time or "", n)).fetchall()
+            (group_id, before, event_time or "", n),
+        ).fetchall()
         return [r[0] for r in reversed(rows)]
 
     def groups(self, thread_ids: Iterable[str] | None = None) -> list[str]:
         if thread_ids is None:
             return [r[0] for r in self.conn.execute("SELECT DISTINCT group_id FROM episodes WHERE state = 'committed'")]
         marks = list(thread_ids)
-        return [r[0] for r in self.conn.execute(
-            f"SELECT DISTINCT group_id FROM episodes WHERE thread_id IN ({','.join('?' * len(marks))})", marks)]
+        return [
+            r[0]
+            for r in self.conn.execute(
+                f"SELECT DISTINCT group_id FROM episodes WHERE thread_id IN ({','.join('?' * len(marks))})", marks
+            )
+        ]
 
     def threads_of(self, groups: Iterable[str]) -> dict[str, str]:
         wanted = list(set(groups))
-        return {g: t for t, g in self.conn.execute(
-            f"SELECT id, group_id FROM threads WHERE group_id IN ({','.join('?' * len(wanted))})", wanted)}
+        return {
+            g: t
+            for t, g in self.conn.execute(
+                f"SELECT id, group_id FROM threads WHERE group_id IN ({','.join('?' * len(wanted))})", wanted
+            )
+        }
 
     def describe(self, uuids: Iterable[str]) -> dict[str, dict[str, Any]]:
         """For each known episode uuid: its memdock ids and the metadata filters need."""
         ids = list(dict.fromkeys(uuids))
         out: dict[str, dict[str, Any]] = {}
         for i in range(0, len(ids), 500):
-            part = ids[i:i + 500]
+            part = ids[i : i + 500]
             rows = self.conn.execute(
                 "SELECT e.uuid, e.source_id, e.entry_id, e.thread_id, e.event_time, n.author, n.role, n.entry_type "
-                f"FROM episodes e LEFT JOIN entries n ON n.id = e.entry_id WHERE e.uuid IN ({','.join('?' * len(part))})", part)
+                f"FROM episodes e LEFT JOIN entries n ON n.id = e.entry_id WHERE e.uuid IN ({','.join('?' * len(part))})",
+                part,
+            )
             for row in rows:
-                out[row[0]] = dict(zip(("uuid", "source_id", "entry_id", "thread_id", "event_time", "author", "role", "entry_type"), row))
+                out[row[0]] = dict(
+                    zip(
+                        ("uuid", "source_id", "entry_id", "thread_id", "event_time", "author", "role", "entry_type"),
+                        row,
+                    )
+                )
         return out
 
     def resolve(self, record_id: str) -> list[tuple[str, str]]:
         """(uuid, group_id) of every episode standing for RECORD_ID: a thread, an entry, a chunk or a uuid."""
         return self.conn.execute(
             "SELECT uuid, group_id FROM episodes WHERE thread_id = ?1 OR uuid = ?1 "
-            "OR uuid IN (SELECT uuid FROM members WHERE record_id = ?1)", (record_id,)).fetchall()
+            "OR uuid IN (SELECT uuid FROM members WHERE record_id = ?1)",
+            (record_id,),
+        ).fetchall()
 
     def members(self, uuid_: str) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT record_id FROM members WHERE uuid = ?", (uuid_,))]
@@ -174,4 +217,5 @@ class Catalog:
     def counts(self) -> dict[str, int]:
         q = "SELECT state, count(*) FROM episodes GROUP BY state"
         return {f"episodes_{s}": n for s, n in self.conn.execute(q)} | {
-            "threads": self.conn.execute("SELECT count(*) FROM threads").fetchone()[0]}
+            "threads": self.conn.execute("SELECT count(*) FROM threads").fetchone()[0]
+        }

@@ -14,26 +14,45 @@ def classify(exc: BaseException, settings: Settings, where: str) -> MemdockError
     if is_disk_full(exc):
         return disk_full(getattr(exc, "filename", None) or "the data dir", where)
     import openai
-
     from graphiti_core.errors import GroupIdValidationError
 
     if isinstance(exc, GroupIdValidationError):
         return InvalidInputError(f"{where}: {exc}")
     if isinstance(exc, openai.APITimeoutError):
-        return TransientError(f"{where}: the model endpoint {_url_of(exc, settings)} timed out after {settings.llm_timeout_s:g}s",
-                              details={"endpoint": _url_of(exc, settings)})
+        return TransientError(
+            f"{where}: the model endpoint {_url_of(exc, settings)} timed out after {settings.llm_timeout_s:g}s",
+            details={"endpoint": _url_of(exc, settings)},
+        )
     if isinstance(exc, openai.APIConnectionError):
-        return TransientError(f"{where}: cannot reach the model endpoint {_url_of(exc, settings)}: {_cause(exc)}",
-                              details={"endpoint": _url_of(exc, settings)})
-    if isinstance(exc, (openai.RateLimitError, openai.InternalServerError)) or _status(exc) in (408, 409, 429, 500, 502, 503, 504):
-        return TransientError(f"{where}: the model endpoint {_url_of(exc, settings)} answered HTTP {_status(exc)}",
-                              details={"endpoint": _url_of(exc, settings), "status": _status(exc)})
+        return TransientError(
+            f"{where}: cannot reach the model endpoint {_url_of(exc, settings)}: {_cause(exc)}",
+            details={"endpoint": _url_of(exc, settings)},
+        )
+    if isinstance(exc, (openai.RateLimitError, openai.InternalServerError)) or _status(exc) in (
+        408,
+        409,
+        429,
+        500,
+        502,
+        503,
+        504,
+    ):
+        return TransientError(
+            f"{where}: the model endpoint {_url_of(exc, settings)} answered HTTP {_status(exc)}",
+            details={"endpoint": _url_of(exc, settings), "status": _status(exc)},
+        )
     if isinstance(exc, openai.AuthenticationError):
-        return BackendError(f"{where}: the model endpoint {_url_of(exc, settings)} refused the key (HTTP 401); "
-                            "check MEMDOCK_GRAPHITI_LLM_API_KEY", details={"endpoint": _url_of(exc, settings)}, retryable=False)
+        return BackendError(
+            f"{where}: the model endpoint {_url_of(exc, settings)} refused the key (HTTP 401); "
+            "check MEMDOCK_GRAPHITI_LLM_API_KEY",
+            details={"endpoint": _url_of(exc, settings)},
+            retryable=False,
+        )
     if isinstance(exc, openai.APIStatusError):
-        return BackendError(f"{where}: the model endpoint {_url_of(exc, settings)} answered HTTP {_status(exc)}: {_short(exc)}",
-                            details={"endpoint": _url_of(exc, settings), "status": _status(exc)})
+        return BackendError(
+            f"{where}: the model endpoint {_url_of(exc, settings)} answered HTTP {_status(exc)}: {_short(exc)}",
+            details={"endpoint": _url_of(exc, settings), "status": _status(exc)},
+        )
     import redis
 
     name = type(exc).__name__

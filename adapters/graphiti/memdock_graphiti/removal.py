@@ -27,12 +27,14 @@ async def remove_episode(g: Graphiti, uuid: str) -> bool:
         others = [e for e in edge.episodes if e != uuid]
         (keep if others else drop).append((edge.uuid, others))
     for edge_uuid, others in keep:
-        await driver.execute_query("MATCH ()-[e:RELATES_TO {uuid: $uuid}]->() SET e.episodes = $episodes",
-                                   uuid=edge_uuid, episodes=others)
+        await driver.execute_query(
+            "MATCH ()-[e:RELATES_TO {uuid: $uuid}]->() SET e.episodes = $episodes", uuid=edge_uuid, episodes=others
+        )
     orphans = []
     for node in await get_mentioned_nodes(driver, [episode]):
         records, _, _ = await driver.execute_query(
-            "MATCH (e:Episodic)-[:MENTIONS]->(n:Entity {uuid: $uuid}) RETURN count(*) AS episode_count", uuid=node.uuid)
+            "MATCH (e:Episodic)-[:MENTIONS]->(n:Entity {uuid: $uuid}) RETURN count(*) AS episode_count", uuid=node.uuid
+        )
         if all(r["episode_count"] <= 1 for r in records):
             orphans.append(node.uuid)
     if drop:

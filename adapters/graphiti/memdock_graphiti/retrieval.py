@@ -72,7 +72,7 @@ class Filters:
 
 
 def _author_matches(author: str | None, wanted: list[str]) -> bool:
-    """"Codex (lee)" matches codex, lee, or itself: watercooler writes authors as "agent (user)"."""
+    """ "Codex (lee)" matches codex, lee, or itself: watercooler writes authors as "agent (user)"."""
     low = (author or "").lower()
     return any(low == w or low.startswith(f"{w} (") or low.endswith(f"({w})") for w in wanted)
 
@@ -94,7 +94,9 @@ def search(rt: Runtime, operation: str, params: dict[str, Any]) -> dict[str, Any
     return {"hits": out, "backend": hits.BACKEND, "took_ms": round((time.monotonic() - started) * 1000, 2)}
 
 
-async def _search(rt: Runtime, operation: str, text: str, fetch: int, groups: list[str], filters: Filters) -> list[dict[str, Any]]:
+async def _search(
+    rt: Runtime, operation: str, text: str, fetch: int, groups: list[str], filters: Filters
+) -> list[dict[str, Any]]:
     """Every group's graph searched at once, with the query embedded once for all of them."""
     rerank = rt.settings.rerank
     cfg = recipes.config(operation, fetch, rerank)
@@ -102,8 +104,9 @@ async def _search(rt: Runtime, operation: str, text: str, fetch: int, groups: li
     if cfg.edge_config or cfg.node_config:
         vector = await rt.clients()[1].create([text.replace("\n", " ")])
     graphs = [await rt.graph(gid) for gid in groups]
-    results = await asyncio.gather(*(g.search_(text, config=cfg, group_ids=[gid], query_vector=vector)
-                                     for g, gid in zip(graphs, groups)))
+    results = await asyncio.gather(
+        *(g.search_(text, config=cfg, group_ids=[gid], query_vector=vector) for g, gid in zip(graphs, groups))
+    )
     threads = rt.catalog.threads_of(groups)
     out: list[dict[str, Any]] = []
     for gid, res in zip(groups, results):
@@ -131,7 +134,9 @@ def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     return {"item": rt.run(_get_node(rt, node_id, episodes, groups), "get_node")}
 
 
-async def _get_node(rt: Runtime, node_id: str, episodes: list[tuple[str, str]], groups: list[str]) -> dict[str, Any] | None:
+async def _get_node(
+    rt: Runtime, node_id: str, episodes: list[tuple[str, str]], groups: list[str]
+) -> dict[str, Any] | None:
     for uuid, gid in episodes:
         g = await rt.graph(gid)
         try:
@@ -147,9 +152,16 @@ async def _get_node(rt: Runtime, node_id: str, episodes: list[tuple[str, str]], 
         except NodeNotFoundError:
             continue
         edges = (await EntityEdge.get_by_node_uuid(g.driver, node_id))[:NEIGHBOURS]
-        neighbours = [{"edge_id": e.uuid, "type": e.name, "direction": "out" if e.source_node_uuid == node_id else "in",
-                       "other_id": e.target_node_uuid if e.source_node_uuid == node_id else e.source_node_uuid, "fact": e.fact}
-                      for e in edges]
+        neighbours = [
+            {
+                "edge_id": e.uuid,
+                "type": e.name,
+                "direction": "out" if e.source_node_uuid == node_id else "in",
+                "other_id": e.target_node_uuid if e.source_node_uuid == node_id else e.source_node_uuid,
+                "fact": e.fact,
+            }
+            for e in edges
+        ]
         return hits.node_hit(node, 1.0, threads.get(gid), neighbours)
     return None
 

@@ -11,18 +11,19 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any, Awaitable, TypeVar
+from typing import Any, TypeVar
 
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 
-from graphiti_core import Graphiti  # noqa: E402
-from graphiti_core.driver.falkordb_driver import FalkorDriver, FalkorDriverSession  # noqa: E402
+from graphiti_core import Graphiti
+from graphiti_core.driver.falkordb_driver import FalkorDriver, FalkorDriverSession
 
-from . import falkor, models  # noqa: E402
-from .catalog import Catalog  # noqa: E402
-from .errors import classify  # noqa: E402
-from .settings import Settings  # noqa: E402
+from . import falkor, models
+from .catalog import Catalog
+from .errors import classify
+from .settings import Settings
 
 T = TypeVar("T")
 
@@ -55,7 +56,7 @@ class TimedFalkorDriver(FalkorDriver):
     def session(self, database: str | None = None) -> TimedSession:
         return TimedSession(self._get_graph(database), self.timings)
 
-    def clone(self, database: str) -> "TimedFalkorDriver":
+    def clone(self, database: str) -> TimedFalkorDriver:
         if database == self._database:
             return self
         twin = TimedFalkorDriver(falkor_db=self.client, database=database)
@@ -96,8 +97,13 @@ class Runtime:
             self.server = falkor.remote(s.falkordb_host or "", s.falkordb_port, s.falkordb_connect_timeout_s)
         from falkordb.asyncio import FalkorDB
 
-        self._client = FalkorDB(host=self.server.host, port=self.server.port, username=s.falkordb_username,
-                                password=s.falkordb_password, socket_connect_timeout=s.falkordb_connect_timeout_s)
+        self._client = FalkorDB(
+            host=self.server.host,
+            port=self.server.port,
+            username=s.falkordb_username,
+            password=s.falkordb_password,
+            socket_connect_timeout=s.falkordb_connect_timeout_s,
+        )
         return self.server
 
     def _drop_client(self) -> None:
@@ -124,8 +130,13 @@ class Runtime:
             if driver._init_task is not None:
                 await driver._init_task
             llm, embedder, cross_encoder = self.clients()
-            g = Graphiti(graph_driver=driver, llm_client=llm, embedder=embedder, cross_encoder=cross_encoder,
-                         max_coroutines=self.settings.max_coroutines)
+            g = Graphiti(
+                graph_driver=driver,
+                llm_client=llm,
+                embedder=embedder,
+                cross_encoder=cross_encoder,
+                max_coroutines=self.settings.max_coroutines,
+            )
             self._graphs[group_id] = g
         return g
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from memdock.errors import ConfigError
 
@@ -44,7 +45,7 @@ class Settings:
     max_coroutines: int = 4
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> "Settings":
+    def from_config(cls, config: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> Settings:
         values = {k: v for k, v in config.items() if k in cls.__dataclass_fields__}
         for field, var in ENV.items():
             if not values.get(field) and env.get(var):

@@ -9,8 +9,9 @@ file, line and field, and leaves the catalog and the graph as they were.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from memdock.bundle import BundleReader
 from memdock.errors import InvalidInputError
@@ -56,14 +57,18 @@ def stage(reader: BundleReader, catalog: Catalog, settings: Settings) -> Staged:
             if by_chunks:
                 _stage(catalog, settings, _chunk_episode(catalog, rec), path, line, "text")
             else:
-                conn.execute("INSERT OR IGNORE INTO staged_members VALUES (?, ?)", (rec["id"], episode_uuid(rec["entry_id"])))
+                conn.execute(
+                    "INSERT OR IGNORE INTO staged_members VALUES (?, ?)", (rec["id"], episode_uuid(rec["entry_id"]))
+                )
                 catalog.add_members(episode_uuid(rec["entry_id"]), [rec["id"]])
         for rtype in types:
             if rtype not in USED:
                 out.ignored[rtype] = reader.count(rtype)
                 out.ready.extend(rec["id"] for rec in reader.records(rtype) if "id" in rec)
-        out.ready.extend(r[0] for r in conn.execute(
-            "SELECT record_id FROM staged_members WHERE uuid NOT IN (SELECT uuid FROM staged)"))
+        out.ready.extend(
+            r[0]
+            for r in conn.execute("SELECT record_id FROM staged_members WHERE uuid NOT IN (SELECT uuid FROM staged)")
+        )
         out.counts = {t: reader.count(t) for t in USED if t in types}
     return out
 
@@ -74,10 +79,12 @@ def _stage(catalog: Catalog, settings: Settings, ep: dict[str, Any], path: str, 
         raise InvalidInputError(
             f"{path}:{line}: {field_name} of {ep['source_id']} is {size:,} characters; an episode may have at most "
             f"{settings.max_episode_chars:,} (max_episode_chars). Index by chunks (episode_source: chunks) or raise the limit",
-            details={"file": path, "line": line, "field": field_name,
-                     "id": ep["source_id"], "chars": size})
-    catalog.conn.execute("INSERT INTO staged (uuid, event_time, episode) VALUES (?, ?, ?)",
-                         (ep["uuid"], ep["event_time"], json.dumps(ep, ensure_ascii=False)))
+            details={"file": path, "line": line, "field": field_name, "id": ep["source_id"], "chars": size},
+        )
+    catalog.conn.execute(
+        "INSERT INTO staged (uuid, event_time, episode) VALUES (?, ?, ?)",
+        (ep["uuid"], ep["event_time"], json.dumps(ep, ensure_ascii=False)),
+    )
     catalog.conn.execute("INSERT OR IGNORE INTO staged_members VALUES (?, ?)", (ep["source_id"], ep["uuid"]))
     catalog.add_members(ep["uuid"], [ep["source_id"]])
 
@@ -93,16 +100,25 @@ def _description(thread_id: str, title: str | None, meta: dict[str, Any]) -> str
     return "; ".join(parts).replace("entry_type", "type")
 
 
-def _episode(source_id: str, entry_id: str, thread_id: str, text: str, meta: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
+def _episode(
+    source_id: str, entry_id: str, thread_id: str, text: str, meta: dict[str, Any], catalog: Catalog
+) -> dict[str, Any]:
     group, title = _thread(catalog, thread_id)
     author = meta.get("author")
     body = f"{author}: {text}" if author else text
     description = _description(thread_id, title, meta)
     when = meta.get("event_time") or meta.get("ingestion_time")
     return {
-        "uuid": episode_uuid(source_id), "source_id": source_id, "entry_id": entry_id, "thread_id": thread_id,
-        "group_id": group, "name": source_id, "body": body, "source": "message" if author else "text",
-        "source_description": description, "event_time": when,
+        "uuid": episode_uuid(source_id),
+        "source_id": source_id,
+        "entry_id": entry_id,
+        "thread_id": thread_id,
+        "group_id": group,
+        "name": source_id,
+        "body": body,
+        "source": "message" if author else "text",
+        "source_description": description,
+        "event_time": when,
         "content_hash": content_hash("\x1f".join([body, description, when or "", group])),
     }
 

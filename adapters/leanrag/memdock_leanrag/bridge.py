@@ -19,9 +19,9 @@ import importlib.util
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterator
 
 SHIM = Path(__file__).resolve().parent / "shim"
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
@@ -110,9 +110,10 @@ def load(root: Path, data_dir: Path) -> LeanRAG:
     key = str(root)
     if key not in _LOADED:
         if _LOADED:
-            raise RuntimeError(f"this process already runs LeanRAG from {next(iter(_LOADED))}; one checkout per process")
+            raise RuntimeError(
+                f"this process already runs LeanRAG from {next(iter(_LOADED))}; one checkout per process"
+            )
         _LOADED[key] = LeanRAG(root, data_dir)
     else:
         prepare_environment(data_dir)
     return _LOADED[key]
-

@@ -18,8 +18,9 @@ import logging
 import re
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from memdock.errors import BackendError, MemdockError
 
@@ -95,22 +96,33 @@ def _rebuild(rt: Any, llm: Any, progress: Callable[[str], None]) -> dict[str, An
         for n, v in zip(names, vecs):
             entities[n]["vector"] = v
         llm.purpose = "clustering (aggregate summaries, cluster relations)"
-        config = {"use_llm_func": llm.complete, "embeddings_func": emb.for_clustering, "max_workers": rt.settings.max_workers,
-                  "working_dir": str(work)}
+        config = {
+            "use_llm_func": llm.complete,
+            "embeddings_func": emb.for_clustering,
+            "max_workers": rt.settings.max_workers,
+            "working_dir": str(work),
+        }
         handler = _LayerEvents(lambda i: progress(f"clustering layer {i}"))
         logging.getLogger().addHandler(handler)
         before = sum(rt.timings.seconds[k] for k in ("llm", "embedding"))
         t = time.monotonic()
         try:
             layers, generated, communities = lr.cluster.Hierarchical_Clustering().perform_clustering(
-                global_config=config, entities=entities, relations=relations, WORKING_DIR=str(work),
-                max_workers=rt.settings.max_workers)
+                global_config=config,
+                entities=entities,
+                relations=relations,
+                WORKING_DIR=str(work),
+                max_workers=rt.settings.max_workers,
+            )
         except MemdockError:
             raise
         except (KeyError, TypeError, AttributeError) as exc:
-            raise BackendError(f"clustering: the model's answer to LeanRAG's aggregation prompt could not be read "
-                               f"({type(exc).__name__}: {exc}); it expects a JSON object with entity_name, "
-                               "entity_description and findings", retryable=True) from None
+            raise BackendError(
+                f"clustering: the model's answer to LeanRAG's aggregation prompt could not be read "
+                f"({type(exc).__name__}: {exc}); it expects a JSON object with entity_name, "
+                "entity_description and findings",
+                retryable=True,
+            ) from None
         finally:
             logging.getLogger().removeHandler(handler)
             inside = sum(rt.timings.seconds[k] for k in ("llm", "embedding")) - before
@@ -136,9 +148,14 @@ def _rebuild(rt: Any, llm: Any, progress: Callable[[str], None]) -> dict[str, An
         (data_dir / GRAPH).rename(data_dir / OLD)
     work.rename(data_dir / GRAPH)
     shutil.rmtree(data_dir / OLD, ignore_errors=True)
-    stats = {"entities": len(entities), "relations": len(relations), "layers": len(layers),
-             "communities": len(communities), "generated_relations": len(generated),
-             "cached_llm_answers": llm.cached_answers}
+    stats = {
+        "entities": len(entities),
+        "relations": len(relations),
+        "layers": len(layers),
+        "communities": len(communities),
+        "generated_relations": len(generated),
+        "cached_llm_answers": llm.cached_answers,
+    }
     with catalog.transaction():
         catalog.set_meta("built_from", digest)
         catalog.set_meta("build_stats", json.dumps(stats))

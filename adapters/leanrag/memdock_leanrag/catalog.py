@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, ContextManager, Iterable
+from typing import Any, ContextManager
 
 from memdock.diskfull import sqlite_transaction
 
@@ -59,25 +60,41 @@ class Catalog:
     # -- records -----------------------------------------------------------------------------------
 
     def put_thread(self, rec: dict[str, Any]) -> None:
-        self.conn.execute("INSERT INTO threads VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title",
-                          (rec["id"], rec.get("title")))
+        self.conn.execute(
+            "INSERT INTO threads VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title",
+            (rec["id"], rec.get("title")),
+        )
 
     def put_entry(self, rec: dict[str, Any]) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
-                          (rec["id"], rec["thread_id"], rec.get("author"), rec.get("role"), rec.get("entry_type"),
-                           rec.get("title"), rec.get("event_time")))
+        self.conn.execute(
+            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                rec["id"],
+                rec["thread_id"],
+                rec.get("author"),
+                rec.get("role"),
+                rec.get("entry_type"),
+                rec.get("title"),
+                rec.get("event_time"),
+            ),
+        )
 
     def entry(self, entry_id: str) -> dict[str, Any] | None:
-        row = self.conn.execute("SELECT id, thread_id, author, role, entry_type, title, event_time FROM entries WHERE id = ?",
-                                (entry_id,)).fetchone()
-        return dict(zip(("id", "thread_id", "author", "role", "entry_type", "title", "event_time"), row)) if row else None
+        row = self.conn.execute(
+            "SELECT id, thread_id, author, role, entry_type, title, event_time FROM entries WHERE id = ?", (entry_id,)
+        ).fetchone()
+        return (
+            dict(zip(("id", "thread_id", "author", "role", "entry_type", "title", "event_time"), row)) if row else None
+        )
 
     def put_chunk(self, chunk: dict[str, Any]) -> None:
         seq = self.conn.execute("SELECT coalesce(max(seq), 0) + 1 FROM chunks").fetchone()[0]
         self.conn.execute(
             "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET text = excluded.text, "
             "content_hash = excluded.content_hash, event_time = excluded.event_time, entry_id = excluded.entry_id, "
-            "thread_id = excluded.thread_id", tuple(chunk[f] for f in CHUNK_FIELDS) + (seq,))
+            "thread_id = excluded.thread_id",
+            tuple(chunk[f] for f in CHUNK_FIELDS) + (seq,),
+        )
 
     def chunk(self, chunk_id: str) -> dict[str, Any] | None:
         row = self.conn.execute(f"SELECT {', '.join(CHUNK_FIELDS)} FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
@@ -87,9 +104,11 @@ class Catalog:
         wanted = list(dict.fromkeys(keys))
         out: dict[str, dict[str, Any]] = {}
         for i in range(0, len(wanted), 500):
-            part = wanted[i:i + 500]
-            q = (f"SELECT c.id, c.key, c.entry_id, c.thread_id, c.text, c.content_hash, c.event_time, e.author, e.role, "
-                 f"e.entry_type FROM chunks c LEFT JOIN entries e ON e.id = c.entry_id WHERE c.key IN ({','.join('?' * len(part))})")
+            part = wanted[i : i + 500]
+            q = (
+                f"SELECT c.id, c.key, c.entry_id, c.thread_id, c.text, c.content_hash, c.event_time, e.author, e.role, "
+                f"e.entry_type FROM chunks c LEFT JOIN entries e ON e.id = c.entry_id WHERE c.key IN ({','.join('?' * len(part))})"
+            )
             for row in self.conn.execute(q, part):
                 out[row[1]] = dict(zip(CHUNK_FIELDS + ("author", "role", "entry_type"), row))
         return out
@@ -98,7 +117,8 @@ class Catalog:
         """Chunks whose current text has no extraction yet, in the order they arrived."""
         rows = self.conn.execute(
             f"SELECT {', '.join('c.' + f for f in CHUNK_FIELDS)} FROM chunks c LEFT JOIN extractions x ON x.key = c.key "
-            "WHERE x.key IS NULL OR x.content_hash != c.content_hash ORDER BY c.seq").fetchall()
+            "WHERE x.key IS NULL OR x.content_hash != c.content_hash ORDER BY c.seq"
+        ).fetchall()
         return [dict(zip(CHUNK_FIELDS, r)) for r in rows]
 
     def resolve(self, record_id: str) -> tuple[str | None, list[str]]:
@@ -107,9 +127,13 @@ class Catalog:
             return "chunk", [record_id]
         if self.conn.execute("SELECT 1 FROM entries WHERE id = ?", (record_id,)).fetchone():
             return "entry", [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE entry_id = ?", (record_id,))]
-        if self.conn.execute("SELECT 1 FROM threads WHERE id = ?", (record_id,)).fetchone() or \
-                self.conn.execute("SELECT 1 FROM chunks WHERE thread_id = ?", (record_id,)).fetchone():
-            return "thread", [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE thread_id = ?", (record_id,))]
+        if (
+            self.conn.execute("SELECT 1 FROM threads WHERE id = ?", (record_id,)).fetchone()
+            or self.conn.execute("SELECT 1 FROM chunks WHERE thread_id = ?", (record_id,)).fetchone()
+        ):
+            return "thread", [
+                r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE thread_id = ?", (record_id,))
+            ]
         return None, []
 
     def forget(self, kind: str, record_id: str, chunk_ids: list[str]) -> list[str]:
@@ -130,19 +154,25 @@ class Catalog:
     # -- extractions ---------------------------------------------------------------------------------
 
     def put_extraction(self, key: str, content_hash: str, entities: list[dict], relations: list[list[dict]]) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO extractions VALUES (?, ?, ?, ?)",
-                          (key, content_hash, json.dumps(entities, ensure_ascii=False), json.dumps(relations, ensure_ascii=False)))
+        self.conn.execute(
+            "INSERT OR REPLACE INTO extractions VALUES (?, ?, ?, ?)",
+            (key, content_hash, json.dumps(entities, ensure_ascii=False), json.dumps(relations, ensure_ascii=False)),
+        )
 
     def extractions(self) -> list[tuple[str, list[dict], list[list[dict]]]]:
         """Current extractions of known chunks, in chunk order."""
-        rows = self.conn.execute("SELECT x.key, x.entities, x.relations FROM extractions x JOIN chunks c ON c.key = x.key "
-                                 "AND c.content_hash = x.content_hash ORDER BY c.seq").fetchall()
+        rows = self.conn.execute(
+            "SELECT x.key, x.entities, x.relations FROM extractions x JOIN chunks c ON c.key = x.key "
+            "AND c.content_hash = x.content_hash ORDER BY c.seq"
+        ).fetchall()
         return [(k, json.loads(e), json.loads(r)) for k, e, r in rows]
 
     def extraction_digest(self) -> str:
         h = hashlib.sha256()
-        for key, chash in self.conn.execute("SELECT x.key, x.content_hash FROM extractions x JOIN chunks c ON c.key = x.key "
-                                            "AND c.content_hash = x.content_hash ORDER BY x.key"):
+        for key, chash in self.conn.execute(
+            "SELECT x.key, x.content_hash FROM extractions x JOIN chunks c ON c.key = x.key "
+            "AND c.content_hash = x.content_hash ORDER BY x.key"
+        ):
             h.update(f"{key}:{chash};".encode())
         return h.hexdigest()
 
@@ -166,8 +196,11 @@ class Catalog:
         self.conn.executemany("DELETE FROM llm_cache WHERE digest = ?", [(d,) for d in digests])
 
     def counts(self) -> dict[str, int]:
-        one = lambda q: self.conn.execute(q).fetchone()[0]  # noqa: E731
-        return {"threads": one("SELECT count(*) FROM threads"), "chunks": one("SELECT count(*) FROM chunks"),
-                "chunks_extracted": one("SELECT count(*) FROM extractions x JOIN chunks c ON c.key = x.key "
-                                        "AND c.content_hash = x.content_hash")}
-
+        one = lambda q: self.conn.execute(q).fetchone()[0]
+        return {
+            "threads": one("SELECT count(*) FROM threads"),
+            "chunks": one("SELECT count(*) FROM chunks"),
+            "chunks_extracted": one(
+                "SELECT count(*) FROM extractions x JOIN chunks c ON c.key = x.key AND c.content_hash = x.content_hash"
+            ),
+        }

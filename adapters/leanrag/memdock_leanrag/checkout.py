@@ -11,8 +11,16 @@ from memdock.errors import ConfigError
 
 from .settings import PATH_ENV, PINNED_COMMIT, Settings
 
-NEEDED = ("build_graph.py", "query_graph.py", "_cluster_utils.py", "prompt.py", "GraphExtraction/chunk.py",
-          "GraphExtraction/deal_triple.py", "tools/utils.py", "config.yaml")
+NEEDED = (
+    "build_graph.py",
+    "query_graph.py",
+    "_cluster_utils.py",
+    "prompt.py",
+    "GraphExtraction/chunk.py",
+    "GraphExtraction/deal_triple.py",
+    "tools/utils.py",
+    "config.yaml",
+)
 
 
 def _git_dir(root: Path) -> Path:
@@ -53,8 +61,9 @@ def head_commit(root: Path) -> str:
 def locate(settings: Settings) -> Path:
     """The checkout's root, checked: present, LeanRAG's files there, and at the pinned commit unless allowed otherwise."""
     if not settings.leanrag_path:
-        raise ConfigError(f"leanrag: no checkout configured: set leanrag_path (or {PATH_ENV}) to a LeanRAG clone at "
-                          f"{PINNED_COMMIT}")
+        raise ConfigError(
+            f"leanrag: no checkout configured: set leanrag_path (or {PATH_ENV}) to a LeanRAG clone at {PINNED_COMMIT}"
+        )
     root = Path(settings.leanrag_path).expanduser().resolve()
     if not root.is_dir():
         raise ConfigError(f"leanrag_path {root}: no such directory; clone LeanRAG there at {PINNED_COMMIT}")
@@ -63,6 +72,8 @@ def locate(settings: Settings) -> Path:
         raise ConfigError(f"leanrag_path {root}: not a LeanRAG checkout (missing {', '.join(missing)})")
     commit = head_commit(root)
     if commit != PINNED_COMMIT and not settings.allow_other_commit:
-        raise ConfigError(f"leanrag_path {root}: checkout is at commit {commit}, this adapter is pinned to {PINNED_COMMIT}; "
-                          f"check out {PINNED_COMMIT[:7]} there, or set allow_other_commit=true to try it anyway")
+        raise ConfigError(
+            f"leanrag_path {root}: checkout is at commit {commit}, this adapter is pinned to {PINNED_COMMIT}; "
+            f"check out {PINNED_COMMIT[:7]} there, or set allow_other_commit=true to try it anyway"
+        )
     return root

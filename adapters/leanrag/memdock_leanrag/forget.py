@@ -8,7 +8,8 @@ the log says so (a delete result has no room for details).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from memdock.errors import InvalidInputError, MemdockError
 

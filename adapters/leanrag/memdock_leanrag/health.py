@@ -27,5 +27,9 @@ def check(rt: Runtime) -> dict[str, Any]:
         except MemdockError as exc:
             problems.append(exc.message)
     ok = not problems
-    return {"ok": ok, "backend": "leanrag", "checks": checks,
-            "message": "checkout and models ready" if ok else "; ".join(problems)}
+    return {
+        "ok": ok,
+        "backend": "leanrag",
+        "checks": checks,
+        "message": "checkout and models ready" if ok else "; ".join(problems),
+    }

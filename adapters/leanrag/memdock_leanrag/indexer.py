@@ -32,7 +32,7 @@ def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
         nonlocal checkpoints
         for i in range(0, len(ids), BATCH):
             checkpoints += 1
-            ctx.checkpoint(ids[i:i + BATCH])
+            ctx.checkpoint(ids[i : i + BATCH])
 
     pending = rt.catalog.pending_chunks()
     todo = {c["id"] for c in pending}
@@ -50,17 +50,29 @@ def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
                 checkpoint([chunk["id"]])
             took, used = time.monotonic() - t, rt.timings.calls["llm"] - calls
             per_chunk.append({"seconds": took, "llm_calls": used})
-            ctx.progress(done, len(pending), f"{chunk['id']}: {n_ent} entities, {n_rel} relations, {used} LLM calls in {took:.2f}s")
+            ctx.progress(
+                done,
+                len(pending),
+                f"{chunk['id']}: {n_ent} entities, {n_rel} relations, {used} LLM calls in {took:.2f}s",
+            )
     build: dict[str, Any] | None = None
     if rt.catalog.extraction_digest() != rt.catalog.get_meta("built_from"):
         build = rebuild(rt, lambda msg: ctx.progress(len(pending), len(pending) or None, msg))
     checkpoint(staged.after_build)
     wall = time.monotonic() - started
     return {
-        "indexed": staged.counts, "checkpoints": checkpoints, "seconds": wall,
-        "details": {"chunks_extracted": extracted, "chunks_unchanged": len(staged.chunk_ids) - len(in_bundle & todo),
-                    "graph": build or "unchanged: built from these extractions already", "ignored": staged.ignored,
-                    "llm_calls_per_chunk": round(sum(c["llm_calls"] for c in per_chunk) / len(per_chunk), 2) if per_chunk else 0,
-                    "seconds_per_chunk": round(sum(c["seconds"] for c in per_chunk) / len(per_chunk), 3) if per_chunk else 0,
-                    "time": rt.timings.summary(wall)},
+        "indexed": staged.counts,
+        "checkpoints": checkpoints,
+        "seconds": wall,
+        "details": {
+            "chunks_extracted": extracted,
+            "chunks_unchanged": len(staged.chunk_ids) - len(in_bundle & todo),
+            "graph": build or "unchanged: built from these extractions already",
+            "ignored": staged.ignored,
+            "llm_calls_per_chunk": round(sum(c["llm_calls"] for c in per_chunk) / len(per_chunk), 2)
+            if per_chunk
+            else 0,
+            "seconds_per_chunk": round(sum(c["seconds"] for c in per_chunk) / len(per_chunk), 3) if per_chunk else 0,
+            "time": rt.timings.summary(wall),
+        },
     }

@@ -15,7 +15,8 @@ import json
 import threading
 import time
 from collections import Counter
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -58,41 +59,58 @@ def classify(exc: BaseException, url: str, timeout: float, where: str) -> Memdoc
 
     status = getattr(exc, "status_code", None)
     if isinstance(exc, openai.APITimeoutError):
-        return TransientError(f"{where}: the model endpoint {url} timed out after {timeout:g}s", details={"endpoint": url})
+        return TransientError(
+            f"{where}: the model endpoint {url} timed out after {timeout:g}s", details={"endpoint": url}
+        )
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
-        return TransientError(f"{where}: cannot reach the model endpoint {url}: {type(cause).__name__ if cause else ''} "
-                              f"{_short(cause or exc)}", details={"endpoint": url})
+        return TransientError(
+            f"{where}: cannot reach the model endpoint {url}: {type(cause).__name__ if cause else ''} "
+            f"{_short(cause or exc)}",
+            details={"endpoint": url},
+        )
     if status in (408, 409, 429, 500, 502, 503, 504):
-        return TransientError(f"{where}: the model endpoint {url} answered HTTP {status}", details={"endpoint": url, "status": status})
+        return TransientError(
+            f"{where}: the model endpoint {url} answered HTTP {status}", details={"endpoint": url, "status": status}
+        )
     if isinstance(exc, openai.AuthenticationError):
-        return BackendError(f"{where}: the model endpoint {url} refused the key (HTTP 401); check MEMDOCK_LEANRAG_LLM_API_KEY",
-                            details={"endpoint": url}, retryable=False)
+        return BackendError(
+            f"{where}: the model endpoint {url} refused the key (HTTP 401); check MEMDOCK_LEANRAG_LLM_API_KEY",
+            details={"endpoint": url},
+            retryable=False,
+        )
     if isinstance(exc, openai.APIStatusError):
-        return BackendError(f"{where}: the model endpoint {url} answered HTTP {status}: {_short(exc)}",
-                            details={"endpoint": url, "status": status})
+        return BackendError(
+            f"{where}: the model endpoint {url} answered HTTP {status}: {_short(exc)}",
+            details={"endpoint": url, "status": status},
+        )
     return BackendError(f"{where}: {type(exc).__name__}: {_short(exc)}")
 
 
 class LLM:
     """`complete(prompt, system_prompt=, history_messages=)`, sync and async, in the shapes LeanRAG calls."""
 
-    def __init__(self, settings: Settings, timings: Timings, cache: "Cache | None" = None):
+    def __init__(self, settings: Settings, timings: Timings, cache: Cache | None = None):
         import openai
 
         self.settings, self.timings, self.cache = settings, timings, cache
         self.url = (settings.llm_base_url or "").rstrip("/")
-        self.client = openai.OpenAI(base_url=self.url, api_key=settings.llm_api_key or "unused",
-                                    timeout=settings.llm_timeout_s, max_retries=0)
+        self.client = openai.OpenAI(
+            base_url=self.url, api_key=settings.llm_api_key or "unused", timeout=settings.llm_timeout_s, max_retries=0
+        )
         self.purpose = "llm"
         self.cached_answers = 0
         self.fresh: list[str] = []  # digests of answers cached by this client (dropped again if the build fails)
 
-    def _messages(self, prompt: str, system_prompt: str | None, history: list[dict[str, str]] | None) -> list[dict[str, str]]:
+    def _messages(
+        self, prompt: str, system_prompt: str | None, history: list[dict[str, str]] | None
+    ) -> list[dict[str, str]]:
         msgs = [{"role": "system", "content": system_prompt}] if system_prompt else []
         return msgs + list(history or []) + [{"role": "user", "content": prompt}]
 
-    def complete(self, prompt: str, system_prompt: str | None = None, history_messages: list | None = None, **_: Any) -> str:
+    def complete(
+        self, prompt: str, system_prompt: str | None = None, history_messages: list | None = None, **_: Any
+    ) -> str:
         messages = self._messages(prompt, system_prompt, history_messages)
         key = None
         if self.cache is not None:
@@ -103,8 +121,9 @@ class LLM:
                 return hit
         started = time.monotonic()
         try:
-            resp = self.client.chat.completions.create(model=self.settings.llm_model, messages=messages,
-                                                       max_tokens=self.settings.llm_max_tokens, temperature=0)
+            resp = self.client.chat.completions.create(
+                model=self.settings.llm_model, messages=messages, max_tokens=self.settings.llm_max_tokens, temperature=0
+            )
         except Exception as exc:
             raise classify(exc, self.url, self.settings.llm_timeout_s, self.purpose) from None
         finally:
@@ -112,22 +131,29 @@ class LLM:
         choices = getattr(resp, "choices", None) or []
         text = (choices[0].message.content or "") if choices else ""
         if not text.strip():
-            raise BackendError(f"{self.purpose}: the model endpoint {self.url} answered with empty text "
-                               f"(model {self.settings.llm_model}); LeanRAG would read that as nothing found",
-                               details={"endpoint": self.url}, retryable=True)
+            raise BackendError(
+                f"{self.purpose}: the model endpoint {self.url} answered with empty text "
+                f"(model {self.settings.llm_model}); LeanRAG would read that as nothing found",
+                details={"endpoint": self.url},
+                retryable=True,
+            )
         if key is not None:
             self.cache.put(key, text)  # type: ignore[union-attr]
             self.fresh.append(key)
         return text
 
-    async def acomplete(self, prompt: str, system_prompt: str | None = None, history_messages: list | None = None, **kw: Any) -> str:
+    async def acomplete(
+        self, prompt: str, system_prompt: str | None = None, history_messages: list | None = None, **kw: Any
+    ) -> str:
         return await asyncio.to_thread(self.complete, prompt, system_prompt, history_messages)
 
 
 class Cache:
     """Build-stage answers by request digest, in the catalog (get/put are the catalog's)."""
 
-    def __init__(self, get: Callable[[str], str | None], put: Callable[[str, str], None], drop: Callable[[list[str]], None]):
+    def __init__(
+        self, get: Callable[[str], str | None], put: Callable[[str, str], None], drop: Callable[[list[str]], None]
+    ):
         self.get, self.put, self.drop = get, put, drop
 
 
@@ -152,8 +178,12 @@ class Embedder:
         elif self._client is None:
             import openai
 
-            self._client = openai.OpenAI(base_url=s.embedding_url, api_key=s.embedding_api_key or s.llm_api_key or "unused",
-                                         timeout=s.embedding_timeout_s, max_retries=0)
+            self._client = openai.OpenAI(
+                base_url=s.embedding_url,
+                api_key=s.embedding_api_key or s.llm_api_key or "unused",
+                timeout=s.embedding_timeout_s,
+                max_retries=0,
+            )
 
     def embed(self, texts: list[str]) -> np.ndarray:
         todo = [t for t in dict.fromkeys(texts) if t not in self.memo]
@@ -166,12 +196,16 @@ class Embedder:
                 else:
                     vecs = []
                     for i in range(0, len(todo), 64):
-                        resp = self._client.embeddings.create(model=self.settings.embedding_model, input=todo[i:i + 64])
+                        resp = self._client.embeddings.create(
+                            model=self.settings.embedding_model, input=todo[i : i + 64]
+                        )
                         vecs.extend(d.embedding for d in resp.data)
             except ConfigError:
                 raise
             except Exception as exc:
-                raise classify(exc, self.settings.embedding_url, self.settings.embedding_timeout_s, "embedding") from None
+                raise classify(
+                    exc, self.settings.embedding_url, self.settings.embedding_timeout_s, "embedding"
+                ) from None
             finally:
                 self.timings.add("embedding", time.monotonic() - started)
             for t, v in zip(todo, np.asarray(vecs, dtype=np.float32)):
@@ -190,8 +224,9 @@ class Embedder:
 
 def pad(vecs: np.ndarray) -> np.ndarray:
     if vecs.shape[1] > CLUSTER_DIM:
-        raise ConfigError(f"leanrag: the embedder gives {vecs.shape[1]}-d vectors; LeanRAG's clustering takes at most "
-                          f"{CLUSTER_DIM}")
+        raise ConfigError(
+            f"leanrag: the embedder gives {vecs.shape[1]}-d vectors; LeanRAG's clustering takes at most {CLUSTER_DIM}"
+        )
     out = np.zeros((vecs.shape[0], CLUSTER_DIM), dtype=np.float64)
-    out[:, :vecs.shape[1]] = vecs
+    out[:, : vecs.shape[1]] = vecs
     return out

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,7 @@ from .runtime import Runtime
 FILTERS = {"thread_ids", "time_from", "time_to", "authors", "roles", "entry_types"}
 MAX_FETCH = 200
 
+
 def _epoch(value: Any, key: str) -> float | None:
     if not value:
         return None
@@ -36,7 +37,7 @@ def _epoch(value: Any, key: str) -> float | None:
         t = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
         raise InvalidInputError(f"filters.{key}: not an RFC 3339 date-time: {value!r}") from None
-    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()
+    return (t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp()
 
 
 class Filters:
@@ -80,12 +81,16 @@ class _Graph:
         self.con = sqlite3.connect(rt.graph_dir / "leanrag.sqlite", timeout=30)
 
     def entity(self, name: str) -> tuple | None:
-        return self.con.execute("SELECT node_id, entity_name, description, source_id, parent, level, entity_type FROM entities "
-                                "WHERE entity_name = ? ORDER BY level LIMIT 1", (name,)).fetchone()
+        return self.con.execute(
+            "SELECT node_id, entity_name, description, source_id, parent, level, entity_type FROM entities "
+            "WHERE entity_name = ? ORDER BY level LIMIT 1",
+            (name,),
+        ).fetchone()
 
     def relation_sources(self, src: str, tgt: str) -> list[str]:
-        rows = self.con.execute("SELECT source_id FROM relations WHERE src_tgt = ? AND tgt_src = ? AND source_id IS NOT NULL",
-                                (src, tgt)).fetchall()
+        rows = self.con.execute(
+            "SELECT source_id FROM relations WHERE src_tgt = ? AND tgt_src = ? AND source_id IS NOT NULL", (src, tgt)
+        ).fetchall()
         out = [s for r in rows for s in hits.split_sources(r[0])]
         if not out:
             for name in (src, tgt):
@@ -95,8 +100,11 @@ class _Graph:
 
     def touching(self, names: list[str], limit: int) -> list[tuple]:
         marks = ",".join("?" * len(names))
-        return self.con.execute(f"SELECT src_tgt, tgt_src, description, weight, level FROM relations WHERE level = 0 AND "
-                                f"(src_tgt IN ({marks}) OR tgt_src IN ({marks})) LIMIT ?", (*names, *names, limit)).fetchall()
+        return self.con.execute(
+            f"SELECT src_tgt, tgt_src, description, weight, level FROM relations WHERE level = 0 AND "
+            f"(src_tgt IN ({marks}) OR tgt_src IN ({marks})) LIMIT ?",
+            (*names, *names, limit),
+        ).fetchall()
 
     def close(self) -> None:
         self.con.close()
@@ -125,7 +133,7 @@ def search(rt: Runtime, operation: str, params: dict[str, Any]) -> dict[str, Any
     with dbu.recording() as record:
         found = dbu.search_vector_search(str(rt.graph_dir), [qvec], topk=fetch, level_mode=2)
         scores = dict(dbu.LAST_SCORES)
-        top = [f[0] for f in found[:rt.settings.top_k]]
+        top = [f[0] for f in found[: rt.settings.top_k]]
         if operation in ("query", "search_facts") and len(top) > 1:
             path, _ = qg.get_reasoning_chain(config, top)
             if operation == "query":
@@ -153,21 +161,48 @@ def search(rt: Runtime, operation: str, params: dict[str, Any]) -> dict[str, Any
     return {"hits": ranked, "backend": hits.BACKEND, "took_ms": round((time.monotonic() - started) * 1000, 2)}
 
 
-def _raw(kind: str, hid: str, score: float, text: str, keys: list[str], extra: dict[str, Any], name: str | None = None) -> dict:
-    return {"kind": kind, "id": hid, "score": score, "text": text, "_keys": keys, "_chunk_keys": keys, "extra": extra, "name": name}
+def _raw(
+    kind: str, hid: str, score: float, text: str, keys: list[str], extra: dict[str, Any], name: str | None = None
+) -> dict:
+    return {
+        "kind": kind,
+        "id": hid,
+        "score": score,
+        "text": text,
+        "_keys": keys,
+        "_chunk_keys": keys,
+        "extra": extra,
+        "name": name,
+    }
 
 
-def _hits(rt: Runtime, graph: _Graph, operation: str, qvec: np.ndarray, found: list[tuple], scores: dict[str, float],
-          record: list[tuple[str, Any]], limit: int) -> list[dict[str, Any]]:
+def _hits(
+    rt: Runtime,
+    graph: _Graph,
+    operation: str,
+    qvec: np.ndarray,
+    found: list[tuple],
+    scores: dict[str, float],
+    record: list[tuple[str, Any]],
+    limit: int,
+) -> list[dict[str, Any]]:
     dbu = rt.leanrag().dbu
     out: list[dict[str, Any]] = []
     if operation in ("query", "search_nodes"):
         for name, parent, description, source_id in found:
             e = graph.entity(name)
             level = e[5] if e else 0
-            out.append(_raw("node" if level == 0 else "community", dbu.node_id(name), (scores.get(name, -1.0) + 1) / 2,
-                            description or name, hits.split_sources(source_id),
-                            {"level": level, "parent": parent, "entity_type": e[6] if e else None}, name))
+            out.append(
+                _raw(
+                    "node" if level == 0 else "community",
+                    dbu.node_id(name),
+                    (scores.get(name, -1.0) + 1) / 2,
+                    description or name,
+                    hits.split_sources(source_id),
+                    {"level": level, "parent": parent, "entity_type": e[6] if e else None},
+                    name,
+                )
+            )
     facts: list[tuple] = [row for kind, row in record if kind == "relation"]
     if operation == "search_facts":
         names = [f[0] for f in found if (graph.entity(f[0]) or (0,) * 6)[5] == 0]
@@ -177,15 +212,33 @@ def _hits(rt: Runtime, graph: _Graph, operation: str, qvec: np.ndarray, found: l
         uniq = list({(r[0], r[1], r[4]): r for r in facts}.values())
         texts = [f"{r[0]} -> {r[1]}: {r[2]}" for r in uniq]
         for r, t, c in zip(uniq, texts, _cos(rt, qvec, texts)):
-            out.append(_raw("fact", dbu.fact_id(r[0], r[1], r[4]), (c + 1) / 2, t, graph.relation_sources(r[0], r[1]),
-                            {"source": r[0], "target": r[1], "level": r[4], "weight": r[3]}, f"{r[0]} -> {r[1]}"))
+            out.append(
+                _raw(
+                    "fact",
+                    dbu.fact_id(r[0], r[1], r[4]),
+                    (c + 1) / 2,
+                    t,
+                    graph.relation_sources(r[0], r[1]),
+                    {"source": r[0], "target": r[1], "level": r[4], "weight": r[3]},
+                    f"{r[0]} -> {r[1]}",
+                )
+            )
     if operation == "query":
         comms = list({row[0]: row for kind, row in record if kind == "community"}.values())
         texts = [f"{row[0]}: {row[1]}" for row in comms]
         for row, t, c in zip(comms, texts, _cos(rt, qvec, texts)):
             e = graph.entity(row[0])
-            out.append(_raw("community", dbu.node_id(row[0]), (c + 1) / 2, t, hits.split_sources(e[3]) if e else [],
-                            {"findings": hits.findings_text(row[2]), "level": e[5] if e else None}, row[0]))
+            out.append(
+                _raw(
+                    "community",
+                    dbu.node_id(row[0]),
+                    (c + 1) / 2,
+                    t,
+                    hits.split_sources(e[3]) if e else [],
+                    {"findings": hits.findings_text(row[2]), "level": e[5] if e else None},
+                    row[0],
+                )
+            )
     if operation in ("query", "search_episodes"):
         keys = dbu.chunk_keys_ranked([f[3] for f in found], max(2 * limit, 10))  # candidates, then ranked by cosine
         chunks = rt.catalog.chunks_by_key(keys)
@@ -209,24 +262,48 @@ def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     if not nid.startswith("leanrag:node:") or not (rt.graph_dir / "leanrag.sqlite").exists():
         return {"item": None}
     with contextlib.closing(sqlite3.connect(rt.graph_dir / "leanrag.sqlite")) as con:
-        row = con.execute("SELECT entity_name, description, source_id, parent, level, entity_type FROM entities "
-                          "WHERE node_id = ? ORDER BY level LIMIT 1", (nid,)).fetchone()
+        row = con.execute(
+            "SELECT entity_name, description, source_id, parent, level, entity_type FROM entities "
+            "WHERE node_id = ? ORDER BY level LIMIT 1",
+            (nid,),
+        ).fetchone()
         if row is None:
             return {"item": None}
         name = row[0]
-        edges = con.execute("SELECT src_tgt, tgt_src, description, level FROM relations WHERE src_tgt = ? OR tgt_src = ? LIMIT 50",
-                            (name, name)).fetchall()
-        children = [r[0] for r in con.execute("SELECT entity_name FROM entities WHERE parent = ? AND entity_name != ? LIMIT 100",
-                                              (name, name))]
-        community = con.execute("SELECT entity_description, findings FROM communities WHERE entity_name = ?", (name,)).fetchone()
+        edges = con.execute(
+            "SELECT src_tgt, tgt_src, description, level FROM relations WHERE src_tgt = ? OR tgt_src = ? LIMIT 50",
+            (name, name),
+        ).fetchall()
+        children = [
+            r[0]
+            for r in con.execute(
+                "SELECT entity_name FROM entities WHERE parent = ? AND entity_name != ? LIMIT 100", (name, name)
+            )
+        ]
+        community = con.execute(
+            "SELECT entity_description, findings FROM communities WHERE entity_name = ?", (name,)
+        ).fetchone()
     dbu = rt.leanrag().dbu
     chunks = list(rt.catalog.chunks_by_key(hits.split_sources(row[2])).values())
     if not chunks:
         return {"item": None}
-    neighbours = [{"edge_id": dbu.fact_id(s, t, lv), "direction": "out" if s == name else "in",
-                   "other": t if s == name else s, "fact": d} for s, t, d, lv in edges]
-    extra = {"level": row[4], "parent": row[3], "entity_type": row[5], "edges": neighbours, "children": children,
-             "findings": hits.findings_text(community[1]) if community else None}
+    neighbours = [
+        {
+            "edge_id": dbu.fact_id(s, t, lv),
+            "direction": "out" if s == name else "in",
+            "other": t if s == name else s,
+            "fact": d,
+        }
+        for s, t, d, lv in edges
+    ]
+    extra = {
+        "level": row[4],
+        "parent": row[3],
+        "entity_type": row[5],
+        "edges": neighbours,
+        "children": children,
+        "findings": hits.findings_text(community[1]) if community else None,
+    }
     return {"item": hits.hit("node" if row[4] == 0 else "community", nid, 1.0, row[1] or name, chunks, extra, name)}
 
 
@@ -236,13 +313,23 @@ def get_edge(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
         return {"item": None}
     graph = _Graph(rt)
     try:
-        row = graph.con.execute("SELECT src_tgt, tgt_src, description, weight, level FROM relations WHERE fact_id = ? LIMIT 1",
-                                (eid,)).fetchone()
+        row = graph.con.execute(
+            "SELECT src_tgt, tgt_src, description, weight, level FROM relations WHERE fact_id = ? LIMIT 1", (eid,)
+        ).fetchone()
         keys = graph.relation_sources(row[0], row[1]) if row else []
     finally:
         graph.close()
     chunks = list(rt.catalog.chunks_by_key(keys).values())
     if row is None or not chunks:
         return {"item": None}
-    return {"item": hits.hit("fact", eid, 1.0, f"{row[0]} -> {row[1]}: {row[2]}", chunks,
-                             {"source": row[0], "target": row[1], "level": row[4], "weight": row[3]}, f"{row[0]} -> {row[1]}")}
+    return {
+        "item": hits.hit(
+            "fact",
+            eid,
+            1.0,
+            f"{row[0]} -> {row[1]}: {row[2]}",
+            chunks,
+            {"source": row[0], "target": row[1], "level": row[4], "weight": row[3]},
+            f"{row[0]} -> {row[1]}",
+        )
+    }

@@ -40,6 +40,7 @@ class Runtime:
         self.settings.require_models()
         cache = None
         if cached:
+
             def get(k: str) -> str | None:
                 with self._lock:
                     return self.catalog.cached_answer(k)

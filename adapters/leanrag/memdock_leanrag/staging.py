@@ -7,8 +7,9 @@ the catalog is left as it was.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from memdock.bundle import BundleReader
 from memdock.errors import InvalidInputError
@@ -24,7 +25,9 @@ USED = ("thread", "entry", "chunk")
 class Staged:
     counts: dict[str, int] = field(default_factory=dict)
     chunk_ids: list[str] = field(default_factory=list)
-    after_build: list[str] = field(default_factory=list)  # thread, entry and other ids: checkpointed once the graph is rebuilt
+    after_build: list[str] = field(
+        default_factory=list
+    )  # thread, entry and other ids: checkpointed once the graph is rebuilt
     ignored: dict[str, int] = field(default_factory=dict)
 
 
@@ -57,10 +60,19 @@ def stage(reader: BundleReader, catalog: Catalog, settings: Settings) -> Staged:
                     f"{path}:{line}: text of {rec['id']} is {len(text):,} characters; LeanRAG extracts from one chunk per "
                     f"prompt, at most {settings.max_chunk_chars:,} (max_chunk_chars). Chunk smaller "
                     "(memdock chunk --max-tokens) or raise the limit",
-                    details={"file": path, "line": line, "field": "text", "id": rec["id"], "chars": len(text)})
-            catalog.put_chunk({"id": rec["id"], "key": chunk_key(rec["id"]), "entry_id": rec.get("entry_id"),
-                               "thread_id": rec["thread_id"], "text": text, "content_hash": content_hash(text),
-                               "event_time": rec.get("event_time") or (entry or {}).get("event_time")})
+                    details={"file": path, "line": line, "field": "text", "id": rec["id"], "chars": len(text)},
+                )
+            catalog.put_chunk(
+                {
+                    "id": rec["id"],
+                    "key": chunk_key(rec["id"]),
+                    "entry_id": rec.get("entry_id"),
+                    "thread_id": rec["thread_id"],
+                    "text": text,
+                    "content_hash": content_hash(text),
+                    "event_time": rec.get("event_time") or (entry or {}).get("event_time"),
+                }
+            )
             out.chunk_ids.append(rec["id"])
         for rtype in types:
             if rtype not in USED:

@@ -67,25 +67,49 @@ def check_extraction(answer: Any) -> None:
     except ValueError:
         value = None
     items = value.get("memory") if isinstance(value, dict) else None
-    if not isinstance(items, list) or not all(isinstance(m, dict) and isinstance(m.get("text", ""), str) for m in items):
+    if not isinstance(items, list) or not all(
+        isinstance(m, dict) and isinstance(m.get("text", ""), str) for m in items
+    ):
         shown = " ".join(str(answer).split())[:200]
-        raise MalformedAnswer(f"the LLM's extraction answer is not {{\"memory\": [{{\"text\": ...}}]}}: {shown!r}")
+        raise MalformedAnswer(f'the LLM\'s extraction answer is not {{"memory": [{{"text": ...}}]}}: {shown!r}')
 
 
 def _config(s: Settings, data_dir: Path) -> dict[str, Any]:
     dims = s.dims()
     if s.local_embedder:
-        embedder = {"provider": "huggingface", "config": {"model": str(s.local_model_dir()), "embedding_dims": dims,
-                                                          "model_kwargs": {"device": "cpu"}}}
+        embedder = {
+            "provider": "huggingface",
+            "config": {"model": str(s.local_model_dir()), "embedding_dims": dims, "model_kwargs": {"device": "cpu"}},
+        }
     else:
-        embedder = {"provider": "openai", "config": {"model": s.embedding_model or "text-embedding-3-small",
-                                                     "openai_base_url": s.embedding_url, "api_key": s.embedding_key or "none",
-                                                     "embedding_dims": dims}}
+        embedder = {
+            "provider": "openai",
+            "config": {
+                "model": s.embedding_model or "text-embedding-3-small",
+                "openai_base_url": s.embedding_url,
+                "api_key": s.embedding_key or "none",
+                "embedding_dims": dims,
+            },
+        }
     return {
-        "vector_store": {"provider": "qdrant", "config": {"path": str(data_dir / "qdrant"), "collection_name": COLLECTION,
-                                                          "embedding_model_dims": dims, "on_disk": True}},
-        "llm": {"provider": "openai", "config": {"model": s.llm_model, "openai_base_url": s.llm_url,
-                                                 "api_key": s.llm_api_key or "none", "temperature": 0}},
+        "vector_store": {
+            "provider": "qdrant",
+            "config": {
+                "path": str(data_dir / "qdrant"),
+                "collection_name": COLLECTION,
+                "embedding_model_dims": dims,
+                "on_disk": True,
+            },
+        },
+        "llm": {
+            "provider": "openai",
+            "config": {
+                "model": s.llm_model,
+                "openai_base_url": s.llm_url,
+                "api_key": s.llm_api_key or "none",
+                "temperature": 0,
+            },
+        },
         "embedder": embedder,
         "history_db_path": str(data_dir / "history.sqlite"),
     }
@@ -98,7 +122,9 @@ def build(s: Settings, data_dir: Path, calls: Calls) -> Any:
     from openai import OpenAI
 
     memory = Memory.from_config(_config(s, data_dir))
-    memory.llm.client = OpenAI(api_key=s.llm_api_key or "none", base_url=s.llm_url, timeout=s.llm_timeout_s, max_retries=0)
+    memory.llm.client = OpenAI(
+        api_key=s.llm_api_key or "none", base_url=s.llm_url, timeout=s.llm_timeout_s, max_retries=0
+    )
     generate = memory.llm.generate_response
 
     def counted_generate(*args: Any, **kwargs: Any) -> Any:
@@ -112,8 +138,9 @@ def build(s: Settings, data_dir: Path, calls: Calls) -> Any:
 
     memory.llm.generate_response = counted_generate
     if not s.local_embedder:
-        memory.embedding_model.client = OpenAI(api_key=s.embedding_key or "none", base_url=s.embedding_url,
-                                               timeout=s.embedding_timeout_s, max_retries=0)
+        memory.embedding_model.client = OpenAI(
+            api_key=s.embedding_key or "none", base_url=s.embedding_url, timeout=s.embedding_timeout_s, max_retries=0
+        )
     for name in ("embed", "embed_batch"):
         original = getattr(memory.embedding_model, name, None)
         if original is not None:

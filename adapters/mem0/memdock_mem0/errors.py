@@ -27,21 +27,36 @@ def classify(exc: BaseException, settings: Settings, where: str) -> MemdockError
         if isinstance(e, MemdockError):
             return e
         if isinstance(e, MalformedAnswer):
-            return BackendError(f"{where}: the model at {settings.llm_url} ({settings.llm_model}): {e}; nothing of this entry "
-                                "was stored", details={"endpoint": settings.llm_url}, retryable=False)
+            return BackendError(
+                f"{where}: the model at {settings.llm_url} ({settings.llm_model}): {e}; nothing of this entry "
+                "was stored",
+                details={"endpoint": settings.llm_url},
+                retryable=False,
+            )
         if isinstance(e, openai.APITimeoutError):
-            return TransientError(f"{where}: the model endpoint {_url_of(e, settings)} timed out", details={"endpoint": _url_of(e, settings)})
+            return TransientError(
+                f"{where}: the model endpoint {_url_of(e, settings)} timed out",
+                details={"endpoint": _url_of(e, settings)},
+            )
         if isinstance(e, openai.APIConnectionError):
-            return TransientError(f"{where}: cannot reach the model endpoint {_url_of(e, settings)}: {_cause(e)}",
-                                  details={"endpoint": _url_of(e, settings)})
+            return TransientError(
+                f"{where}: cannot reach the model endpoint {_url_of(e, settings)}: {_cause(e)}",
+                details={"endpoint": _url_of(e, settings)},
+            )
         if isinstance(e, openai.AuthenticationError):
-            return BackendError(f"{where}: the model endpoint {_url_of(e, settings)} refused the key (HTTP 401); check "
-                                f"{ENV['llm_api_key']}", details={"endpoint": _url_of(e, settings)}, retryable=False)
+            return BackendError(
+                f"{where}: the model endpoint {_url_of(e, settings)} refused the key (HTTP 401); check "
+                f"{ENV['llm_api_key']}",
+                details={"endpoint": _url_of(e, settings)},
+                retryable=False,
+            )
         if isinstance(e, openai.APIStatusError):
             status = getattr(e, "status_code", None)
             cls = TransientError if status in (408, 409, 429, 500, 502, 503, 504) else BackendError
-            return cls(f"{where}: the model endpoint {_url_of(e, settings)} answered HTTP {status}: {_short(e)}",
-                       details={"endpoint": _url_of(e, settings), "status": status})
+            return cls(
+                f"{where}: the model endpoint {_url_of(e, settings)} answered HTTP {status}: {_short(e)}",
+                details={"endpoint": _url_of(e, settings), "status": status},
+            )
     return BackendError(f"{where}: {type(exc).__name__}: {_short(exc)}")
 
 

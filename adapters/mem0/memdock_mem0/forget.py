@@ -11,6 +11,9 @@ from .runtime import Runtime
 
 
 def delete(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
-    return cascade(rt.catalog, params,
-                   remove_entry=lambda eid, state: rt.run(lambda: remove_entry_memories(rt, eid), f"delete entry {eid}"),
-                   remove_memory=lambda mid: rt.run(lambda: rt.memory.delete(mid), f"delete memory {mid}"))
+    return cascade(
+        rt.catalog,
+        params,
+        remove_entry=lambda eid, state: rt.run(lambda: remove_entry_memories(rt, eid), f"delete entry {eid}"),
+        remove_memory=lambda mid: rt.run(lambda: rt.memory.delete(mid), f"delete memory {mid}"),
+    )

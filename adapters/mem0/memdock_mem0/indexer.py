@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from memdock.sdk import Context
 from memdock_entries.indexing import Written, index_entries
 from memdock_entries.meta import metadata
+
+from memdock.sdk import Context
 
 from .runtime import Runtime
 
@@ -41,8 +42,12 @@ def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
         if previous is not None:  # never marked pending: mem0 was never given this entry
             removed = rt.run(lambda: remove_entry_memories(rt, entry["id"]), f"{where}: removing the earlier version")
         message = {"role": "user", "content": entry["body"]}
-        result = rt.run(lambda: rt.memory.add([message], user_id=s.user_id, run_id=entry["thread_id"],
-                                              metadata=metadata(entry), infer=s.infer), where)
+        result = rt.run(
+            lambda: rt.memory.add(
+                [message], user_id=s.user_id, run_id=entry["thread_id"], metadata=metadata(entry), infer=s.infer
+            ),
+            where,
+        )
         made = [r["id"] for r in result.get("results", []) if r.get("event") == "ADD"]
         return Written(made, replaced=bool(removed) or previous == "committed")
 

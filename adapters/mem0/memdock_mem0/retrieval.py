@@ -17,8 +17,10 @@ from .runtime import Runtime
 
 BACKEND = "mem0"
 OVERFETCH, MAX_FETCH = 4, 200
-SCORE_SEMANTICS = ("mem0's search score: cosine similarity of the query and memory embeddings (plus mem0's BM25 and "
-                   "entity boosts when its optional extras are installed), clamped to [0, 1]; episodes score as their best memory")
+SCORE_SEMANTICS = (
+    "mem0's search score: cosine similarity of the query and memory embeddings (plus mem0's BM25 and "
+    "entity boosts when its optional extras are installed), clamped to [0, 1]; episodes score as their best memory"
+)
 
 
 def _score(value: Any) -> float:
@@ -27,23 +29,54 @@ def _score(value: Any) -> float:
 
 def memory_hit(m: dict[str, Any], score: float | None = None) -> dict[str, Any]:
     meta = m.get("metadata") or {}
-    prov = {k: v for k, v in (("thread_id", meta.get("md_thread_id") or m.get("run_id")), ("entry_id", meta.get("md_entry_id"))) if v}
-    extra = {"user_id": m.get("user_id"), "run_id": m.get("run_id"), "hash": m.get("hash"), "created_at": m.get("created_at"),
-             "updated_at": m.get("updated_at"), "author": meta.get("md_author"), "role": meta.get("md_role"),
-             "entry_type": meta.get("md_type")}
-    hit = {"id": str(m["id"]), "kind": "node", "score": _score(m.get("score") if score is None else score),
-           "text": m.get("memory") or "", "provenance": prov, "backend": BACKEND,
-           "extra": {k: v for k, v in extra.items() if v is not None}}
+    prov = {
+        k: v
+        for k, v in (("thread_id", meta.get("md_thread_id") or m.get("run_id")), ("entry_id", meta.get("md_entry_id")))
+        if v
+    }
+    extra = {
+        "user_id": m.get("user_id"),
+        "run_id": m.get("run_id"),
+        "hash": m.get("hash"),
+        "created_at": m.get("created_at"),
+        "updated_at": m.get("updated_at"),
+        "author": meta.get("md_author"),
+        "role": meta.get("md_role"),
+        "entry_type": meta.get("md_type"),
+    }
+    hit = {
+        "id": str(m["id"]),
+        "kind": "node",
+        "score": _score(m.get("score") if score is None else score),
+        "text": m.get("memory") or "",
+        "provenance": prov,
+        "backend": BACKEND,
+        "extra": {k: v for k, v in extra.items() if v is not None},
+    }
     if meta.get("md_event_time"):
         hit["event_time"] = meta["md_event_time"]
     return hit
 
 
 def episode_hit(entry: dict[str, Any], score: float, memory_ids: list[str]) -> dict[str, Any]:
-    hit = {"id": entry["id"], "kind": "episode", "score": _score(score), "text": entry["body"],
-           "provenance": {"thread_id": entry["thread_id"], "entry_id": entry["id"]}, "backend": BACKEND,
-           "extra": {k: v for k, v in (("author", entry.get("author")), ("role", entry.get("role")),
-                                        ("entry_type", entry.get("entry_type")), ("memory_ids", memory_ids)) if v}}
+    hit = {
+        "id": entry["id"],
+        "kind": "episode",
+        "score": _score(score),
+        "text": entry["body"],
+        "provenance": {"thread_id": entry["thread_id"], "entry_id": entry["id"]},
+        "backend": BACKEND,
+        "extra": {
+            k: v
+            for k, v in (
+                ("author", entry.get("author")),
+                ("role", entry.get("role")),
+                ("entry_type", entry.get("entry_type")),
+                ("memory_ids", memory_ids),
+            )
+            if v
+        },
+    }
     if entry.get("title"):
         hit["name"] = entry["title"]
     if entry.get("event_time"):
@@ -56,7 +89,9 @@ def _memories(rt: Runtime, params: dict[str, Any], top_k: int) -> list[dict[str,
     filters = mem0_filters(params, rt.scope())
     if not rt.catalog.counts().get("memories"):
         return []
-    found = rt.run(lambda: rt.memory.search(text, top_k=top_k, filters=filters, threshold=rt.settings.min_score), "search")
+    found = rt.run(
+        lambda: rt.memory.search(text, top_k=top_k, filters=filters, threshold=rt.settings.min_score), "search"
+    )
     return list(found.get("results", []))
 
 
@@ -86,7 +121,9 @@ def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     if entry is not None and entry["state"] == "committed":
         ids = rt.catalog.memories(rid)
         hit = episode_hit(entry, 1.0, ids)
-        hit["extra"]["memories"] = [m["memory"] for m in (rt.run(lambda i=i: rt.memory.get(i), "get_node") for i in ids) if m]
+        hit["extra"]["memories"] = [
+            m["memory"] for m in (rt.run(lambda i=i: rt.memory.get(i), "get_node") for i in ids) if m
+        ]
         return {"item": hit}
     if rt.catalog.entry_of_memory(rid) is None:
         return {"item": None}
@@ -94,6 +131,8 @@ def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     if not found:
         return {"item": None}
     hit = memory_hit(found, 1.0)
-    hit["extra"]["history"] = [{k: h.get(k) for k in ("event", "old_memory", "new_memory", "created_at")}
-                               for h in rt.run(lambda: rt.memory.history(rid), "get_node: history")]
+    hit["extra"]["history"] = [
+        {k: h.get(k) for k in ("event", "old_memory", "new_memory", "created_at")}
+        for h in rt.run(lambda: rt.memory.history(rid), "get_node: history")
+    ]
     return {"item": hit}

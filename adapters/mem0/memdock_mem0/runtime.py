@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from memdock_entries.catalog import Catalog
+
 from .engine import Calls, build
 from .errors import classify
 from .settings import Settings

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from memdock.errors import ConfigError
 
@@ -32,7 +33,7 @@ class Settings:
     min_score: float = 0.0
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> "Settings":
+    def from_config(cls, config: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> Settings:
         values = {k: v for k, v in config.items() if k in cls.__dataclass_fields__}
         for field, var in ENV.items():
             if not values.get(field) and env.get(var):
@@ -87,7 +88,9 @@ class Settings:
         try:
             return int(json.loads((self.local_model_dir() / "config.json").read_text())["hidden_size"])
         except (OSError, ValueError, KeyError) as exc:
-            raise ConfigError(f"embedding_model {self.embedding_model!r}: cannot read its size ({exc}); set embedding_dim") from None
+            raise ConfigError(
+                f"embedding_model {self.embedding_model!r}: cannot read its size ({exc}); set embedding_dim"
+            ) from None
 
     def cache_key(self) -> tuple:
         return tuple(sorted(asdict(self).items()))

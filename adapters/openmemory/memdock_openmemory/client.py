@@ -18,7 +18,6 @@ a bearer token and appears in no message.
 from __future__ import annotations
 
 import json
-import socket
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -36,8 +35,14 @@ class Client:
         self.s = settings
         self.requests = 0
 
-    def call(self, method: str, path: str, body: Any = None, query: dict[str, Any] | None = None, where: str = "") -> Any:
-        url = self.s.base + path + ("?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None}) if query else "")
+    def call(
+        self, method: str, path: str, body: Any = None, query: dict[str, Any] | None = None, where: str = ""
+    ) -> Any:
+        url = (
+            self.s.base
+            + path
+            + ("?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None}) if query else "")
+        )
         data = None if body is None else json.dumps(body).encode()
         headers = {"Accept": "application/json"}
         if data is not None:
@@ -53,33 +58,58 @@ class Client:
         except urllib.error.HTTPError as exc:
             detail = _detail(exc.read())
             cls = TransientError if exc.code >= 500 or exc.code in (408, 429) else BackendError
-            raise cls(f"{where}: OpenMemory answered HTTP {exc.code} to {shown}: {detail}",
-                      details={"url": self.s.base + path, "status": exc.code}) from None
-        except (socket.timeout, TimeoutError):
-            raise TransientError(f"{where}: OpenMemory at {self.s.base} did not answer {shown} within {self.s.timeout_s:g}s",
-                                 details={"url": self.s.base + path}) from None
+            raise cls(
+                f"{where}: OpenMemory answered HTTP {exc.code} to {shown}: {detail}",
+                details={"url": self.s.base + path, "status": exc.code},
+            ) from None
+        except TimeoutError:
+            raise TransientError(
+                f"{where}: OpenMemory at {self.s.base} did not answer {shown} within {self.s.timeout_s:g}s",
+                details={"url": self.s.base + path},
+            ) from None
         except (urllib.error.URLError, ConnectionError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise TransientError(f"{where}: cannot reach OpenMemory at {self.s.base} ({shown}): {reason}",
-                                 details={"url": self.s.base + path}) from None
+            raise TransientError(
+                f"{where}: cannot reach OpenMemory at {self.s.base} ({shown}): {reason}",
+                details={"url": self.s.base + path},
+            ) from None
         try:
             return json.loads(raw) if raw.strip() else None
         except ValueError:
-            raise BackendError(f"{where}: OpenMemory answered {shown} with something that is not JSON: {raw[:200]!r}") from None
+            raise BackendError(
+                f"{where}: OpenMemory answered {shown} with something that is not JSON: {raw[:200]!r}"
+            ) from None
 
     # -- the routes ------------------------------------------------------------------------------
 
     def create(self, text: str, metadata: dict[str, Any], where: str) -> dict[str, Any] | None:
-        answer = self.call("POST", MEMORIES, {"user_id": self.s.user_id, "text": text, "metadata": metadata,
-                                              "infer": self.s.infer, "app": self.s.app}, where=where)
+        answer = self.call(
+            "POST",
+            MEMORIES,
+            {"user_id": self.s.user_id, "text": text, "metadata": metadata, "infer": self.s.infer, "app": self.s.app},
+            where=where,
+        )
         if isinstance(answer, dict) and "error" in answer and "id" not in answer:
             raise BackendError(f"{where}: OpenMemory could not store the memory: {answer['error']}")
         return answer
 
-    def filter(self, where: str, *, page: int = 1, size: int = 100, search_query: str | None = None,
-               app_ids: list[str] | None = None, from_date: int | None = None) -> dict[str, Any]:
-        body: dict[str, Any] = {"user_id": self.s.user_id, "page": page, "size": size,
-                                "sort_column": "created_at", "sort_direction": "desc"}
+    def filter(
+        self,
+        where: str,
+        *,
+        page: int = 1,
+        size: int = 100,
+        search_query: str | None = None,
+        app_ids: list[str] | None = None,
+        from_date: int | None = None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "user_id": self.s.user_id,
+            "page": page,
+            "size": size,
+            "sort_column": "created_at",
+            "sort_direction": "desc",
+        }
         for key, value in (("search_query", search_query), ("app_ids", app_ids), ("from_date", from_date)):
             if value:
                 body[key] = value

@@ -13,9 +13,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from memdock.sdk import Context
 from memdock_entries.indexing import Written, index_entries
 from memdock_entries.meta import metadata
+
+from memdock.sdk import Context
 
 from .runtime import Runtime
 

@@ -12,16 +12,38 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memdock.sdk.params import limit_of, query_text, record_id
 from memdock_entries.filters import Filters
+
+from memdock.sdk.params import limit_of, query_text, record_id
 
 from .runtime import Runtime
 
 BACKEND = "openmemory"
 MAX_WORDS, MAX_PER_WORD = 8, 500
-STOP = {"the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "is", "are", "was", "it", "we", "with", "by"}
-SCORE_SEMANTICS = ("share of the query's distinct words (up to 8, stopwords dropped) found in the memory's text by "
-                   "OpenMemory's substring search, in [0, 1]; episodes score as their best memory")
+STOP = {
+    "the",
+    "a",
+    "an",
+    "and",
+    "or",
+    "of",
+    "to",
+    "in",
+    "on",
+    "at",
+    "for",
+    "is",
+    "are",
+    "was",
+    "it",
+    "we",
+    "with",
+    "by",
+}
+SCORE_SEMANTICS = (
+    "share of the query's distinct words (up to 8, stopwords dropped) found in the memory's text by "
+    "OpenMemory's substring search, in [0, 1]; episodes score as their best memory"
+)
 
 
 def words_of(text: str) -> list[str]:
@@ -54,22 +76,52 @@ def _scored(rt: Runtime, params: dict[str, Any]) -> list[tuple[float, dict[str, 
 
 
 def memory_hit(m: dict[str, Any], entry: dict[str, Any], score: float) -> dict[str, Any]:
-    hit = {"id": str(m["id"]), "kind": "node", "score": score, "text": m.get("content") or m.get("text") or "",
-           "provenance": {"thread_id": entry["thread_id"], "entry_id": entry["id"]}, "backend": BACKEND,
-           "extra": {k: v for k, v in (("app_id", m.get("app_id")), ("app_name", m.get("app_name")),
-                                        ("state", m.get("state")), ("categories", m.get("categories")),
-                                        ("created_at", m.get("created_at")), ("author", entry.get("author")),
-                                        ("role", entry.get("role")), ("entry_type", entry.get("entry_type"))) if v}}
+    hit = {
+        "id": str(m["id"]),
+        "kind": "node",
+        "score": score,
+        "text": m.get("content") or m.get("text") or "",
+        "provenance": {"thread_id": entry["thread_id"], "entry_id": entry["id"]},
+        "backend": BACKEND,
+        "extra": {
+            k: v
+            for k, v in (
+                ("app_id", m.get("app_id")),
+                ("app_name", m.get("app_name")),
+                ("state", m.get("state")),
+                ("categories", m.get("categories")),
+                ("created_at", m.get("created_at")),
+                ("author", entry.get("author")),
+                ("role", entry.get("role")),
+                ("entry_type", entry.get("entry_type")),
+            )
+            if v
+        },
+    }
     if entry.get("event_time"):
         hit["event_time"] = entry["event_time"]
     return hit
 
 
 def episode_hit(entry: dict[str, Any], score: float, memory_ids: list[str]) -> dict[str, Any]:
-    hit = {"id": entry["id"], "kind": "episode", "score": score, "text": entry["body"],
-           "provenance": {"thread_id": entry["thread_id"], "entry_id": entry["id"]}, "backend": BACKEND,
-           "extra": {k: v for k, v in (("author", entry.get("author")), ("role", entry.get("role")),
-                                        ("entry_type", entry.get("entry_type")), ("memory_ids", memory_ids)) if v}}
+    hit = {
+        "id": entry["id"],
+        "kind": "episode",
+        "score": score,
+        "text": entry["body"],
+        "provenance": {"thread_id": entry["thread_id"], "entry_id": entry["id"]},
+        "backend": BACKEND,
+        "extra": {
+            k: v
+            for k, v in (
+                ("author", entry.get("author")),
+                ("role", entry.get("role")),
+                ("entry_type", entry.get("entry_type")),
+                ("memory_ids", memory_ids),
+            )
+            if v
+        },
+    }
     if entry.get("event_time"):
         hit["event_time"] = entry["event_time"]
     return hit

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from memdock_entries.catalog import Catalog
 
@@ -45,8 +46,11 @@ class Runtime:
         app = self.app_id(where)
         if app is None:
             return []
-        return [str(m["id"]) for m in self.pages(where, app_ids=[app], from_date=since)
-                if (m.get("metadata_") or {}).get("md_entry_id") == entry_id]
+        return [
+            str(m["id"])
+            for m in self.pages(where, app_ids=[app], from_date=since)
+            if (m.get("metadata_") or {}).get("md_entry_id") == entry_id
+        ]
 
     def close(self) -> None:
         self.catalog.close()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping
+from typing import Any
 
 API_KEY_ENV = "MEMDOCK_OPENMEMORY_API_KEY"
 
@@ -20,7 +21,7 @@ class Settings:
     max_entry_chars: int = 20_000
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> "Settings":
+    def from_config(cls, config: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> Settings:
         values = {k: v for k, v in config.items() if k in cls.__dataclass_fields__}
         if not values.get("api_key") and env.get(API_KEY_ENV):
             values["api_key"] = env[API_KEY_ENV]

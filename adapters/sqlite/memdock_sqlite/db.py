@@ -183,8 +183,10 @@ def open_db(data_dir: Path, *, write: bool) -> sqlite3.Connection | None:
             pass
         reason = _writable(data_dir)
         if reason:
-            raise ConfigError(f"the data dir {data_dir} is not writable ({reason}); index, prepare and delete need to write there",
-                              details={"data_dir": str(data_dir)})
+            raise ConfigError(
+                f"the data dir {data_dir} is not writable ({reason}); index, prepare and delete need to write there",
+                details={"data_dir": str(data_dir)},
+            )
         conn = _connect(f"file:{path}?mode=rwc")
     else:
         if not exists:

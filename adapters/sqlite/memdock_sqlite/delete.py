@@ -10,9 +10,11 @@ from memdock.errors import InvalidInputError
 
 from .db import transaction
 
-_EXISTS = ("SELECT id FROM nodes WHERE id IN (SELECT id FROM doomed) UNION ALL "
-           "SELECT id FROM chunks WHERE id IN (SELECT id FROM doomed) UNION ALL "
-           "SELECT id FROM edges WHERE id IN (SELECT id FROM doomed)")
+_EXISTS = (
+    "SELECT id FROM nodes WHERE id IN (SELECT id FROM doomed) UNION ALL "
+    "SELECT id FROM chunks WHERE id IN (SELECT id FROM doomed) UNION ALL "
+    "SELECT id FROM edges WHERE id IN (SELECT id FROM doomed)"
+)
 
 
 def delete(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
@@ -28,20 +30,34 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
     conn.execute("DELETE FROM doomed")
     conn.executemany("INSERT OR IGNORE INTO doomed(id) VALUES (?)", [(i,) for i in ids])
     direct = {r[0] for r in conn.execute(_EXISTS)}
-    conn.execute("INSERT OR IGNORE INTO doomed SELECT n.id FROM nodes n WHERE n.kind = 'entry' AND n.thread_id IN "
-                 "(SELECT t.id FROM nodes t WHERE t.kind = 'thread' AND t.id IN (SELECT id FROM doomed))")
+    conn.execute(
+        "INSERT OR IGNORE INTO doomed SELECT n.id FROM nodes n WHERE n.kind = 'entry' AND n.thread_id IN "
+        "(SELECT t.id FROM nodes t WHERE t.kind = 'thread' AND t.id IN (SELECT id FROM doomed))"
+    )
     conn.execute("INSERT OR IGNORE INTO doomed SELECT c.id FROM chunks c WHERE c.entry_id IN (SELECT id FROM doomed)")
-    touched = {r[0] for r in conn.execute(
-        "SELECT e.target_id FROM edges e JOIN nodes n ON n.id = e.target_id AND n.kind = 'entity' "
-        "WHERE e.source_id IN (SELECT id FROM doomed)")}
+    touched = {
+        r[0]
+        for r in conn.execute(
+            "SELECT e.target_id FROM edges e JOIN nodes n ON n.id = e.target_id AND n.kind = 'entity' "
+            "WHERE e.source_id IN (SELECT id FROM doomed)"
+        )
+    }
     conn.execute("INSERT OR IGNORE INTO doomed SELECT e.id FROM edges e WHERE e.source_id IN (SELECT id FROM doomed)")
     conn.execute("INSERT OR IGNORE INTO doomed SELECT e.id FROM edges e WHERE e.target_id IN (SELECT id FROM doomed)")
     deleted = [r[0] for r in conn.execute(_EXISTS)]
     for table in ("edges", "chunks", "nodes"):
         conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM doomed)")
-    orphans = [e for e in touched if e not in direct
-               and conn.execute("SELECT 1 FROM edges WHERE source_id = ? OR target_id = ? LIMIT 1", (e, e)).fetchone() is None]
+    orphans = [
+        e
+        for e in touched
+        if e not in direct
+        and conn.execute("SELECT 1 FROM edges WHERE source_id = ? OR target_id = ? LIMIT 1", (e, e)).fetchone() is None
+    ]
     conn.executemany("DELETE FROM nodes WHERE id = ?", [(e,) for e in orphans])
     deleted += orphans
     conn.execute("DELETE FROM doomed")
-    return {"deleted": deleted, "not_found": [i for i in ids if i not in direct], "cascaded": len(deleted) - len(direct)}
+    return {
+        "deleted": deleted,
+        "not_found": [i for i in ids if i not in direct],
+        "cascaded": len(deleted) - len(direct),
+    }

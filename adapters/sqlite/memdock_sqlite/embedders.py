@@ -52,8 +52,9 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
 
     def embed(self, texts: list[str]) -> list[bytes]:
-        vecs = self.model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                                 show_progress_bar=False)
+        vecs = self.model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
         return [v.astype("<f4").tobytes() for v in vecs]
 
 
@@ -68,7 +69,7 @@ class HttpEmbedder:
     def embed(self, texts: list[str]) -> list[bytes]:
         out: list[bytes] = []
         for i in range(0, len(texts), self.batch_size):
-            out.extend(self._post(texts[i:i + self.batch_size]))
+            out.extend(self._post(texts[i : i + self.batch_size]))
         return out
 
     def _post(self, texts: list[str]) -> list[bytes]:
@@ -82,10 +83,14 @@ class HttpEmbedder:
                 payload = json.load(response)
         except urllib.error.HTTPError as exc:
             category = TransientError if exc.code in (408, 429) or exc.code >= 500 else BackendError
-            raise category(f"embedding endpoint {self.url} answered HTTP {exc.code}", details={"endpoint": self.url}) from None
+            raise category(
+                f"embedding endpoint {self.url} answered HTTP {exc.code}", details={"endpoint": self.url}
+            ) from None
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise TransientError(f"embedding endpoint {self.url} unreachable: {reason}", details={"endpoint": self.url}) from None
+            raise TransientError(
+                f"embedding endpoint {self.url} unreachable: {reason}", details={"endpoint": self.url}
+            ) from None
         try:
             data = sorted(payload["data"], key=lambda d: d.get("index", 0))
             return [_normalised([float(x) for x in d["embedding"]]) for d in data]
@@ -109,13 +114,20 @@ def from_config(config: dict[str, Any]) -> Embedder | None:
         return _CACHE[key]
     batch = int(config.get("embedding_batch_size", 64))
     if provider == "sentence-transformers":
-        embedder: Embedder = SentenceTransformerEmbedder(model, threads=int(config.get("embedding_threads", 2)), batch_size=batch)
+        embedder: Embedder = SentenceTransformerEmbedder(
+            model, threads=int(config.get("embedding_threads", 2)), batch_size=batch
+        )
     elif provider == "openai":
         base = config.get("embedding_base_url")
         if not base:
             raise ConfigError("embedding_provider openai needs embedding_base_url (e.g. https://api.openai.com/v1)")
-        embedder = HttpEmbedder(base, model, api_key=config.get("embedding_api_key") or os.environ.get(API_KEY_ENV),
-                                timeout=float(config.get("embedding_timeout_s", 30)), batch_size=batch)
+        embedder = HttpEmbedder(
+            base,
+            model,
+            api_key=config.get("embedding_api_key") or os.environ.get(API_KEY_ENV),
+            timeout=float(config.get("embedding_timeout_s", 30)),
+            batch_size=batch,
+        )
     else:
         raise ConfigError(f"unknown embedding_provider {provider!r}; use sentence-transformers or openai")
     _CACHE[key] = embedder

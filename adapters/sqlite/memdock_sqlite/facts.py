@@ -40,7 +40,9 @@ def refresh_unresolved(conn: sqlite3.Connection) -> int:
     rows = conn.execute("SELECT rowid, type, source_id, target_id, event_time FROM edges WHERE resolved = 0").fetchall()
     fixed = 0
     for rowid, etype, source_id, target_id, event_time in rows:
-        text, ok = render(conn, {"type": etype, "source_id": source_id, "target_id": target_id, "event_time": event_time})
+        text, ok = render(
+            conn, {"type": etype, "source_id": source_id, "target_id": target_id, "event_time": event_time}
+        )
         if ok:
             conn.execute("UPDATE edges SET fact = ?, resolved = 1 WHERE rowid = ?", (text, rowid))
             fixed += 1

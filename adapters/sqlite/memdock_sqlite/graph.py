@@ -35,14 +35,23 @@ def search_nodes(conn: sqlite3.Connection, params: dict[str, Any], *, episodes: 
         conds.append("n.kind = 'entry'")
     if groups:
         g = json.dumps(groups)
-        conds.append("(n.thread_id IN (SELECT value FROM json_each(?)) OR (n.kind = 'entity' AND EXISTS ("
-                     "SELECT 1 FROM edges e WHERE e.target_id = n.id AND e.thread_id IN (SELECT value FROM json_each(?)))))")
+        conds.append(
+            "(n.thread_id IN (SELECT value FROM json_each(?)) OR (n.kind = 'entity' AND EXISTS ("
+            "SELECT 1 FROM edges e WHERE e.target_id = n.id AND e.thread_id IN (SELECT value FROM json_each(?)))))"
+        )
         args += [g, g]
     rows = conn.execute(
         f"SELECT {hits.NODE_COLUMNS}, bm25(node_fts, {NAME_WEIGHT}, {TEXT_WEIGHT}) AS r FROM node_fts "
-        f"JOIN nodes n ON n.rowid = node_fts.rowid WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?", [*args, limit]).fetchall()
-    return _answer([hits.node_hit(row[:-1], hits.bm25_score(row[-1]), rank, as_episode=episodes, extra={"bm25": row[-1]})
-                    for rank, row in enumerate(rows, 1)], match)
+        f"JOIN nodes n ON n.rowid = node_fts.rowid WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?",
+        [*args, limit],
+    ).fetchall()
+    return _answer(
+        [
+            hits.node_hit(row[:-1], hits.bm25_score(row[-1]), rank, as_episode=episodes, extra={"bm25": row[-1]})
+            for rank, row in enumerate(rows, 1)
+        ],
+        match,
+    )
 
 
 def search_facts(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +64,9 @@ def search_facts(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, 
         args.append(json.dumps(groups))
     rows = conn.execute(
         f"SELECT {hits.EDGE_COLUMNS}, bm25(fact_fts) AS r FROM fact_fts JOIN edges e ON e.rowid = fact_fts.rowid "
-        f"WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?", [*args, limit]).fetchall()
+        f"WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?",
+        [*args, limit],
+    ).fetchall()
     return _answer([hits.fact_hit(row[:-1], hits.bm25_score(row[-1]), rank) for rank, row in enumerate(rows, 1)], match)
 
 
@@ -63,7 +74,8 @@ def neighbours(conn: sqlite3.Connection, node_id: str) -> list[dict[str, Any]]:
     rows = conn.execute(
         "SELECT id, type, 'out', target_id, fact FROM edges WHERE source_id = ? "
         "UNION ALL SELECT id, type, 'in', source_id, fact FROM edges WHERE target_id = ? LIMIT ?",
-        (node_id, node_id, NEIGHBOURS)).fetchall()
+        (node_id, node_id, NEIGHBOURS),
+    ).fetchall()
     return [{"edge_id": r[0], "type": r[1], "direction": r[2], "other_id": r[3], "fact": r[4]} for r in rows]
 
 

@@ -33,20 +33,35 @@ def _clean(d: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None and v != ""}
 
 
-CHUNK_COLUMNS = ("c.rowid, c.id, c.entry_id, c.thread_id, c.position, c.header, c.body, c.start, c.\"end\", "
-                 "c.author, c.role, c.entry_type, c.event_time, c.attrs")
+CHUNK_COLUMNS = (
+    'c.rowid, c.id, c.entry_id, c.thread_id, c.position, c.header, c.body, c.start, c."end", '
+    "c.author, c.role, c.entry_type, c.event_time, c.attrs"
+)
 
 
 def chunk_hit(row: tuple, score: float, rank: int, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     _, cid, entry_id, thread_id, position, header, body, start, end, author, role, entry_type, event_time, attrs = row
     hit = {
-        "id": cid, "kind": "chunk", "score": score, "rank": rank,
+        "id": cid,
+        "kind": "chunk",
+        "score": score,
+        "rank": rank,
         "text": f"{header}\n{body}" if header else body,
-        "provenance": _clean({"thread_id": thread_id, "entry_id": entry_id, "chunk_id": cid,
-                              "source": json.loads(attrs).get("source")}),
+        "provenance": _clean(
+            {"thread_id": thread_id, "entry_id": entry_id, "chunk_id": cid, "source": json.loads(attrs).get("source")}
+        ),
         "backend": BACKEND,
-        "extra": _clean({"position": position, "start": start, "end": end, "author": author, "role": role,
-                         "entry_type": entry_type, **(extra or {})}),
+        "extra": _clean(
+            {
+                "position": position,
+                "start": start,
+                "end": end,
+                "author": author,
+                "role": role,
+                "entry_type": entry_type,
+                **(extra or {}),
+            }
+        ),
     }
     if event_time:
         hit["event_time"] = event_time
@@ -57,8 +72,9 @@ NODE_COLUMNS = "n.rowid, n.id, n.kind, n.name, n.text, n.thread_id, n.position, 
 _NODE_KIND = {"thread": "thread", "entry": "entry", "entity": "node"}
 
 
-def node_hit(row: tuple, score: float, rank: int | None, *, as_episode: bool = False,
-             extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def node_hit(
+    row: tuple, score: float, rank: int | None, *, as_episode: bool = False, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     _, nid, kind, name, text, thread_id, position, author, role, entry_type, event_time, attrs = row
     attrs_d = json.loads(attrs)
     details = {"node_type": kind, "position": position, "author": author, "role": role}
@@ -69,10 +85,15 @@ def node_hit(row: tuple, score: float, rank: int | None, *, as_episode: bool = F
     for key in ("status", "ball", "aliases", "source"):
         details[key] = attrs_d.get(key)
     hit = {
-        "id": nid, "kind": "episode" if as_episode else _NODE_KIND[kind], "score": score,
-        "text": text, "provenance": _clean({"thread_id": thread_id, "entry_id": nid if kind == "entry" else None,
-                                            "source": attrs_d.get("source")}),
-        "backend": BACKEND, "extra": _clean({**details, **(extra or {})}),
+        "id": nid,
+        "kind": "episode" if as_episode else _NODE_KIND[kind],
+        "score": score,
+        "text": text,
+        "provenance": _clean(
+            {"thread_id": thread_id, "entry_id": nid if kind == "entry" else None, "source": attrs_d.get("source")}
+        ),
+        "backend": BACKEND,
+        "extra": _clean({**details, **(extra or {})}),
     }
     if rank is not None:
         hit["rank"] = rank
@@ -83,14 +104,19 @@ def node_hit(row: tuple, score: float, rank: int | None, *, as_episode: bool = F
     return hit
 
 
-EDGE_COLUMNS = ("e.rowid, e.id, e.type, e.source_id, e.target_id, e.thread_id, e.weight, e.event_time, e.fact, "
-                "(SELECT kind FROM nodes WHERE id = e.source_id)")
+EDGE_COLUMNS = (
+    "e.rowid, e.id, e.type, e.source_id, e.target_id, e.thread_id, e.weight, e.event_time, e.fact, "
+    "(SELECT kind FROM nodes WHERE id = e.source_id)"
+)
 
 
 def fact_hit(row: tuple, score: float, rank: int | None) -> dict[str, Any]:
     _, eid, etype, source_id, target_id, thread_id, weight, event_time, fact, source_kind = row
     hit = {
-        "id": eid, "kind": "fact", "score": score, "text": fact,
+        "id": eid,
+        "kind": "fact",
+        "score": score,
+        "text": fact,
         "provenance": _clean({"thread_id": thread_id, "entry_id": source_id if source_kind == "entry" else None}),
         "backend": BACKEND,
         "extra": _clean({"type": etype, "source_id": source_id, "target_id": target_id, "weight": weight}),

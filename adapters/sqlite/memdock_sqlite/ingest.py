@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from memdock.validation import parse_datetime
 
@@ -55,46 +56,122 @@ ON CONFLICT(id) DO UPDATE SET type=excluded.type, source_id=excluded.source_id, 
 _THREAD_KNOWN = ("id", "title", "topic", "event_time")
 _ENTITY_KNOWN = ("id", "entity_type", "name")
 _ENTRY_KNOWN = ("id", "thread_id", "position", "author", "role", "entry_type", "title", "body", "event_time")
-_CHUNK_KNOWN = ("id", "entry_id", "thread_id", "position", "text", "header", "start", "end", "token_count", "author",
-                "role", "entry_type", "event_time", "content_hash")
+_CHUNK_KNOWN = (
+    "id",
+    "entry_id",
+    "thread_id",
+    "position",
+    "text",
+    "header",
+    "start",
+    "end",
+    "token_count",
+    "author",
+    "role",
+    "entry_type",
+    "event_time",
+    "content_hash",
+)
 _EDGE_KNOWN = ("id", "type", "source_id", "target_id", "thread_id", "weight", "event_time")
 
 
 def thread_row(r: dict[str, Any]) -> Row:
     text = " ".join(x for x in (r.get("topic"), r.get("status"), r.get("ball")) if x)
-    return (r["id"], "thread", r.get("title", ""), text, r["id"], None, None, None, None,
-            r.get("event_time"), timestamp(r.get("event_time")), _attrs(r, _THREAD_KNOWN))
+    return (
+        r["id"],
+        "thread",
+        r.get("title", ""),
+        text,
+        r["id"],
+        None,
+        None,
+        None,
+        None,
+        r.get("event_time"),
+        timestamp(r.get("event_time")),
+        _attrs(r, _THREAD_KNOWN),
+    )
 
 
 def entity_row(r: dict[str, Any]) -> Row:
     aliases = r.get("aliases") or []
     text = " ".join([r["entity_type"], r["name"], *aliases])
-    return (r["id"], "entity", r["name"], text, None, None, None, None, r["entity_type"], None, None,
-            _attrs(r, _ENTITY_KNOWN))
+    return (
+        r["id"],
+        "entity",
+        r["name"],
+        text,
+        None,
+        None,
+        None,
+        None,
+        r["entity_type"],
+        None,
+        None,
+        _attrs(r, _ENTITY_KNOWN),
+    )
 
 
 def entry_row(r: dict[str, Any]) -> Row:
-    return (r["id"], "entry", r.get("title", ""), r["body"], r["thread_id"], r["position"], r.get("author"), r.get("role"),
-            r.get("entry_type"), r.get("event_time"), timestamp(r.get("event_time")), _attrs(r, _ENTRY_KNOWN))
+    return (
+        r["id"],
+        "entry",
+        r.get("title", ""),
+        r["body"],
+        r["thread_id"],
+        r["position"],
+        r.get("author"),
+        r.get("role"),
+        r.get("entry_type"),
+        r.get("event_time"),
+        timestamp(r.get("event_time")),
+        _attrs(r, _ENTRY_KNOWN),
+    )
 
 
 def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
     header = r.get("header") or ""
     text = r["text"]
-    body = text[len(header) + 1:] if header and text.startswith(header + "\n") else text
+    body = text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
     fields = {k: r.get(k) for k in ("author", "role", "entry_type", "event_time")}
     if any(v is None for v in fields.values()):
         parent = entry(r["entry_id"])
         fields = {k: v if v is not None else parent.get(k) for k, v in fields.items()}
-    return (r["id"], r["entry_id"], r["thread_id"], r["position"], header, body, r.get("start"), r.get("end"),
-            r.get("token_count"), fields["author"], fields["role"], fields["entry_type"], fields["event_time"],
-            timestamp(fields["event_time"]), r.get("content_hash"), _attrs(r, _CHUNK_KNOWN))
+    return (
+        r["id"],
+        r["entry_id"],
+        r["thread_id"],
+        r["position"],
+        header,
+        body,
+        r.get("start"),
+        r.get("end"),
+        r.get("token_count"),
+        fields["author"],
+        fields["role"],
+        fields["entry_type"],
+        fields["event_time"],
+        timestamp(fields["event_time"]),
+        r.get("content_hash"),
+        _attrs(r, _CHUNK_KNOWN),
+    )
 
 
 def edge_row(conn: sqlite3.Connection, r: dict[str, Any]) -> Row:
     text, resolved = facts.render(conn, r)
-    return (r["id"], r["type"], r["source_id"], r["target_id"], r.get("thread_id"), r.get("weight"), r.get("event_time"),
-            timestamp(r.get("event_time")), text, int(resolved), _attrs(r, _EDGE_KNOWN))
+    return (
+        r["id"],
+        r["type"],
+        r["source_id"],
+        r["target_id"],
+        r.get("thread_id"),
+        r.get("weight"),
+        r.get("event_time"),
+        timestamp(r.get("event_time")),
+        text,
+        int(resolved),
+        _attrs(r, _EDGE_KNOWN),
+    )
 
 
 def _batches(items: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
@@ -118,8 +195,10 @@ class Ingest:
     def _entry_fields(self, batch: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """The stored fields of the entries behind BATCH's chunks, fetched in one query."""
         ids = json.dumps(list({r["entry_id"] for r in batch}))
-        rows = self.conn.execute("SELECT id, author, role, entry_type, event_time FROM nodes "
-                                 "WHERE id IN (SELECT value FROM json_each(?))", (ids,))
+        rows = self.conn.execute(
+            "SELECT id, author, role, entry_type, event_time FROM nodes WHERE id IN (SELECT value FROM json_each(?))",
+            (ids,),
+        )
         return {r[0]: dict(zip(("author", "role", "entry_type", "event_time"), r[1:])) for r in rows}
 
     def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:

@@ -17,15 +17,21 @@ HEADER_WEIGHT, BODY_WEIGHT = 2.0, 1.0
 MIN_CANDIDATES = 100
 
 
-def bm25_ranking(conn: sqlite3.Connection, match: str, filters: dict[str, Any] | None, k: int) -> list[tuple[int, float]]:
+def bm25_ranking(
+    conn: sqlite3.Connection, match: str, filters: dict[str, Any] | None, k: int
+) -> list[tuple[int, float]]:
     conds, args = where(filters, "c")
     if conds:
-        sql = (f"SELECT c.rowid, bm25(chunk_fts, {HEADER_WEIGHT}, {BODY_WEIGHT}) AS r FROM chunk_fts "
-               f"JOIN chunks c ON c.rowid = chunk_fts.rowid WHERE chunk_fts MATCH ? AND {' AND '.join(conds)} "
-               "ORDER BY r LIMIT ?")
+        sql = (
+            f"SELECT c.rowid, bm25(chunk_fts, {HEADER_WEIGHT}, {BODY_WEIGHT}) AS r FROM chunk_fts "
+            f"JOIN chunks c ON c.rowid = chunk_fts.rowid WHERE chunk_fts MATCH ? AND {' AND '.join(conds)} "
+            "ORDER BY r LIMIT ?"
+        )
     else:
-        sql = (f"SELECT rowid, bm25(chunk_fts, {HEADER_WEIGHT}, {BODY_WEIGHT}) AS r FROM chunk_fts "
-               "WHERE chunk_fts MATCH ? ORDER BY r LIMIT ?")
+        sql = (
+            f"SELECT rowid, bm25(chunk_fts, {HEADER_WEIGHT}, {BODY_WEIGHT}) AS r FROM chunk_fts "
+            "WHERE chunk_fts MATCH ? ORDER BY r LIMIT ?"
+        )
     return conn.execute(sql, [match, *args, k]).fetchall()
 
 
@@ -40,11 +46,21 @@ def _rows(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple]:
     if not rowids:
         return {}
     marks = ",".join("?" * len(rowids))
-    return {r[0]: r for r in conn.execute(f"SELECT {hits.CHUNK_COLUMNS} FROM chunks c WHERE c.rowid IN ({marks})", rowids)}
+    return {
+        r[0]: r for r in conn.execute(f"SELECT {hits.CHUNK_COLUMNS} FROM chunks c WHERE c.rowid IN ({marks})", rowids)
+    }
 
 
-def run(conn: sqlite3.Connection, params: dict[str, Any], *, embedder: Embedder | None, vectors: VectorIndex,
-        identity: object, vector_weight: float = 1.0, rrf_k: int = hits.RRF_K) -> dict[str, Any]:
+def run(
+    conn: sqlite3.Connection,
+    params: dict[str, Any],
+    *,
+    embedder: Embedder | None,
+    vectors: VectorIndex,
+    identity: object,
+    vector_weight: float = 1.0,
+    rrf_k: int = hits.RRF_K,
+) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = params.get("filters")
     mode = params.get("mode") or "auto"
@@ -54,7 +70,9 @@ def run(conn: sqlite3.Connection, params: dict[str, Any], *, embedder: Embedder 
     if mode == "auto":
         mode = "hybrid" if embedder else "bm25"
     elif mode in ("vector", "hybrid") and embedder is None:
-        result.update(degraded=True, reason=f"mode {mode} needs embeddings, which are not configured; answered with bm25")
+        result.update(
+            degraded=True, reason=f"mode {mode} needs embeddings, which are not configured; answered with bm25"
+        )
         mode = "bm25"
     match = fts.match_expression(text)
     k = limit if mode == "bm25" else max(limit * 5, MIN_CANDIDATES)
@@ -75,6 +93,9 @@ def run(conn: sqlite3.Connection, params: dict[str, Any], *, embedder: Embedder 
         ranked = [(rid, fused[rid], {"bm25": bm25_of.get(rid), "cosine": cos_of.get(rid)}) for rid in order]
     ranked = ranked[:limit]
     rows = _rows(conn, [rid for rid, _, _ in ranked])
-    result["hits"] = [hits.chunk_hit(rows[rid], score, rank, {"mode": mode, **extra})
-                      for rank, (rid, score, extra) in enumerate(ranked, 1) if rid in rows]
+    result["hits"] = [
+        hits.chunk_hit(rows[rid], score, rank, {"mode": mode, **extra})
+        for rank, (rid, score, extra) in enumerate(ranked, 1)
+        if rid in rows
+    ]
     return result

@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 import sqlite3
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 from .db import transaction
 from .embedders import Embedder
@@ -24,13 +24,18 @@ def version(conn: sqlite3.Connection) -> int:
 
 
 def _bump(conn: sqlite3.Connection) -> None:
-    conn.execute("INSERT INTO meta(key, value) VALUES ('vectors_version', '1') "
-                 "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES ('vectors_version', '1') "
+        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+    )
 
 
 def missing(conn: sqlite3.Connection, model: str) -> int:
-    return conn.execute("SELECT count(*) FROM chunks c LEFT JOIN chunk_vectors v ON v.rowid = c.rowid AND v.model = ? "
-                        "WHERE v.rowid IS NULL", (model,)).fetchone()[0]
+    return conn.execute(
+        "SELECT count(*) FROM chunks c LEFT JOIN chunk_vectors v ON v.rowid = c.rowid AND v.model = ? "
+        "WHERE v.rowid IS NULL",
+        (model,),
+    ).fetchone()[0]
 
 
 def embedding_text(author: str | None, title: str | None, body: str) -> str:
@@ -49,13 +54,16 @@ def backfill(conn: sqlite3.Connection, embedder: Embedder, progress: Callable[[i
         rows = conn.execute(
             "SELECT c.rowid, c.author, n.name, c.body FROM chunks c LEFT JOIN chunk_vectors v ON v.rowid = c.rowid "
             "AND v.model = ? LEFT JOIN nodes n ON n.id = c.entry_id WHERE v.rowid IS NULL LIMIT ?",
-            (embedder.name, BACKFILL_BATCH)).fetchall()
+            (embedder.name, BACKFILL_BATCH),
+        ).fetchall()
         if not rows:
             return done
         vecs = embedder.embed([embedding_text(author, title, body) for _, author, title, body in rows])
         with transaction(conn, "storing vectors"):
-            conn.executemany("INSERT OR REPLACE INTO chunk_vectors(rowid, model, vec) VALUES (?,?,?)",
-                             [(r[0], embedder.name, v) for r, v in zip(rows, vecs)])
+            conn.executemany(
+                "INSERT OR REPLACE INTO chunk_vectors(rowid, model, vec) VALUES (?,?,?)",
+                [(r[0], embedder.name, v) for r, v in zip(rows, vecs)],
+            )
             _bump(conn)
         done += len(rows)
         progress(done, total)
@@ -78,14 +86,24 @@ class VectorIndex:
         try:
             import numpy as np
 
-            self._matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), -1)
-                            if rows else np.zeros((0, 0), dtype="<f4"))
+            self._matrix = (
+                np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), -1)
+                if rows
+                else np.zeros((0, 0), dtype="<f4")
+            )
         except ImportError:
             self._matrix = [struct.unpack(f"<{len(r[1]) // 4}f", r[1]) for r in rows]
         self._key = key
 
-    def search(self, conn: sqlite3.Connection, model: str, identity: object, query: bytes, k: int,
-               allowed: set[int] | None = None) -> list[tuple[int, float]]:
+    def search(
+        self,
+        conn: sqlite3.Connection,
+        model: str,
+        identity: object,
+        query: bytes,
+        k: int,
+        allowed: set[int] | None = None,
+    ) -> list[tuple[int, float]]:
         """The K nearest chunks as (rowid, cosine), best first, among ALLOWED rowids when given."""
         self._load(conn, model, identity)
         if not self._rowids:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import tantivy
+
 from memdock.errors import InvalidInputError
 
 from .reader import Reader
@@ -18,15 +19,21 @@ def doomed(reader: Reader, ids: list[str]) -> tuple[list[str], list[str]]:
     gone = dict(direct)
     threads = [i for i, rec in direct.items() if rec["kind"] == "thread"]
     gone.update((rec["id"], rec) for rec in reader.where("thread_id", threads, kind="entry"))
-    gone.update((rec["id"], rec) for rec in reader.where("entry_id", [i for i, r in gone.items() if r["kind"] == "entry"],
-                                                         kind="chunk"))
+    gone.update(
+        (rec["id"], rec)
+        for rec in reader.where("entry_id", [i for i, r in gone.items() if r["kind"] == "entry"], kind="chunk")
+    )
     out_edges = reader.where("source_id", gone, kind="edge")
     in_edges = reader.where("target_id", gone, kind="edge")
     gone.update((e["id"], e) for e in out_edges + in_edges)
     touched = {e["target_id"] for e in out_edges} - set(direct)
     for entity in reader.where("id", touched, kind="entity"):
-        remaining = [e for e in reader.where("source_id", [entity["id"]], kind="edge") +
-                     reader.where("target_id", [entity["id"]], kind="edge") if e["id"] not in gone]
+        remaining = [
+            e
+            for e in reader.where("source_id", [entity["id"]], kind="edge")
+            + reader.where("target_id", [entity["id"]], kind="edge")
+            if e["id"] not in gone
+        ]
         if not remaining:
             gone[entity["id"]] = entity
     return list(direct), list(gone)

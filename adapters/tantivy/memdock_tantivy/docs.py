@@ -24,7 +24,7 @@ def timestamp(value: str | None) -> float | None:
 
 @lru_cache(maxsize=4096)
 def author_keys(author: str | None) -> tuple[str, ...]:
-    """"Codex (lee)" is found as itself, as "codex" and as "lee" (watercooler writes authors as "agent (user)")."""
+    """ "Codex (lee)" is found as itself, as "codex" and as "lee" (watercooler writes authors as "agent (user)")."""
     if not author:
         return ()
     low = author.strip().lower()
@@ -82,7 +82,7 @@ def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None) -> tantivy.Docum
         r = {**r, **{k: parent.get(k) for k in INHERITED if r.get(k) is None and parent.get(k) is not None}}
     header = r.get("header") or ""
     text = r["text"]
-    body = text[len(header) + 1:] if header and text.startswith(header + "\n") else text
+    body = text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
     doc = _base("chunk", r, r)
     doc.add_text("entry_id", r["entry_id"])
     doc.add_text("thread_id", r["thread_id"])

@@ -8,8 +8,9 @@ term and an add in the same commit, so re-indexing the same records leaves one c
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from itertools import islice
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import tantivy
 
@@ -20,7 +21,18 @@ ORDER = ("thread", "entity", "entry", "chunk", "edge")
 BATCH = 10000
 TYPE_FLUSH = 1000  # at a change of record type, commit what is pending once it is this many records
 CACHE = 200_000
-DESCRIBED = ("id", "title", "name", "entity_type", "author", "role", "entry_type", "event_time", "thread_id", "entry_id")
+DESCRIBED = (
+    "id",
+    "title",
+    "name",
+    "entity_type",
+    "author",
+    "role",
+    "entry_type",
+    "event_time",
+    "thread_id",
+    "entry_id",
+)
 
 
 class Ingest:
@@ -28,8 +40,14 @@ class Ingest:
 
     Call `flush()` after the last `run()`: it commits what is still pending."""
 
-    def __init__(self, writer: tantivy.IndexWriter, reader: Reader, *, on_commit: Callable[[list[str]], None],
-                 batch_size: int = BATCH):
+    def __init__(
+        self,
+        writer: tantivy.IndexWriter,
+        reader: Reader,
+        *,
+        on_commit: Callable[[list[str]], None],
+        batch_size: int = BATCH,
+    ):
         self.writer, self.reader, self.on_commit, self.batch_size = writer, reader, on_commit, batch_size
         self.counts: dict[str, int] = {}
         # An empty index holds no id of this bundle yet, and a bundle's ids are unique: no upsert needs a delete.

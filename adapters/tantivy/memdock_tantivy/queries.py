@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import tantivy
+
 from memdock.errors import InvalidInputError
 
 from . import store

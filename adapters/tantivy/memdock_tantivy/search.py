@@ -27,19 +27,25 @@ def run_query(reader: Reader, words: queries.Words, params: dict[str, Any]) -> d
         raise InvalidInputError(f"params.mode must be auto, bm25, vector or hybrid, got {mode!r}")
     extra: dict[str, Any] = {}
     if mode in ("vector", "hybrid"):
-        extra = {"degraded": True, "reason": f"mode {mode} needs embeddings, which the tantivy adapter does not have; "
-                                             "answered with bm25"}
+        extra = {
+            "degraded": True,
+            "reason": f"mode {mode} needs embeddings, which the tantivy adapter does not have; answered with bm25",
+        }
     required = queries.filter_clauses(reader.schema, params.get("filters"))
     terms = words.terms(text)
     if not terms:
         return _answer([], reason=NO_WORDS)
     q = queries.combine(queries.text_query(reader.schema, terms, CHUNK_FIELDS), required)
-    found = [hits.chunk_hit(rec, queries.score(s), rank, {"mode": "bm25", "bm25": s})
-             for rank, (s, rec) in enumerate(reader.search(q, limit), 1)]
+    found = [
+        hits.chunk_hit(rec, queries.score(s), rank, {"mode": "bm25", "bm25": s})
+        for rank, (s, rec) in enumerate(reader.search(q, limit), 1)
+    ]
     return _answer(found, **extra)
 
 
-def search_nodes(reader: Reader, words: queries.Words, params: dict[str, Any], *, episodes: bool = False) -> dict[str, Any]:
+def search_nodes(
+    reader: Reader, words: queries.Words, params: dict[str, Any], *, episodes: bool = False
+) -> dict[str, Any]:
     """Threads, entries and entities whose name or text matches; entries only when EPISODES.
 
     A group (thread) restricts threads and entries to it; entities, which belong to no thread, are kept only
@@ -52,13 +58,19 @@ def search_nodes(reader: Reader, words: queries.Words, params: dict[str, Any], *
         in_group = queries.key(reader.schema, "thread_id", groups)
         mentioned = sorted({e["target_id"] for e in reader.where("thread_id", groups, kind="edge")})
         if mentioned and not episodes:
-            entities = queries.combine(queries.key(reader.schema, "id", mentioned), [queries.key(reader.schema, "kind", ["entity"])])
+            entities = queries.combine(
+                queries.key(reader.schema, "id", mentioned), [queries.key(reader.schema, "kind", ["entity"])]
+            )
             in_group = queries.Query.boolean_query([(queries.Occur.Should, in_group), (queries.Occur.Should, entities)])
         required.append(in_group)
     q = queries.combine(queries.text_query(reader.schema, terms, NODE_FIELDS), required)
     ranked = reader.search(q, limit)
-    return _answer([hits.node_hit(rec, queries.score(s), rank, as_episode=episodes, extra={"bm25": s})
-                    for rank, (s, rec) in enumerate(ranked, 1)])
+    return _answer(
+        [
+            hits.node_hit(rec, queries.score(s), rank, as_episode=episodes, extra={"bm25": s})
+            for rank, (s, rec) in enumerate(ranked, 1)
+        ]
+    )
 
 
 def search_facts(reader: Reader, words: queries.Words, params: dict[str, Any]) -> dict[str, Any]:
@@ -67,14 +79,20 @@ def search_facts(reader: Reader, words: queries.Words, params: dict[str, Any]) -
         return _answer([], reason=NO_WORDS)
     required = [queries.key(reader.schema, "thread_id", groups)] if groups else []
     q = queries.combine(queries.text_query(reader.schema, terms, {"fact": 1.0}), required)
-    return _answer([hits.fact_hit(rec, queries.score(s), rank) for rank, (s, rec) in enumerate(reader.search(q, limit), 1)])
+    return _answer(
+        [hits.fact_hit(rec, queries.score(s), rank) for rank, (s, rec) in enumerate(reader.search(q, limit), 1)]
+    )
 
 
 def neighbours(reader: Reader, node_id: str) -> list[dict[str, Any]]:
-    out = [{"edge_id": e["id"], "type": e["type"], "direction": "out", "other_id": e["target_id"], "fact": e["fact"]}
-           for _, e in reader.search(queries.key(reader.schema, "source_id", [node_id]), NEIGHBOURS)]
-    out += [{"edge_id": e["id"], "type": e["type"], "direction": "in", "other_id": e["source_id"], "fact": e["fact"]}
-            for _, e in reader.search(queries.key(reader.schema, "target_id", [node_id]), NEIGHBOURS)]
+    out = [
+        {"edge_id": e["id"], "type": e["type"], "direction": "out", "other_id": e["target_id"], "fact": e["fact"]}
+        for _, e in reader.search(queries.key(reader.schema, "source_id", [node_id]), NEIGHBOURS)
+    ]
+    out += [
+        {"edge_id": e["id"], "type": e["type"], "direction": "in", "other_id": e["source_id"], "fact": e["fact"]}
+        for _, e in reader.search(queries.key(reader.schema, "target_id", [node_id]), NEIGHBOURS)
+    ]
     return out[:NEIGHBOURS]
 
 

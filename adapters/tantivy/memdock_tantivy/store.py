@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import tantivy
+
 from memdock.errors import BackendError, ConfigError, VersionError
 
 SCHEMA_VERSION = 1
@@ -58,19 +59,25 @@ def _check_marker(data_dir: Path) -> bool:
     marker, folder = data_dir / MARKER, index_path(data_dir)
     if not marker.exists():
         if folder.exists() and any(folder.iterdir()):
-            raise BackendError(f"{folder}: an index directory without {MARKER}; it was not written by the memdock "
-                               "tantivy adapter and was left untouched", details={"index": str(folder)})
+            raise BackendError(
+                f"{folder}: an index directory without {MARKER}; it was not written by the memdock "
+                "tantivy adapter and was left untouched",
+                details={"index": str(folder)},
+            )
         return False
     try:
         meta = json.loads(marker.read_text())
         version = int(meta["schema_version"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise BackendError(f"{marker}: unreadable marker ({exc}); the store was left untouched",
-                           details={"marker": str(marker)}) from None
+        raise BackendError(
+            f"{marker}: unreadable marker ({exc}); the store was left untouched", details={"marker": str(marker)}
+        ) from None
     if version > SCHEMA_VERSION:
-        raise VersionError(f"{marker}: index schema version {version} is newer than this adapter reads ({SCHEMA_VERSION}); "
-                           "upgrade the tantivy adapter. The store was left untouched.",
-                           details={"schema_version": version, "supported": SCHEMA_VERSION})
+        raise VersionError(
+            f"{marker}: index schema version {version} is newer than this adapter reads ({SCHEMA_VERSION}); "
+            "upgrade the tantivy adapter. The store was left untouched.",
+            details={"schema_version": version, "supported": SCHEMA_VERSION},
+        )
     return True
 
 
@@ -91,8 +98,10 @@ def open_index(data_dir: Path, *, write: bool) -> tantivy.Index | None:
         folder.mkdir(parents=True, exist_ok=True)
         index = _register(tantivy.Index(schema(), path=str(folder)))
     except PermissionError as exc:
-        raise ConfigError(f"the data dir {data_dir} is not writable ({exc.strerror}); index and delete need to write there",
-                          details={"data_dir": str(data_dir)}) from None
+        raise ConfigError(
+            f"the data dir {data_dir} is not writable ({exc.strerror}); index and delete need to write there",
+            details={"data_dir": str(data_dir)},
+        ) from None
     except (OSError, ValueError) as exc:
         raise BackendError(f"{folder}: cannot open the tantivy index: {exc}", details={"index": str(folder)}) from None
     tmp = data_dir / f".{MARKER}.tmp"

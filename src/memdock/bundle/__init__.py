@@ -2,8 +2,8 @@
 
 from .manifest import MANIFEST_NAME, FileEntry, record_key
 from .matrix import EmbeddingMatrix
-from .reader import BundleReader, IncompleteBundleError, NotABundleError
 from .output import OutputNotEmptyError
+from .reader import BundleReader, IncompleteBundleError, NotABundleError
 from .writer import BundleWriter
 
 __all__ = [

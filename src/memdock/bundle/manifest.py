@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..schemas import RECORD_TYPES
 
@@ -28,16 +29,26 @@ class FileEntry:
     dim: int | None = None
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "FileEntry":
+    def from_dict(cls, d: dict[str, Any]) -> FileEntry:
         return cls(
-            path=d["path"], format=d["format"], record_type=d["record_type"], count=d["count"],
-            bytes=d["bytes"], sha256=d["sha256"], part=d.get("part"), dim=d.get("dim"),
+            path=d["path"],
+            format=d["format"],
+            record_type=d["record_type"],
+            count=d["count"],
+            bytes=d["bytes"],
+            sha256=d["sha256"],
+            part=d.get("part"),
+            dim=d.get("dim"),
         )
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
-            "path": self.path, "format": self.format, "record_type": self.record_type,
-            "count": self.count, "bytes": self.bytes, "sha256": self.sha256,
+            "path": self.path,
+            "format": self.format,
+            "record_type": self.record_type,
+            "count": self.count,
+            "bytes": self.bytes,
+            "sha256": self.sha256,
         }
         if self.part is not None:
             d["part"] = self.part

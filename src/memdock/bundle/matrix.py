@@ -30,7 +30,7 @@ class EmbeddingMatrix:
             raise IndexError(f"row {i} outside 0..{self.rows - 1}")
         stride = self.dim * 4
         assert self._map is not None
-        return self._map[i * stride:(i + 1) * stride]
+        return self._map[i * stride : (i + 1) * stride]
 
     def row(self, i: int) -> array:
         a = array("f")
@@ -44,7 +44,7 @@ class EmbeddingMatrix:
             self._map.close()
         self._file.close()
 
-    def __enter__(self) -> "EmbeddingMatrix":
+    def __enter__(self) -> EmbeddingMatrix:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -20,8 +20,8 @@ import os
 import re
 import secrets
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import orjson
 
@@ -122,8 +122,9 @@ class OutputDir:
     otherwise the writer fills a staging directory beside the output, and `commit` moves it into place.
     """
 
-    def __init__(self, path: str | os.PathLike[str], inputs: Sequence[str | os.PathLike[str]] = (),
-                 *, overwrite: bool = False):
+    def __init__(
+        self, path: str | os.PathLike[str], inputs: Sequence[str | os.PathLike[str]] = (), *, overwrite: bool = False
+    ):
         self.given = Path(path)
         check_not_input(self.given, inputs)
         self.path = _real(self.given)

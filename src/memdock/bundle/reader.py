@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import orjson
 
@@ -29,6 +30,8 @@ class NotABundleError(InvalidInputError):
 
 
 MAX_FILE_NAME = 255
+
+
 def _has_parts(path: Path) -> bool:
     return any(PART_FILE.fullmatch(p.name) for p in path.iterdir())
 
@@ -78,9 +81,13 @@ class BundleReader:
         mpath = self.path / MANIFEST_NAME
         if not mpath.is_file():
             if not _has_parts(self.path):
-                raise NotABundleError(f"{self.path} is not a memdock bundle (no {MANIFEST_NAME}, no record files): "
-                                      "to read source files, run `memdock import SOURCE -f FORMAT -o CORPUS` first")
-            raise IncompleteBundleError(f"{self.path}: incomplete bundle: no {MANIFEST_NAME} (its writer did not finish)")
+                raise NotABundleError(
+                    f"{self.path} is not a memdock bundle (no {MANIFEST_NAME}, no record files): "
+                    "to read source files, run `memdock import SOURCE -f FORMAT -o CORPUS` first"
+                )
+            raise IncompleteBundleError(
+                f"{self.path}: incomplete bundle: no {MANIFEST_NAME} (its writer did not finish)"
+            )
         raw = mpath.read_bytes()
         try:
             manifest = orjson.loads(raw)
@@ -98,15 +105,20 @@ class BundleReader:
         for i, e in enumerate(self.files):
             listed.add(e.path)
             if len(e.path.encode()) > MAX_FILE_NAME:
-                raise PayloadError(f"file name is {len(e.path.encode())} bytes; a bundle's file names are at most "
-                                   f"{MAX_FILE_NAME}", file=str(self.path / MANIFEST_NAME), path=f"$.files[{i}].path")
+                raise PayloadError(
+                    f"file name is {len(e.path.encode())} bytes; a bundle's file names are at most {MAX_FILE_NAME}",
+                    file=str(self.path / MANIFEST_NAME),
+                    path=f"$.files[{i}].path",
+                )
             p = self.path / e.path
             try:
                 if not p.is_file():
                     raise PayloadError("file listed in the manifest is missing", file=str(p))
                 size = p.stat().st_size
             except OSError as exc:
-                raise PayloadError(f"file listed in the manifest cannot be read: {exc.strerror or exc}", file=str(p)) from None
+                raise PayloadError(
+                    f"file listed in the manifest cannot be read: {exc.strerror or exc}", file=str(p)
+                ) from None
             if size != e.bytes:
                 raise PayloadError(f"size is {size} bytes, the manifest says {e.bytes}", file=str(p))
         extra = sorted(p.name for p in self.path.iterdir() if p.name != MANIFEST_NAME and p.name not in listed)
@@ -152,7 +164,12 @@ class BundleReader:
                         self._fail(PayloadError(decode_error(raw, exc), file=name, line=n), errors)
                         continue
                     if type(rec) is not dict:
-                        self._fail(PayloadError(f"a record must be a JSON object, found {type(rec).__name__}", file=name, line=n), errors)
+                        self._fail(
+                            PayloadError(
+                                f"a record must be a JSON object, found {type(rec).__name__}", file=name, line=n
+                            ),
+                            errors,
+                        )
                         continue
                     key = key_of(rec)
                     deep = too_deep(raw, rec)
@@ -162,10 +179,15 @@ class BundleReader:
                         continue
                     if compiled is not None and not compiled.is_valid(rec):
                         for issue in compiled.issues(rec) or ():
-                            self._fail(PayloadError(issue.message, file=name, line=n, record_id=key, path=issue.path), errors)
+                            self._fail(
+                                PayloadError(issue.message, file=name, line=n, record_id=key, path=issue.path), errors
+                            )
                         continue
                     if not seen.add(hash(key)):
-                        self._fail(PayloadError(f"duplicate {rtype} id in this bundle", file=name, line=n, record_id=key), errors)
+                        self._fail(
+                            PayloadError(f"duplicate {rtype} id in this bundle", file=name, line=n, record_id=key),
+                            errors,
+                        )
                         continue
                     yield rec
             except PayloadError as exc:
@@ -193,7 +215,9 @@ class BundleReader:
             raise PayloadError("embedding matrix entry has no dim", file=str(self.path / MANIFEST_NAME))
         rows = self.count("embedding")
         if m.count != rows:
-            raise PayloadError(f"matrix lists {m.count} rows but the embedding index has {rows}", file=str(self.path / m.path))
+            raise PayloadError(
+                f"matrix lists {m.count} rows but the embedding index has {rows}", file=str(self.path / m.path)
+            )
         return EmbeddingMatrix(self.path / m.path, rows, m.dim)
 
     def verify(self, *, max_errors: int | None = None) -> list[PayloadError]:
@@ -229,10 +253,22 @@ class BundleReader:
         try:
             for rec in self.records("embedding"):
                 if rec["row"] >= m.count or rec["row"] in rows_seen:
-                    out.append(PayloadError(f"row {rec['row']} is outside the matrix or used twice", file=str(path), record_id=rec["chunk_id"]))
+                    out.append(
+                        PayloadError(
+                            f"row {rec['row']} is outside the matrix or used twice",
+                            file=str(path),
+                            record_id=rec["chunk_id"],
+                        )
+                    )
                 rows_seen.add(rec["row"])
                 if m.dim is not None and rec["dim"] != m.dim:
-                    out.append(PayloadError(f"dim {rec['dim']} differs from the matrix dim {m.dim}", file=str(path), record_id=rec["chunk_id"]))
+                    out.append(
+                        PayloadError(
+                            f"dim {rec['dim']} differs from the matrix dim {m.dim}",
+                            file=str(path),
+                            record_id=rec["chunk_id"],
+                        )
+                    )
         except PayloadError:
             pass  # already reported by the pass over the embedding index
         return out

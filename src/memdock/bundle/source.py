@@ -17,7 +17,8 @@ the source that wrote it"). The identity is kept in the manifest's free-form met
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..ids import digest
 from ..jsonl import PayloadError
@@ -33,9 +34,12 @@ def check_claim(manifest: dict[str, Any], where: str) -> None:
     meta = manifest.get("metadata")
     given = meta.get(KEY) if isinstance(meta, dict) else None
     if isinstance(given, str) and given in RESERVED:
-        raise PayloadError(f"source_id {given!r} is reserved for memdock's own records (remember notes, the ledger's "
-                           "legacy rows); a bundle may not claim it. Remove metadata.source_id or give the bundle its own id",
-                           file=where, path=f"metadata.{KEY}")
+        raise PayloadError(
+            f"source_id {given!r} is reserved for memdock's own records (remember notes, the ledger's "
+            "legacy rows); a bundle may not claim it. Remove metadata.source_id or give the bundle its own id",
+            file=where,
+            path=f"metadata.{KEY}",
+        )
 
 
 def for_import(fmt: str, sources: Sequence[str | os.PathLike[str]]) -> str:

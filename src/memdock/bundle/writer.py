@@ -7,9 +7,10 @@ import math
 import os
 import sys
 from array import array
-from datetime import datetime, timezone
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, Iterable, Sequence
+from typing import IO, Any
 
 import orjson
 
@@ -22,7 +23,7 @@ from ..schemas import RECORD_TYPES
 from ..validation import SchemaValidator
 from .idset import IdSet
 from .manifest import BUNDLE_KINDS, MANIFEST_NAME, MATRIX_FILE, MATRIX_TYPE, FileEntry, part_name, record_key
-from .output import OutputDir, OutputNotEmptyError
+from .output import OutputDir
 
 DEFAULT_PART_BYTES = 256 * 1024 * 1024
 _FLUSH_BYTES = 1 << 20
@@ -66,8 +67,13 @@ class _Part:
         os.fsync(self.file.fileno())
         self.file.close()
         return FileEntry(
-            path=self.path.name, format=self.format, record_type=self.record_type, count=self.count,
-            bytes=self.bytes, sha256="sha256:" + self.sha.hexdigest(), part=self.part,
+            path=self.path.name,
+            format=self.format,
+            record_type=self.record_type,
+            count=self.count,
+            bytes=self.bytes,
+            sha256="sha256:" + self.sha.hexdigest(),
+            part=self.part,
         )
 
 
@@ -143,13 +149,17 @@ class BundleWriter:
         if self.validator is not None and not self.validator.is_valid(record_type, record):
             issues = self.validator.issues(record_type, record)
             more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
-            raise PayloadError(issues[0].message + more, file=f"{record_type} record #{ordinal}", record_id=key, path=issues[0].path)
+            raise PayloadError(
+                issues[0].message + more, file=f"{record_type} record #{ordinal}", record_id=key, path=issues[0].path
+            )
         try:
             line = dumps_line(record)
         except InvalidInputError as exc:
             raise PayloadError(exc.message, file=f"{record_type} record #{ordinal}", record_id=key) from None
         if not seen.add(hash(key)):
-            raise PayloadError(f"duplicate {record_type} id in this bundle", file=f"{record_type} record #{ordinal}", record_id=key)
+            raise PayloadError(
+                f"duplicate {record_type} id in this bundle", file=f"{record_type} record #{ordinal}", record_id=key
+            )
         try:
             self._part_for(record_type).add(line)
         except OSError as exc:
@@ -168,7 +178,9 @@ class BundleWriter:
         if isinstance(vector, (bytes, bytearray, memoryview)):
             data = bytes(vector)
             if len(data) % 4:
-                raise InvalidInputError(f"embedding for {chunk_id}: {len(data)} bytes is not a whole number of float32 values")
+                raise InvalidInputError(
+                    f"embedding for {chunk_id}: {len(data)} bytes is not a whole number of float32 values"
+                )
             arr = array("f")
             arr.frombytes(data)
             if sys.byteorder != "little":
@@ -179,7 +191,9 @@ class BundleWriter:
         if self._dim is None:
             self._dim = dim
         elif dim != self._dim:
-            raise PayloadError(f"vector has dim {dim}, the bundle's matrix has dim {self._dim}", file="embedding", record_id=chunk_id)
+            raise PayloadError(
+                f"vector has dim {dim}, the bundle's matrix has dim {self._dim}", file="embedding", record_id=chunk_id
+            )
         if not math.isfinite(sum(arr)) and any(not math.isfinite(x) for x in arr):
             raise PayloadError("vector contains NaN or Infinity", file="embedding", record_id=chunk_id)
         with disk_full_as_error(self.path, "writing a bundle"):
@@ -214,7 +228,7 @@ class BundleWriter:
             "memory_payload_version": PAYLOAD_VERSION,
             "kind": self.kind,
             "producer": {"name": self.producer[0], "version": self.producer[1]},
-            "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
             "files": files,
         }
         if self.chunker is not None:
@@ -247,7 +261,7 @@ class BundleWriter:
         self.closed = True
         self._release_ids()
 
-    def __enter__(self) -> "BundleWriter":
+    def __enter__(self) -> BundleWriter:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:

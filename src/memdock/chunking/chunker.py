@@ -9,9 +9,10 @@ input gives the same ids.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from .. import __version__
 from ..bundle import BundleReader, BundleWriter, source
@@ -34,18 +35,33 @@ class ChunkOptions:
     header: str = "auto"  # on | off | auto (on for watercooler threads)
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) \
-                or not 1 <= self.max_tokens <= MAX_WINDOW_TOKENS:
-            raise InvalidInputError(f"max_tokens (--max-tokens) must be an integer from 1 to {MAX_WINDOW_TOKENS:,}, "
-                                    f"got {self.max_tokens!r}")
-        if isinstance(self.overlap, bool) or not isinstance(self.overlap, int) or not 0 <= self.overlap < self.max_tokens:
-            raise InvalidInputError(f"overlap (--overlap) must be an integer from 0 to max_tokens - 1 "
-                                    f"({self.max_tokens - 1}), got {self.overlap!r}")
+        if (
+            isinstance(self.max_tokens, bool)
+            or not isinstance(self.max_tokens, int)
+            or not 1 <= self.max_tokens <= MAX_WINDOW_TOKENS
+        ):
+            raise InvalidInputError(
+                f"max_tokens (--max-tokens) must be an integer from 1 to {MAX_WINDOW_TOKENS:,}, got {self.max_tokens!r}"
+            )
+        if (
+            isinstance(self.overlap, bool)
+            or not isinstance(self.overlap, int)
+            or not 0 <= self.overlap < self.max_tokens
+        ):
+            raise InvalidInputError(
+                f"overlap (--overlap) must be an integer from 0 to max_tokens - 1 "
+                f"({self.max_tokens - 1}), got {self.overlap!r}"
+            )
         if self.header not in ("auto", "on", "off"):
             raise InvalidInputError(f"header (--header) must be auto, on or off, got {self.header!r}")
 
     def params(self) -> dict[str, Any]:
-        return {"max_tokens": self.max_tokens, "overlap": self.overlap, "tokenizer": self.tokenizer, "header": self.header}
+        return {
+            "max_tokens": self.max_tokens,
+            "overlap": self.overlap,
+            "tokenizer": self.tokenizer,
+            "header": self.header,
+        }
 
 
 @dataclass
@@ -76,16 +92,24 @@ class Chunker:
     def iter_chunks(self, entry: dict[str, Any], thread: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
         """The chunk records of ENTRY, one window at a time (a long entry is never held as a list of chunks)."""
         body = entry.get("body", "")
-        use_header = self.options.header == "on" or (self.options.header == "auto" and (thread or {}).get("format") == "watercooler")
+        use_header = self.options.header == "on" or (
+            self.options.header == "auto" and (thread or {}).get("format") == "watercooler"
+        )
         header = header_line(thread, entry) if use_header else ""
         htok = self.tokenizer.count(header) if header else 0
         budget = max(self.options.max_tokens // 4, self.options.max_tokens - htok)
         for pos, w in enumerate(self.splitter.windows(body, budget)):
-            text = (header + "\n" + body[w.start:w.end]) if header else body[w.start:w.end]
+            text = (header + "\n" + body[w.start : w.end]) if header else body[w.start : w.end]
             h = content_hash(text)
             rec: dict[str, Any] = {
-                "id": f"chunk:{digest(entry['id'], str(pos), h)}", "entry_id": entry["id"], "thread_id": entry["thread_id"],
-                "position": pos, "text": text, "start": w.start, "end": w.end, "token_count": w.tokens + htok,
+                "id": f"chunk:{digest(entry['id'], str(pos), h)}",
+                "entry_id": entry["id"],
+                "thread_id": entry["thread_id"],
+                "position": pos,
+                "text": text,
+                "start": w.start,
+                "end": w.end,
+                "token_count": w.tokens + htok,
                 "content_hash": h,
             }
             if header:
@@ -112,9 +136,15 @@ def chunk_bundle(
     total = reader.count("entry")
     params = {**chunker.options.params(), "tokenizer": chunker.tokenizer.name}
     metadata = {"corpus": str(corpus), source.KEY: source.of_manifest(reader.manifest, reader.path)}
-    with BundleWriter(out, "chunks", overwrite=overwrite, validate=True, inputs=[corpus],
-                      chunker={"name": "memdock.recursive", "version": __version__, "params": params},
-                      metadata=metadata) as w:
+    with BundleWriter(
+        out,
+        "chunks",
+        overwrite=overwrite,
+        validate=True,
+        inputs=[corpus],
+        chunker={"name": "memdock.recursive", "version": __version__, "params": params},
+        metadata=metadata,
+    ) as w:
         for rtype in PASS_THROUGH:
             for rec in reader.records(rtype):
                 w.write(rtype, rec)

@@ -14,16 +14,16 @@ from a stream of pieces holding one window's worth at a time.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from .tokenizers import Tokenizer, count_upto
 
 _LEVELS = (
-    re.compile(r"\n[ \t]*\n\s*"),          # paragraphs
-    re.compile(r"\n"),                      # lines (a fenced code line is never cut inside)
-    re.compile(r"(?<=[.!?])[ \t]+"),        # sentences
-    re.compile(r"[ \t]+"),                  # words
+    re.compile(r"\n[ \t]*\n\s*"),  # paragraphs
+    re.compile(r"\n"),  # lines (a fenced code line is never cut inside)
+    re.compile(r"(?<=[.!?])[ \t]+"),  # sentences
+    re.compile(r"[ \t]+"),  # words
 )
 _NON_SPACE = re.compile(r"\S")
 MAX_CHARS_PER_TOKEN = 32

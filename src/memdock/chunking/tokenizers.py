@@ -66,7 +66,7 @@ def count_upto(tok: Tokenizer, text: str, start: int, end: int, limit: int) -> i
         return tok.count(text[start:end])
     n = 0
     for s in range(start, end, _SLICE):
-        n += tok.count(text[s:min(end, s + _SLICE)])
+        n += tok.count(text[s : min(end, s + _SLICE)])
         if n > limit:
             break
     return n

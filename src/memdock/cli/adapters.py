@@ -24,8 +24,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     inst = s.add_parser("install", help="create the adapter's own runtime (a virtualenv for Python adapters)")
     inst.add_argument("name")
     inst.add_argument("--force", action="store_true", help="rebuild the virtualenv even if it is up to date")
-    inst.add_argument("--with", dest="extra", action="append", default=[], metavar="REQUIREMENT",
-                      help="also install this into the adapter's virtualenv (repeatable), e.g. sentence-transformers")
+    inst.add_argument(
+        "--with",
+        dest="extra",
+        action="append",
+        default=[],
+        metavar="REQUIREMENT",
+        help="also install this into the adapter's virtualenv (repeatable), e.g. sentence-transformers",
+    )
     inst.set_defaults(func=run_install)
 
 
@@ -46,8 +52,10 @@ def run_list(args: argparse.Namespace) -> int:
     found, broken = registry.discover(), registry.broken()
     rows = [(d.name, d.version, d.runtime["kind"], _installed(d), d.origin, d.description) for d in found.values()]
     if args.json:
-        output.emit_json([dict(zip(("name", "version", "runtime", "installed", "origin", "description"), r)) for r in rows]
-                         + [{"name": b.name, "broken": True, "path": b.path, "origin": b.origin, "error": b.error} for b in broken])
+        output.emit_json(
+            [dict(zip(("name", "version", "runtime", "installed", "origin", "description"), r)) for r in rows]
+            + [{"name": b.name, "broken": True, "path": b.path, "origin": b.origin, "error": b.error} for b in broken]
+        )
         return 0
     print(output.table(rows, ["name", "version", "runtime", "installed", "from", "description"]))
     if broken:
@@ -63,7 +71,9 @@ def run_show(args: argparse.Namespace) -> int:
         output.emit_json({**d.raw, "path": str(d.path), "origin": d.origin, "installed": _installed(d)})
         return 0
     print(f"{d.name} {d.version} ({d.runtime['kind']}, from {d.origin})\n  {d.description}\n  folder: {d.path}")
-    print(f"  protocols: {', '.join(d.protocol_versions)}   worker mode: {'yes' if d.supports_worker else 'no'}   installed: {_installed(d)}")
+    print(
+        f"  protocols: {', '.join(d.protocol_versions)}   worker mode: {'yes' if d.supports_worker else 'no'}   installed: {_installed(d)}"
+    )
     props = d.config_schema.get("properties", {})
     if props:
         print("  config:")
@@ -86,7 +96,9 @@ def run_install(args: argparse.Namespace) -> int:
         print(f"{d.name}: uses the system node ({shutil.which('node')}); nothing to install")
         return 0
     if kind != "python" or not d.runtime.get("requirements"):
-        print(f"{d.name}: runs with {'the core interpreter' if kind == 'python' else 'its own executable'}; nothing to install")
+        print(
+            f"{d.name}: runs with {'the core interpreter' if kind == 'python' else 'its own executable'}; nothing to install"
+        )
         return 0
     print(install(d, args.extra, force=args.force))
     return 0

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 
@@ -13,13 +14,25 @@ from ..runner.backend import SubprocessBackend, open_backend
 
 def add_backend_options(p: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
     g = p.add_argument_group("backend")
-    g.add_argument("--backend", "-b", help="adapter name or folder (default: MEMDOCK_BACKEND, memdock.toml, else sqlite)")
+    g.add_argument(
+        "--backend", "-b", help="adapter name or folder (default: MEMDOCK_BACKEND, memdock.toml, else sqlite)"
+    )
     g.add_argument("--data-dir", help="the backend's store (default: MEMDOCK_HOME/stores/<backend>)")
-    g.add_argument("--config", "-c", action="append", default=[], metavar="KEY=VALUE",
-                   help="adapter config; VALUE is parsed as JSON when it can be (repeatable)")
-    g.add_argument("--sandbox", choices=["off", "writes", "strict"], default=None,
-                   help="writes (the default): Landlock confines the adapter's writes; strict: its reads too, to an "
-                        "allowlist (refused where the kernel has no Landlock); off: neither (default: memdock.toml)")
+    g.add_argument(
+        "--config",
+        "-c",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="adapter config; VALUE is parsed as JSON when it can be (repeatable)",
+    )
+    g.add_argument(
+        "--sandbox",
+        choices=["off", "writes", "strict"],
+        default=None,
+        help="writes (the default): Landlock confines the adapter's writes; strict: its reads too, to an "
+        "allowlist (refused where the kernel has no Landlock); off: neither (default: memdock.toml)",
+    )
     g.add_argument("--no-sandbox", action="store_true", help="the same as --sandbox off")
     if json_flag:
         p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -31,6 +44,7 @@ SEARCH_LIMIT = (1, 1000)  # what every adapter accepts as params.limit (memdock.
 def bounded_int(flag: str, low: int, high: int) -> Callable[[str], int]:
     """An argparse type: an integer from LOW to HIGH. Anything else is refused while the arguments are parsed,
     before any work, with exit 4 naming FLAG (an InvalidInputError passes through argparse to `main`)."""
+
     def parse(text: str) -> int:
         try:
             value: int | None = int(text.strip())
@@ -38,9 +52,11 @@ def bounded_int(flag: str, low: int, high: int) -> Callable[[str], int]:
             value = None
         if value is None or not low <= value <= high:
             shown = text if len(text) <= 40 else f"{text[:37]}... ({len(text)} characters)"
-            raise InvalidInputError(f"{flag} must be an integer from {low:,} to {high:,}, got {shown}",
-                                    details={"option": flag})
+            raise InvalidInputError(
+                f"{flag} must be an integer from {low:,} to {high:,}, got {shown}", details={"option": flag}
+            )
         return value
+
     return parse
 
 
@@ -58,5 +74,10 @@ def parse_config(pairs: list[str]) -> dict[str, Any]:
 
 
 def open_from_args(args: argparse.Namespace, **kwargs: Any) -> SubprocessBackend:
-    return open_backend(args.backend, data_dir=args.data_dir, config=parse_config(args.config),
-                        sandbox="off" if args.no_sandbox else args.sandbox, **kwargs)
+    return open_backend(
+        args.backend,
+        data_dir=args.data_dir,
+        config=parse_config(args.config),
+        sandbox="off" if args.no_sandbox else args.sandbox,
+        **kwargs,
+    )

@@ -27,12 +27,19 @@ def run(args: argparse.Namespace) -> int:
     registry = Registry.default()
     found, broken = registry.discover(), registry.broken()
     report = {
-        "memdock": __version__, "payload_version": PAYLOAD_VERSION, "protocol_version": PROTOCOL_VERSION,
-        "python": sys.version.split()[0], "platform": platform.platform(),
-        "sandbox": landlock.status(), "strict_sandbox": landlock.strict_status(), "landlock_abi": landlock.abi_version(),
+        "memdock": __version__,
+        "payload_version": PAYLOAD_VERSION,
+        "protocol_version": PROTOCOL_VERSION,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "sandbox": landlock.status(),
+        "strict_sandbox": landlock.strict_status(),
+        "landlock_abi": landlock.abi_version(),
         "descendants": descendant_control(),
-        "validator": get_engine().name, "node": shutil.which("node") or "not found",
-        "backend": f"{settings.backend} (from {settings.backend_source})", "store": str(settings.store),
+        "validator": get_engine().name,
+        "node": shutil.which("node") or "not found",
+        "backend": f"{settings.backend} (from {settings.backend_source})",
+        "store": str(settings.store),
         "adapters": sorted(found),
         "broken adapters": [b.describe() for b in broken],
     }

@@ -22,8 +22,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         from ..mcp.server import serve
     except ImportError as exc:
-        raise ConfigError(f"memdock mcp needs the MCP SDK ({exc}); install it with: pip install 'memdock[mcp]'") from None
+        raise ConfigError(
+            f"memdock mcp needs the MCP SDK ({exc}); install it with: pip install 'memdock[mcp]'"
+        ) from None
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
-    serve(args.backend, data_dir=args.data_dir, config=parse_config(args.config), deadline=args.deadline,
-          sandbox="off" if args.no_sandbox else args.sandbox)
+    serve(
+        args.backend,
+        data_dir=args.data_dir,
+        config=parse_config(args.config),
+        deadline=args.deadline,
+        sandbox="off" if args.no_sandbox else args.sandbox,
+    )
     return 0

@@ -62,7 +62,9 @@ def run_capabilities(args: argparse.Namespace) -> int:
     if args.json:
         output.emit_json(caps.to_dict())
         return 0
-    print(f"{caps.adapter} {caps.adapter_version}   protocol {', '.join(caps.protocol_versions)}   payload {', '.join(caps.payload_versions)}")
+    print(
+        f"{caps.adapter} {caps.adapter_version}   protocol {', '.join(caps.protocol_versions)}   payload {', '.join(caps.payload_versions)}"
+    )
     print("operations: " + ", ".join(caps.operations))
     print("features:   " + ", ".join(f"{k}={'yes' if v else 'no'}" for k, v in caps.features.items()))
     print(f"scores:     {caps.score.get('range')} {caps.score.get('semantics', '')}")
@@ -94,15 +96,29 @@ def print_hits(result: SearchResult, as_json: bool) -> None:
         print(output.hit_card(i, h))
 
 
-CLI_NAMES = {"thread_ids": "--thread", "time_from": "--since", "time_to": "--until", "authors": "--author",
-             "roles": "--role", "entry_types": "--type"}
+CLI_NAMES = {
+    "thread_ids": "--thread",
+    "time_from": "--since",
+    "time_to": "--until",
+    "authors": "--author",
+    "roles": "--role",
+    "entry_types": "--type",
+}
 
 
 def run_query(args: argparse.Namespace) -> int:
     text = arguments.text(args.text, name="TEXT")
-    filters = arguments.filters({"thread_ids": args.thread_ids, "time_from": args.since, "time_to": args.until,
-                                 "authors": args.authors, "roles": args.roles, "entry_types": args.entry_types},
-                                names=CLI_NAMES)
+    filters = arguments.filters(
+        {
+            "thread_ids": args.thread_ids,
+            "time_from": args.since,
+            "time_to": args.until,
+            "authors": args.authors,
+            "roles": args.roles,
+            "entry_types": args.entry_types,
+        },
+        names=CLI_NAMES,
+    )
     with open_from_args(args) as b:
         print_hits(b.query(text, limit=args.limit, filters=filters, mode=args.mode), args.json)
     return 0
@@ -116,7 +132,9 @@ def run_search(args: argparse.Namespace) -> int:
         try:
             result = op(text, limit=args.limit, group_ids=groups)
         except UnsupportedOperationError:
-            result = SearchResult(degraded=True, reason=f"backend {b.name} does not support search_{args.what}", backend=b.name)
+            result = SearchResult(
+                degraded=True, reason=f"backend {b.name} does not support search_{args.what}", backend=b.name
+            )
             if not args.json:
                 output.warn(result.reason or "")
         print_hits(result, args.json)
@@ -147,5 +165,8 @@ def run_forget(args: argparse.Namespace) -> int:
     if args.json:
         output.emit_json(res.to_dict())
     else:
-        print(f"deleted {len(res.deleted)} record(s) ({res.cascaded} by cascade)" + (f"; not found: {', '.join(res.not_found)}" if res.not_found else ""))
+        print(
+            f"deleted {len(res.deleted)} record(s) ({res.cascaded} by cascade)"
+            + (f"; not found: {', '.join(res.not_found)}" if res.not_found else "")
+        )
     return 0

@@ -6,7 +6,8 @@ import logging
 import os
 import sys
 import textwrap
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import orjson
 
@@ -17,7 +18,12 @@ def is_tty(stream: Any = None) -> bool:
 
 
 def emit_json(data: Any) -> None:
-    sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_DATACLASS).decode() + "\n")
+    sys.stdout.write(
+        orjson.dumps(
+            data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_DATACLASS
+        ).decode()
+        + "\n"
+    )
 
 
 def error(message: str) -> None:
@@ -50,8 +56,10 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
     budget = width - 2 * (len(headers) - 1)
     while sum(widths) > budget and max(widths) > 12:
         widths[widths.index(max(widths))] -= 1
+
     def fmt(r: list[str]) -> str:
         return "  ".join((c if len(c) <= w else c[: w - 1] + "…").ljust(w) for c, w in zip(r, widths)).rstrip()
+
     lines = [fmt(cells[0]), "  ".join("-" * w for w in widths)]
     lines += [fmt(r) for r in cells[1:]]
     return "\n".join(lines)
@@ -92,6 +100,10 @@ def hit_card(rank: int, hit: Any, width: int = 100) -> str:
     lines = [head, "   " + textwrap.shorten(first, width - 3, placeholder="…")]
     body = " ".join(rest.split())
     if body:
-        lines += textwrap.wrap(textwrap.shorten(body, 2 * (width - 3), placeholder="…"), width - 3,
-                               initial_indent="   ", subsequent_indent="   ")
+        lines += textwrap.wrap(
+            textwrap.shorten(body, 2 * (width - 3), placeholder="…"),
+            width - 3,
+            initial_indent="   ",
+            subsequent_indent="   ",
+        )
     return "\n".join(lines)

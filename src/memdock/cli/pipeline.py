@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from ..bundle import BundleReader, OutputNotEmptyError
 from ..chunking import ChunkOptions, chunk_bundle
@@ -29,9 +29,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", "-f", required=True, choices=sorted(IMPORTERS))
     p.add_argument("--output", "-o", required=True, help="corpus bundle directory to write")
     p.add_argument("--map", action="append", default=[], metavar="OLD=NEW", help="jsonl: rename a field before mapping")
-    p.add_argument("--max-entry-bytes", type=bounded_int("--max-entry-bytes", 1, DEFAULT_MAX_LINE_BYTES),
-                   default=MAX_ENTRY_BYTES, metavar="N",
-                   help=f"skip, with a warning naming file and line, any entry over N bytes of UTF-8 (default {MAX_ENTRY_BYTES:,})")
+    p.add_argument(
+        "--max-entry-bytes",
+        type=bounded_int("--max-entry-bytes", 1, DEFAULT_MAX_LINE_BYTES),
+        default=MAX_ENTRY_BYTES,
+        metavar="N",
+        help=f"skip, with a warning naming file and line, any entry over N bytes of UTF-8 (default {MAX_ENTRY_BYTES:,})",
+    )
     _common(p)
     p.set_defaults(func=run_import)
 
@@ -44,7 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("index", help="index a chunks bundle (or a corpus bundle, chunked with defaults) into a backend")
     p.add_argument("bundle")
-    p.add_argument("--no-prune", action="store_true", help="do not delete records that vanished from re-imported threads")
+    p.add_argument(
+        "--no-prune", action="store_true", help="do not delete records that vanished from re-imported threads"
+    )
     p.add_argument("--quiet", "-q", action="store_true")
     add_backend_options(p)
     p.set_defaults(func=run_index)
@@ -60,8 +66,12 @@ def _chunk_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=bounded_int("--max-tokens", 1, MAX_WINDOW_TOKENS), default=900)
     p.add_argument("--overlap", type=bounded_int("--overlap", 0, MAX_WINDOW_TOKENS - 1), default=100)
     p.add_argument("--tokenizer", default="approx", help="approx (stdlib, default) or tiktoken[:ENCODING]")
-    p.add_argument("--header", choices=["auto", "on", "off"], default="auto",
-                   help="prefix each chunk with a header line (auto: on for watercooler threads)")
+    p.add_argument(
+        "--header",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="prefix each chunk with a header line (auto: on for watercooler threads)",
+    )
 
 
 @contextmanager
@@ -79,8 +89,15 @@ def _progress(label: str, quiet: bool) -> Iterator[output.Progress]:
 def run_import(args: argparse.Namespace) -> int:
     mapping = dict(m.split("=", 1) for m in args.map if "=" in m)
     with _progress("importing", args.quiet) as bar:
-        summary = import_corpus(args.sources, args.format, args.output, mapping=mapping or None, overwrite=args.force,
-                                on_file=lambda i, n, p: bar.update(i + 1, n, p.name), max_entry_bytes=args.max_entry_bytes)
+        summary = import_corpus(
+            args.sources,
+            args.format,
+            args.output,
+            mapping=mapping or None,
+            overwrite=args.force,
+            on_file=lambda i, n, p: bar.update(i + 1, n, p.name),
+            max_entry_bytes=args.max_entry_bytes,
+        )
     if args.json:
         output.emit_json({"output": args.output, **summary.__dict__, "partial": summary.partial})
     else:
@@ -89,7 +106,9 @@ def run_import(args: argparse.Namespace) -> int:
         for f in summary.failed:
             output.error(f)
         counts = ", ".join(f"{n} {t}" for t, n in summary.counts.items())
-        print(f"imported {summary.files} file(s) into {args.output}: {counts} ({len(summary.warnings)} warning(s), {summary.seconds:.2f}s)")
+        print(
+            f"imported {summary.files} file(s) into {args.output}: {counts} ({len(summary.warnings)} warning(s), {summary.seconds:.2f}s)"
+        )
         if summary.partial:
             print(f"partial: {len(summary.failed)} source(s) could not be read")
     return PARTIAL_EXIT if summary.partial else 0
@@ -98,14 +117,21 @@ def run_import(args: argparse.Namespace) -> int:
 def run_chunk(args: argparse.Namespace) -> int:
     opts = ChunkOptions(max_tokens=args.max_tokens, overlap=args.overlap, tokenizer=args.tokenizer, header=args.header)
     with _progress("chunking", args.quiet) as bar:
-        summary = chunk_bundle(args.corpus, args.output, opts, overwrite=args.force,
-                               on_entry=lambda i, n: bar.update(i, n) if i % 200 == 0 else None)
+        summary = chunk_bundle(
+            args.corpus,
+            args.output,
+            opts,
+            overwrite=args.force,
+            on_entry=lambda i, n: bar.update(i, n) if i % 200 == 0 else None,
+        )
     if args.json:
         output.emit_json({"output": args.output, **summary.__dict__})
     else:
         mbs = summary.bytes_in / 1e6 / summary.seconds if summary.seconds else 0
-        print(f"chunked {summary.counts.get('entry', 0)} entries into {summary.chunks} chunks in {args.output} "
-              f"({summary.entries_without_text} without text, {summary.seconds:.2f}s, {mbs:.1f} MB/s)")
+        print(
+            f"chunked {summary.counts.get('entry', 0)} entries into {summary.chunks} chunks in {args.output} "
+            f"({summary.entries_without_text} without text, {summary.seconds:.2f}s, {mbs:.1f} MB/s)"
+        )
     return 0
 
 
@@ -119,7 +145,9 @@ def run_index(args: argparse.Namespace) -> int:
             bundle = tmp / "chunks"
         bar = output.Progress("indexing", quiet=args.quiet)
         with open_from_args(args) as b:
-            result = b.index(bundle, progress=lambda ev: bar.update(ev.get("done", 0), ev.get("total")), prune=not args.no_prune)
+            result = b.index(
+                bundle, progress=lambda ev: bar.update(ev.get("done", 0), ev.get("total")), prune=not args.no_prune
+            )
         bar.done()
     finally:
         if tmp:
@@ -128,12 +156,16 @@ def run_index(args: argparse.Namespace) -> int:
         output.emit_json(result.to_dict())
     else:
         sent = result.details.get("sent", {})
-        print(f"indexed into {b.name}: sent {sum(sent.values())} record(s) "
-              f"({', '.join(f'{n} {t}' for t, n in sent.items()) or 'nothing new'}), "
-              f"unchanged {result.skipped}, deleted {result.deleted}, {result.seconds:.2f}s")
+        print(
+            f"indexed into {b.name}: sent {sum(sent.values())} record(s) "
+            f"({', '.join(f'{n} {t}' for t, n in sent.items()) or 'nothing new'}), "
+            f"unchanged {result.skipped}, deleted {result.deleted}, {result.seconds:.2f}s"
+        )
     kept = result.details.get("kept_for_other_sources", 0)
     if kept:
-        output.warn(f"{kept} record(s) in these threads are not in this bundle and came from another source (another "
-                    "bundle, or these files under another path before a move or rename); they were kept, since only their "
-                    "own source deletes them. If they are stale, `memdock forget` the thread ids and index this bundle again.")
+        output.warn(
+            f"{kept} record(s) in these threads are not in this bundle and came from another source (another "
+            "bundle, or these files under another path before a move or rename); they were kept, since only their "
+            "own source deletes them. If they are stale, `memdock forget` the thread ids and index this bundle again."
+        )
     return 0

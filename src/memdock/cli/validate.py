@@ -13,7 +13,12 @@ from .common import bounded_int
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check a payload bundle: manifest, files, checksums, every record")
     p.add_argument("bundle", help="bundle directory")
-    p.add_argument("--max-errors", type=bounded_int("--max-errors", 0, 1_000_000), default=50, help="print at most this many errors (default 50)")
+    p.add_argument(
+        "--max-errors",
+        type=bounded_int("--max-errors", 0, 1_000_000),
+        default=50,
+        help="print at most this many errors (default 50)",
+    )
     p.add_argument("--engine", choices=["auto", "jsonschema", "jsonschema-rs"], default=None, help="validation engine")
     p.add_argument("--json", action="store_true", help="machine-readable summary on stdout")
     p.set_defaults(func=run)
@@ -27,11 +32,15 @@ def run(args: argparse.Namespace) -> int:
         errors, reader = [exc], None
     shown = errors[: args.max_errors]
     if args.json:
-        output.emit_json({
-            "bundle": args.bundle, "valid": not errors, "errors": len(errors),
-            "messages": [str(e) for e in shown],
-            "counts": {t: reader.count(t) for t in reader.record_types()} if reader else {},
-        })
+        output.emit_json(
+            {
+                "bundle": args.bundle,
+                "valid": not errors,
+                "errors": len(errors),
+                "messages": [str(e) for e in shown],
+                "counts": {t: reader.count(t) for t in reader.record_types()} if reader else {},
+            }
+        )
     else:
         for e in shown:
             print(str(e))

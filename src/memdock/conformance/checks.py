@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import MemdockError
 from ..operations import OPERATIONS
@@ -59,7 +60,9 @@ def check_handshake(h: Harness) -> str:
 
 def check_version_negotiation(h: Harness) -> str:
     b = h.backend()
-    exc = _expect_error(lambda: b.call("capabilities", {}, offered=("99.0",)), "version", "a caller offering only protocol 99.0")
+    exc = _expect_error(
+        lambda: b.call("capabilities", {}, offered=("99.0",)), "version", "a caller offering only protocol 99.0"
+    )
     if "99" not in exc.message:
         raise Fail(f"the version error must name the version offered (99.0): {exc.message}")
     return exc.message
@@ -68,9 +71,21 @@ def check_version_negotiation(h: Harness) -> str:
 def _bad_config(schema: dict[str, Any]) -> dict[str, Any] | None:
     if schema.get("additionalProperties") is False:
         return {"__memdock_conformance_unknown__": 1}
-    wrong = {"string": 12345, "integer": "not-a-number", "number": "not-a-number", "boolean": "yes", "object": 1, "array": 1}
+    wrong = {
+        "string": 12345,
+        "integer": "not-a-number",
+        "number": "not-a-number",
+        "boolean": "yes",
+        "object": 1,
+        "array": 1,
+    }
     for name, prop in (schema.get("properties") or {}).items():
-        if isinstance(prop, dict) and not prop.get("x-secret") and isinstance(prop.get("type"), str) and prop["type"] in wrong:
+        if (
+            isinstance(prop, dict)
+            and not prop.get("x-secret")
+            and isinstance(prop.get("type"), str)
+            and prop["type"] in wrong
+        ):
             return {name: wrong[prop["type"]]}
     return None
 
@@ -96,7 +111,9 @@ def check_bad_payload(h: Harness) -> str:
         raise Skip("adapter does not list index")
     bundle, part = golden.write_bad_bundle(h.root / "bad-bundle")
     b = h.backend()
-    exc = _expect_error(lambda: b.call("index", {"bundle": str(bundle)}), "invalid_input", "a chunk without text on line 2")
+    exc = _expect_error(
+        lambda: b.call("index", {"bundle": str(bundle)}), "invalid_input", "a chunk without text on line 2"
+    )
     if part not in exc.message or ":2" not in exc.message:
         raise Fail(f"the error must name the file and line ({part}:2): {exc.message}")
     return exc.message
@@ -216,9 +233,16 @@ def check_delete_cascade(h: Harness) -> str:
     return f"deleted {len(result.deleted)} ids ({result.cascaded} by cascade)"
 
 
-_PARAMS = {"query": {"text": "x"}, "search_nodes": {"text": "x"}, "search_facts": {"text": "x"},
-           "search_episodes": {"text": "x"}, "get_node": {"id": "x"}, "get_edge": {"id": "x"}, "delete": {"ids": ["x"]},
-           "index": {"bundle": "/nonexistent"}}
+_PARAMS = {
+    "query": {"text": "x"},
+    "search_nodes": {"text": "x"},
+    "search_facts": {"text": "x"},
+    "search_episodes": {"text": "x"},
+    "get_node": {"id": "x"},
+    "get_edge": {"id": "x"},
+    "delete": {"ids": ["x"]},
+    "index": {"bundle": "/nonexistent"},
+}
 
 
 def check_unsupported_ops(h: Harness) -> str:
@@ -253,8 +277,11 @@ def check_writes_confined(h: Harness) -> str:
     bundle = golden.write_golden(h.root / "golden-confined")
     before = _snapshot(h.home, h.descriptor.path, h.root, skip=watched_skip + (b.store.root,))
     for op, call in (
-        ("prepare", b.prepare), ("index", lambda: b.index(bundle)), ("query", lambda: b.query("heaters")),
-        ("healthcheck", b.healthcheck), ("delete", lambda: b.delete([golden.DELETE_ENTRY])),
+        ("prepare", b.prepare),
+        ("index", lambda: b.index(bundle)),
+        ("query", lambda: b.query("heaters")),
+        ("healthcheck", b.healthcheck),
+        ("delete", lambda: b.delete([golden.DELETE_ENTRY])),
     ):
         if caps.supports(op):
             call()
@@ -319,8 +346,10 @@ def check_stdout_clean(h: Harness) -> str:
     ex = h.shared("exercise", _exercise)
     bad = [r for r in ex.records if r.quarantined]
     if bad:
-        raise Fail(f"{sum(r.quarantined for r in bad)} stray stdout line(s), first during {bad[0].operation} ({bad[0].mode}): "
-                   f"{bad[0].quarantine_samples[:2]}")
+        raise Fail(
+            f"{sum(r.quarantined for r in bad)} stray stdout line(s), first during {bad[0].operation} ({bad[0].mode}): "
+            f"{bad[0].quarantine_samples[:2]}"
+        )
     workers = sum(1 for r in ex.records if r.mode == "worker")
     return f"{len(ex.records)} calls ({len(ex.records) - workers} one-shot, {workers} worker), no stray stdout line"
 
@@ -386,7 +415,9 @@ def check_secrets_never_leak(h: Harness) -> str:
             parts.append(f"secret found in {', '.join(found_in_files[:3])}")
         raise Fail("; ".join(parts))
     declared = ", ".join(h.secrets) or "none declared"
-    return f"planted secrets ({declared}, plus one undeclared) appeared nowhere in {len(ex.records)} calls" + scan.note()
+    return (
+        f"planted secrets ({declared}, plus one undeclared) appeared nowhere in {len(ex.records)} calls" + scan.note()
+    )
 
 
 def _own_calls(h: Harness, b) -> None:
@@ -422,7 +453,9 @@ def check_result_file_hygiene(h: Harness) -> str:
 
     b = h.backend()
     launch, cap, sizes = b.launch, b.launch.max_result_bytes(), []
-    ops = [("capabilities", {})] + [(op, p) for op, p in (("healthcheck", {}), ("query", {"text": "heaters"})) if _caps(h).supports(op)]
+    ops = [("capabilities", {})] + [
+        (op, p) for op, p in (("healthcheck", {}), ("query", {"text": "heaters"})) if _caps(h).supports(op)
+    ]
     for op, params in ops:
         try:
             _result, record = run_once(launch, op, params, keep_work_dir=True)

@@ -43,7 +43,9 @@ def chunk_id(i: int) -> str:
 
 def write_golden(path: Path, *, extra: int = 0) -> Path:
     """The golden chunks bundle; EXTRA adds filler entries (for the resume check)."""
-    entries = list(ENTRIES) + [("thread:kit-bulk", f"Filler note {i} about routine item {i * 7 % 101}.") for i in range(extra)]
+    entries = list(ENTRIES) + [
+        ("thread:kit-bulk", f"Filler note {i} about routine item {i * 7 % 101}.") for i in range(extra)
+    ]
     threads = sorted({t for t, _ in entries})
     with BundleWriter(path, "chunks", producer=("memdock-conformance", "1")) as w:
         for t in threads:
@@ -52,20 +54,69 @@ def write_golden(path: Path, *, extra: int = 0) -> Path:
         for i, (t, text) in enumerate(entries):
             pos = positions[t] = positions.get(t, -1) + 1
             eid = f"entry:kit-{i}"
-            w.write("entry", {"id": eid, "thread_id": t, "position": pos, "body": text, "author": "kit",
-                              "ingestion_time": T0, "event_time": T0})
-            w.write("edge", {"id": f"edge:kit-contains-{i}", "type": "contains", "source_id": t, "target_id": eid, "thread_id": t})
-            w.write("chunk", {"id": chunk_id(i), "entry_id": eid, "thread_id": t, "position": 0, "text": text,
-                              "start": 0, "end": len(text), "token_count": len(text.split()),
-                              "content_hash": content_hash(text), "author": "kit", "event_time": T0})
+            w.write(
+                "entry",
+                {
+                    "id": eid,
+                    "thread_id": t,
+                    "position": pos,
+                    "body": text,
+                    "author": "kit",
+                    "ingestion_time": T0,
+                    "event_time": T0,
+                },
+            )
+            w.write(
+                "edge",
+                {"id": f"edge:kit-contains-{i}", "type": "contains", "source_id": t, "target_id": eid, "thread_id": t},
+            )
+            w.write(
+                "chunk",
+                {
+                    "id": chunk_id(i),
+                    "entry_id": eid,
+                    "thread_id": t,
+                    "position": 0,
+                    "text": text,
+                    "start": 0,
+                    "end": len(text),
+                    "token_count": len(text.split()),
+                    "content_hash": content_hash(text),
+                    "author": "kit",
+                    "event_time": T0,
+                },
+            )
     return path
 
 
 def write_bad_bundle(path: Path) -> tuple[Path, str]:
     """A bundle whose chunk file has a schema violation on line 2 (manifest consistent). Returns (bundle, part name)."""
     with BundleWriter(path, "chunks", validate=False) as w:
-        w.write("chunk", {"id": "chunk:ok", "entry_id": "entry:ok", "thread_id": "thread:ok", "position": 0, "text": "fine",
-                          "start": 0, "end": 4, "token_count": 1, "content_hash": content_hash("fine")})
-        w.write("chunk", {"id": "chunk:bad", "entry_id": "entry:ok", "thread_id": "thread:ok", "position": 1,
-                          "start": 0, "end": 4, "token_count": 1, "content_hash": content_hash("fine")})
+        w.write(
+            "chunk",
+            {
+                "id": "chunk:ok",
+                "entry_id": "entry:ok",
+                "thread_id": "thread:ok",
+                "position": 0,
+                "text": "fine",
+                "start": 0,
+                "end": 4,
+                "token_count": 1,
+                "content_hash": content_hash("fine"),
+            },
+        )
+        w.write(
+            "chunk",
+            {
+                "id": "chunk:bad",
+                "entry_id": "entry:ok",
+                "thread_id": "thread:ok",
+                "position": 1,
+                "start": 0,
+                "end": 4,
+                "token_count": 1,
+                "content_hash": content_hash("fine"),
+            },
+        )
     return path, "chunk-00001.jsonl"

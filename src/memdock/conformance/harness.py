@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 from ..contract import Capabilities
 from ..registry import AdapterDescriptor
@@ -24,8 +25,19 @@ from ..runner.store import Store
 
 T = TypeVar("T")
 
-OPERATIONS_TIMED = ("capabilities", "healthcheck", "prepare", "index", "query", "search_nodes", "search_facts",
-                    "search_episodes", "get_node", "get_edge", "delete")
+OPERATIONS_TIMED = (
+    "capabilities",
+    "healthcheck",
+    "prepare",
+    "index",
+    "query",
+    "search_nodes",
+    "search_facts",
+    "search_episodes",
+    "get_node",
+    "get_edge",
+    "delete",
+)
 
 
 class Skip(Exception):
@@ -55,7 +67,9 @@ class Session:
         self.root = Path(tempfile.mkdtemp(prefix=f"memdock-kit-{descriptor.name}-"))
         self.home = self.root / "home"
         self.home.mkdir()
-        self.secrets = {name: f"planted-secret-{name.lower()}-{os.getpid()}-7f3a9c" for name in descriptor.secret_env_names()}
+        self.secrets = {
+            name: f"planted-secret-{name.lower()}-{os.getpid()}-7f3a9c" for name in descriptor.secret_env_names()
+        }
         self.undeclared_secret = f"planted-undeclared-{os.getpid()}-c41d"
         self.shared: dict[str, Any] = {}
         self.stores = 0
@@ -74,7 +88,12 @@ class Harness:
 
     def __init__(self, session: Session):
         self.session = session
-        self.descriptor, self.options, self.root, self.home = session.descriptor, session.options, session.root, session.home
+        self.descriptor, self.options, self.root, self.home = (
+            session.descriptor,
+            session.options,
+            session.root,
+            session.home,
+        )
         self.secrets, self.undeclared_secret = session.secrets, session.undeclared_secret
         self.backends: list[SubprocessBackend] = []
 
@@ -85,12 +104,17 @@ class Harness:
         env["HOME"] = str(self.home)
         return env
 
-    def backend(self, *, sandbox: bool = True, config: dict | None = None, store: Store | None = None,
-                workers: int = 0) -> SubprocessBackend:
+    def backend(
+        self, *, sandbox: bool = True, config: dict | None = None, store: Store | None = None, workers: int = 0
+    ) -> SubprocessBackend:
         """A backend on a fresh store (or STORE), one-shot unless WORKERS > 0."""
         b = SubprocessBackend(
-            self.descriptor, store or self.session.new_store(),
-            config=self.options.config if config is None else config, env=self.env(), retries=0, workers=workers,
+            self.descriptor,
+            store or self.session.new_store(),
+            config=self.options.config if config is None else config,
+            env=self.env(),
+            retries=0,
+            workers=workers,
             timeouts={"idle": self.options.idle, **{op: self.options.timeout for op in OPERATIONS_TIMED}},
             sandbox=self.options.sandbox if sandbox else False,
         )
@@ -109,7 +133,7 @@ class Harness:
         """The adapter's capabilities, asked once per session (for skip decisions; `handshake` asks afresh)."""
         return self.shared("capabilities", lambda h: h.backend().get_capabilities())
 
-    def shared(self, key: str, build: Callable[["Harness"], T]) -> T:
+    def shared(self, key: str, build: Callable[[Harness], T]) -> T:
         """What BUILD returns, built once per session on a Harness of its own (its backends are closed once built;
         their stores stay until the session ends)."""
         if key not in self.session.shared:

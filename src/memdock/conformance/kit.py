@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..installs import install_state
 from ..registry import AdapterDescriptor, Registry
@@ -59,7 +59,10 @@ def unavailable(descriptor: AdapterDescriptor) -> str | None:
 
 
 def open_session(
-    adapter: str | os.PathLike[str] | AdapterDescriptor, options: KitOptions | None = None, *, registry: Registry | None = None
+    adapter: str | os.PathLike[str] | AdapterDescriptor,
+    options: KitOptions | None = None,
+    *,
+    registry: Registry | None = None,
 ) -> Session:
     """A Session over ADAPTER (a name, a folder, or a descriptor); close() it to remove its scratch space."""
     descriptor = adapter if isinstance(adapter, AdapterDescriptor) else (registry or Registry.default()).get(adapter)
@@ -94,7 +97,10 @@ def run_kit(
 ) -> Report:
     """Run every check (or options.only) against ADAPTER (a name, a folder, or a descriptor)."""
     session = open_session(adapter, options, registry=registry)
-    report = Report(session.descriptor.name, sandbox=landlock.strict_status() if session.options.sandbox == "strict" else landlock.status())
+    report = Report(
+        session.descriptor.name,
+        sandbox=landlock.strict_status() if session.options.sandbox == "strict" else landlock.status(),
+    )
     try:
         for name in check_names():
             if session.options.only and name not in session.options.only:

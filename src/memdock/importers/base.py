@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Protocol
+from typing import Any, Protocol
 
 from ..ids import digest, slug
 from .entities import extract_entities
@@ -39,7 +40,7 @@ class Importer(Protocol):
     name: str
 
     def sources(self, path: Path) -> list[Path]: ...
-    def read(self, path: Path, ctx: "ImportContext") -> Iterator[ParsedThread]: ...
+    def read(self, path: Path, ctx: ImportContext) -> Iterator[ParsedThread]: ...
 
 
 class ImportContext:
@@ -47,7 +48,7 @@ class ImportContext:
 
     def __init__(self, *, root: Path | None = None, now: datetime | None = None):
         self.root = root
-        self.ingestion_time = to_rfc3339(now or datetime.now(timezone.utc))
+        self.ingestion_time = to_rfc3339(now or datetime.now(UTC))
         self.warnings: list[Warning_] = []
         self.errors: list[Warning_] = []
         self._warned: dict[tuple[str, str], int] = {}
@@ -108,7 +109,7 @@ _TZ_RE = re.compile(r"(Z|[+-]\d{2}:?\d{2})$", re.I)
 
 def to_rfc3339(dt: datetime) -> str:
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     s = dt.isoformat()
     return s[:-6] + "Z" if s.endswith("+00:00") else s
 
@@ -144,10 +145,23 @@ def structure(parsed: ParsedThread, ctx: ImportContext) -> Iterable[tuple[str, d
         yield "entry", e
         yield "edge", edge("contains", tid, e["id"], tid, ingestion_time=ctx.ingestion_time)
         if prev is not None:
-            yield "edge", edge("follows", e["id"], prev, tid, event_time=e.get("event_time"), ingestion_time=ctx.ingestion_time)
+            yield (
+                "edge",
+                edge("follows", e["id"], prev, tid, event_time=e.get("event_time"), ingestion_time=ctx.ingestion_time),
+            )
         prev = e["id"]
         for ent in extract_entities(e):
             yield "entity", ent
-            yield "edge", edge("mentions", e["id"], ent["id"], tid, event_time=e.get("event_time"), ingestion_time=ctx.ingestion_time)
+            yield (
+                "edge",
+                edge(
+                    "mentions",
+                    e["id"],
+                    ent["id"],
+                    tid,
+                    event_time=e.get("event_time"),
+                    ingestion_time=ctx.ingestion_time,
+                ),
+            )
     for child, parent in parsed.replies:
         yield "edge", edge("replies_to", child, parent, tid, ingestion_time=ctx.ingestion_time)

@@ -7,9 +7,10 @@ A sample has `conversation` with `session_N` (turns: speaker, dia_id, text) and
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import orjson
 
@@ -23,7 +24,7 @@ def parse_chat_time(text: str) -> datetime | None:
     """'1:56 pm on 8 May, 2023' -> 2023-05-08T13:56:00Z; None when it does not parse."""
     for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%H:%M on %d %B, %Y"):
         try:
-            return datetime.strptime(text.strip(), fmt).replace(tzinfo=timezone.utc)
+            return datetime.strptime(text.strip(), fmt).replace(tzinfo=UTC)
         except ValueError:
             continue
     return None
@@ -63,15 +64,28 @@ class ChatImporter:
             when_raw = conv.get(f"{key}_date_time")
             when = parse_chat_time(when_raw) if isinstance(when_raw, str) else None
             if when is None:
-                ctx.warn(path, None, f"{sid} {key}: date {when_raw!r} does not parse; its entries have no event time",
-                         kind="unreadable session date")
+                ctx.warn(
+                    path,
+                    None,
+                    f"{sid} {key}: date {when_raw!r} does not parse; its entries have no event time",
+                    kind="unreadable session date",
+                )
             else:
-                ctx.warn(path, None, "chat session dates carry no timezone; taken as UTC", kind="time without a timezone")
+                ctx.warn(
+                    path, None, "chat session dates carry no timezone; taken as UTC", kind="time without a timezone"
+                )
             tid = ctx.thread_id(self.name, path, sid, f"s{n}")
             thread: dict[str, Any] = {
-                "id": tid, "title": f"{sid} session {n}", "source": ctx.relative(path), "format": self.name,
+                "id": tid,
+                "title": f"{sid} session {n}",
+                "source": ctx.relative(path),
+                "format": self.name,
                 "ingestion_time": ctx.ingestion_time,
-                "metadata": {"sample_id": sid, "session": n, "speakers": [conv.get("speaker_a"), conv.get("speaker_b")]},
+                "metadata": {
+                    "sample_id": sid,
+                    "session": n,
+                    "speakers": [conv.get("speaker_a"), conv.get("speaker_b")],
+                },
             }
             if when:
                 thread["event_time"] = to_rfc3339(when)
@@ -86,8 +100,13 @@ class ChatImporter:
                     body += f"\n[shared an image: {turn['blip_caption']}]"
                 e: dict[str, Any] = {
                     "id": ctx.claim_entry_id(f"entry:{sid}:{dia}", thread_id=tid, file=path, line=None),
-                    "thread_id": tid, "position": len(entries), "author": str(turn.get("speaker", "")), "role": "speaker",
-                    "body": body, "source": ctx.relative(path), "ingestion_time": ctx.ingestion_time,
+                    "thread_id": tid,
+                    "position": len(entries),
+                    "author": str(turn.get("speaker", "")),
+                    "role": "speaker",
+                    "body": body,
+                    "source": ctx.relative(path),
+                    "ingestion_time": ctx.ingestion_time,
                     "metadata": {"dia_id": dia, "sample_id": sid},
                 }
                 if when:

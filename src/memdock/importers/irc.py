@@ -7,8 +7,9 @@ With an annotation file beside it (same stem, .annotation.txt: `parent child -`,
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .base import ImportContext, ParsedThread
 from .textio import read_text
@@ -35,7 +36,13 @@ class IrcImporter:
         date = f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else None
         stem = path.name.split(".")[0]
         tid = ctx.thread_id(self.name, path)
-        thread = {"id": tid, "title": stem, "source": ctx.relative(path), "format": self.name, "ingestion_time": ctx.ingestion_time}
+        thread = {
+            "id": tid,
+            "title": stem,
+            "source": ctx.relative(path),
+            "format": self.name,
+            "ingestion_time": ctx.ingestion_time,
+        }
         if date:
             thread["event_time"] = f"{date}T00:00:00Z"
         entries: list[dict[str, Any]] = []
@@ -47,8 +54,14 @@ class IrcImporter:
             hh, mi, nick, body = mm.groups()
             eid = ctx.claim_entry_id(f"entry:irc:{stem}:{i}", thread_id=tid, file=path, line=i + 1)
             e: dict[str, Any] = {
-                "id": eid, "thread_id": tid, "position": len(entries), "author": nick, "body": body,
-                "source": ctx.relative(path), "source_line": i, "ingestion_time": ctx.ingestion_time,
+                "id": eid,
+                "thread_id": tid,
+                "position": len(entries),
+                "author": nick,
+                "body": body,
+                "source": ctx.relative(path),
+                "source_line": i,
+                "ingestion_time": ctx.ingestion_time,
             }
             if date:
                 e["event_time"] = f"{date}T{hh}:{mi}:00Z"

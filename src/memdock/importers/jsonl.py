@@ -10,8 +10,9 @@ their thread, position and content. A line that is not an object is a warning.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import orjson
 
@@ -20,8 +21,13 @@ from .base import ImportContext, ParsedThread, parse_time
 from .textio import read_text
 
 _ALIASES = {
-    "thread": "thread_id", "type": "entry_type", "text": "body", "content": "body",
-    "timestamp": "time", "event_time": "time", "created": "time",
+    "thread": "thread_id",
+    "type": "entry_type",
+    "text": "body",
+    "content": "body",
+    "timestamp": "time",
+    "event_time": "time",
+    "created": "time",
 }
 
 
@@ -76,14 +82,28 @@ class JsonlImporter:
                     if str(parent) in ids:
                         pt.replies.append((e["id"], ids[str(parent)]))
                     else:
-                        ctx.warn(path, e.get("source_line"), f"replies_to {parent!r} names no entry of this thread", kind="unknown replies_to")
+                        ctx.warn(
+                            path,
+                            e.get("source_line"),
+                            f"replies_to {parent!r} names no entry of this thread",
+                            kind="unknown replies_to",
+                        )
             yield pt
 
     def _thread(self, threads: dict[str, ParsedThread], key: str, path: Path, ctx: ImportContext) -> ParsedThread:
         if key not in threads:
             tid = f"thread:{slug(key, 60) or 'thread'}:{digest(self.name, ctx.relative(path), key, length=8)}"
-            threads[key] = ParsedThread({"id": tid, "title": key, "source": ctx.relative(path), "format": self.name,
-                                         "ingestion_time": ctx.ingestion_time, "metadata": {"source_id": key}}, [])
+            threads[key] = ParsedThread(
+                {
+                    "id": tid,
+                    "title": key,
+                    "source": ctx.relative(path),
+                    "format": self.name,
+                    "ingestion_time": ctx.ingestion_time,
+                    "metadata": {"source_id": key},
+                },
+                [],
+            )
         return threads[key]
 
     def _thread_fields(self, obj: dict[str, Any], path: Path, n: int, ctx: ImportContext) -> dict[str, Any]:
@@ -105,7 +125,11 @@ class JsonlImporter:
         wanted = f"entry:{slug(str(source_id), 80)}" if source_id else f"entry:{digest(tid, str(pos), body)}"
         entry: dict[str, Any] = {
             "id": ctx.claim_entry_id(wanted, thread_id=tid, file=path, line=n),
-            "thread_id": tid, "position": pos, "body": body, "source": ctx.relative(path), "source_line": n,
+            "thread_id": tid,
+            "position": pos,
+            "body": body,
+            "source": ctx.relative(path),
+            "source_line": n,
             "ingestion_time": ctx.ingestion_time,
         }
         for k in ("author", "role", "entry_type", "title"):
@@ -115,7 +139,11 @@ class JsonlImporter:
             t = parse_time(str(obj["time"]), ctx, path, n)
             if t:
                 entry["event_time"] = t
-        meta = {k: v for k, v in obj.items() if k not in ("id", "thread_id", "body", "time", "author", "role", "entry_type", "title")}
+        meta = {
+            k: v
+            for k, v in obj.items()
+            if k not in ("id", "thread_id", "body", "time", "author", "role", "entry_type", "title")
+        }
         if source_id is not None:
             meta["source_id"] = str(source_id)
         if meta:

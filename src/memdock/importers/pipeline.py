@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from ..bundle import BundleWriter, source
 from ..errors import InvalidInputError
@@ -78,9 +78,11 @@ def import_corpus(
                 ctx.warn(path, None, f"no entries found: is this a {fmt} file?")
         if not summary.counts.get("entry"):
             problems = ctx.warning_lines() + [str(e) for e in ctx.errors]
-            raise InvalidInputError(f"no entries imported from {len(files)} file(s) read as {fmt}; no bundle written"
-                                    + "".join(f"\n  {p}" for p in problems[:SHOWN_PROBLEMS])
-                                    + (f"\n  ... {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""))
+            raise InvalidInputError(
+                f"no entries imported from {len(files)} file(s) read as {fmt}; no bundle written"
+                + "".join(f"\n  {p}" for p in problems[:SHOWN_PROBLEMS])
+                + (f"\n  ... {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else "")
+            )
     summary.failed = [str(e) for e in ctx.errors]
     summary.files -= len({e.file for e in ctx.errors if any(str(p) == e.file for _, p in files)})
     summary.warnings = ctx.warning_lines()
@@ -98,12 +100,18 @@ def _within_cap(parsed: ParsedThread, path: Path, ctx: ImportContext, cap: int) 
         size = len(body.encode("utf-8", "surrogatepass"))
         if size > cap:
             skipped.add(e["id"])
-            ctx.warn(path, _line(parsed, e), f"entry {e['id']} is {size:,} bytes, over the {cap:,}-byte limit "
-                     "(--max-entry-bytes); skipped")
+            ctx.warn(
+                path,
+                _line(parsed, e),
+                f"entry {e['id']} is {size:,} bytes, over the {cap:,}-byte limit (--max-entry-bytes); skipped",
+            )
     if not skipped:
         return parsed
-    return ParsedThread(parsed.thread, [e for e in parsed.entries if e["id"] not in skipped],
-                        [(c, p) for c, p in parsed.replies if c not in skipped and p not in skipped])
+    return ParsedThread(
+        parsed.thread,
+        [e for e in parsed.entries if e["id"] not in skipped],
+        [(c, p) for c, p in parsed.replies if c not in skipped and p not in skipped],
+    )
 
 
 def _line(parsed: ParsedThread, entry: dict) -> int | None:

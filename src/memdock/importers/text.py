@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..ids import digest
 from .base import ImportContext, ParsedThread
@@ -18,7 +19,9 @@ class TextImporter:
 
     def sources(self, path: Path) -> list[Path]:
         if path.is_dir():
-            return sorted(p for p in path.rglob("*") if p.suffix.lower() in (".md", ".txt", ".markdown") and p.is_file())
+            return sorted(
+                p for p in path.rglob("*") if p.suffix.lower() in (".md", ".txt", ".markdown") and p.is_file()
+            )
         return [path]
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[ParsedThread]:
@@ -28,15 +31,27 @@ class TextImporter:
         tid = ctx.thread_id(self.name, path)
         sections = _sections(text.splitlines())
         title = next((t for t, _, _ in sections if t), path.stem)
-        thread = {"id": tid, "title": title, "source": ctx.relative(path), "format": self.name, "ingestion_time": ctx.ingestion_time}
+        thread = {
+            "id": tid,
+            "title": title,
+            "source": ctx.relative(path),
+            "format": self.name,
+            "ingestion_time": ctx.ingestion_time,
+        }
         entries: list[dict[str, Any]] = []
         for heading, line_no, body in sections:
             if not body.strip() and not heading:
                 continue
             e: dict[str, Any] = {
-                "id": ctx.claim_entry_id(f"entry:{digest(tid, str(len(entries)), heading or '')}", thread_id=tid, file=path, line=line_no),
-                "thread_id": tid, "position": len(entries), "body": body.strip("\n"), "source": ctx.relative(path),
-                "source_line": line_no, "ingestion_time": ctx.ingestion_time,
+                "id": ctx.claim_entry_id(
+                    f"entry:{digest(tid, str(len(entries)), heading or '')}", thread_id=tid, file=path, line=line_no
+                ),
+                "thread_id": tid,
+                "position": len(entries),
+                "body": body.strip("\n"),
+                "source": ctx.relative(path),
+                "source_line": line_no,
+                "ingestion_time": ctx.ingestion_time,
             }
             if heading:
                 e["title"] = heading

@@ -20,5 +20,9 @@ def read_text(path: Path, ctx: ImportContext) -> str | None:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        ctx.warn(path, raw.count(b"\n", 0, exc.start) + 1, f"not valid UTF-8 (byte {exc.start}); decoded with replacement characters")
+        ctx.warn(
+            path,
+            raw.count(b"\n", 0, exc.start) + 1,
+            f"not valid UTF-8 (byte {exc.start}); decoded with replacement characters",
+        )
         return raw.decode("utf-8", "replace")

@@ -8,8 +8,9 @@ body text. Status, ball, topic, role, type, title and Entry-IDs are kept.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..ids import digest
 from .base import ImportContext, ParsedThread, parse_time
@@ -38,8 +39,11 @@ class WatercoolerImporter:
         meta = _parse_header(lines[: max(header_end, 0)])
         tid = ctx.thread_id(self.name, path)
         thread: dict[str, Any] = {
-            "id": tid, "title": meta.get("title") or meta.get("topic") or path.stem, "source": ctx.relative(path),
-            "format": self.name, "ingestion_time": ctx.ingestion_time,
+            "id": tid,
+            "title": meta.get("title") or meta.get("topic") or path.stem,
+            "source": ctx.relative(path),
+            "format": self.name,
+            "ingestion_time": ctx.ingestion_time,
         }
         for k in ("topic", "status", "ball"):
             if meta.get(k):
@@ -57,11 +61,15 @@ class WatercoolerImporter:
             entries.append(self._entry(block, s + 1, pos, tid, path, ctx))
         yield ParsedThread(thread, entries)
 
-    def _entry(self, block: list[str], line_no: int, pos: int, tid: str, path: Path, ctx: ImportContext) -> dict[str, Any]:
+    def _entry(
+        self, block: list[str], line_no: int, pos: int, tid: str, path: Path, ctx: ImportContext
+    ) -> dict[str, Any]:
         m = _ENTRY.match(block[0])
         author, when = (m.group(1), m.group(2)) if m else (block[0].removeprefix("Entry:").strip(), None)
         if not m:
-            ctx.warn(path, line_no, f"malformed entry line {block[0][:80]!r}: expected `Entry: <author> <RFC 3339 time>`")
+            ctx.warn(
+                path, line_no, f"malformed entry line {block[0][:80]!r}: expected `Entry: <author> <RFC 3339 time>`"
+            )
         fields: dict[str, str] = {}
         i = 1
         while i < len(block) and block[i].strip():
@@ -86,8 +94,14 @@ class WatercoolerImporter:
         wanted = f"entry:{entry_ulid}" if entry_ulid else f"entry:{digest(tid, str(pos), author, when or '')}"
         entry: dict[str, Any] = {
             "id": ctx.claim_entry_id(wanted, thread_id=tid, file=path, line=line_no),
-            "thread_id": tid, "position": pos, "author": author, "body": body,
-            "source": ctx.relative(path), "source_line": line_no, "ingestion_time": ctx.ingestion_time, **fields,
+            "thread_id": tid,
+            "position": pos,
+            "author": author,
+            "body": body,
+            "source": ctx.relative(path),
+            "source_line": line_no,
+            "ingestion_time": ctx.ingestion_time,
+            **fields,
         }
         if entry_ulid:
             entry["metadata"] = {"entry_ulid": entry_ulid}

@@ -8,7 +8,8 @@ so an agent can carry on. A bad argument is a tool error naming the argument.
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -30,8 +31,14 @@ INSTRUCTIONS = (
     "note; memory_forget to delete by id; memory_status to see the backend and what it holds."
 )
 
-TOOL_NAMES = {"thread_ids": "thread_ids", "time_from": "since", "time_to": "until", "authors": "authors",
-              "roles": "roles", "entry_types": "entry_types"}
+TOOL_NAMES = {
+    "thread_ids": "thread_ids",
+    "time_from": "since",
+    "time_to": "until",
+    "authors": "authors",
+    "roles": "roles",
+    "entry_types": "entry_types",
+}
 
 Query = Annotated[str, Field(description="what to look for, in plain words")]
 Limit = Annotated[int, Field(description="how many results (1-50)", ge=1, le=50)]
@@ -66,11 +73,19 @@ def build_server(service: MemoryService) -> Any:
         until: Annotated[str | None, Field(description="only entries at or before this ISO 8601 time")] = None,
         authors: Annotated[list[str] | None, Field(description="only entries by these authors")] = None,
         roles: Annotated[list[str] | None, Field(description="only entries with these roles")] = None,
-        entry_types: Annotated[list[str] | None, Field(description="only these entry types (Note, Decision, Plan...)")] = None,
+        entry_types: Annotated[
+            list[str] | None, Field(description="only these entry types (Note, Decision, Plan...)")
+        ] = None,
     ) -> dict[str, Any]:
         """Search the memory for passages relevant to a question or topic, best first, with their thread and entry."""
-        filters = {"thread_ids": thread_ids, "time_from": since, "time_to": until, "authors": authors, "roles": roles,
-                   "entry_types": entry_types}
+        filters = {
+            "thread_ids": thread_ids,
+            "time_from": since,
+            "time_to": until,
+            "authors": authors,
+            "roles": roles,
+            "entry_types": entry_types,
+        }
         result = await service.query(query, limit=limit, filters=arguments.filters(filters, names=TOOL_NAMES))
         return result.to_dict()
 
@@ -90,12 +105,16 @@ def build_server(service: MemoryService) -> Any:
         return (await service.search_episodes(query, limit=limit, group_ids=thread_ids)).to_dict()
 
     @tool
-    async def memory_get_node(id: Annotated[str, Field(description="a node, entry, thread or chunk id from a result")]) -> dict[str, Any]:
+    async def memory_get_node(
+        id: Annotated[str, Field(description="a node, entry, thread or chunk id from a result")],
+    ) -> dict[str, Any]:
         """Open one node by id: its full text, attributes and the edges around it."""
         return (await service.get_node(id)).to_dict()
 
     @tool
-    async def memory_get_edge(id: Annotated[str, Field(description="an edge (fact) id from a result")]) -> dict[str, Any]:
+    async def memory_get_edge(
+        id: Annotated[str, Field(description="an edge (fact) id from a result")],
+    ) -> dict[str, Any]:
         """Open one edge (fact) by id: its sentence, type, both ends and time."""
         return (await service.get_edge(id)).to_dict()
 
@@ -110,11 +129,15 @@ def build_server(service: MemoryService) -> Any:
         time: Annotated[str | None, Field(description="when it happened, ISO 8601 (default: now)")] = None,
     ) -> dict[str, Any]:
         """Store a new entry in memory so later searches find it. Returns its id."""
-        result = await service.remember(content, thread=thread, author=author, role=role, type=type, title=title, time=time)
+        result = await service.remember(
+            content, thread=thread, author=author, role=role, type=type, title=title, time=time
+        )
         return result.to_dict()
 
     @tool
-    async def memory_forget(ids: Annotated[list[str], Field(description="ids to delete (with what depends on them)")]) -> dict[str, Any]:
+    async def memory_forget(
+        ids: Annotated[list[str], Field(description="ids to delete (with what depends on them)")],
+    ) -> dict[str, Any]:
         """Delete entries, threads or other records by id, with their chunks and edges."""
         return (await service.forget(ids)).to_dict()
 
@@ -126,8 +149,14 @@ def build_server(service: MemoryService) -> Any:
     return server
 
 
-def serve(backend: str | None = None, *, data_dir: str | None = None, config: dict[str, Any] | None = None,
-          deadline: float = 10.0, sandbox: bool | str | None = None) -> None:
+def serve(
+    backend: str | None = None,
+    *,
+    data_dir: str | None = None,
+    config: dict[str, Any] | None = None,
+    deadline: float = 10.0,
+    sandbox: bool | str | None = None,
+) -> None:
     service = MemoryService(backend, data_dir=data_dir, config=config, deadline=deadline, sandbox=sandbox)
     try:
         build_server(service).run("stdio")

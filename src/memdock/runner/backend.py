@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from ..bundle import BundleReader
 from ..config import check_no_secrets_in, resolve
 from ..contract import (
-    Capabilities, DeleteResult, GetResult, HealthStatus, IndexResult, PrepareResult, ProgressCallback,
+    Capabilities,
+    DeleteResult,
+    GetResult,
+    HealthStatus,
+    IndexResult,
+    PrepareResult,
+    ProgressCallback,
     SearchResult,
 )
 from ..diskfull import disk_full, disk_full_as_error, reraise_disk_full, said_disk_full
@@ -52,8 +59,12 @@ class SubprocessBackend:
         self.descriptor = descriptor
         self.store = store if isinstance(store, Store) else Store(store)
         cfg = dict(config or {})
-        check_no_secrets_in(cfg, descriptor.config_schema, descriptor.env_for_secret_fields(), f"config of {descriptor.name}")
-        self.launch = Launch(descriptor, self.store, cfg, dict(env if env is not None else os.environ), sandbox, dict(timeouts or {}))
+        check_no_secrets_in(
+            cfg, descriptor.config_schema, descriptor.env_for_secret_fields(), f"config of {descriptor.name}"
+        )
+        self.launch = Launch(
+            descriptor, self.store, cfg, dict(env if env is not None else os.environ), sandbox, dict(timeouts or {})
+        )
         self.retries, self.backoff, self.lock_timeout = retries, backoff, lock_timeout
         self.pool = WorkerPool(self.launch, workers) if workers and descriptor.supports_worker else None
         self._caps: Capabilities | None = None
@@ -68,7 +79,7 @@ class SubprocessBackend:
         if self.pool is not None:
             self.pool.close()
 
-    def __enter__(self) -> "SubprocessBackend":
+    def __enter__(self) -> SubprocessBackend:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -97,10 +108,23 @@ class SubprocessBackend:
             attempt += 1
             try:
                 if self.pool is not None and use_pool and offered is None:
-                    return self.pool.call(operation, params, on_progress=on_progress, on_checkpoint=on_checkpoint,
-                                          timeout=timeout, on_record=self._note)
-                result, record = run_once(self.launch, operation, params, on_progress=on_progress, timeout=timeout,
-                                          on_checkpoint=on_checkpoint, offered=offered)
+                    return self.pool.call(
+                        operation,
+                        params,
+                        on_progress=on_progress,
+                        on_checkpoint=on_checkpoint,
+                        timeout=timeout,
+                        on_record=self._note,
+                    )
+                result, record = run_once(
+                    self.launch,
+                    operation,
+                    params,
+                    on_progress=on_progress,
+                    timeout=timeout,
+                    on_checkpoint=on_checkpoint,
+                    offered=offered,
+                )
                 self._note(record)
                 return result
             except MemdockError as exc:
@@ -135,7 +159,9 @@ class SubprocessBackend:
             raw = self.call("capabilities", {"offered_protocols": list(SUPPORTED_PROTOCOLS)})
             negotiate(raw)
             if not payload_compatible(raw):
-                raise VersionError(f"adapter {self.name} reads payload versions {raw.get('payload_versions')}; memdock writes 1.x")
+                raise VersionError(
+                    f"adapter {self.name} reads payload versions {raw.get('payload_versions')}; memdock writes 1.x"
+                )
             self._caps = Capabilities.from_dict(raw)
         return self._caps
 
@@ -175,14 +201,20 @@ class SubprocessBackend:
                 try:
                     delta = build_delta(reader, ledger, delta_dir, origin)
                     result = IndexResult(skipped=delta.skipped)
+
                     def checkpoint(ids: list[str]) -> None:
                         ledger.commit(ids)
                         if after_checkpoint is not None:
                             after_checkpoint(ids)
 
                     if delta.total_sent:
-                        raw = self.call("index", {"bundle": str(delta_dir)}, on_progress=progress,
-                                        on_checkpoint=checkpoint, use_pool=False)
+                        raw = self.call(
+                            "index",
+                            {"bundle": str(delta_dir)},
+                            on_progress=progress,
+                            on_checkpoint=checkpoint,
+                            use_pool=False,
+                        )
                         ledger.commit_all_pending()
                         result = IndexResult.from_dict(raw)
                         result.skipped = delta.skipped
@@ -206,7 +238,9 @@ class SubprocessBackend:
             finally:
                 ledger.close()
 
-    def query(self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None) -> SearchResult:
+    def query(
+        self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None
+    ) -> SearchResult:
         params: dict[str, Any] = {"text": text, "limit": limit}
         if filters:
             params["filters"] = filters

@@ -6,8 +6,8 @@ import os
 import selectors
 import time
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 from ..protocol import Event, parse_event
 
@@ -52,8 +52,15 @@ class EventChannel:
     """Splits stdout into lines in linear time. A line longer than MAX_LINE is dropped and counted (or, when
     STRICT, raises LineTooLong): memory stays bounded by MAX_LINE whatever the adapter writes."""
 
-    def __init__(self, fd: int, quarantine: Quarantine, redact: Callable[[bytes], bytes] = lambda b: b, *,
-                 max_line: int = DEFAULT_MAX_EVENT_BYTES, strict: bool = False):
+    def __init__(
+        self,
+        fd: int,
+        quarantine: Quarantine,
+        redact: Callable[[bytes], bytes] = lambda b: b,
+        *,
+        max_line: int = DEFAULT_MAX_EVENT_BYTES,
+        strict: bool = False,
+    ):
         self.fd = fd
         self.quarantine = quarantine
         self.redact = redact
@@ -91,7 +98,7 @@ class EventChannel:
                 return
             self.quarantine.dropped_bytes += nl
             self._skipping = 0
-            chunk = chunk[nl + 1:]
+            chunk = chunk[nl + 1 :]
         parts = chunk.split(b"\n")
         if len(parts) > 1:
             self._partial += parts[0]

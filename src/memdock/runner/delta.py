@@ -38,8 +38,14 @@ def build_delta(reader: BundleReader, ledger: Ledger, out: Path, origin: str | N
     delta = Delta(out, origin=origin or source.of_manifest(reader.manifest, reader.path))
     ledger.begin_run(delta.origin)
     threads: set[str] = set()
-    with BundleWriter(out, reader.kind, validate=False, chunker=reader.manifest.get("chunker"), inputs=[reader.path],
-                      metadata={"delta_of": str(reader.path), "origin": delta.origin}) as w:
+    with BundleWriter(
+        out,
+        reader.kind,
+        validate=False,
+        chunker=reader.manifest.get("chunker"),
+        inputs=[reader.path],
+        metadata={"delta_of": str(reader.path), "origin": delta.origin},
+    ) as w:
         for rtype in ORDER:
             batch: list[tuple[dict, tuple[str, str, str | None, str]]] = []
             for rec in reader.records(rtype):

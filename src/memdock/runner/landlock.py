@@ -14,8 +14,8 @@ import ctypes
 import os
 import platform
 import stat
+from collections.abc import Sequence
 from functools import cache
-from typing import Sequence
 
 _SYS_CREATE, _SYS_ADD_RULE, _SYS_RESTRICT = 444, 445, 446
 _CREATE_RULESET_VERSION = 1
@@ -64,7 +64,18 @@ def abi_version() -> int:
 
 
 def handled_writes(abi: int) -> int:
-    mask = WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_CHAR | MAKE_DIR | MAKE_REG | MAKE_SOCK | MAKE_FIFO | MAKE_BLOCK | MAKE_SYM
+    mask = (
+        WRITE_FILE
+        | REMOVE_DIR
+        | REMOVE_FILE
+        | MAKE_CHAR
+        | MAKE_DIR
+        | MAKE_REG
+        | MAKE_SOCK
+        | MAKE_FIFO
+        | MAKE_BLOCK
+        | MAKE_SYM
+    )
     if abi >= 2:
         mask |= REFER
     if abi >= 3:
@@ -96,7 +107,16 @@ def restrict(writable: Sequence[str], readable: Sequence[str] | None = None) -> 
             try:
                 access = rights if stat.S_ISDIR(os.fstat(pfd).st_mode) else rights & _FILE_ONLY
                 rule = _PathBeneathAttr(access, pfd)
-                if libc.syscall(_SYS_ADD_RULE, ctypes.c_int(fd), ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule), ctypes.c_uint32(0)) != 0:
+                if (
+                    libc.syscall(
+                        _SYS_ADD_RULE,
+                        ctypes.c_int(fd),
+                        ctypes.c_int(_RULE_PATH_BENEATH),
+                        ctypes.byref(rule),
+                        ctypes.c_uint32(0),
+                    )
+                    != 0
+                ):
                     raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
             finally:
                 os.close(pfd)
@@ -111,13 +131,17 @@ def restrict(writable: Sequence[str], readable: Sequence[str] | None = None) -> 
 def status() -> str:
     abi = abi_version()
     if abi:
-        return f"enforced (Landlock ABI {abi}): adapters may write only to their data dir, work dir and private temp dir"
+        return (
+            f"enforced (Landlock ABI {abi}): adapters may write only to their data dir, work dir and private temp dir"
+        )
     return "not enforced: this kernel offers no Landlock; adapters' writes are not limited (the conformance kit still checks them)"
 
 
 def strict_status() -> str:
     abi = abi_version()
     if abi:
-        return (f"available (Landlock ABI {abi}): with --sandbox strict an adapter reads only its runtime, its folder, "
-                "system libraries, its stores and the bundle it indexes")
+        return (
+            f"available (Landlock ABI {abi}): with --sandbox strict an adapter reads only its runtime, its folder, "
+            "system libraries, its stores and the bundle it indexes"
+        )
     return "not available: this kernel offers no Landlock, so --sandbox strict refuses to run adapters"

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ..errors import ConfigError
 from ..protocol import Event
@@ -17,9 +18,18 @@ from .result_file import DEFAULT_MAX_RESULT_BYTES
 from .store import Store
 
 DEFAULT_TIMEOUTS = {
-    "capabilities": 30.0, "healthcheck": 60.0, "prepare": 300.0, "index": 6 * 3600.0, "delete": 600.0,
-    "query": 120.0, "search_nodes": 120.0, "search_facts": 120.0, "search_episodes": 120.0,
-    "get_node": 60.0, "get_edge": 60.0, "idle": 300.0,
+    "capabilities": 30.0,
+    "healthcheck": 60.0,
+    "prepare": 300.0,
+    "index": 6 * 3600.0,
+    "delete": 600.0,
+    "query": 120.0,
+    "search_nodes": 120.0,
+    "search_facts": 120.0,
+    "search_episodes": 120.0,
+    "get_node": 60.0,
+    "get_edge": 60.0,
+    "idle": 300.0,
 }
 DEFAULT_EXIT_GRACE = 2.0
 
@@ -45,8 +55,12 @@ class CallRecord:
     dropped_bytes: int = 0  # bytes of quarantined and over-long stdout lines
     survivors: int = 0  # descendants still alive after the adapter exited and its grace ran out, killed
 
-    def count_event(self, ev: Event, on_progress: Callable[[dict[str, Any]], None] | None,
-                    on_checkpoint: Callable[[list[str]], None] | None) -> None:
+    def count_event(
+        self,
+        ev: Event,
+        on_progress: Callable[[dict[str, Any]], None] | None,
+        on_checkpoint: Callable[[list[str]], None] | None,
+    ) -> None:
         """Count one event of this call and hand a progress or a checkpoint to the caller's callback."""
         self.events += 1
         if ev.kind == "progress" and on_progress:
@@ -88,7 +102,8 @@ class Launch:
             raise ConfigError(
                 f"the strict sandbox was asked for, but this kernel offers no Landlock to confine reads with; "
                 f"refusing to run {self.descriptor.name} unconfined (use the default sandbox, or a kernel with Landlock)",
-                details={"sandbox": "strict", "landlock_abi": 0})
+                details={"sandbox": "strict", "landlock_abi": 0},
+            )
 
     @property
     def strict(self) -> bool:
@@ -99,7 +114,11 @@ class Launch:
         return self.mode != "off" and landlock.abi_version() > 0
 
     def timeout(self, operation: str) -> float:
-        return float(self.timeouts.get(operation) or self.descriptor.timeouts.get(operation) or DEFAULT_TIMEOUTS.get(operation, 300.0))
+        return float(
+            self.timeouts.get(operation)
+            or self.descriptor.timeouts.get(operation)
+            or DEFAULT_TIMEOUTS.get(operation, 300.0)
+        )
 
     def idle(self) -> float:
         return float(self.timeouts.get("idle") or self.descriptor.timeouts.get("idle") or DEFAULT_TIMEOUTS["idle"])

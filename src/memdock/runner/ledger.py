@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
 
 import orjson
 
@@ -87,7 +87,9 @@ class Ledger:
 
     def _claim(self, select_ids: str, params: Sequence[str] = ()) -> None:
         """Link the ids SELECT_IDS yields to this run's origin (inside a transaction); a legacy link gives way."""
-        self.db.execute(f"INSERT OR IGNORE INTO origins(id, origin) SELECT id, ? FROM ({select_ids})", [self.origin, *params])
+        self.db.execute(
+            f"INSERT OR IGNORE INTO origins(id, origin) SELECT id, ? FROM ({select_ids})", [self.origin, *params]
+        )
         if self.origin != LEGACY:
             self.db.execute(f"DELETE FROM origins WHERE origin = ? AND id IN ({select_ids})", [LEGACY, *params])
 
@@ -104,7 +106,7 @@ class Ledger:
         known: dict[str, str] = {}
         ids = [i[0] for i in items]
         for start in range(0, len(ids), _BATCH):
-            part = ids[start:start + _BATCH]
+            part = ids[start : start + _BATCH]
             q = f"SELECT id, hash FROM committed WHERE id IN ({','.join('?' * len(part))})"
             known.update(self.db.execute(q, part).fetchall())
         with self._transaction():
@@ -113,7 +115,9 @@ class Ledger:
 
     def add_pending(self, items: Iterable[tuple[str, str, str | None, str]]) -> None:
         with self._transaction():
-            self.db.executemany("INSERT OR REPLACE INTO pending(id, hash, thread_id, record_type) VALUES (?,?,?,?)", items)
+            self.db.executemany(
+                "INSERT OR REPLACE INTO pending(id, hash, thread_id, record_type) VALUES (?,?,?,?)", items
+            )
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -127,9 +131,11 @@ class Ledger:
         n = 0
         with self._transaction():
             for start in range(0, len(ids), _BATCH):
-                part = list(ids[start:start + _BATCH])
+                part = list(ids[start : start + _BATCH])
                 marks = ",".join("?" * len(part))
-                cur = self.db.execute(f"INSERT OR REPLACE INTO committed SELECT * FROM pending WHERE id IN ({marks})", part)
+                cur = self.db.execute(
+                    f"INSERT OR REPLACE INTO committed SELECT * FROM pending WHERE id IN ({marks})", part
+                )
                 n += cur.rowcount
                 self._claim(f"SELECT id FROM pending WHERE id IN ({marks})", part)
                 self.db.execute(f"DELETE FROM pending WHERE id IN ({marks})", part)
@@ -146,7 +152,7 @@ class Ledger:
         """Committed ids under THREAD_IDS that this run's origin (or the legacy one) wrote and this run did not see."""
         out: list[str] = []
         for start in range(0, len(thread_ids), _BATCH):
-            part = list(thread_ids[start:start + _BATCH])
+            part = list(thread_ids[start : start + _BATCH])
             q = (
                 f"SELECT DISTINCT c.id FROM committed c JOIN origins o ON o.id = c.id "
                 f"WHERE c.thread_id IN ({','.join('?' * len(part))}) AND o.origin IN (?, ?) "
@@ -161,7 +167,7 @@ class Ledger:
         They are kept, since only their own source deletes them; a renamed or moved source is another source."""
         n = 0
         for start in range(0, len(thread_ids), _BATCH):
-            part = list(thread_ids[start:start + _BATCH])
+            part = list(thread_ids[start : start + _BATCH])
             q = (
                 f"SELECT count(*) FROM committed c WHERE c.thread_id IN ({','.join('?' * len(part))}) "
                 "AND c.id NOT IN (SELECT id FROM seen) AND EXISTS (SELECT 1 FROM origins o WHERE o.id = c.id) "
@@ -174,7 +180,7 @@ class Ledger:
         """Those of IDS that an origin other than this run's (and legacy) still holds."""
         out: set[str] = set()
         for start in range(0, len(ids), _BATCH):
-            part = list(ids[start:start + _BATCH])
+            part = list(ids[start : start + _BATCH])
             q = f"SELECT DISTINCT id FROM origins WHERE id IN ({','.join('?' * len(part))}) AND origin NOT IN (?, ?)"
             out.update(r[0] for r in self.db.execute(q, [*part, self.origin, LEGACY]))
         return out
@@ -182,19 +188,22 @@ class Ledger:
     def release(self, ids: Sequence[str]) -> None:
         """This run's origin (and legacy) no longer holds IDS; other origins' links stay."""
         with self._transaction():
-            self.db.executemany("DELETE FROM origins WHERE id=? AND origin IN (?, ?)",
-                                [(i, self.origin, LEGACY) for i in ids])
+            self.db.executemany(
+                "DELETE FROM origins WHERE id=? AND origin IN (?, ?)", [(i, self.origin, LEGACY) for i in ids]
+            )
 
     def forget(self, ids: Sequence[str]) -> None:
         with self._transaction():
             for start in range(0, len(ids), _BATCH):
-                part = list(ids[start:start + _BATCH])
+                part = list(ids[start : start + _BATCH])
                 marks = ",".join("?" * len(part))
                 self.db.execute(f"DELETE FROM committed WHERE id IN ({marks})", part)
                 self.db.execute(f"DELETE FROM origins WHERE id IN ({marks})", part)
 
     def counts_by_type(self) -> dict[str, int]:
-        return dict(self.db.execute("SELECT record_type, count(*) FROM committed GROUP BY record_type ORDER BY record_type"))
+        return dict(
+            self.db.execute("SELECT record_type, count(*) FROM committed GROUP BY record_type ORDER BY record_type")
+        )
 
     def count(self) -> int:
         return self.db.execute("SELECT count(*) FROM committed").fetchone()[0]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 
@@ -36,8 +37,13 @@ def run_once(
     result_path = work / "result.json"
     kwargs = {"offered": offered} if offered else {}
     request = build_request(
-        operation, data_dir=str(store.data_dir), work_dir=str(work), config=launch.config, params=params,
-        result_path=str(result_path), **kwargs,
+        operation,
+        data_dir=str(store.data_dir),
+        work_dir=str(work),
+        config=launch.config,
+        params=params,
+        result_path=str(result_path),
+        **kwargs,
     )
     record = CallRecord(operation, request["request_id"], work_dir=str(work))
     hits_before = launch.redactor.hits
@@ -47,17 +53,27 @@ def run_once(
     limit = timeout if timeout is not None else launch.timeout(operation)
     log = StderrLog(work / "stderr.log", launch.redactor)
     try:
-        proc = spawn(launch.argv("--request", str(request_path)), env=launch.child_env(work / "tmp"), cwd=work,
-                     writable=launch.writable(work), readable=launch.readable(params), exit_grace=launch.exit_grace(),
-                     python=launch.python_script)
+        proc = spawn(
+            launch.argv("--request", str(request_path)),
+            env=launch.child_env(work / "tmp"),
+            cwd=work,
+            writable=launch.writable(work),
+            readable=launch.readable(params),
+            exit_grace=launch.exit_grace(),
+            python=launch.python_script,
+        )
     except BaseException:
         log.close()
         raise
     record.pid = proc.pid
     log.attach(proc.stderr)  # type: ignore[arg-type]
     quarantine = Quarantine()
-    channel = EventChannel(proc.stdout.fileno(), quarantine, launch.redactor.bytes,  # type: ignore[union-attr]
-                           max_line=launch.max_event_bytes())
+    channel = EventChannel(
+        proc.stdout.fileno(),
+        quarantine,
+        launch.redactor.bytes,  # type: ignore[union-attr]
+        max_line=launch.max_event_bytes(),
+    )
     channel.watch_exit(proc.report_fd, proc.read_report)
     failure: MemdockError | None = None
     try:
@@ -67,7 +83,9 @@ def run_once(
         wait_exit(proc, remaining)
     except Deadline as d:
         what = "went silent (no progress) for" if d.kind == "idle" else "did not finish within"
-        failure = TransientError(f"adapter {launch.descriptor.name} {what} {d.seconds:g}s during {operation}; stopped it")
+        failure = TransientError(
+            f"adapter {launch.descriptor.name} {what} {d.seconds:g}s during {operation}; stopped it"
+        )
     except Exception as exc:  # the callbacks (ledger) or a wait past the deadline
         failure = exc if isinstance(exc, MemdockError) else TransientError(f"{operation}: {exc}")
     finally:
@@ -92,7 +110,11 @@ def run_once(
         exc.args = (exc.message,)
         extra = {"stderr_tail": record.stderr_tail, "work_dir": str(work)}
         if record.quarantined:
-            extra["stdout_dropped"] = {"lines": record.quarantined, "overlong_lines": record.overlong, "bytes": record.dropped_bytes}
+            extra["stdout_dropped"] = {
+                "lines": record.quarantined,
+                "overlong_lines": record.overlong,
+                "bytes": record.dropped_bytes,
+            }
         exc.details = launch.redactor.value({**exc.details, **extra})
         record.redactions = launch.redactor.hits - hits_before
         store.prune()
@@ -105,13 +127,17 @@ def run_once(
     return result, record
 
 
-def _read_result(launch: Launch, operation: str, request_id: str, path: Path, code: int, record: CallRecord) -> dict[str, Any]:
+def _read_result(
+    launch: Launch, operation: str, request_id: str, path: Path, code: int, record: CallRecord
+) -> dict[str, Any]:
     source = f"{launch.descriptor.name} {operation}"
     raw = read_capped(path, launch.max_result_bytes(), source)
     if raw is not None:
         clean = launch.redactor.bytes(raw)
         if clean != raw:
-            write_atomic(path, clean, durable=False)  # the work dir may be kept for debugging: never with a secret in it
+            write_atomic(
+                path, clean, durable=False
+            )  # the work dir may be kept for debugging: never with a secret in it
             raw = clean
         try:
             response = orjson.loads(raw)

@@ -9,18 +9,38 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from ..errors import ConfigError
 from . import landlock
 
 ENV_ALLOWLIST = (
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM",
-    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
-    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
-    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TOKENIZERS_PARALLELISM",
-    "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TERM",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "TOKENIZERS_PARALLELISM",
+    "HF_HUB_OFFLINE",
+    "TRANSFORMERS_OFFLINE",
 )
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -144,8 +164,10 @@ def spawn(
         )
     except subprocess.SubprocessError as exc:  # the sandbox could not be set up in the child: never run without it
         os.close(report_r)
-        raise ConfigError(f"could not start {argv[0]} inside its sandbox (Landlock): {exc}; it was not run",
-                          details={"sandbox": "strict" if readable is not None else "writes"}) from None
+        raise ConfigError(
+            f"could not start {argv[0]} inside its sandbox (Landlock): {exc}; it was not run",
+            details={"sandbox": "strict" if readable is not None else "writes"},
+        ) from None
     except BaseException:
         os.close(report_r)
         raise
@@ -170,10 +192,14 @@ def descendant_control() -> str:
     if survivors is None:
         return f"unknown: the shepherd did not report (exit code {proc.returncode})"
     if survivors:
-        return ("enforced: each call runs under a shepherd process that is a child subreaper (PR_SET_CHILD_SUBREAPER); "
-                "whatever the adapter leaves running is killed when it exits (cgroups are not used)")
-    return ("partial: this kernel refuses PR_SET_CHILD_SUBREAPER; the adapter's process group is killed at the end of "
-            "each call, but a daemon that called setsid can outlive it")
+        return (
+            "enforced: each call runs under a shepherd process that is a child subreaper (PR_SET_CHILD_SUBREAPER); "
+            "whatever the adapter leaves running is killed when it exits (cgroups are not used)"
+        )
+    return (
+        "partial: this kernel refuses PR_SET_CHILD_SUBREAPER; the adapter's process group is killed at the end of "
+        "each call, but a daemon that called setsid can outlive it"
+    )
 
 
 def stop(proc: subprocess.Popen[bytes], *, grace: float = 3.0) -> None:

@@ -22,8 +22,9 @@ import re
 import shutil
 import sys
 import sysconfig
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..config import memdock_home
 from ..errors import ConfigError
@@ -31,13 +32,36 @@ from ..registry import AdapterDescriptor
 from ..resources import schemas_dir
 
 SYSTEM = (
-    "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin",
-    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-    "/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/etc/crypto-policies",
-    "/etc/localtime", "/etc/timezone", "/etc/locale.alias", "/etc/mime.types",
-    "/etc/nsswitch.conf", "/etc/hosts", "/etc/host.conf", "/etc/resolv.conf", "/etc/gai.conf",
-    "/etc/passwd", "/etc/group",
-    "/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/sys/devices/system/cpu", "/sys/fs/cgroup",
+    "/usr",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/bin",
+    "/sbin",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/pki",
+    "/etc/crypto-policies",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/locale.alias",
+    "/etc/mime.types",
+    "/etc/nsswitch.conf",
+    "/etc/hosts",
+    "/etc/host.conf",
+    "/etc/resolv.conf",
+    "/etc/gai.conf",
+    "/etc/passwd",
+    "/etc/group",
+    "/proc/self",
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/stat",
+    "/sys/devices/system/cpu",
+    "/sys/fs/cgroup",
 )
 _PYTHON = re.compile(r"python[0-9.]*")
 _SYSCONFIG_KEYS = ("stdlib", "platstdlib", "purelib", "platlib")
@@ -185,7 +209,9 @@ def strict_readable(
     if isinstance(bundle, str) and bundle:
         paths.append(Path(bundle))
 
-    excluded = [_real(memdock_home(env)), _real(memdock_home())] + ([_real(store_root)] if store_root is not None else [])
+    excluded = [_real(memdock_home(env)), _real(memdock_home())] + (
+        [_real(store_root)] if store_root is not None else []
+    )
     guard = forbidden(env)
     seen: dict[str, None] = dict.fromkeys(SYSTEM)  # as written: /proc/self must resolve in the child
     for p in paths:
@@ -196,6 +222,8 @@ def strict_readable(
                 raise ConfigError(
                     f"refusing to run {descriptor.name} under the strict sandbox: its read allowlist would hold {q} "
                     f"(from {p}), which opens the user's files; no strict allowlist may hold /, /home, a home dir or a "
-                    "folder above one", details={"sandbox": "strict", "path": str(q), "from": str(p)})
+                    "folder above one",
+                    details={"sandbox": "strict", "path": str(q), "from": str(p)},
+                )
             seen.setdefault(str(q), None)
     return list(seen)

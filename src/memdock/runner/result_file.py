@@ -23,11 +23,17 @@ def read_capped(path: Path, cap: int, source: str) -> bytes | None:
         return None
     except NotRegularFile as exc:
         if exc.kind == "a symbolic link":
-            raise BackendError(f"{source}: result file {path} is a symbolic link; memdock never follows one",
-                               details={"result": str(path)}) from None
-        raise BackendError(f"{source}: result file {path} is {exc.kind}, not a regular file", details={"result": str(path)}) from None
+            raise BackendError(
+                f"{source}: result file {path} is a symbolic link; memdock never follows one",
+                details={"result": str(path)},
+            ) from None
+        raise BackendError(
+            f"{source}: result file {path} is {exc.kind}, not a regular file", details={"result": str(path)}
+        ) from None
     except OSError as exc:
-        raise BackendError(f"{source}: cannot read result file {path}: {exc.strerror}", details={"result": str(path)}) from None
+        raise BackendError(
+            f"{source}: cannot read result file {path}: {exc.strerror}", details={"result": str(path)}
+        ) from None
     if len(data) > cap:
         raise _too_big(source, path, len(data), cap, growing=True)
     return data

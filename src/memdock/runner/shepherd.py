@@ -44,7 +44,7 @@ def descendants(root: int) -> list[int]:
                 stat = f.read()
         except OSError:
             continue
-        state, ppid = stat[stat.rindex(b")") + 2:].split()[:2]
+        state, ppid = stat[stat.rindex(b")") + 2 :].split()[:2]
         if state != b"Z":
             children.setdefault(int(ppid), []).append(int(name))
     found, stack = [], [root]

@@ -87,7 +87,9 @@ class StderrLog(threading.Thread):
             if not chunk:
                 break
         if self.dropped:
-            self._to_file(f"\n[memdock: {self.dropped} bytes of stderr dropped past the {self.max_bytes}-byte log limit]\n".encode())
+            self._to_file(
+                f"\n[memdock: {self.dropped} bytes of stderr dropped past the {self.max_bytes}-byte log limit]\n".encode()
+            )
 
     def _to_file(self, data: bytes) -> None:
         if self._log is None:

@@ -26,8 +26,8 @@ import shutil
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from filelock import FileLock, Timeout
 
@@ -39,8 +39,19 @@ from ..ids import digest
 KEEP_FAILED_RUNS = 20
 MARKER = ".memdock-store"
 MARKER_TEXT = "memdock store, format 1\n"
-_OWN_NAMES = frozenset({MARKER, "data", "work", "ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm",
-                        "ledger.sqlite-journal", "write.lock", "write.lock.owner"})
+_OWN_NAMES = frozenset(
+    {
+        MARKER,
+        "data",
+        "work",
+        "ledger.sqlite",
+        "ledger.sqlite-wal",
+        "ledger.sqlite-shm",
+        "ledger.sqlite-journal",
+        "write.lock",
+        "write.lock.owner",
+    }
+)
 _USED_SIGNS = ("ledger.sqlite", "write.lock")
 _RUN_DIR = re.compile(r"\d{8}T\d{6}-[a-z_]+-[0-9a-f]{8}")
 _WORKER_DIR = re.compile(r"worker-[A-Za-z0-9_.-]+-[0-9a-f]{8}")
@@ -58,7 +69,7 @@ class Store:
         self.ledger_path = self.root / "ledger.sqlite"
         self.lock_path = self.root / "write.lock"
 
-    def ensure(self) -> "Store":
+    def ensure(self) -> Store:
         self._claim()
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -79,10 +90,14 @@ class Store:
         except FileNotFoundError:
             entries = []
         except NotADirectoryError:
-            raise ConfigError(f"the store {self.root} is not a directory; choose a new or empty folder (--data-dir)",
-                              details={"store": str(self.root)}) from None
+            raise ConfigError(
+                f"the store {self.root} is not a directory; choose a new or empty folder (--data-dir)",
+                details={"store": str(self.root)},
+            ) from None
         except OSError as exc:
-            raise ConfigError(f"cannot read the store at {self.root}: {exc.strerror}", details={"store": str(self.root)}) from None
+            raise ConfigError(
+                f"cannot read the store at {self.root}: {exc.strerror}", details={"store": str(self.root)}
+            ) from None
         if entries and not self._older_store(entries):
             foreign = next((n for n in entries if n not in _OWN_NAMES), None)
             why = f"it holds {foreign!r}" if foreign else "it has no memdock ledger, lock or run dirs"
@@ -90,7 +105,8 @@ class Store:
                 f"refusing to use {self.root} as a memdock store: it is not empty and not a memdock store ({why}, and no "
                 f"{MARKER} marker). memdock deletes old run dirs under its work/ and lets the adapter write its data/, "
                 "so it only uses a new or empty folder, or one it made. Nothing there was changed; choose another --data-dir.",
-                details={"store": str(self.root)})
+                details={"store": str(self.root)},
+            )
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             write_atomic(self.root / MARKER, MARKER_TEXT.encode())
@@ -98,7 +114,9 @@ class Store:
             if exc.errno in (errno.ENOSPC, errno.EDQUOT):
                 raise  # the callers' disk-full handling names the place
             if not entries:
-                raise ConfigError(f"cannot create the store at {self.root}: {exc.strerror}", details={"store": str(self.root)}) from None
+                raise ConfigError(
+                    f"cannot create the store at {self.root}: {exc.strerror}", details={"store": str(self.root)}
+                ) from None
             # an older store on a read-only filesystem: recognised above, used unmarked for reads
 
     def _older_store(self, entries: list[str]) -> bool:
@@ -127,8 +145,11 @@ class Store:
         for path in (self.root, self.data_dir):
             if path.exists() and not os.access(path, os.W_OK):
                 reason = "read-only filesystem" if _read_only_fs(path) else "permission denied"
-                raise ConfigError(f"the store at {self.root} is not writable ({reason}); index, prepare and delete "
-                                  "need to write there. Reads still work.", details={"store": str(self.root)})
+                raise ConfigError(
+                    f"the store at {self.root} is not writable ({reason}); index, prepare and delete "
+                    "need to write there. Reads still work.",
+                    details={"store": str(self.root)},
+                )
 
     def new_work_dir(self, label: str) -> Path:
         d = self.work_root / _run_dir_name(label)
@@ -140,8 +161,10 @@ class Store:
 
     def prune(self, keep: int = KEEP_FAILED_RUNS) -> None:
         """Keep the KEEP newest failed run dirs. Only names `new_work_dir` makes are ever removed."""
-        runs = sorted((p for p in self.work_root.iterdir()
-                       if _RUN_DIR.fullmatch(p.name) and p.is_dir() and not p.is_symlink()), key=lambda p: p.name)
+        runs = sorted(
+            (p for p in self.work_root.iterdir() if _RUN_DIR.fullmatch(p.name) and p.is_dir() and not p.is_symlink()),
+            key=lambda p: p.name,
+        )
         for old in runs[:-keep] if keep else runs:
             shutil.rmtree(old, ignore_errors=True)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import orjson
 
@@ -16,7 +17,9 @@ from .launch import CallRecord, Launch
 from .process import spawn, stop
 from .stderr_log import StderrLog
 
-IDEMPOTENT = frozenset({"capabilities", "healthcheck", "query", "search_nodes", "search_facts", "search_episodes", "get_node", "get_edge"})
+IDEMPOTENT = frozenset(
+    {"capabilities", "healthcheck", "query", "search_nodes", "search_facts", "search_episodes", "get_node", "get_edge"}
+)
 
 
 class WorkerCrashed(TransientError):
@@ -34,8 +37,14 @@ class Worker:
         self.log = StderrLog(self.work / "stderr.log", launch.redactor)
         try:
             self.proc = spawn(
-                launch.argv("--worker"), env=launch.child_env(self.work / "tmp"), cwd=self.work,
-                writable=launch.writable(self.work), readable=launch.readable(), stdin=-1, die_with_parent=False, exit_grace=launch.exit_grace(),
+                launch.argv("--worker"),
+                env=launch.child_env(self.work / "tmp"),
+                cwd=self.work,
+                writable=launch.writable(self.work),
+                readable=launch.readable(),
+                stdin=-1,
+                die_with_parent=False,
+                exit_grace=launch.exit_grace(),
                 python=launch.python_script,
             )
         except BaseException:
@@ -44,8 +53,13 @@ class Worker:
         self.log.attach(self.proc.stderr)  # type: ignore[arg-type]
         self.quarantine = Quarantine()
         self.max_line = launch.max_result_bytes()  # a worker's result travels as one line
-        self.channel = EventChannel(self.proc.stdout.fileno(), self.quarantine, launch.redactor.bytes,  # type: ignore[union-attr]
-                                    max_line=self.max_line, strict=True)
+        self.channel = EventChannel(
+            self.proc.stdout.fileno(),
+            self.quarantine,
+            launch.redactor.bytes,  # type: ignore[union-attr]
+            max_line=self.max_line,
+            strict=True,
+        )
         self.calls = 0
         self.survivors = 0  # processes the worker left behind at its exit, killed
 
@@ -64,8 +78,13 @@ class Worker:
         on_record: Callable[[CallRecord], None] | None = None,
     ) -> dict[str, Any]:
         """One request on this worker. ON_RECORD gets what the runner saw during it (as one-shot calls record it)."""
-        req = build_request(operation, data_dir=str(self.launch.store.data_dir), work_dir=str(self.work),
-                            config=self.launch.config, params=params)
+        req = build_request(
+            operation,
+            data_dir=str(self.launch.store.data_dir),
+            work_dir=str(self.work),
+            config=self.launch.config,
+            params=params,
+        )
         rid = req["request_id"]
         record = CallRecord(operation, rid, pid=self.proc.pid, mode="worker")
         quarantined, sampled, hits = self.quarantine.count, len(self.quarantine.samples), self.launch.redactor.hits
@@ -98,8 +117,12 @@ class Worker:
                 record.count_event(ev, on_progress, on_checkpoint)
                 if ev.kind == "result":
                     response = ev.data.get("response")
-                    result = check_response(response, request_id=rid, operation=operation,
-                                            source=f"{self.launch.descriptor.name} worker {operation}")
+                    result = check_response(
+                        response,
+                        request_id=rid,
+                        operation=operation,
+                        source=f"{self.launch.descriptor.name} worker {operation}",
+                    )
                     return self.launch.redactor.value(result)
         except LineTooLong as too_long:
             self.close(force=True)
@@ -110,7 +133,9 @@ class Worker:
             ) from None
         except Deadline as d:
             self.close(force=True)
-            raise TransientError(f"worker for {self.launch.descriptor.name} exceeded its {d.kind} limit of {d.seconds:g}s during {operation}; stopped it") from None
+            raise TransientError(
+                f"worker for {self.launch.descriptor.name} exceeded its {d.kind} limit of {d.seconds:g}s during {operation}; stopped it"
+            ) from None
         except MemdockError as exc:
             exc.message = self.launch.redactor.text(exc.message)
             exc.args = (exc.message,)

@@ -20,13 +20,22 @@ if TYPE_CHECKING:
 
     from ..bundle import BundleReader
 
-_TRIVIAL_OBJECT_KEYS = {"type", "properties", "additionalProperties", "patternProperties", "description", "title", "$schema", "$id"}
+_TRIVIAL_OBJECT_KEYS = {
+    "type",
+    "properties",
+    "additionalProperties",
+    "patternProperties",
+    "description",
+    "title",
+    "$schema",
+    "$id",
+}
 
 
 class Context:
     """One request as the adapter sees it, with the means to report progress and checkpoints."""
 
-    def __init__(self, request: dict[str, Any], out: "_Events"):
+    def __init__(self, request: dict[str, Any], out: _Events):
         self.request = request
         self.operation: str = request["operation"]
         self.request_id: str = request["request_id"]
@@ -35,13 +44,13 @@ class Context:
         self._out = out
 
     @property
-    def data_dir(self) -> "Path":
+    def data_dir(self) -> Path:
         from pathlib import Path
 
         return Path(self.request["data_dir"])
 
     @property
-    def work_dir(self) -> "Path":
+    def work_dir(self) -> Path:
         from pathlib import Path
 
         return Path(self.request["work_dir"])
@@ -56,7 +65,7 @@ class Context:
         """Call only after the backend has durably committed these records."""
         self._out.emit({"event": "checkpoint", "ids": ids}, self.request_id)
 
-    def input_bundle(self, *, validate: bool = True) -> "BundleReader":
+    def input_bundle(self, *, validate: bool = True) -> BundleReader:
         from ..bundle import BundleReader
 
         path = self.params.get("bundle")
@@ -64,7 +73,7 @@ class Context:
             raise InvalidInputError("index needs params.bundle: the path of a payload bundle")
         return BundleReader(path, validate=validate)
 
-    def staged_bundle(self) -> "BundleReader":
+    def staged_bundle(self) -> BundleReader:
         """The input bundle, read through once before anything is written: the first record the schema refuses
         (an integer past int64, a leap second, nesting past the limit, a bad checksum) fails the call here,
         naming file, line, id and field. The reader returned skips the schema check the pass already did."""
@@ -104,9 +113,8 @@ class Adapter:
             "protocol_versions": list(self.protocol_versions),
             "payload_versions": list(self.payload_versions),
             "operations": self.operations(ctx),
-            "features": {f: bool(self.active_features(ctx).get(f, False)) for f in FEATURES} | {
-                k: v for k, v in self.active_features(ctx).items() if k not in FEATURES
-            },
+            "features": {f: bool(self.active_features(ctx).get(f, False)) for f in FEATURES}
+            | {k: v for k, v in self.active_features(ctx).items() if k not in FEATURES},
             "id_shapes": dict(self.id_shapes),
             "score": dict(self.score),
         }

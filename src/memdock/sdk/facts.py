@@ -9,11 +9,17 @@ fact is unresolved: the adapter renders it again once more records have arrived.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 VERBS = {
-    "contains": "contains", "follows": "follows", "replies_to": "replied to", "references": "references",
-    "mentions": "mentions", "supersedes": "supersedes", "relates_to": "relates to",
+    "contains": "contains",
+    "follows": "follows",
+    "replies_to": "replied to",
+    "references": "references",
+    "mentions": "mentions",
+    "supersedes": "supersedes",
+    "relates_to": "relates to",
 }
 SNIPPET = 60
 

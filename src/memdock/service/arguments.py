@@ -7,8 +7,9 @@ an out-of-range value is an InvalidInputError naming the argument, never a TypeE
 from __future__ import annotations
 
 import math
-from datetime import datetime, timezone
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from ..errors import InvalidInputError
 from ..ids import is_valid_id
@@ -33,8 +34,9 @@ def encodable(value: str, *, name: str) -> str:
     except UnicodeEncodeError as exc:
         code = ord(value[exc.start])
         byte = f", an undecodable byte 0x{code - 0xDC00:02X}" if 0xDC80 <= code <= 0xDCFF else ""
-        raise InvalidInputError(f"{name} has a lone surrogate (U+{code:04X}{byte}) at character {exc.start}: "
-                                "it is not valid Unicode text") from None
+        raise InvalidInputError(
+            f"{name} has a lone surrogate (U+{code:04X}{byte}) at character {exc.start}: it is not valid Unicode text"
+        ) from None
     return value
 
 
@@ -64,8 +66,10 @@ def thread(value: Any, *, name: str = "thread") -> str | None:
     """A thread name, or a thread id as is (`thread:...`), which must then be a valid id."""
     value = optional(value, name=name)
     if value and value.startswith("thread:") and not is_valid_id(value):
-        raise InvalidInputError(f"{name} {value!r} starts with 'thread:' but is not a valid id "
-                                "(1-256 characters from A-Z a-z 0-9 _ . : @ / + = ~ -)")
+        raise InvalidInputError(
+            f"{name} {value!r} starts with 'thread:' but is not a valid id "
+            "(1-256 characters from A-Z a-z 0-9 _ . : @ / + = ~ -)"
+        )
     return value
 
 
@@ -101,17 +105,19 @@ def when(value: Any, *, name: str = "time") -> datetime | None:
     elif not isinstance(value, datetime):
         raise InvalidInputError(f"{name} must be an ISO 8601 string or a datetime, got {_kind(value)} {value!r}")
     if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
+        value = value.replace(tzinfo=UTC)
     try:
-        value.astimezone(timezone.utc)
+        value.astimezone(UTC)
         value.utcoffset()
     except (OverflowError, ValueError):
-        raise InvalidInputError(f"{name} {value.isoformat()} is outside the years 1-9999 once converted to UTC") from None
+        raise InvalidInputError(
+            f"{name} {value.isoformat()} is outside the years 1-9999 once converted to UTC"
+        ) from None
     return value
 
 
 def rfc3339(value: datetime) -> str:
-    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def limit(value: Any, *, name: str = "limit") -> int:

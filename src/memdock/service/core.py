@@ -13,9 +13,10 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from ..bundle import source
 from ..contract import Capabilities, DeleteResult, GetResult, SearchResult
@@ -51,11 +52,20 @@ class Remembered:
 class ServiceCore:
     """One backend, resolved once, called through worker mode."""
 
-    def __init__(self, backend: str | None = None, *, data_dir: str | os.PathLike[str] | None = None,
-                 config: dict[str, Any] | None = None, deadline: float = DEFAULT_DEADLINE, workers: int = 1,
-                 backend_impl: SubprocessBackend | None = None, sandbox: bool | str | None = None):
-        self.backend = backend_impl or open_backend(backend, data_dir=data_dir, config=config, workers=workers, retries=0,
-                                                    sandbox=sandbox)
+    def __init__(
+        self,
+        backend: str | None = None,
+        *,
+        data_dir: str | os.PathLike[str] | None = None,
+        config: dict[str, Any] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        workers: int = 1,
+        backend_impl: SubprocessBackend | None = None,
+        sandbox: bool | str | None = None,
+    ):
+        self.backend = backend_impl or open_backend(
+            backend, data_dir=data_dir, config=config, workers=workers, retries=0, sandbox=sandbox
+        )
         self.name = self.backend.name
         self.deadline = deadline
         self._caps: Capabilities | None = None
@@ -85,7 +95,9 @@ class ServiceCore:
             return f"backend {self.name} stores nothing to retrieve (features.retrieval=false)"
         return None
 
-    def _run(self, op: str, call: Callable[[float], R], degraded: Callable[[str], R], deadline: float | None = None) -> R:
+    def _run(
+        self, op: str, call: Callable[[float], R], degraded: Callable[[str], R], deadline: float | None = None
+    ) -> R:
         """CALL with the time left; a transient failure is retried once within the same deadline."""
         started = time.monotonic()
         budget = deadline or self.deadline
@@ -99,7 +111,9 @@ class ServiceCore:
             attempts += 1
             try:
                 result = call(remaining)
-                log.info("%s %s ok in %.1f ms (attempt %d)", self.name, op, (time.monotonic() - started) * 1000, attempts)
+                log.info(
+                    "%s %s ok in %.1f ms (attempt %d)", self.name, op, (time.monotonic() - started) * 1000, attempts
+                )
                 return result
             except TransientError as exc:
                 reason = f"{op} failed after {attempts} attempt(s) within the {budget:g}s deadline: {exc.message}"
@@ -127,7 +141,9 @@ class ServiceCore:
 
         return self._run(op, call, lambda why: SearchResult(degraded=True, reason=why, backend=self.name))
 
-    def query(self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None) -> SearchResult:
+    def query(
+        self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None
+    ) -> SearchResult:
         params: dict[str, Any] = {"text": text, "limit": limit}
         checked = arguments.filters(filters)
         if checked:
@@ -151,8 +167,11 @@ class ServiceCore:
         lacking = self._lacks(op)
         if lacking:
             return GetResult(degraded=True, reason=lacking)
-        return self._run(op, lambda t: GetResult.from_dict(self.backend.call(op, {"id": item_id}, timeout=t)),
-                         lambda why: GetResult(degraded=True, reason=why))
+        return self._run(
+            op,
+            lambda t: GetResult.from_dict(self.backend.call(op, {"id": item_id}, timeout=t)),
+            lambda why: GetResult(degraded=True, reason=why),
+        )
 
     def get_node(self, node_id: str) -> GetResult:
         return self._get("get_node", node_id)
@@ -167,16 +186,29 @@ class ServiceCore:
         lacking = self._lacks("delete")
         if lacking:
             return DeleteResult(not_found=wanted, degraded=True, reason=lacking)
-        return self._run("delete", lambda t: self.backend.delete(wanted, timeout=t),
-                         lambda why: DeleteResult(not_found=wanted, degraded=True, reason=why))
+        return self._run(
+            "delete",
+            lambda t: self.backend.delete(wanted, timeout=t),
+            lambda why: DeleteResult(not_found=wanted, degraded=True, reason=why),
+        )
 
-    def remember(self, content: str, *, thread: str | None = None, author: str | None = None, role: str | None = None,
-                 type: str | None = None, title: str | None = None, time: Any = None) -> Remembered:
+    def remember(
+        self,
+        content: str,
+        *,
+        thread: str | None = None,
+        author: str | None = None,
+        role: str | None = None,
+        type: str | None = None,
+        title: str | None = None,
+        time: Any = None,
+    ) -> Remembered:
         """Import, chunk and index one entry. Nothing else in its thread is touched (no pruning)."""
         work = Path(tempfile.mkdtemp(prefix="memdock-remember-"))
         try:
-            bundle, entry_id = remember.build(work, content, thread=thread, author=author, role=role, type=type,
-                                              title=title, time=time)
+            bundle, entry_id = remember.build(
+                work, content, thread=thread, author=author, role=role, type=type, title=title, time=time
+            )
             lacking = self._lacks("index")
             if lacking:
                 return Remembered(entry_id, {}, degraded=True, reason=lacking)
@@ -185,11 +217,19 @@ class ServiceCore:
                 result = self.backend.index(bundle, prune=False, origin=source.REMEMBER)
                 caps = self.capabilities()
                 stored = caps is None or caps.features.get("retrieval") is not False
-                return Remembered(entry_id, result.indexed, degraded=not stored,
-                                  reason=None if stored else f"backend {self.name} stores nothing (features.retrieval=false)")
+                return Remembered(
+                    entry_id,
+                    result.indexed,
+                    degraded=not stored,
+                    reason=None if stored else f"backend {self.name} stores nothing (features.retrieval=false)",
+                )
 
-            return self._run("remember", call, lambda why: Remembered(entry_id, {}, degraded=True, reason=why),
-                             deadline=max(self.deadline, INDEX_DEADLINE))
+            return self._run(
+                "remember",
+                call,
+                lambda why: Remembered(entry_id, {}, degraded=True, reason=why),
+                deadline=max(self.deadline, INDEX_DEADLINE),
+            )
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -197,10 +237,17 @@ class ServiceCore:
 
     def status(self) -> dict[str, Any]:
         caps = self.capabilities()
-        out: dict[str, Any] = {"backend": self.name, "store": str(self.backend.store.root),
-                               "capabilities": caps.to_dict() if caps else None, "counts": self._counts()}
-        health = self._run("healthcheck", lambda t: self.backend.call("healthcheck", timeout=t),
-                           lambda why: {"ok": False, "message": why})
+        out: dict[str, Any] = {
+            "backend": self.name,
+            "store": str(self.backend.store.root),
+            "capabilities": caps.to_dict() if caps else None,
+            "counts": self._counts(),
+        }
+        health = self._run(
+            "healthcheck",
+            lambda t: self.backend.call("healthcheck", timeout=t),
+            lambda why: {"ok": False, "message": why},
+        )
         out["health"] = health
         out["degraded"] = caps is None or not health.get("ok", False)
         if caps is None:

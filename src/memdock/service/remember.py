@@ -3,7 +3,7 @@ entities), chunked with the defaults, ready for `index`."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,21 +24,35 @@ def thread_id_for(thread: str) -> str:
     return f"thread:{slug(thread, 60) or 'thread'}:{digest('memory', thread, length=8)}"
 
 
-def build(out: Path, content: str, *, thread: str | None = None, author: str | None = None, role: str | None = None,
-          type: str | None = None, title: str | None = None, time: str | datetime | None = None) -> tuple[Path, str]:
+def build(
+    out: Path,
+    content: str,
+    *,
+    thread: str | None = None,
+    author: str | None = None,
+    role: str | None = None,
+    type: str | None = None,
+    title: str | None = None,
+    time: str | datetime | None = None,
+) -> tuple[Path, str]:
     """Write a corpus and a chunks bundle for one entry under OUT; returns (chunks bundle, entry id)."""
     content = arguments.content(content)
     thread = arguments.thread(thread)
-    author, role, type, title = (arguments.optional(v, name=n) for v, n in
-                                 ((author, "author"), (role, "role"), (type, "type"), (title, "title")))
+    author, role, type, title = (
+        arguments.optional(v, name=n) for v, n in ((author, "author"), (role, "role"), (type, "type"), (title, "title"))
+    )
     name = thread or DEFAULT_THREAD
     tid = thread_id_for(name)
-    when = arguments.when(time) or datetime.now(timezone.utc)
+    when = arguments.when(time) or datetime.now(UTC)
     stamp = arguments.rfc3339(when)
-    now = arguments.rfc3339(datetime.now(timezone.utc))
+    now = arguments.rfc3339(datetime.now(UTC))
     entry: dict[str, Any] = {
-        "id": f"entry:{digest(tid, stamp, author or '', content)}", "thread_id": tid,
-        "position": max(0, int(when.timestamp() * 1000)), "body": content, "event_time": stamp, "ingestion_time": now,
+        "id": f"entry:{digest(tid, stamp, author or '', content)}",
+        "thread_id": tid,
+        "position": max(0, int(when.timestamp() * 1000)),
+        "body": content,
+        "event_time": stamp,
+        "ingestion_time": now,
         "source": "memdock remember",
     }
     for key, value in (("author", author), ("role", role), ("entry_type", type), ("title", title)):

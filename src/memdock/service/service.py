@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from ..contract import DeleteResult, GetResult, SearchResult
 from .core import DEFAULT_DEADLINE, INDEX_DEADLINE, Remembered, ServiceCore
@@ -20,11 +21,19 @@ BACKSTOP = 2.0
 
 
 class MemoryService:
-    def __init__(self, backend: str | None = None, *, data_dir: str | os.PathLike[str] | None = None,
-                 config: dict[str, Any] | None = None, deadline: float = DEFAULT_DEADLINE, workers: int = 2,
-                 sandbox: bool | str | None = None):
-        self.core = ServiceCore(backend, data_dir=data_dir, config=config, deadline=deadline, workers=workers,
-                                sandbox=sandbox)
+    def __init__(
+        self,
+        backend: str | None = None,
+        *,
+        data_dir: str | os.PathLike[str] | None = None,
+        config: dict[str, Any] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        workers: int = 2,
+        sandbox: bool | str | None = None,
+    ):
+        self.core = ServiceCore(
+            backend, data_dir=data_dir, config=config, deadline=deadline, workers=workers, sandbox=sandbox
+        )
         self.deadline = deadline
         self._threads = ThreadPoolExecutor(max_workers=workers + 1, thread_name_prefix="memdock-service")
 
@@ -32,17 +41,24 @@ class MemoryService:
     def backend_name(self) -> str:
         return self.core.name
 
-    async def _call(self, fn: Callable[..., R], *args: Any, degraded: Callable[[str], R], seconds: float | None = None,
-                    **kwargs: Any) -> R:
+    async def _call(
+        self,
+        fn: Callable[..., R],
+        *args: Any,
+        degraded: Callable[[str], R],
+        seconds: float | None = None,
+        **kwargs: Any,
+    ) -> R:
         loop = asyncio.get_running_loop()
         budget = (seconds or self.deadline) + BACKSTOP
         try:
             return await asyncio.wait_for(loop.run_in_executor(self._threads, partial(fn, *args, **kwargs)), budget)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return degraded(f"no answer within {budget:g}s")
 
-    async def query(self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None,
-                    mode: str | None = None) -> SearchResult:
+    async def query(
+        self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None
+    ) -> SearchResult:
         return await self._call(self.core.query, text, limit=limit, filters=filters, mode=mode, degraded=_no_hits)
 
     async def search_nodes(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
@@ -51,7 +67,9 @@ class MemoryService:
     async def search_facts(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
         return await self._call(self.core.search_facts, text, limit=limit, group_ids=group_ids, degraded=_no_hits)
 
-    async def search_episodes(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
+    async def search_episodes(
+        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None
+    ) -> SearchResult:
         return await self._call(self.core.search_episodes, text, limit=limit, group_ids=group_ids, degraded=_no_hits)
 
     async def get_node(self, node_id: str) -> GetResult:
@@ -61,15 +79,21 @@ class MemoryService:
         return await self._call(self.core.get_edge, edge_id, degraded=_no_item)
 
     async def remember(self, content: str, **fields: Any) -> Remembered:
-        return await self._call(self.core.remember, content, **fields, seconds=max(self.deadline, INDEX_DEADLINE),
-                                degraded=lambda why: Remembered("", {}, degraded=True, reason=why))
+        return await self._call(
+            self.core.remember,
+            content,
+            **fields,
+            seconds=max(self.deadline, INDEX_DEADLINE),
+            degraded=lambda why: Remembered("", {}, degraded=True, reason=why),
+        )
 
     async def forget(self, ids: Sequence[str] | str) -> DeleteResult:
         return await self._call(self.core.forget, ids, degraded=lambda why: DeleteResult(degraded=True, reason=why))
 
     async def status(self) -> dict[str, Any]:
-        return await self._call(self.core.status, degraded=lambda why: {"backend": self.core.name, "degraded": True,
-                                                                         "reason": why})
+        return await self._call(
+            self.core.status, degraded=lambda why: {"backend": self.core.name, "degraded": True, "reason": why}
+        )
 
     async def aclose(self) -> None:
         await asyncio.get_running_loop().run_in_executor(None, self.close)
@@ -78,7 +102,7 @@ class MemoryService:
         self.core.close()
         self._threads.shutdown(wait=False, cancel_futures=True)
 
-    async def __aenter__(self) -> "MemoryService":
+    async def __aenter__(self) -> MemoryService:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

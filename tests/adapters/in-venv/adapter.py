@@ -14,7 +14,11 @@ class InVenv(Adapter):
     features = {"retrieval": False}
 
     def healthcheck(self, ctx: Context) -> dict:
-        return {"ok": True, "backend": self.name, "message": f"prefix={sys.prefix} memdock={Path(memdock.__file__).parent}"}
+        return {
+            "ok": True,
+            "backend": self.name,
+            "message": f"prefix={sys.prefix} memdock={Path(memdock.__file__).parent}",
+        }
 
 
 if __name__ == "__main__":

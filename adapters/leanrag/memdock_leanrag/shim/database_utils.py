@@ -20,7 +20,8 @@ import json
 import os
 import sqlite3
 from collections import Counter
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -111,13 +112,34 @@ def insert_data_to_mysql(working_dir: str) -> None:
     for level, layer in enumerate(_read_jsonl(os.path.join(working_dir, "all_entities.json"))):
         for e in layer if isinstance(layer, list) else [layer]:
             name = str(e["entity_name"])
-            entities.append((node_id(name), name, e.get("description"), e.get("source_id"), e.get("degree"),
-                             e.get("parent"), level, e.get("entity_type")))
-    relations = [(fact_id(r["src_tgt"], r["tgt_src"], r["level"]), r["src_tgt"], r["tgt_src"], r["description"], r["weight"],
-                  r["level"], r.get("source_id"))
-                 for r in _read_jsonl(os.path.join(working_dir, "generate_relations.json"))]
-    communities = [(c["entity_name"], c["entity_description"], str(c["findings"]))
-                   for c in _read_jsonl(os.path.join(working_dir, "community.json"))]
+            entities.append(
+                (
+                    node_id(name),
+                    name,
+                    e.get("description"),
+                    e.get("source_id"),
+                    e.get("degree"),
+                    e.get("parent"),
+                    level,
+                    e.get("entity_type"),
+                )
+            )
+    relations = [
+        (
+            fact_id(r["src_tgt"], r["tgt_src"], r["level"]),
+            r["src_tgt"],
+            r["tgt_src"],
+            r["description"],
+            r["weight"],
+            r["level"],
+            r.get("source_id"),
+        )
+        for r in _read_jsonl(os.path.join(working_dir, "generate_relations.json"))
+    ]
+    communities = [
+        (c["entity_name"], c["entity_description"], str(c["findings"]))
+        for c in _read_jsonl(os.path.join(working_dir, "community.json"))
+    ]
     with contextlib.closing(_connect(working_dir)) as con, con:
         con.executemany("INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?)", entities)
         con.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?)", relations)
@@ -130,9 +152,13 @@ def insert_origin_relations(working_dir: str) -> None:
     pairs: dict[tuple[str, str], dict] = {}
     for r in _read_jsonl(os.path.join(working_dir, "relation.jsonl")):
         key = (str(r["src_tgt"]), str(r["tgt_src"]))
-        sources = (pairs[key]["source_id"].split("|") if key in pairs else []) + str(r.get("source_id") or "").split("|")
+        sources = (pairs[key]["source_id"].split("|") if key in pairs else []) + str(r.get("source_id") or "").split(
+            "|"
+        )
         pairs[key] = {**r, "source_id": "|".join(dict.fromkeys(s for s in sources if s))}
-    rows = [(fact_id(s, t, 0), s, t, r["description"], r.get("weight", 1), 0, r["source_id"]) for (s, t), r in pairs.items()]
+    rows = [
+        (fact_id(s, t, 0), s, t, r["description"], r.get("weight", 1), 0, r["source_id"]) for (s, t), r in pairs.items()
+    ]
     with contextlib.closing(_connect(working_dir)) as con, con:
         con.executemany("INSERT INTO relations VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
 
@@ -144,12 +170,23 @@ def build_vector_search(data: list, working_dir: str) -> None:
         for e in layer if isinstance(layer, list) else [layer]:
             vec = np.asarray(e["vector"], dtype=np.float32).reshape(-1)
             norm = float(np.linalg.norm(vec)) or 1.0
-            rows.append((str(e["entity_name"]), e.get("parent"), e.get("description"), e.get("source_id"), level,
-                         (vec / norm).astype("<f4").tobytes()))
+            rows.append(
+                (
+                    str(e["entity_name"]),
+                    e.get("parent"),
+                    e.get("description"),
+                    e.get("source_id"),
+                    level,
+                    (vec / norm).astype("<f4").tobytes(),
+                )
+            )
     with contextlib.closing(_connect(working_dir)) as con, con:
         con.execute("DELETE FROM vectors")
-        con.executemany("INSERT INTO vectors (entity_name, parent, description, source_id, level, vector) "
-                        "VALUES (?, ?, ?, ?, ?, ?)", rows)
+        con.executemany(
+            "INSERT INTO vectors (entity_name, parent, description, source_id, level, vector) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
 
 
 # -- reading ----------------------------------------------------------------------------------------
@@ -162,9 +199,15 @@ def _matrix(working_dir: str) -> tuple[list[tuple], Any]:
     if cached and cached[0] == stamp:
         return cached[1]
     with contextlib.closing(sqlite3.connect(path)) as con:
-        rows = con.execute("SELECT entity_name, parent, description, source_id, level, vector FROM vectors ORDER BY row").fetchall()
+        rows = con.execute(
+            "SELECT entity_name, parent, description, source_id, level, vector FROM vectors ORDER BY row"
+        ).fetchall()
     meta = [r[:5] for r in rows]
-    mat = np.frombuffer(b"".join(r[5] for r in rows), dtype="<f4").reshape(len(rows), -1) if rows else np.zeros((0, 1), "f4")
+    mat = (
+        np.frombuffer(b"".join(r[5] for r in rows), dtype="<f4").reshape(len(rows), -1)
+        if rows
+        else np.zeros((0, 1), "f4")
+    )
     _VECTORS[path] = (stamp, (meta, mat))
     return meta, mat
 
@@ -177,7 +220,9 @@ def search_vector_search(working_dir: str, query: Any, topk: int = 10, level_mod
         return []
     q = np.asarray(query, dtype=np.float32).reshape(-1)
     if q.shape[0] != mat.shape[1]:
-        raise ValueError(f"query vector has {q.shape[0]} dimensions, the store {mat.shape[1]}: the embedder changed; re-index")
+        raise ValueError(
+            f"query vector has {q.shape[0]} dimensions, the store {mat.shape[1]}: the embedder changed; re-index"
+        )
     q = q / (float(np.linalg.norm(q)) or 1.0)
     scores = mat @ q
     levels = np.array([m[4] for m in meta])
@@ -205,7 +250,9 @@ def find_tree_root(working_dir: str, entity: str) -> list[str]:
     with contextlib.closing(_connect(working_dir)) as con:
         depth = con.execute("SELECT max(level) FROM entities").fetchone()[0] or 0
         for _ in range(depth):
-            row = con.execute("SELECT parent FROM entities WHERE entity_name = ? ORDER BY level LIMIT 1", (entity,)).fetchone()
+            row = con.execute(
+                "SELECT parent FROM entities WHERE entity_name = ? ORDER BY level LIMIT 1", (entity,)
+            ).fetchone()
             if row is None:
                 break
             entity = row[0]
@@ -224,8 +271,10 @@ def search_nodes_link(entity1: str, entity2: str, working_dir: str, level: int =
 
 def search_community(entity_name: str, working_dir: str) -> tuple | str:
     with contextlib.closing(_connect(working_dir)) as con:
-        row = con.execute("SELECT entity_name, entity_description, findings FROM communities WHERE entity_name = ? LIMIT 1",
-                          (entity_name,)).fetchone()
+        row = con.execute(
+            "SELECT entity_name, entity_description, findings FROM communities WHERE entity_name = ? LIMIT 1",
+            (entity_name,),
+        ).fetchone()
     if row is None:
         return ""
     _note("community", row)
@@ -234,14 +283,23 @@ def search_community(entity_name: str, working_dir: str) -> tuple | str:
 
 def search_nodes(entity_set: list[str], working_dir: str) -> list[tuple]:
     with contextlib.closing(_connect(working_dir)) as con:
-        return [con.execute("SELECT entity_name, description, source_id, degree, parent, level FROM entities "
-                            "WHERE entity_name = ? AND level = 0", (e,)).fetchone() for e in entity_set]
+        return [
+            con.execute(
+                "SELECT entity_name, description, source_id, degree, parent, level FROM entities "
+                "WHERE entity_name = ? AND level = 0",
+                (e,),
+            ).fetchone()
+            for e in entity_set
+        ]
 
 
 def search_chunks(working_dir: str, entity_set: list[str]) -> list[tuple]:
     with contextlib.closing(_connect(working_dir)) as con:
-        return [con.execute("SELECT source_id FROM entities WHERE entity_name = ?", (e,)).fetchone()
-                for e in entity_set if e != "root"]
+        return [
+            con.execute("SELECT source_id FROM entities WHERE entity_name = ?", (e,)).fetchone()
+            for e in entity_set
+            if e != "root"
+        ]
 
 
 def find_path(entity1: str, entity2: str, working_dir: str, level: int, depth: int = 5) -> list[str] | None:
@@ -251,7 +309,9 @@ def find_path(entity1: str, entity2: str, working_dir: str, level: int, depth: i
         for _ in range(depth):
             nxt = []
             for path in frontier:
-                for (tgt,) in con.execute("SELECT tgt_src FROM relations WHERE src_tgt = ? AND level = ?", (path[-1], level)):
+                for (tgt,) in con.execute(
+                    "SELECT tgt_src FROM relations WHERE src_tgt = ? AND level = ?", (path[-1], level)
+                ):
                     if tgt == entity2:
                         return path + [tgt]
                     if tgt not in seen:
