@@ -27,7 +27,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from memdock.bundle import BundleReader, BundleWriter
 from memdock.ids import content_hash
 
-WORDS = ["memory", "thread", "entry", "chunk", "graph", "adapter", "payload", "schema", "backend", "query", "index", "decision", "plan", "review"]
+WORDS = [
+    "memory",
+    "thread",
+    "entry",
+    "chunk",
+    "graph",
+    "adapter",
+    "payload",
+    "schema",
+    "backend",
+    "query",
+    "index",
+    "decision",
+    "plan",
+    "review",
+]
 
 
 def make_records(n: int, seed: int = 7):

@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 
 from memdock_sqlite import search, vectors  # noqa: E402
 
-from memdock import MemoryService  # noqa: E402
+from memdock import MemoryService
+from memdock.connect import open_backend  # noqa: E402
 from memdock.chunking import chunk_bundle  # noqa: E402
 from memdock.importers.pipeline import import_corpus  # noqa: E402
 from memdock.registry import Registry  # noqa: E402
@@ -81,7 +82,7 @@ def main() -> int:
             worker = timed(lambda q: b.query(q, limit=args.limit), questions)
 
         async def through_service() -> list[float]:
-            async with MemoryService("sqlite", data_dir=store, workers=1) as s:
+            async with MemoryService(open_backend("sqlite", data_dir=store, workers=1), workers=1) as s:
                 await s.query("warm up")
                 out = []
                 for q in questions:

@@ -3,66 +3,46 @@
 from memdock import Memory
 with Memory(data_dir="notes-store") as memory:
     memory.remember("The staging database moves to eu-west-2 on Friday.", thread="infra", author="ana")
-    for hit in memory.recall("when does staging move?").hits:
+    for hit in memory.recall("when does staging move?", thread="infra").hits:
         print(hit.score, hit.text)
+
+Threads are named the same way everywhere: a name (`infra`) or the id `remember` returned for it
+(`thread:infra:...`); see memdock.threads.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from .connect import BackendSpec, open_backend
 from .contract import DeleteResult, GetResult, SearchResult
-from .service import MemoryService, Remembered, ServiceCore, arguments
-from .service.core import DEFAULT_DEADLINE
-from .service.remember import thread_id_for
+from .service import Filters, MemoryService, Remembered, Status
+from .service.core import DEFAULT_DEADLINE, ServiceCore
 
-API_NAMES = {
-    "thread_ids": "thread",
-    "time_from": "since",
-    "time_to": "until",
-    "authors": "author",
-    "roles": "role",
-    "entry_types": "type",
-}
-
-
-def _filters(
-    thread: str | Sequence[str] | None,
-    since: str | datetime | None,
-    until: str | datetime | None,
-    author: str | Sequence[str] | None,
-    role: str | Sequence[str] | None,
-    type: str | Sequence[str] | None,
-) -> dict[str, Any] | None:
-    """recall's keyword arguments as query filters; thread names become their thread ids."""
-    threads = None if thread is None else [thread_id_for(t) for t in arguments.threads(thread)]
-    raw = {
-        "thread_ids": threads,
-        "time_from": since,
-        "time_to": until,
-        "authors": author,
-        "roles": role,
-        "entry_types": type,
-    }
-    return arguments.filters(raw, names=API_NAMES)
+Many = str | Sequence[str] | None
+When = str | datetime | None
 
 
 class Memory:
-    """A memory on one backend (default: the configured one, else sqlite). Use as a context manager or close()."""
+    """A memory on one backend (default: the configured one, else sqlite). Use as a context manager or close().
+
+    BACKEND is a backend name or a MemoryBackend object (e.g. memdock.inprocess.InProcessBackend)."""
 
     def __init__(
         self,
-        backend: str | None = None,
+        backend: BackendSpec = None,
         *,
         data_dir: str | os.PathLike[str] | None = None,
         config: dict[str, Any] | None = None,
         deadline: float = DEFAULT_DEADLINE,
         sandbox: bool | str | None = None,
     ):
-        self._core = ServiceCore(backend, data_dir=data_dir, config=config, deadline=deadline, sandbox=sandbox)
+        self._core = ServiceCore(
+            open_backend(backend, data_dir=data_dir, config=config, sandbox=sandbox), deadline=deadline
+        )
 
     def remember(
         self,
@@ -73,41 +53,48 @@ class Memory:
         role: str | None = None,
         type: str | None = None,
         title: str | None = None,
-        time: str | datetime | None = None,
+        time: When = None,
     ) -> Remembered:
+        """Store one entry in THREAD (a name or id; default `memory`). Returns its id and its thread's id."""
         return self._core.remember(content, thread=thread, author=author, role=role, type=type, title=title, time=time)
+
+    def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
+        """Store several entries with one index call: each item is the text, or a mapping with `content` and
+        remember's keyword arguments. All items are checked before anything is stored."""
+        return self._core.remember_many(items)
 
     def recall(
         self,
         query: str,
         *,
-        thread: str | Sequence[str] | None = None,
-        since: str | datetime | None = None,
-        until: str | datetime | None = None,
-        author: str | Sequence[str] | None = None,
-        role: str | Sequence[str] | None = None,
-        type: str | Sequence[str] | None = None,
+        thread: Many = None,
+        since: When = None,
+        until: When = None,
+        author: Many = None,
+        role: Many = None,
+        type: Many = None,
         limit: int = 10,
         mode: str | None = None,
     ) -> SearchResult:
-        return self._core.query(
-            query, limit=limit, filters=_filters(thread, since, until, author, role, type), mode=mode
-        )
+        """Passages relevant to QUERY, best first, restricted by the filters given."""
+        filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
+        return self._core.query(query, limit=limit, filters=filters, mode=mode)
 
     def forget(self, ids: str | Sequence[str]) -> DeleteResult:
+        """Delete records by id, with what depends on them (a thread takes its entries, an entry its chunks)."""
         return self._core.forget(ids)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> Status:
         return self._core.status()
 
-    def search_nodes(self, text: str, *, limit: int = 10, threads: Sequence[str] | None = None) -> SearchResult:
-        return self._core.search_nodes(text, limit=limit, group_ids=threads)
+    def search_nodes(self, text: str, *, limit: int = 10, thread: Many = None) -> SearchResult:
+        return self._core.search_nodes(text, limit=limit, thread=thread)
 
-    def search_facts(self, text: str, *, limit: int = 10, threads: Sequence[str] | None = None) -> SearchResult:
-        return self._core.search_facts(text, limit=limit, group_ids=threads)
+    def search_facts(self, text: str, *, limit: int = 10, thread: Many = None) -> SearchResult:
+        return self._core.search_facts(text, limit=limit, thread=thread)
 
-    def search_episodes(self, text: str, *, limit: int = 10, threads: Sequence[str] | None = None) -> SearchResult:
-        return self._core.search_episodes(text, limit=limit, group_ids=threads)
+    def search_episodes(self, text: str, *, limit: int = 10, thread: Many = None) -> SearchResult:
+        return self._core.search_episodes(text, limit=limit, thread=thread)
 
     def get_node(self, node_id: str) -> GetResult:
         return self._core.get_node(node_id)
@@ -126,55 +113,69 @@ class Memory:
 
 
 class AsyncMemory:
-    """The same API for asyncio code, over MemoryService."""
+    """The same API for asyncio code: each call runs on a thread of its own, never blocking the loop."""
 
     def __init__(
         self,
-        backend: str | None = None,
+        backend: BackendSpec = None,
         *,
         data_dir: str | os.PathLike[str] | None = None,
         config: dict[str, Any] | None = None,
         deadline: float = DEFAULT_DEADLINE,
         sandbox: bool | str | None = None,
+        workers: int = 2,
     ):
-        self.service = MemoryService(backend, data_dir=data_dir, config=config, deadline=deadline, sandbox=sandbox)
+        opened = open_backend(backend, data_dir=data_dir, config=config, workers=workers, sandbox=sandbox)
+        self.service = MemoryService(opened, deadline=deadline, workers=workers)
 
-    async def remember(self, content: str, **fields: Any) -> Remembered:
-        return await self.service.remember(content, **fields)
+    async def remember(
+        self,
+        content: str,
+        *,
+        thread: str | None = None,
+        author: str | None = None,
+        role: str | None = None,
+        type: str | None = None,
+        title: str | None = None,
+        time: When = None,
+    ) -> Remembered:
+        return await self.service.remember(
+            content, thread=thread, author=author, role=role, type=type, title=title, time=time
+        )
+
+    async def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
+        return await self.service.remember_many(items)
 
     async def recall(
         self,
         query: str,
         *,
-        thread: str | Sequence[str] | None = None,
-        since: str | datetime | None = None,
-        until: str | datetime | None = None,
-        author: str | Sequence[str] | None = None,
-        role: str | Sequence[str] | None = None,
-        type: str | Sequence[str] | None = None,
+        thread: Many = None,
+        since: When = None,
+        until: When = None,
+        author: Many = None,
+        role: Many = None,
+        type: Many = None,
         limit: int = 10,
         mode: str | None = None,
     ) -> SearchResult:
-        return await self.service.query(
-            query, limit=limit, filters=_filters(thread, since, until, author, role, type), mode=mode
-        )
+        filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
+        return await self.service.query(query, limit=limit, filters=filters, mode=mode)
 
     async def forget(self, ids: str | Sequence[str]) -> DeleteResult:
         return await self.service.forget(ids)
 
-    async def status(self) -> dict[str, Any]:
+    async def status(self) -> Status:
         return await self.service.status()
 
-    async def search_nodes(self, text: str, *, limit: int = 10, threads: Sequence[str] | None = None) -> SearchResult:
-        return await self.service.search_nodes(text, limit=limit, group_ids=threads)
+    async def search_nodes(self, text: str, *, limit: int = 10, thread: Many = None) -> SearchResult:
+        return await self.service.search_nodes(text, limit=limit, thread=thread)
 
-    async def search_facts(self, text: str, *, limit: int = 10, threads: Sequence[str] | None = None) -> SearchResult:
-        return await self.service.search_facts(text, limit=limit, group_ids=threads)
+    async def search_facts(self, text: str, *, limit: int = 10, thread: Many = None) -> SearchResult:
+        return await self.service.search_facts(text, limit=limit, thread=thread)
 
-    async def search_episodes(
-        self, text: str, *, limit: int = 10, threads: Sequence[str] | None = None
-    ) -> SearchResult:
-        return await self.service.search_episodes(text, limit=limit, group_ids=threads)
+    async def search_episodes(self, text: str, *, limit: int = 10, thread: Many = None) -> SearchResult:
+        return await self.service.search_episodes(text, limit=limit, thread=thread)
 
     async def get_node(self, node_id: str) -> GetResult:
         return await self.service.get_node(node_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -142,9 +143,6 @@ class SearchResult:
         return out
 
 
-QueryResult = SearchResult
-
-
 @dataclass
 class GetResult:
     item: Hit | None = None
@@ -192,20 +190,55 @@ class DeleteResult:
 
 @runtime_checkable
 class MemoryBackend(Protocol):
-    """One memory backend, however it runs. The subprocess runner is the implementation the core ships."""
+    """One memory backend, however it runs: the seam the service is written against.
+
+    `SubprocessBackend` (memdock.runner) drives any adapter over the protocol in its own process;
+    `InProcessBackend` (memdock.inprocess) runs a Python adapter's SDK object in this process, for tests and
+    embedding where the process boundary is not the point. Every call takes a TIMEOUT in seconds (None: the
+    operation's default); filters are the protocol's `filters` object, thread ids already resolved.
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def location(self) -> str:
+        """Where the store lives (a directory), for status output."""
+        ...
 
     def get_capabilities(self) -> Capabilities: ...
-    def healthcheck(self) -> HealthStatus: ...
-    def prepare(self) -> PrepareResult: ...
-    def index(self, bundle: str, *, progress: ProgressCallback | None = None) -> IndexResult: ...
+    def healthcheck(self, *, timeout: float | None = None) -> HealthStatus: ...
+    def index(
+        self,
+        bundle: str | os.PathLike[str],
+        *,
+        progress: ProgressCallback | None = None,
+        prune: bool = True,
+        origin: str | None = None,
+        timeout: float | None = None,
+    ) -> IndexResult: ...
     def query(
-        self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None
+        self,
+        text: str,
+        *,
+        limit: int = 10,
+        filters: dict[str, Any] | None = None,
+        mode: str | None = None,
+        timeout: float | None = None,
     ) -> SearchResult: ...
-    def search_nodes(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult: ...
-    def search_facts(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult: ...
+    def search_nodes(
+        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None, timeout: float | None = None
+    ) -> SearchResult: ...
+    def search_facts(
+        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None, timeout: float | None = None
+    ) -> SearchResult: ...
     def search_episodes(
-        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None
+        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None, timeout: float | None = None
     ) -> SearchResult: ...
-    def get_node(self, node_id: str) -> GetResult: ...
-    def get_edge(self, edge_id: str) -> GetResult: ...
-    def delete(self, ids: Sequence[str]) -> DeleteResult: ...
+    def get_node(self, node_id: str, *, timeout: float | None = None) -> GetResult: ...
+    def get_edge(self, edge_id: str, *, timeout: float | None = None) -> GetResult: ...
+    def delete(self, ids: Sequence[str], *, timeout: float | None = None) -> DeleteResult: ...
+    def counts(self) -> dict[str, int]:
+        """What the store holds by record type, from the core's ledger (the same for every backend)."""
+        ...
+
+    def close(self) -> None: ...

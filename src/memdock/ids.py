@@ -27,10 +27,5 @@ def slug(text: str, max_len: int = 48) -> str:
     return s[:max_len].rstrip("-._:@/+=~")
 
 
-def make_id(prefix: str, *parts: str) -> str:
-    """prefix:hash of the parts (16 hex digits: collisions need ~4 billion ids)."""
-    return f"{prefix}:{digest(*parts)}"
-
-
 def is_valid_id(value: object) -> bool:
     return isinstance(value, str) and bool(ID_PATTERN.match(value))

@@ -125,19 +125,6 @@ def too_deep(raw: bytes, record: Any, limit: int = MAX_DEPTH, *, what: str = "th
     return depth_problem(record, limit, what=what)
 
 
-def loads_object(raw: bytes, *, file: str, line: int) -> dict[str, Any]:
-    try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise PayloadError(decode_error(raw, exc), file=file, line=line) from None
-    if not isinstance(obj, dict):
-        raise PayloadError(f"a record must be a JSON object, found {type(obj).__name__}", file=file, line=line)
-    deep = too_deep(raw, obj)
-    if deep:
-        raise PayloadError(deep, file=file, line=line)
-    return obj
-
-
 def has_nonfinite(value: Any) -> bool:
     if isinstance(value, float):
         return not math.isfinite(value)

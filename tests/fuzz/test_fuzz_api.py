@@ -57,7 +57,7 @@ def call_strategies(arg):
         st.tuples(
             st.sampled_from(["search_nodes", "search_facts", "search_episodes"]),
             st.fixed_dictionaries(
-                {"text": arg(plausible_text)}, optional={"limit": arg(st.integers(-5, 80)), "threads": arg(many)}
+                {"text": arg(plausible_text)}, optional={"limit": arg(st.integers(-5, 80)), "thread": arg(many)}
             ),
         ),
         st.tuples(st.sampled_from(["get_node", "get_edge"]), st.fixed_dictionaries({"node_id": arg(plausible_text)})),

@@ -31,17 +31,18 @@ ANSWER_WITHIN = 120.0
 """A hang guard, not a timing assertion: a server that stopped serving never answers."""
 
 TOOL_ARGS = {
-    "memory_query": ["query", "limit", "thread_ids", "since", "until", "authors", "roles", "entry_types"],
-    "memory_search_nodes": ["query", "limit", "thread_ids"],
-    "memory_search_facts": ["query", "limit", "thread_ids"],
-    "memory_search_episodes": ["query", "limit", "thread_ids"],
+    "memory_recall": ["query", "limit", "thread", "since", "until", "author", "role", "type"],
+    "memory_search_nodes": ["query", "limit", "thread"],
+    "memory_search_facts": ["query", "limit", "thread"],
+    "memory_search_episodes": ["query", "limit", "thread"],
     "memory_get_node": ["id"],
     "memory_get_edge": ["id"],
     "memory_remember": ["content", "thread", "author", "role", "type", "title", "time"],
+    "memory_remember_many": ["items"],
     "memory_forget": ["ids"],
     "memory_status": [],
 }
-READS = [t for t in TOOL_ARGS if t not in ("memory_remember", "memory_forget")]
+READS = [t for t in TOOL_ARGS if t not in ("memory_remember", "memory_remember_many", "memory_forget")]
 
 
 class StdioServer:
@@ -123,10 +124,11 @@ words = st.one_of(st.text(min_size=1, max_size=20), st.sampled_from(["cache", "m
 times = st.datetimes().map(lambda d: d.isoformat() + "Z") | st.sampled_from(EDGE_STRINGS)
 PLAUSIBLE = {
     "limit": st.integers(1, 50),
-    "thread_ids": st.lists(words, max_size=2),
-    "authors": st.lists(words, max_size=2),
-    "roles": st.lists(words, max_size=2),
-    "entry_types": st.lists(words, max_size=2),
+    "thread": words | st.lists(words, max_size=2),
+    "author": words | st.lists(words, max_size=2),
+    "role": words | st.lists(words, max_size=2),
+    "type": words | st.lists(words, max_size=2),
+    "items": st.lists(st.fixed_dictionaries({"content": words}), min_size=1, max_size=2),
     "ids": st.lists(words, min_size=1, max_size=2),
     "since": times,
     "until": times,
@@ -181,7 +183,7 @@ malformed = st.one_of(
             b"null",
             b'{"jsonrpc":"2.0"}',
             b'{"jsonrpc":"2.0","id":null,"method":"ping"}',
-            b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_query",'
+            b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_recall",'
             b'"arguments":{"query":"zebra\\ud800"}}}',
             b"\xff\xfe\x00",
             b"\x00" * 10,
@@ -243,6 +245,6 @@ def test_the_server_answers_or_ignores_and_keeps_serving(server):
     print(f"mcp fuzz: {seen}")
     listed = server.request("tools/list")
     assert {t["name"] for t in listed["result"]["tools"]} == set(TOOL_ARGS)
-    found = server.request("tools/call", {"name": "memory_query", "arguments": {"query": "thundering herd"}})
+    found = server.request("tools/call", {"name": "memory_recall", "arguments": {"query": "thundering herd"}})
     assert not found["result"].get("isError") and "Cache stampede" in json.dumps(found["result"])
     assert seen.get("answered") and seen.get("tool error")

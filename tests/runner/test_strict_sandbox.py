@@ -97,11 +97,12 @@ def test_strict_from_the_async_service(tmp_path, home, monkeypatch):
     import asyncio
 
     from memdock import MemoryService
+    from memdock.connect import open_backend
 
     monkeypatch.setenv("HOME", str(home))
 
     async def ask() -> str:
-        async with MemoryService(str(HOSTILE), data_dir=tmp_path / "store", sandbox="strict") as service:
+        async with MemoryService(open_backend(str(HOSTILE), data_dir=tmp_path / "store", sandbox="strict")) as service:
             return (await service.query("x")).reason
 
     assert asyncio.run(ask()).startswith("denied: PermissionError")

@@ -37,7 +37,13 @@ CASES = [
     (lambda m: m.forget(42), "ids must be a string or a list of strings, got int"),
     (lambda m: m.forget([b"entry:x"]), "ids must be a string, got bytes"),
     (lambda m: m.get_node(17), "id must be a string, got int"),
-    (lambda m: m.search_nodes("x", threads=5), "threads must be a string or a list of strings, got int"),
+    (lambda m: m.search_nodes("x", thread=5), "thread must be a string or a list of strings, got int"),
+    (lambda m: m.search_facts("x", thread=["infra", " "]), "thread is empty"),
+    (lambda m: m.recall("zebra", thread=[""]), "thread is empty"),
+    (lambda m: m.remember_many([{"content": "ok"}, 3]), "items[1] must be a string or a mapping"),
+    (lambda m: m.remember_many([{"content": "ok", "colour": "red"}]), "items[0] has unknown key(s) ['colour']"),
+    (lambda m: m.remember_many([{"thread": "infra"}]), "items[0] has no 'content'"),
+    (lambda m: m.remember_many(["ok", {"content": "x", "time": "soon"}]), "items[1] time 'soon' is not an ISO 8601"),
 ]
 
 

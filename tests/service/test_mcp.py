@@ -3,6 +3,7 @@
 import asyncio
 import json
 import os
+import shutil
 import sys
 import time
 
@@ -10,19 +11,22 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
-from conftest import SCRIPTED
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from service_helpers import SCRIPTED
 from test_reindex_origins import LINES, deleted, import_, index, thread_of, write_jsonl
 
+import memdock
+
 TOOLS = {
-    "memory_query",
+    "memory_recall",
     "memory_search_nodes",
     "memory_search_facts",
     "memory_search_episodes",
     "memory_get_node",
     "memory_get_edge",
     "memory_remember",
+    "memory_remember_many",
     "memory_forget",
     "memory_status",
 }
@@ -63,14 +67,14 @@ def test_every_tool_against_sqlite(sqlite_store, tmp_path):
         for t in tools.values():
             assert t.description and len(t.description) > 30
         schema = (
-            tools["memory_query"].input_schema
-            if hasattr(tools["memory_query"], "input_schema")
-            else tools["memory_query"].inputSchema
+            tools["memory_recall"].input_schema
+            if hasattr(tools["memory_recall"], "input_schema")
+            else tools["memory_recall"].inputSchema
         )
         assert schema["required"] == ["query"] and "limit" in schema["properties"]
 
-        out = {"query": data(await s.call_tool("memory_query", {"query": "thundering herd", "limit": 3}))}
-        out["filtered"] = data(await s.call_tool("memory_query", {"query": "the", "roles": ["critic"], "limit": 10}))
+        out = {"query": data(await s.call_tool("memory_recall", {"query": "thundering herd", "limit": 3}))}
+        out["filtered"] = data(await s.call_tool("memory_recall", {"query": "the", "role": "critic", "limit": 10}))
         out["nodes"] = data(await s.call_tool("memory_search_nodes", {"query": "onboarding"}))
         out["facts"] = data(await s.call_tool("memory_search_facts", {"query": "migrate_v2"}))
         out["episodes"] = data(await s.call_tool("memory_search_episodes", {"query": "staging approval"}))
@@ -87,14 +91,48 @@ def test_every_tool_against_sqlite(sqlite_store, tmp_path):
                 },
             )
         )
-        out["recall"] = data(await s.call_tool("memory_query", {"query": "on-call rotation weekly"}))
+        out["recall"] = data(await s.call_tool("memory_recall", {"query": "on-call rotation weekly"}))
+        by_name = {"query": "on-call rotation weekly", "thread": "ops"}
+        out["by_name"] = data(await s.call_tool("memory_recall", by_name))
+        out["by_id"] = data(await s.call_tool("memory_recall", {**by_name, "thread": out["remember"]["thread_id"]}))
+        out["other_thread"] = data(await s.call_tool("memory_recall", {**by_name, "thread": "not-ops"}))
+        out["episodes_by_name"] = data(
+            await s.call_tool("memory_search_episodes", {"query": "on-call rotation", "thread": ["ops"]})
+        )
+        out["many"] = data(
+            await s.call_tool(
+                "memory_remember_many",
+                {
+                    "items": [
+                        {"content": "The pager moves to Opsgenie.", "thread": "ops"},
+                        {"content": "Lunch at noon."},
+                    ]
+                },
+            )
+        )
+        out["annotations"] = {t.name: t.annotations for t in tools.values()}
         out["forget"] = data(await s.call_tool("memory_forget", {"ids": [out["remember"]["id"]]}))
-        out["after"] = data(await s.call_tool("memory_query", {"query": "on-call rotation weekly"}))
+        out["after"] = data(await s.call_tool("memory_recall", {"query": "on-call rotation weekly"}))
         out["status"] = data(await s.call_tool("memory_status", {}))
-        out["bad"] = await s.call_tool("memory_query", {"query": " "})
+        out["bad"] = await s.call_tool("memory_recall", {"query": " "})
         return out
 
-    out = asyncio.run(session("--data-dir", str(sqlite_store))(script))
+    store = tmp_path / "store"
+    shutil.copytree(sqlite_store, store)
+    out = asyncio.run(session("--data-dir", str(store))(script))
+    assert out["remember"]["thread_id"].startswith("thread:ops:")
+    for key in ("by_name", "by_id"):
+        assert [h["provenance"]["entry_id"] for h in out[key]["hits"]] == [out["remember"]["id"]], key
+    assert out["other_thread"]["hits"] == []
+    assert [h["id"] for h in out["episodes_by_name"]["hits"]] == [out["remember"]["id"]]
+    many = out["many"]["remembered"]
+    assert [r["thread_id"] for r in many] == [out["remember"]["thread_id"], "thread:memory:19ca383b"]
+    assert all(r["id"].startswith("entry:") and not r["degraded"] for r in many)
+    notes = out["annotations"]
+    assert notes["memory_forget"].destructive_hint is True and notes["memory_forget"].read_only_hint is False
+    for name in ("memory_recall", "memory_search_facts", "memory_get_node", "memory_status"):
+        assert notes[name].read_only_hint is True, name
+    assert notes["memory_remember"].read_only_hint is False and notes["memory_remember"].destructive_hint is False
     assert "Cache stampede" in out["query"]["hits"][0]["text"] and not out["query"]["degraded"]
     assert {h["extra"]["role"] for h in out["filtered"]["hits"]} == {"critic"}
     assert any(h["kind"] == "thread" for h in out["nodes"]["hits"])
@@ -112,7 +150,7 @@ def test_every_tool_against_sqlite(sqlite_store, tmp_path):
 
 def test_every_tool_against_null_answers_degraded_not_errors(tmp_path):
     calls = [
-        ("memory_query", {"query": "x"}),
+        ("memory_recall", {"query": "x"}),
         ("memory_search_nodes", {"query": "x"}),
         ("memory_search_facts", {"query": "x"}),
         ("memory_search_episodes", {"query": "x"}),
@@ -133,7 +171,7 @@ def test_every_tool_against_null_answers_degraded_not_errors(tmp_path):
 def test_a_hanging_backend_answers_within_the_deadline(tmp_path):
     async def script(s):
         started = time.monotonic()
-        result = await s.call_tool("memory_query", {"query": "anything"})
+        result = await s.call_tool("memory_recall", {"query": "anything"})
         return result, time.monotonic() - started
 
     run = session(
@@ -156,7 +194,7 @@ def test_a_hanging_backend_answers_within_the_deadline(tmp_path):
 
 def test_a_transient_failure_is_retried_and_succeeds(tmp_path):
     async def script(s):
-        return await s.call_tool("memory_query", {"query": "anything"})
+        return await s.call_tool("memory_recall", {"query": "anything"})
 
     run = session("--backend", str(SCRIPTED), "--data-dir", str(tmp_path / "s"), "-c", "behavior=transient_once")
     body = data(asyncio.run(run(script)))
@@ -177,7 +215,7 @@ def test_a_note_remembered_over_mcp_survives_a_reindex(tmp_path, capfd):
         return data(await s.call_tool("memory_remember", note))
 
     async def recall(s):
-        return data(await s.call_tool("memory_query", {"query": "quokka census"}))
+        return data(await s.call_tool("memory_recall", {"query": "quokka census"}))
 
     remembered = asyncio.run(session("--data-dir", str(store))(remember))
     assert not remembered["degraded"]
@@ -205,14 +243,19 @@ MCP_BAD = [
     ),
     ("memory_remember", {"content": "a note", "thread": 123}, "thread"),
     ("memory_remember", {"content": "a note", "time": 12345}, "time"),
-    ("memory_query", {"query": "zebra", "since": "5"}, "invalid_input: since '5' is not an ISO 8601 date-time"),
+    ("memory_recall", {"query": "zebra", "since": "5"}, "invalid_input: since '5' is not an ISO 8601 date-time"),
     (
-        "memory_query",
+        "memory_recall",
         {"query": "zebra", "until": "9999-12-31T23:00:00-14:00"},
         "invalid_input: until 9999-12-31T23:00:00-14:00 is outside",
     ),
-    ("memory_query", {"query": "zebra", "limit": 1.5}, "limit"),
-    ("memory_query", {"query": "zebra", "thread_ids": ["thread:x", ""]}, "invalid_input: thread_ids is empty"),
+    ("memory_recall", {"query": "zebra", "limit": 1.5}, "limit"),
+    ("memory_recall", {"query": "zebra", "thread": ["thread:x", ""]}, "invalid_input: thread is empty"),
+    ("memory_recall", {"query": "zebra", "thread_ids": ["thread:x"]}, "thread_ids"),
+    ("memory_recall", {"query": "zebra", "roles": ["critic"]}, "roles"),
+    ("memory_search_facts", {"query": "zebra", "group_ids": ["x"]}, "group_ids"),
+    ("memory_remember_many", {"items": [{"content": "ok"}, {"text": "no content"}]}, "items[1] has unknown key"),
+    ("memory_remember_many", {"items": [{"content": "ok"}, {"content": " "}]}, "items[1] content is empty"),
     ("memory_forget", {"ids": ["e" * 257]}, "invalid_input: ids is 257 characters"),
 ]
 
@@ -220,10 +263,24 @@ MCP_BAD = [
 def test_bad_tool_arguments_are_tool_errors_naming_the_argument(sqlite_store):
     async def script(s):
         answers = [await s.call_tool(name, args) for name, args, _ in MCP_BAD]
-        return answers, await s.call_tool("memory_query", {"query": "thundering herd", "limit": 1})
+        return answers, await s.call_tool("memory_recall", {"query": "thundering herd", "limit": 1})
 
     answers, after = asyncio.run(session("--data-dir", str(sqlite_store))(script))
     for (name, args, words), result in zip(MCP_BAD, answers):
         assert _is_error(result), (name, args, _text(result))
         assert words in _text(result), (name, args, _text(result))
     assert data(after)["hits"], "the server kept serving"
+
+
+def test_the_server_reports_the_package_version(tmp_path):
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "memdock", "mcp", "--backend", "null", "--data-dir", str(tmp_path / "s")]
+    )
+
+    async def script():
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            return await s.initialize()
+
+    info = asyncio.run(script())
+    server = getattr(info, "server_info", None) or info.serverInfo
+    assert (server.name, server.version) == ("memdock", memdock.__version__)

@@ -5,11 +5,9 @@ import asyncio
 import time
 
 import pytest
-from conftest import SCRIPTED
+from service_helpers import SCRIPTED, core, service
 
-from memdock import MemoryService
 from memdock.errors import InvalidInputError
-from memdock.service import ServiceCore
 
 
 def run(coro):
@@ -34,24 +32,24 @@ def run(coro):
     ],
 )
 def test_bad_arguments_fail_before_any_backend_call(tmp_path, call):
-    core = ServiceCore("sqlite", data_dir=tmp_path / "store")
+    c = core("sqlite", tmp_path / "store")
     with pytest.raises(InvalidInputError):
-        call(core)
-    assert core.backend.calls == [] and core.backend.pool._count == 0, "no adapter process was started"
-    core.close()
+        call(c)
+    assert c.backend.calls == [] and c.backend.pool._count == 0, "no adapter process was started"
+    c.close()
 
 
 def test_limits_are_clamped_not_refused(sqlite_store):
-    core = ServiceCore("sqlite", data_dir=sqlite_store)
-    assert len(core.query("the", limit=500).hits) <= 50
-    assert len(core.query("the", limit=500).hits) == len(core.query("the", limit=50).hits) > 8 - 1
-    assert len(core.query("cache", limit=0).hits) == 1
-    core.close()
+    c = core("sqlite", sqlite_store)
+    assert len(c.query("the", limit=500).hits) <= 50
+    assert len(c.query("the", limit=500).hits) == len(c.query("the", limit=50).hits) > 8 - 1
+    assert len(c.query("cache", limit=0).hits) == 1
+    c.close()
 
 
 def test_the_null_backend_answers_degraded_empties(tmp_path):
     async def scenario():
-        async with MemoryService("null", data_dir=tmp_path / "store") as s:
+        async with service("null", tmp_path / "store") as s:
             results = [
                 await s.query("anything"),
                 await s.search_nodes("x"),
@@ -71,23 +69,23 @@ def test_the_null_backend_answers_degraded_empties(tmp_path):
         assert getattr(r, "hits", None) == [] or getattr(r, "item", "absent") is None
     assert remembered.degraded and remembered.id.startswith("entry:")
     assert not forgotten.degraded and forgotten.not_found == ["entry:x"]
-    assert status["backend"] == "null" and status["health"]["ok"]
+    assert status.backend == "null" and status.health is not None and status.health.ok
 
 
 def test_an_operation_the_backend_lacks_is_degraded(tmp_path):
-    core = ServiceCore(str(SCRIPTED), data_dir=tmp_path / "store")
-    result = core.search_facts("who replied")
+    c = core(str(SCRIPTED), tmp_path / "store")
+    result = c.search_facts("who replied")
     assert result.degraded and result.reason == "backend scripted does not support search_facts" and result.hits == []
-    assert [(c.operation, c.mode) for c in core.backend.calls] == [("capabilities", "worker")], (
+    assert [(call.operation, call.mode) for call in c.backend.calls] == [("capabilities", "worker")], (
         "gated on capabilities, which came from the worker"
     )
-    core.close()
+    c.close()
 
 
 def test_a_hanging_backend_answers_degraded_within_the_deadline(tmp_path):
     async def scenario():
-        async with MemoryService(
-            str(SCRIPTED), data_dir=tmp_path / "store", config={"behavior": "silent", "seconds": 120}, deadline=2.0
+        async with service(
+            str(SCRIPTED), tmp_path / "store", config={"behavior": "silent", "seconds": 120}, deadline=2.0
         ) as s:
             started = time.monotonic()
             result = await s.query("anything")
@@ -101,9 +99,7 @@ def test_a_hanging_backend_answers_degraded_within_the_deadline(tmp_path):
 
 def test_a_transient_failure_is_retried_once_and_succeeds(tmp_path):
     async def scenario():
-        async with MemoryService(
-            str(SCRIPTED), data_dir=tmp_path / "store", config={"behavior": "transient_once"}
-        ) as s:
+        async with service(str(SCRIPTED), tmp_path / "store", config={"behavior": "transient_once"}) as s:
             return await s.query("anything")
 
     result = run(scenario())
@@ -112,24 +108,26 @@ def test_a_transient_failure_is_retried_once_and_succeeds(tmp_path):
 
 
 def test_a_persistent_transient_failure_degrades_with_the_error(tmp_path):
-    core = ServiceCore(str(SCRIPTED), data_dir=tmp_path / "store", config={"behavior": "echo_secret"})
-    result = core.query("x")
+    c = core(str(SCRIPTED), tmp_path / "store", config={"behavior": "echo_secret"})
+    result = c.query("x")
     assert result.degraded and "auth failed" in result.reason
-    core.close()
+    c.close()
 
 
 def test_each_operation_is_logged_with_its_timing(sqlite_store, caplog):
     caplog.set_level("INFO", logger="memdock.service")
-    core = ServiceCore("sqlite", data_dir=sqlite_store)
-    core.query("cache")
-    core.close()
+    c = core("sqlite", sqlite_store)
+    c.query("cache")
+    c.close()
     assert any(r.message.startswith("sqlite query ok in ") and " ms " in r.message for r in caplog.records)
 
 
 def test_status_reports_backend_capabilities_counts_and_health(sqlite_store):
-    core = ServiceCore("sqlite", data_dir=sqlite_store)
-    status = core.status()
-    core.close()
-    assert status["backend"] == "sqlite" and not status["degraded"]
-    assert status["counts"] == {"chunk": 8, "edge": 35, "entity": 12, "entry": 8, "thread": 3}
-    assert status["health"]["ok"] and "query" in status["capabilities"]["operations"]
+    c = core("sqlite", sqlite_store)
+    status = c.status()
+    c.close()
+    assert status.backend == "sqlite" and not status.degraded and status.store == str(sqlite_store)
+    assert status.counts == {"chunk": 8, "edge": 35, "entity": 12, "entry": 8, "thread": 3}
+    assert status.health is not None and status.health.ok
+    assert status.capabilities is not None and "query" in status.capabilities.operations
+    assert status.to_dict()["counts"] == status.counts

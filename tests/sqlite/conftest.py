@@ -1,13 +1,10 @@
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from memdock.chunking import chunk_bundle
 from memdock.importers.pipeline import import_corpus
-from memdock.registry import Registry
-from memdock.runner.backend import SubprocessBackend
+from sqlite_helpers import can_unshare, sqlite_backend  # noqa: F401  (re-exported for fixtures)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "threads"
 
@@ -16,17 +13,6 @@ def chunks_of(folder: Path, out: Path) -> Path:
     import_corpus(sorted(folder.glob("*.md")), "watercooler", out / "corpus")
     chunk_bundle(out / "corpus", out / "chunks")
     return out / "chunks"
-
-
-def can_unshare() -> bool:
-    """Whether `unshare -m` works here (root or user namespaces), to mount a small or read-only filesystem."""
-    if not shutil.which("unshare"):
-        return False
-    return subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
-
-
-def sqlite_backend(store: Path, **kw) -> SubprocessBackend:
-    return SubprocessBackend(Registry().get("sqlite"), store, **kw)
 
 
 @pytest.fixture(scope="module")

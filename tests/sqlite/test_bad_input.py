@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import can_unshare, sqlite_backend
+from sqlite_helpers import can_unshare, sqlite_backend
 
 from memdock.errors import BackendError, ConfigError, InvalidInputError, VersionError
 from memdock.runner.store import Store

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import can_unshare
+from sqlite_helpers import can_unshare
 from records_factory import T0, chunk, entry, thread
 
 from memdock.bundle import BundleWriter

@@ -4,7 +4,7 @@ backfill when embeddings are turned on later, and a failing endpoint reported wi
 import socket
 
 import pytest
-from conftest import sqlite_backend
+from sqlite_helpers import sqlite_backend
 from openai_loopback import OpenAILoopback as EmbeddingServer
 
 from memdock.errors import TransientError

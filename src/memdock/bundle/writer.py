@@ -7,7 +7,7 @@ import math
 import os
 import sys
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -165,13 +165,6 @@ class BundleWriter:
         except OSError as exc:
             reraise_disk_full(exc, self.path, "writing a bundle")
             raise
-
-    def write_many(self, record_type: str, records: Iterable[dict[str, Any]]) -> int:
-        n = 0
-        for r in records:
-            self.write(record_type, r)
-            n += 1
-        return n
 
     def write_embedding(self, chunk_id: str, vector: Sequence[float] | array | bytes, model: str) -> int:
         """Append one row to the float32 matrix and its index; returns the row number."""

@@ -1,12 +1,14 @@
-"""Backend operations from the command line: capabilities, health, query, search, get, forget."""
+"""Backend operations from the command line: capabilities and health (the protocol, straight to the adapter),
+recall, remember, search, get and forget (through the same service as the Python API and the MCP server)."""
 
 from __future__ import annotations
 
 import argparse
+from contextlib import closing
 
 from ..contract import SearchResult
-from ..errors import UnsupportedOperationError
-from ..service import arguments
+from ..service import Filters, arguments
+from ..service.core import ServiceCore
 from . import output
 from .common import SEARCH_LIMIT, add_backend_options, bounded_int, open_from_args
 
@@ -20,23 +22,45 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_backend_options(p)
     p.set_defaults(func=run_health)
 
-    p = sub.add_parser("query", help="search the memory")
-    p.add_argument("text")
+    p = sub.add_parser(
+        "recall",
+        aliases=["query"],
+        help="search the memory (alias: query)",
+        epilog=RECALL_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("text", metavar="QUERY", help="what to look for, in plain words")
     _search_options(p)
-    p.add_argument("--thread", action="append", dest="thread_ids", help="only these threads (repeatable)")
-    p.add_argument("--since", help="only entries at or after this RFC 3339 time")
-    p.add_argument("--until", help="only entries at or before this RFC 3339 time")
-    p.add_argument("--author", action="append", dest="authors")
-    p.add_argument("--role", action="append", dest="roles")
-    p.add_argument("--type", action="append", dest="entry_types")
-    p.add_argument("--mode", choices=["bm25", "vector", "hybrid", "auto"])
-    p.set_defaults(func=run_query)
+    p.add_argument("--thread", action="append", help="only this thread: a name or a thread id (repeatable)")
+    p.add_argument("--since", help="only entries at or after this ISO 8601 time")
+    p.add_argument("--until", help="only entries at or before this ISO 8601 time")
+    p.add_argument("--author", action="append", help="only entries by this author (repeatable)")
+    p.add_argument("--role", action="append", help="only entries with this role (repeatable)")
+    p.add_argument("--type", action="append", help="only entries of this type, e.g. Decision (repeatable)")
+    p.add_argument(
+        "--mode",
+        choices=["bm25", "vector", "hybrid", "auto"],
+        help="bm25: words; vector: meaning (needs embeddings); hybrid: both; auto (default): the backend's best",
+    )
+    p.set_defaults(func=run_recall)
+
+    p = sub.add_parser("remember", help="store one note in the memory")
+    p.add_argument("content", metavar="TEXT", help="the text to remember")
+    p.add_argument("--thread", help="thread name or id to file it under (default: memory)")
+    p.add_argument("--author", help="who wrote or said it")
+    p.add_argument("--role", help="the author's role")
+    p.add_argument("--type", help="entry type: Note, Decision, Plan...")
+    p.add_argument("--title", help="a short title")
+    p.add_argument("--time", help="when it happened, ISO 8601 (default: now)")
+    add_backend_options(p)
+    p.set_defaults(func=run_remember)
 
     p = sub.add_parser("search", help="search nodes, facts or episodes")
     p.add_argument("what", choices=["nodes", "facts", "episodes"])
-    p.add_argument("text")
+    p.add_argument("text", metavar="QUERY", help="what to look for")
     _search_options(p)
-    p.add_argument("--group", action="append", dest="group_ids")
+    p.add_argument("--thread", action="append", help="only this thread: a name or a thread id (repeatable)")
+    p.add_argument("--group", action="append", dest="thread", help=argparse.SUPPRESS)
     p.set_defaults(func=run_search)
 
     p = sub.add_parser("get", help="one node or edge by id")
@@ -49,6 +73,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("ids", nargs="+")
     add_backend_options(p)
     p.set_defaults(func=run_forget)
+
+
+RECALL_EXAMPLES = """examples:
+  memdock recall "why was the search endpoint slow" -n 3
+  memdock recall "release plan" --thread infra --since 2026-01-01
+  memdock recall "cache" --author ana --type Decision --json
+"""
+CLI_NAMES = {
+    "thread": "--thread",
+    "since": "--since",
+    "until": "--until",
+    "author": "--author",
+    "role": "--role",
+    "type": "--type",
+}
+CLI_DEADLINE = 600.0  # a command line waits for its answer; the service's 10 s is for agents
+
+
+def _open_service(args: argparse.Namespace) -> ServiceCore:
+    return ServiceCore(open_from_args(args, workers=0), deadline=CLI_DEADLINE)
 
 
 def _search_options(p: argparse.ArgumentParser) -> None:
@@ -96,59 +140,58 @@ def print_hits(result: SearchResult, as_json: bool) -> None:
         print(output.hit_card(i, h))
 
 
-CLI_NAMES = {
-    "thread_ids": "--thread",
-    "time_from": "--since",
-    "time_to": "--until",
-    "authors": "--author",
-    "roles": "--role",
-    "entry_types": "--type",
-}
-
-
-def run_query(args: argparse.Namespace) -> int:
-    text = arguments.text(args.text, name="TEXT")
-    filters = arguments.filters(
-        {
-            "thread_ids": args.thread_ids,
-            "time_from": args.since,
-            "time_to": args.until,
-            "authors": args.authors,
-            "roles": args.roles,
-            "entry_types": args.entry_types,
-        },
+def run_recall(args: argparse.Namespace) -> int:
+    text = arguments.text(args.text, name="QUERY")
+    filters = Filters.of(
+        thread=args.thread,
+        since=args.since,
+        until=args.until,
+        author=args.author,
+        role=args.role,
+        type=args.type,
         names=CLI_NAMES,
     )
-    with open_from_args(args) as b:
-        print_hits(b.query(text, limit=args.limit, filters=filters, mode=args.mode), args.json)
+    with closing(_open_service(args)) as service:
+        print_hits(service.query(text, limit=args.limit, filters=filters, mode=args.mode), args.json)
     return 0
 
 
+def run_remember(args: argparse.Namespace) -> int:
+    with closing(_open_service(args)) as service:
+        result = service.remember(
+            args.content,
+            thread=args.thread,
+            author=args.author,
+            role=args.role,
+            type=args.type,
+            title=args.title,
+            time=args.time,
+        )
+    if args.json:
+        output.emit_json(result.to_dict())
+    elif result.degraded:
+        output.warn(f"not remembered: {result.reason}")
+    else:
+        print(f"remembered {result.id} in {result.thread_id}")
+    return 1 if result.degraded else 0
+
+
 def run_search(args: argparse.Namespace) -> int:
-    text = arguments.text(args.text, name="TEXT")
-    groups = arguments.identifiers(args.group_ids, name="--group") if args.group_ids else None
-    with open_from_args(args) as b:
-        op = {"nodes": b.search_nodes, "facts": b.search_facts, "episodes": b.search_episodes}[args.what]
-        try:
-            result = op(text, limit=args.limit, group_ids=groups)
-        except UnsupportedOperationError:
-            result = SearchResult(
-                degraded=True, reason=f"backend {b.name} does not support search_{args.what}", backend=b.name
-            )
-            if not args.json:
-                output.warn(result.reason or "")
-        print_hits(result, args.json)
+    text = arguments.text(args.text, name="QUERY")
+    with closing(_open_service(args)) as service:
+        search = {"nodes": service.search_nodes, "facts": service.search_facts, "episodes": service.search_episodes}
+        print_hits(search[args.what](text, limit=args.limit, thread=args.thread), args.json)
     return 0
 
 
 def run_get(args: argparse.Namespace) -> int:
     arguments.identifier(args.id, name="ID")
-    with open_from_args(args) as b:
-        res = (b.get_node if args.what == "node" else b.get_edge)(args.id)
+    with closing(_open_service(args)) as service:
+        res = (service.get_node if args.what == "node" else service.get_edge)(args.id)
     if args.json:
         output.emit_json(res.to_dict())
     elif res.item is None:
-        print(f"no {args.what} {args.id}")
+        print(f"no {args.what} {args.id}" + (f" ({res.reason})" if res.degraded else ""))
         return 1
     else:
         h = res.item
@@ -160,13 +203,14 @@ def run_get(args: argparse.Namespace) -> int:
 
 def run_forget(args: argparse.Namespace) -> int:
     arguments.identifiers(args.ids, name="ID")
-    with open_from_args(args) as b:
-        res = b.delete(args.ids)
+    with closing(_open_service(args)) as service:
+        res = service.forget(args.ids)
     if args.json:
         output.emit_json(res.to_dict())
     else:
         print(
             f"deleted {len(res.deleted)} record(s) ({res.cascaded} by cascade)"
             + (f"; not found: {', '.join(res.not_found)}" if res.not_found else "")
+            + (f" (degraded: {res.reason})" if res.degraded else "")
         )
-    return 0
+    return 1 if res.degraded else 0

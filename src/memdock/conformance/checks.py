@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import MemdockError
-from ..operations import OPERATIONS
+from ..operations import BY_NAME, OPERATIONS, WRITE_OPERATIONS
 from ..runner.launch import CallRecord
 from ..runner.ledger import Ledger
 from ..untrusted import NotRegularFile, open_regular, read_upto
@@ -233,24 +233,12 @@ def check_delete_cascade(h: Harness) -> str:
     return f"deleted {len(result.deleted)} ids ({result.cascaded} by cascade)"
 
 
-_PARAMS = {
-    "query": {"text": "x"},
-    "search_nodes": {"text": "x"},
-    "search_facts": {"text": "x"},
-    "search_episodes": {"text": "x"},
-    "get_node": {"id": "x"},
-    "get_edge": {"id": "x"},
-    "delete": {"ids": ["x"]},
-    "index": {"bundle": "/nonexistent"},
-}
-
-
 def check_unsupported_ops(h: Harness) -> str:
     caps = _caps(h)
     b = h.backend()
     missing = [op for op in OPERATIONS if op not in caps.operations] + ["frobnicate"]
     for op in missing:
-        _expect_error(lambda: b.call(op, _PARAMS.get(op, {})), "unsupported", f"operation {op}")
+        _expect_error(lambda: b.call(op, BY_NAME[op].probe if op in BY_NAME else {}), "unsupported", f"operation {op}")
     return f"{len(missing)} unsupported operation(s) answered unsupported: {', '.join(missing)}"
 
 
@@ -304,9 +292,6 @@ class Exercise:
     stores: list[Path] = field(default_factory=list)
 
 
-_WRITES = ("prepare", "index", "delete")
-
-
 def _exercise(h: Harness) -> Exercise:
     caps = _caps(h)
     bundle = golden.write_golden(h.root / "golden-exercise")
@@ -329,7 +314,7 @@ def _exercise(h: Harness) -> Exercise:
             ("frobnicate", lambda: b.call("frobnicate", {})),
         ]
         for op, call in calls:
-            if b.pool is not None and op in _WRITES:
+            if b.pool is not None and op in WRITE_OPERATIONS:
                 continue  # writes never go through a worker
             if op in ("capabilities", "frobnicate") or caps.supports(op):
                 try:

@@ -18,26 +18,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..contract import Capabilities
+from ..operations import OPERATIONS
 from ..registry import AdapterDescriptor
 from ..runner.backend import SubprocessBackend
 from ..runner.launch import CallRecord
 from ..runner.store import Store
 
 T = TypeVar("T")
-
-OPERATIONS_TIMED = (
-    "capabilities",
-    "healthcheck",
-    "prepare",
-    "index",
-    "query",
-    "search_nodes",
-    "search_facts",
-    "search_episodes",
-    "get_node",
-    "get_edge",
-    "delete",
-)
 
 
 class Skip(Exception):
@@ -115,7 +102,7 @@ class Harness:
             env=self.env(),
             retries=0,
             workers=workers,
-            timeouts={"idle": self.options.idle, **{op: self.options.timeout for op in OPERATIONS_TIMED}},
+            timeouts={"idle": self.options.idle, **{op: self.options.timeout for op in OPERATIONS}},
             sandbox=self.options.sandbox if sandbox else False,
         )
         self.backends.append(b)

@@ -1,6 +1,6 @@
 """An MCP server whose tools are thin wrappers over MemoryService. Runs over stdio.
 
-Built on the official MCP Python SDK: `MCPServer` in mcp 2.x, `FastMCP` in mcp 1.x (the same decorator API).
+Built on the official MCP Python SDK (mcp 2.x, `MCPServer`).
 Tool results are JSON objects; a degraded answer is an empty result with `degraded: true` and a reason,
 so an agent can carry on. A bad argument is a tool error naming the argument.
 """
@@ -11,38 +11,36 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
-from pydantic import Field
+from mcp.server.mcpserver import MCPServer as _Server
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import ConfigDict, Field
 
+from .. import __version__
+from ..connect import open_backend
 from ..errors import MemdockError
-from ..service import MemoryService, arguments
-
-try:
-    from mcp.server.mcpserver import MCPServer as _Server
-    from mcp.server.mcpserver.exceptions import ToolError
-except ImportError:  # mcp 1.x
-    from mcp.server.fastmcp import FastMCP as _Server
-    from mcp.server.fastmcp.exceptions import ToolError
+from ..service import Filters, MemoryService
 
 INSTRUCTIONS = (
     "Long-term memory of threads of entries (discussions, decisions, chat sessions). "
-    "Use memory_query to find passages about a topic; memory_search_facts for relations between people, entries, "
+    "Use memory_recall to find passages about a topic; memory_search_facts for relations between people, entries, "
     "files and issues; memory_search_nodes for threads, entries and entities by name; memory_search_episodes for "
-    "whole entries; memory_get_node / memory_get_edge to open an id from a result; memory_remember to store a new "
-    "note; memory_forget to delete by id; memory_status to see the backend and what it holds."
+    "whole entries; memory_get_node / memory_get_edge to open an id from a result; memory_remember (or "
+    "memory_remember_many) to store new notes; memory_forget to delete by id; memory_status to see the backend and "
+    "what it holds. A thread is named the same way everywhere: by its name or by the thread_id memory_remember "
+    "returned."
 )
-
-TOOL_NAMES = {
-    "thread_ids": "thread_ids",
-    "time_from": "since",
-    "time_to": "until",
-    "authors": "authors",
-    "roles": "roles",
-    "entry_types": "entry_types",
-}
 
 Query = Annotated[str, Field(description="what to look for, in plain words")]
 Limit = Annotated[int, Field(description="how many results (1-50)", ge=1, le=50)]
-Threads = Annotated[list[str] | None, Field(description="only these thread ids")]
+Threads = Annotated[
+    str | list[str] | None, Field(description="only these threads: names or thread ids (as memory_remember returns)")
+]
+Values = Annotated[str | list[str] | None, Field(description="one value or several (any of them matches)")]
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+ADDS = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+DELETES = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
 
 
 def _reported(fn: Callable[..., Awaitable[dict[str, Any]]]) -> Callable[..., Awaitable[dict[str, Any]]]:
@@ -59,66 +57,61 @@ def _reported(fn: Callable[..., Awaitable[dict[str, Any]]]) -> Callable[..., Awa
 
 
 def build_server(service: MemoryService) -> Any:
-    server = _Server("memdock", instructions=INSTRUCTIONS)
+    server = _Server("memdock", instructions=INSTRUCTIONS, version=__version__)
 
-    def tool(fn: Callable[..., Awaitable[dict[str, Any]]]) -> Any:
-        return server.tool()(_reported(fn))
+    def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., Awaitable[dict[str, Any]]]], Any]:
+        def register(fn: Callable[..., Awaitable[dict[str, Any]]]) -> Any:
+            return server.tool(annotations=annotations)(_reported(fn))
 
-    @tool
-    async def memory_query(
+        return register
+
+    @tool(READ_ONLY)
+    async def memory_recall(
         query: Query,
         limit: Limit = 10,
-        thread_ids: Threads = None,
+        thread: Threads = None,
         since: Annotated[str | None, Field(description="only entries at or after this ISO 8601 time")] = None,
         until: Annotated[str | None, Field(description="only entries at or before this ISO 8601 time")] = None,
-        authors: Annotated[list[str] | None, Field(description="only entries by these authors")] = None,
-        roles: Annotated[list[str] | None, Field(description="only entries with these roles")] = None,
-        entry_types: Annotated[
-            list[str] | None, Field(description="only these entry types (Note, Decision, Plan...)")
+        author: Annotated[str | list[str] | None, Field(description="only entries by these authors")] = None,
+        role: Annotated[str | list[str] | None, Field(description="only entries with these roles")] = None,
+        type: Annotated[
+            str | list[str] | None, Field(description="only these entry types (Note, Decision, Plan...)")
         ] = None,
     ) -> dict[str, Any]:
         """Search the memory for passages relevant to a question or topic, best first, with their thread and entry."""
-        filters = {
-            "thread_ids": thread_ids,
-            "time_from": since,
-            "time_to": until,
-            "authors": authors,
-            "roles": roles,
-            "entry_types": entry_types,
-        }
-        result = await service.query(query, limit=limit, filters=arguments.filters(filters, names=TOOL_NAMES))
-        return result.to_dict()
+        filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
+        return (await service.query(query, limit=limit, filters=filters)).to_dict()
 
-    @tool
-    async def memory_search_nodes(query: Query, limit: Limit = 10, thread_ids: Threads = None) -> dict[str, Any]:
+    @tool(READ_ONLY)
+    async def memory_search_nodes(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
         """Find threads, entries and entities (people, agents, files, code symbols, URLs, issues) by name or text."""
-        return (await service.search_nodes(query, limit=limit, group_ids=thread_ids)).to_dict()
+        return (await service.search_nodes(query, limit=limit, thread=thread)).to_dict()
 
-    @tool
-    async def memory_search_facts(query: Query, limit: Limit = 10, thread_ids: Threads = None) -> dict[str, Any]:
+    @tool(READ_ONLY)
+    async def memory_search_facts(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
         """Find facts: relations stated as sentences, such as who replied to whom and which entry mentions which file."""
-        return (await service.search_facts(query, limit=limit, group_ids=thread_ids)).to_dict()
+        return (await service.search_facts(query, limit=limit, thread=thread)).to_dict()
 
-    @tool
-    async def memory_search_episodes(query: Query, limit: Limit = 10, thread_ids: Threads = None) -> dict[str, Any]:
+    @tool(READ_ONLY)
+    async def memory_search_episodes(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
         """Find whole entries (episodes: a message, a decision, a chat turn) relevant to the query."""
-        return (await service.search_episodes(query, limit=limit, group_ids=thread_ids)).to_dict()
+        return (await service.search_episodes(query, limit=limit, thread=thread)).to_dict()
 
-    @tool
+    @tool(READ_ONLY)
     async def memory_get_node(
         id: Annotated[str, Field(description="a node, entry, thread or chunk id from a result")],
     ) -> dict[str, Any]:
         """Open one node by id: its full text, attributes and the edges around it."""
         return (await service.get_node(id)).to_dict()
 
-    @tool
+    @tool(READ_ONLY)
     async def memory_get_edge(
         id: Annotated[str, Field(description="an edge (fact) id from a result")],
     ) -> dict[str, Any]:
         """Open one edge (fact) by id: its sentence, type, both ends and time."""
         return (await service.get_edge(id)).to_dict()
 
-    @tool
+    @tool(ADDS)
     async def memory_remember(
         content: Annotated[str, Field(description="the text to remember")],
         thread: Annotated[str | None, Field(description="thread name or id to file it under (default: memory)")] = None,
@@ -128,25 +121,50 @@ def build_server(service: MemoryService) -> Any:
         title: Annotated[str | None, Field(description="a short title")] = None,
         time: Annotated[str | None, Field(description="when it happened, ISO 8601 (default: now)")] = None,
     ) -> dict[str, Any]:
-        """Store a new entry in memory so later searches find it. Returns its id."""
+        """Store a new entry in memory so later searches find it. Returns its id and its thread's id."""
         result = await service.remember(
             content, thread=thread, author=author, role=role, type=type, title=title, time=time
         )
         return result.to_dict()
 
-    @tool
+    @tool(ADDS)
+    async def memory_remember_many(
+        items: Annotated[
+            list[dict[str, Any]],
+            Field(
+                description="entries to store, each an object with 'content' and optionally "
+                "thread, author, role, type, title, time (as memory_remember takes them)",
+                min_length=1,
+            ),
+        ],
+    ) -> dict[str, Any]:
+        """Store several entries at once (one indexing pass: much faster than one memory_remember each)."""
+        return {"remembered": [r.to_dict() for r in await service.remember_many(items)]}
+
+    @tool(DELETES)
     async def memory_forget(
         ids: Annotated[list[str], Field(description="ids to delete (with what depends on them)")],
     ) -> dict[str, Any]:
         """Delete entries, threads or other records by id, with their chunks and edges."""
         return (await service.forget(ids)).to_dict()
 
-    @tool
+    @tool(READ_ONLY)
     async def memory_status() -> dict[str, Any]:
         """Which backend holds the memory, what it can do, how many records it holds, and whether it is healthy."""
-        return await service.status()
+        return (await service.status()).to_dict()
 
+    _refuse_unknown_arguments(server)
     return server
+
+
+def _refuse_unknown_arguments(server: Any) -> None:
+    """An argument a tool does not take is an error naming it, not silently dropped: a client still sending
+    `thread_ids` (the old name) must learn it is now `thread` rather than get unfiltered results."""
+    for registered in server._tool_manager.list_tools():
+        base = registered.fn_metadata.arg_model
+        strict = type(base.__name__, (base,), {"model_config": ConfigDict(**base.model_config, extra="forbid")})
+        registered.fn_metadata.arg_model = strict
+        registered.parameters["additionalProperties"] = False
 
 
 def serve(
@@ -157,7 +175,8 @@ def serve(
     deadline: float = 10.0,
     sandbox: bool | str | None = None,
 ) -> None:
-    service = MemoryService(backend, data_dir=data_dir, config=config, deadline=deadline, sandbox=sandbox)
+    opened = open_backend(backend, data_dir=data_dir, config=config, workers=2, sandbox=sandbox)
+    service = MemoryService(opened, deadline=deadline, workers=2)
     try:
         build_server(service).run("stdio")
     finally:

@@ -165,8 +165,12 @@ class SubprocessBackend:
             self._caps = Capabilities.from_dict(raw)
         return self._caps
 
-    def healthcheck(self) -> HealthStatus:
-        return HealthStatus.from_dict(self.call("healthcheck"))
+    @property
+    def location(self) -> str:
+        return str(self.store.root)
+
+    def healthcheck(self, *, timeout: float | None = None) -> HealthStatus:
+        return HealthStatus.from_dict(self.call("healthcheck", timeout=timeout))
 
     def prepare(self) -> PrepareResult:
         return PrepareResult.from_dict(self._write("prepare", {}))
@@ -178,6 +182,7 @@ class SubprocessBackend:
         progress: ProgressCallback | None = None,
         prune: bool = True,
         origin: str | None = None,
+        timeout: float | None = None,
         after_checkpoint: Callable[[list[str]], None] | None = None,
     ) -> IndexResult:
         """Index a chunks (or corpus) bundle: send what the ledger lacks, resume after a kill, delete what vanished.
@@ -214,6 +219,7 @@ class SubprocessBackend:
                             on_progress=progress,
                             on_checkpoint=checkpoint,
                             use_pool=False,
+                            timeout=timeout,
                         )
                         ledger.commit_all_pending()
                         result = IndexResult.from_dict(raw)
@@ -239,35 +245,61 @@ class SubprocessBackend:
                 ledger.close()
 
     def query(
-        self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None
+        self,
+        text: str,
+        *,
+        limit: int = 10,
+        filters: dict[str, Any] | None = None,
+        mode: str | None = None,
+        timeout: float | None = None,
     ) -> SearchResult:
         params: dict[str, Any] = {"text": text, "limit": limit}
         if filters:
             params["filters"] = filters
         if mode:
             params["mode"] = mode
-        return SearchResult.from_dict(self.call("query", params))
+        return SearchResult.from_dict(self.call("query", params, timeout=timeout))
 
-    def _search(self, op: str, text: str, limit: int, group_ids: Sequence[str] | None) -> SearchResult:
+    def _search(
+        self, op: str, text: str, limit: int, group_ids: Sequence[str] | None, timeout: float | None
+    ) -> SearchResult:
         params: dict[str, Any] = {"text": text, "limit": limit}
         if group_ids:
             params["group_ids"] = list(group_ids)
-        return SearchResult.from_dict(self.call(op, params))
+        return SearchResult.from_dict(self.call(op, params, timeout=timeout))
 
-    def search_nodes(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
-        return self._search("search_nodes", text, limit, group_ids)
+    def search_nodes(
+        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None, timeout: float | None = None
+    ) -> SearchResult:
+        return self._search("search_nodes", text, limit, group_ids, timeout)
 
-    def search_facts(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
-        return self._search("search_facts", text, limit, group_ids)
+    def search_facts(
+        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None, timeout: float | None = None
+    ) -> SearchResult:
+        return self._search("search_facts", text, limit, group_ids, timeout)
 
-    def search_episodes(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
-        return self._search("search_episodes", text, limit, group_ids)
+    def search_episodes(
+        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None, timeout: float | None = None
+    ) -> SearchResult:
+        return self._search("search_episodes", text, limit, group_ids, timeout)
 
-    def get_node(self, node_id: str) -> GetResult:
-        return GetResult.from_dict(self.call("get_node", {"id": node_id}))
+    def get_node(self, node_id: str, *, timeout: float | None = None) -> GetResult:
+        return GetResult.from_dict(self.call("get_node", {"id": node_id}, timeout=timeout))
 
-    def get_edge(self, edge_id: str) -> GetResult:
-        return GetResult.from_dict(self.call("get_edge", {"id": edge_id}))
+    def get_edge(self, edge_id: str, *, timeout: float | None = None) -> GetResult:
+        return GetResult.from_dict(self.call("get_edge", {"id": edge_id}, timeout=timeout))
+
+    def counts(self) -> dict[str, int]:
+        path = self.store.ledger_path
+        if not path.exists():
+            return {}
+        ledger = Ledger(path)
+        try:
+            return ledger.counts_by_type()
+        except MemdockError:
+            return {}
+        finally:
+            ledger.close()
 
     def delete(self, ids: Sequence[str], *, timeout: float | None = None) -> DeleteResult:
         with disk_full_as_error(self.store.root, "deleting"), self.store.write_lock(self.lock_timeout):

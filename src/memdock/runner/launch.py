@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..operations import DEFAULT_TIMEOUTS as OPERATION_TIMEOUTS
+from ..operations import IDLE_TIMEOUT
 from ..protocol import Event
 from ..registry import AdapterDescriptor
 from . import landlock
@@ -17,20 +19,7 @@ from .redact import Redactor
 from .result_file import DEFAULT_MAX_RESULT_BYTES
 from .store import Store
 
-DEFAULT_TIMEOUTS = {
-    "capabilities": 30.0,
-    "healthcheck": 60.0,
-    "prepare": 300.0,
-    "index": 6 * 3600.0,
-    "delete": 600.0,
-    "query": 120.0,
-    "search_nodes": 120.0,
-    "search_facts": 120.0,
-    "search_episodes": 120.0,
-    "get_node": 60.0,
-    "get_edge": 60.0,
-    "idle": 300.0,
-}
+DEFAULT_TIMEOUTS = {**OPERATION_TIMEOUTS, "idle": IDLE_TIMEOUT}
 DEFAULT_EXIT_GRACE = 2.0
 
 

@@ -207,6 +207,3 @@ class Ledger:
 
     def count(self) -> int:
         return self.db.execute("SELECT count(*) FROM committed").fetchone()[0]
-
-    def contains(self, record_id: str) -> bool:
-        return self.db.execute("SELECT 1 FROM committed WHERE id=?", (record_id,)).fetchone() is not None

@@ -11,15 +11,12 @@ from typing import Any
 import orjson
 
 from ..errors import BackendError, MemdockError, TransientError
+from ..operations import IDEMPOTENT_OPERATIONS
 from ..protocol import build_request, check_response
 from .channel import Deadline, EventChannel, LineTooLong, Quarantine
 from .launch import CallRecord, Launch
 from .process import spawn, stop
 from .stderr_log import StderrLog
-
-IDEMPOTENT = frozenset(
-    {"capabilities", "healthcheck", "query", "search_nodes", "search_facts", "search_episodes", "get_node", "get_edge"}
-)
 
 
 class WorkerCrashed(TransientError):
@@ -223,7 +220,7 @@ class WorkerPool:
                 return w.call(operation, params, **callbacks)
             except WorkerCrashed:
                 broken = True
-                if attempt == 2 or operation not in IDEMPOTENT:
+                if attempt == 2 or operation not in IDEMPOTENT_OPERATIONS:
                     raise
             except TransientError:
                 broken = True

@@ -1,6 +1,8 @@
-"""The service layer: one backend-agnostic entry point for applications, the Python API and the MCP server."""
+"""The service layer: one backend-agnostic entry point for applications, the Python API and the MCP server.
+It depends on the contract's MemoryBackend protocol only; `memdock.connect` opens a backend for it."""
 
-from .core import Remembered, ServiceCore
+from .filters import Filters
+from .results import Remembered, Status
 from .service import MemoryService
 
-__all__ = ["MemoryService", "Remembered", "ServiceCore"]
+__all__ = ["Filters", "MemoryService", "Remembered", "Status"]

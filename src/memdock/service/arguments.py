@@ -19,7 +19,6 @@ MIN_LIMIT, MAX_LIMIT = 1, 50
 MAX_ID = 256
 MAX_QUERY = 10_000
 MAX_FIELD = 1_000
-FILTER_KEYS = {"thread_ids", "time_from", "time_to", "authors", "roles", "entry_types"}
 MODES = ("auto", "bm25", "vector", "hybrid")
 
 
@@ -74,7 +73,14 @@ def thread(value: Any, *, name: str = "thread") -> str | None:
 
 
 def threads(value: Any, *, name: str = "thread") -> list[str]:
-    return [t for t in (thread(v, name=name) for v in _many(value, name=name)) if t]
+    """One thread or several, each a name or an id; an empty one is an error, not "every thread"."""
+    out = []
+    for v in _many(value, name=name):
+        t = thread(v, name=name)
+        if not t or not t.strip():
+            raise InvalidInputError(f"{name} is empty: give a thread name or id")
+        out.append(t)
+    return out
 
 
 def content(value: Any) -> str:
@@ -172,31 +178,6 @@ def identifiers(values: Any, *, name: str = "ids") -> list[str]:
     return [identifier(v, name=name) for v in items]
 
 
-def _strings(values: Any, *, name: str) -> list[str]:
+def strings(values: Any, *, name: str) -> list[str]:
+    """A string or a list of them (authors, roles, types); empty values are dropped."""
     return [string(v, name=name) for v in _many(values, name=name) if v not in (None, "")]
-
-
-def filters(value: Any, *, names: Mapping[str, str] | None = None) -> dict[str, Any] | None:
-    """The query filters, checked and normalised (times as RFC 3339 in UTC). NAMES maps each filter key to the
-    argument the caller knows it by (`since` for time_from), so the error names what the caller wrote."""
-    if not value:
-        return None
-    if not isinstance(value, Mapping):
-        raise InvalidInputError(f"filters must be a mapping, got {_kind(value)}")
-    unknown = set(value) - FILTER_KEYS
-    if unknown:
-        raise InvalidInputError(f"unknown filter(s) {sorted(map(str, unknown))}; known: {sorted(FILTER_KEYS)}")
-    label = {key: (names or {}).get(key, f"filters.{key}") for key in FILTER_KEYS}
-    out: dict[str, Any] = {}
-    for key, raw in value.items():
-        if raw is None or raw == "" or raw == []:
-            continue
-        if key in ("time_from", "time_to"):
-            out[key] = rfc3339(when(raw, name=label[key]))  # type: ignore[arg-type]
-        elif key == "thread_ids":
-            out[key] = [identifier(v, name=label[key]) for v in _many(raw, name=label[key])]
-        else:
-            out[key] = _strings(raw, name=label[key])
-        if out[key] == []:
-            del out[key]
-    return out or None

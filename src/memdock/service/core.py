@@ -4,69 +4,46 @@ and degraded answers instead of exceptions where a caller can carry on without t
 What raises: bad arguments (InvalidInputError), and setup faults the caller must see (config, version).
 What degrades to an empty result with a reason: an operation or retrieval the backend lacks, a transient
 failure that persists after one retry, a backend error, a deadline passed.
+
+The service knows backends only through the `MemoryBackend` protocol (memdock.contract): the front doors
+(memdock.api, the MCP server, the CLI) open one with `memdock.connect` and hand it over.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..bundle import source
-from ..contract import Capabilities, DeleteResult, GetResult, SearchResult
-from ..errors import BackendError, MemdockError, TransientError, UnsupportedOperationError
-from ..runner.backend import SubprocessBackend, open_backend
-from ..runner.ledger import Ledger
+from ..contract import Capabilities, DeleteResult, GetResult, HealthStatus, MemoryBackend, SearchResult
+from ..errors import BackendError, InvalidInputError, TransientError, UnsupportedOperationError
+from ..operations import RETRIEVAL_OPERATIONS
+from ..threads import thread_id_for
 from . import arguments, remember
+from .filters import Filters
+from .results import Remembered, Status
 
 log = logging.getLogger("memdock.service")
 
 DEFAULT_DEADLINE = 10.0
 INDEX_DEADLINE = 600.0
 MIN_ATTEMPT = 0.05
-RETRIEVAL_OPS = frozenset({"query", "search_nodes", "search_facts", "search_episodes", "get_node", "get_edge"})
+MAX_BATCH = 10_000
 
 R = TypeVar("R")
-
-
-@dataclass
-class Remembered:
-    id: str
-    indexed: dict[str, int]
-    degraded: bool = False
-    reason: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "indexed": self.indexed, "degraded": self.degraded}
-        if self.reason:
-            out["reason"] = self.reason
-        return out
 
 
 class ServiceCore:
     """One backend, resolved once, called through worker mode."""
 
-    def __init__(
-        self,
-        backend: str | None = None,
-        *,
-        data_dir: str | os.PathLike[str] | None = None,
-        config: dict[str, Any] | None = None,
-        deadline: float = DEFAULT_DEADLINE,
-        workers: int = 1,
-        backend_impl: SubprocessBackend | None = None,
-        sandbox: bool | str | None = None,
-    ):
-        self.backend = backend_impl or open_backend(
-            backend, data_dir=data_dir, config=config, workers=workers, retries=0, sandbox=sandbox
-        )
-        self.name = self.backend.name
+    def __init__(self, backend: MemoryBackend, *, deadline: float = DEFAULT_DEADLINE):
+        self.backend = backend
+        self.name = backend.name
         self.deadline = deadline
         self._caps: Capabilities | None = None
         self._caps_error: str | None = None
@@ -91,7 +68,7 @@ class ServiceCore:
             return self._caps_error
         if not caps.supports(op):
             return f"backend {self.name} does not support {op}"
-        if op in RETRIEVAL_OPS and caps.features.get("retrieval") is False:
+        if op in RETRIEVAL_OPERATIONS and caps.features.get("retrieval") is False:
             return f"backend {self.name} stores nothing to retrieve (features.retrieval=false)"
         return None
 
@@ -125,16 +102,14 @@ class ServiceCore:
 
     # -- searches ------------------------------------------------------------------------------
 
-    def _search(self, op: str, params: dict[str, Any]) -> SearchResult:
-        params["text"] = arguments.text(params.get("text"))
-        params["limit"] = arguments.limit(params.get("limit", 10))
+    def _search(self, op: str, run: Callable[[float], SearchResult]) -> SearchResult:
         lacking = self._lacks(op)
         if lacking:
             return SearchResult(degraded=True, reason=lacking, backend=self.name)
         started = time.monotonic()
 
         def call(timeout: float) -> SearchResult:
-            result = SearchResult.from_dict(self.backend.call(op, params, timeout=timeout))
+            result = run(timeout)
             result.took_ms = (time.monotonic() - started) * 1000
             result.backend = result.backend or self.name
             return result
@@ -142,36 +117,38 @@ class ServiceCore:
         return self._run(op, call, lambda why: SearchResult(degraded=True, reason=why, backend=self.name))
 
     def query(
-        self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None
+        self, text: str, *, limit: int = 10, filters: Filters | None = None, mode: str | None = None
     ) -> SearchResult:
-        params: dict[str, Any] = {"text": text, "limit": limit}
-        checked = arguments.filters(filters)
-        if checked:
-            params["filters"] = checked
-        mode = arguments.mode(mode)
-        if mode:
-            params["mode"] = mode
-        return self._search("query", params)
+        text, limit, mode = arguments.text(text), arguments.limit(limit), arguments.mode(mode)
+        if filters is not None and not isinstance(filters, Filters):
+            raise InvalidInputError(f"filters must be a memdock Filters, got {type(filters).__name__}")
+        wire = filters.to_wire() if filters else None
+        return self._search(
+            "query", lambda t: self.backend.query(text, limit=limit, filters=wire, mode=mode, timeout=t)
+        )
 
-    def search_nodes(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
-        return self._search("search_nodes", _grouped(text, limit, group_ids))
+    def search_nodes(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
+        return self._structural("search_nodes", text, limit, thread)
 
-    def search_facts(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
-        return self._search("search_facts", _grouped(text, limit, group_ids))
+    def search_facts(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
+        return self._structural("search_facts", text, limit, thread)
 
-    def search_episodes(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
-        return self._search("search_episodes", _grouped(text, limit, group_ids))
+    def search_episodes(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
+        return self._structural("search_episodes", text, limit, thread)
+
+    def _structural(self, op: str, text: str, limit: int, thread: Any) -> SearchResult:
+        text, limit = arguments.text(text), arguments.limit(limit)
+        groups = [thread_id_for(t) for t in arguments.threads(thread)] if thread else None
+        search = getattr(self.backend, op)
+        return self._search(op, lambda t: search(text, limit=limit, group_ids=groups, timeout=t))
 
     def _get(self, op: str, item_id: str) -> GetResult:
         item_id = arguments.identifier(item_id)
         lacking = self._lacks(op)
         if lacking:
             return GetResult(degraded=True, reason=lacking)
-        return self._run(
-            op,
-            lambda t: GetResult.from_dict(self.backend.call(op, {"id": item_id}, timeout=t)),
-            lambda why: GetResult(degraded=True, reason=why),
-        )
+        get = getattr(self.backend, op)
+        return self._run(op, lambda t: get(item_id, timeout=t), lambda why: GetResult(degraded=True, reason=why))
 
     def get_node(self, node_id: str) -> GetResult:
         return self._get("get_node", node_id)
@@ -204,30 +181,37 @@ class ServiceCore:
         time: Any = None,
     ) -> Remembered:
         """Import, chunk and index one entry. Nothing else in its thread is touched (no pruning)."""
+        note = remember.Note.of(content, thread=thread, author=author, role=role, type=type, title=title, time=time)
+        return self._remember([note])[0]
+
+    def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
+        """Remember several entries with one index call. Each item is the content, or a mapping with
+        `content` and any of remember's keyword arguments. All are checked before anything is written."""
+        notes = [_note(item, i) for i, item in enumerate(items)]
+        if len(notes) > MAX_BATCH:
+            raise InvalidInputError(f"remember_many takes at most {MAX_BATCH} items at once, got {len(notes)}")
+        return self._remember(notes) if notes else []
+
+    def _remember(self, notes: list[remember.Note]) -> list[Remembered]:
         work = Path(tempfile.mkdtemp(prefix="memdock-remember-"))
         try:
-            bundle, entry_id = remember.build(
-                work, content, thread=thread, author=author, role=role, type=type, title=title, time=time
-            )
+            bundle, entry_ids = remember.build(work, notes)
+            pairs = [(eid, n.thread_id) for eid, n in zip(entry_ids, notes)]
             lacking = self._lacks("index")
             if lacking:
-                return Remembered(entry_id, {}, degraded=True, reason=lacking)
+                return [Remembered(e, t, degraded=True, reason=lacking) for e, t in pairs]
 
-            def call(timeout: float) -> Remembered:
-                result = self.backend.index(bundle, prune=False, origin=source.REMEMBER)
+            def call(timeout: float) -> list[Remembered]:
+                result = self.backend.index(bundle, prune=False, origin=source.REMEMBER, timeout=timeout)
                 caps = self.capabilities()
                 stored = caps is None or caps.features.get("retrieval") is not False
-                return Remembered(
-                    entry_id,
-                    result.indexed,
-                    degraded=not stored,
-                    reason=None if stored else f"backend {self.name} stores nothing (features.retrieval=false)",
-                )
+                reason = None if stored else f"backend {self.name} stores nothing (features.retrieval=false)"
+                return [Remembered(e, t, result.indexed, degraded=not stored, reason=reason) for e, t in pairs]
 
             return self._run(
                 "remember",
                 call,
-                lambda why: Remembered(entry_id, {}, degraded=True, reason=why),
+                lambda why: [Remembered(e, t, degraded=True, reason=why) for e, t in pairs],
                 deadline=max(self.deadline, INDEX_DEADLINE),
             )
         finally:
@@ -235,41 +219,37 @@ class ServiceCore:
 
     # -- status --------------------------------------------------------------------------------
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> Status:
         caps = self.capabilities()
-        out: dict[str, Any] = {
-            "backend": self.name,
-            "store": str(self.backend.store.root),
-            "capabilities": caps.to_dict() if caps else None,
-            "counts": self._counts(),
-        }
         health = self._run(
             "healthcheck",
-            lambda t: self.backend.call("healthcheck", timeout=t),
-            lambda why: {"ok": False, "message": why},
+            lambda t: self.backend.healthcheck(timeout=t),
+            lambda why: HealthStatus(ok=False, backend=self.name, message=why),
         )
-        out["health"] = health
-        out["degraded"] = caps is None or not health.get("ok", False)
-        if caps is None:
-            out["reason"] = self._caps_error
-        return out
-
-    def _counts(self) -> dict[str, int]:
-        """What the core's ledger says this store holds, by record type (the same for every backend)."""
-        path = self.backend.store.ledger_path
-        if not path.exists():
-            return {}
-        ledger = Ledger(path)
-        try:
-            return ledger.counts_by_type()
-        except MemdockError:
-            return {}
-        finally:
-            ledger.close()
+        return Status(
+            backend=self.name,
+            store=self.backend.location,
+            capabilities=caps,
+            counts=self.backend.counts(),
+            health=health,
+            degraded=caps is None or not health.ok,
+            reason=self._caps_error if caps is None else None,
+        )
 
 
-def _grouped(text: str, limit: int, group_ids: Sequence[str] | None) -> dict[str, Any]:
-    params: dict[str, Any] = {"text": text, "limit": limit}
-    if group_ids is not None and group_ids != []:
-        params["group_ids"] = arguments.identifiers(group_ids, name="threads")
-    return params
+def _note(item: Any, index: int) -> remember.Note:
+    """One remember_many item as a checked Note; an error names the item."""
+    try:
+        if isinstance(item, str):
+            return remember.Note.of(item)
+        if not isinstance(item, Mapping):
+            raise InvalidInputError(f"must be a string or a mapping with 'content', got {type(item).__name__}")
+        unknown = set(item) - {"content", "thread", "author", "role", "type", "title", "time"}
+        if unknown:
+            raise InvalidInputError(f"has unknown key(s) {sorted(map(str, unknown))}")
+        if "content" not in item:
+            raise InvalidInputError("has no 'content'")
+        fields = {k: v for k, v in item.items() if k != "content"}
+        return remember.Note.of(item["content"], **fields)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"items[{index}] {exc.message}") from None

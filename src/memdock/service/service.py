@@ -7,39 +7,28 @@ a backend; the core enforces the deadline, and `asyncio.wait_for` is a backstop 
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any, TypeVar
 
-from ..contract import DeleteResult, GetResult, SearchResult
-from .core import DEFAULT_DEADLINE, INDEX_DEADLINE, Remembered, ServiceCore
+from ..contract import DeleteResult, GetResult, MemoryBackend, SearchResult
+from .core import DEFAULT_DEADLINE, INDEX_DEADLINE, ServiceCore
+from .filters import Filters
+from .results import Remembered, Status
 
 R = TypeVar("R")
 BACKSTOP = 2.0
 
 
 class MemoryService:
-    def __init__(
-        self,
-        backend: str | None = None,
-        *,
-        data_dir: str | os.PathLike[str] | None = None,
-        config: dict[str, Any] | None = None,
-        deadline: float = DEFAULT_DEADLINE,
-        workers: int = 2,
-        sandbox: bool | str | None = None,
-    ):
-        self.core = ServiceCore(
-            backend, data_dir=data_dir, config=config, deadline=deadline, workers=workers, sandbox=sandbox
-        )
+    """The service over BACKEND (opened by `memdock.connect.open_backend`, which this service then owns).
+    WORKERS sizes the thread pool: calls beyond it wait their turn."""
+
+    def __init__(self, backend: MemoryBackend, *, deadline: float = DEFAULT_DEADLINE, workers: int = 2):
+        self.core = ServiceCore(backend, deadline=deadline)
         self.deadline = deadline
         self._threads = ThreadPoolExecutor(max_workers=workers + 1, thread_name_prefix="memdock-service")
-
-    @property
-    def backend_name(self) -> str:
-        return self.core.name
 
     async def _call(
         self,
@@ -57,20 +46,18 @@ class MemoryService:
             return degraded(f"no answer within {budget:g}s")
 
     async def query(
-        self, text: str, *, limit: int = 10, filters: dict[str, Any] | None = None, mode: str | None = None
+        self, text: str, *, limit: int = 10, filters: Filters | None = None, mode: str | None = None
     ) -> SearchResult:
         return await self._call(self.core.query, text, limit=limit, filters=filters, mode=mode, degraded=_no_hits)
 
-    async def search_nodes(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
-        return await self._call(self.core.search_nodes, text, limit=limit, group_ids=group_ids, degraded=_no_hits)
+    async def search_nodes(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
+        return await self._call(self.core.search_nodes, text, limit=limit, thread=thread, degraded=_no_hits)
 
-    async def search_facts(self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None) -> SearchResult:
-        return await self._call(self.core.search_facts, text, limit=limit, group_ids=group_ids, degraded=_no_hits)
+    async def search_facts(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
+        return await self._call(self.core.search_facts, text, limit=limit, thread=thread, degraded=_no_hits)
 
-    async def search_episodes(
-        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None
-    ) -> SearchResult:
-        return await self._call(self.core.search_episodes, text, limit=limit, group_ids=group_ids, degraded=_no_hits)
+    async def search_episodes(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
+        return await self._call(self.core.search_episodes, text, limit=limit, thread=thread, degraded=_no_hits)
 
     async def get_node(self, node_id: str) -> GetResult:
         return await self._call(self.core.get_node, node_id, degraded=_no_item)
@@ -84,15 +71,24 @@ class MemoryService:
             content,
             **fields,
             seconds=max(self.deadline, INDEX_DEADLINE),
-            degraded=lambda why: Remembered("", {}, degraded=True, reason=why),
+            degraded=lambda why: Remembered("", "", degraded=True, reason=why),
+        )
+
+    async def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
+        items = list(items)
+        return await self._call(
+            self.core.remember_many,
+            items,
+            seconds=max(self.deadline, INDEX_DEADLINE),
+            degraded=lambda why: [Remembered("", "", degraded=True, reason=why) for _ in items],
         )
 
     async def forget(self, ids: Sequence[str] | str) -> DeleteResult:
         return await self._call(self.core.forget, ids, degraded=lambda why: DeleteResult(degraded=True, reason=why))
 
-    async def status(self) -> dict[str, Any]:
+    async def status(self) -> Status:
         return await self._call(
-            self.core.status, degraded=lambda why: {"backend": self.core.name, "degraded": True, "reason": why}
+            self.core.status, degraded=lambda why: Status(self.core.name, degraded=True, reason=why)
         )
 
     async def aclose(self) -> None:

@@ -1,0 +1,30 @@
+"""Opening a backend for the front doors (the Python API, the MCP server, the CLI): a backend name (or
+MEMDOCK_BACKEND, memdock.toml, the default) becomes a MemoryBackend. The service never opens one itself."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .contract import MemoryBackend
+
+BackendSpec = str | MemoryBackend | None
+
+
+def open_backend(
+    backend: BackendSpec = None,
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    config: dict[str, Any] | None = None,
+    workers: int = 1,
+    sandbox: bool | str | None = None,
+) -> MemoryBackend:
+    """BACKEND as a MemoryBackend: an object that already is one is used as it is (then the other
+    arguments must be left out); a name is resolved and run as a subprocess adapter in worker mode."""
+    if backend is not None and not isinstance(backend, str):
+        if data_dir is not None or config is not None:
+            raise TypeError("data_dir and config belong to the backend object already given")
+        return backend
+    from .runner.backend import open_backend as open_subprocess
+
+    return open_subprocess(backend, data_dir=data_dir, config=config, workers=workers, retries=0, sandbox=sandbox)
