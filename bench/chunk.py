@@ -56,11 +56,11 @@ def timed(fn, docs: list[str]) -> tuple[float, int]:
 
 def peak_rss_child(corpus: Path, out: Path) -> int:
     code = (
-        "import sys; sys.path.insert(0, %r)\n"
+        f"import sys; sys.path.insert(0, {str(ROOT / 'src')!r})\n"
         "from memdock.chunking import chunk_bundle\n"
-        "chunk_bundle(%r, %r)\n"
+        f"chunk_bundle({str(corpus)!r}, {str(out)!r})\n"
         "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])"
-    ) % (str(ROOT / "src"), str(corpus), str(out))
+    )
     return (
         int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()[-1])
         // 1024

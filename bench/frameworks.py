@@ -7,7 +7,8 @@ structured-output requests are answered by tests/graphiti/fake_llm.py, mem0's ex
 tests/mem0/fake_mem0_llm.py, embeddings by a hashed bag of words (64-d). OpenMemory is the tests' loopback
 server (tests/openmemory/fake_openmemory.py, no mem0 behind it), so its row measures the adapter and HTTP only.
 Printed per backend: index wall time, seconds and LLM calls per entry (counted at the stand-in), and query
-p50/p99 through a worker already started, in milliseconds. A backend whose adapter is not installed is skipped, saying so.
+p50/p99 through a worker already started, in milliseconds. A backend whose adapter is not installed is skipped,
+saying so.
 """
 
 from __future__ import annotations

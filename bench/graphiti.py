@@ -86,10 +86,12 @@ def main() -> None:
             print(f"{name}: indexed {result.indexed} in {wall:.2f}s", flush=True)
     n = args.entries
     print(
-        f"\n{n} watercooler entries, {len(queries)} queries (entry titles), loopback LLM: {len(llm.requests)} HTTP requests"
+        f"\n{n} watercooler entries, {len(queries)} queries (entry titles), loopback LLM: {len(llm.requests)} HTTP "
+        "requests"
     )
     print(
-        f"{'backend':10} {'index s':>8} {'s/entry':>8} {'llm s':>7} {'embed s':>8} {'db s':>6} {'calls llm/emb/db':>18} {'q p50 ms':>9} {'q p99 ms':>9}"
+        f"{'backend':10} {'index s':>8} {'s/entry':>8} {'llm s':>7} {'embed s':>8} {'db s':>6} "
+        f"{'calls llm/emb/db':>18} {'q p50 ms':>9} {'q p99 ms':>9}"
     )
     for name, wall, split, p50, p99 in rows:
         s = split or {}

@@ -92,7 +92,8 @@ def main() -> None:
         per = details.get("llm_calls_per_chunk", "-")
         print(
             f"{name:9} {chunks:6} {wall:8.2f} {wall / max(1, chunks):8.3f} {per!s:>9} {s.get('llm_s', 0):7.2f} "
-            f"{s.get('embedding_s', 0):8.2f} {s.get('clustering_s', 0):9.2f} {s.get('store_s', s.get('database_s', 0)):8.2f} "
+            f"{s.get('embedding_s', 0):8.2f} {s.get('clustering_s', 0):9.2f} "
+            f"{s.get('store_s', s.get('database_s', 0)):8.2f} "
             f"{p50:9.2f} {p99:9.2f}"
         )
         if name == "leanrag":

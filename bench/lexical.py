@@ -173,10 +173,12 @@ def report(rows: list[Row]) -> None:
     for r in rows:
         rate = r.n / r.index_s if r.index_s else None
         print(
-            f"{r.name:<26} {f'{rate:,.0f}' if rate else '':>14} {f'{rate / raw_rate:.2f}' if rate and raw_rate else '':>6} "
+            f"{r.name:<26} {f'{rate:,.0f}' if rate else '':>14} "
+            f"{f'{rate / raw_rate:.2f}' if rate and raw_rate else '':>6} "
             f"{pct(r.lat, 50):>8.2f} {pct(r.lat, 99):>8.2f} "
             f"{f'{r.store / 1e6:.1f}' if r.store else '':>9} {f'{r.store / r.n:,.0f}' if r.store else '':>8} "
-            f"{overlap(r.tops, tv.tops) if tv else float('nan'):>7.2f} {overlap(r.tops, bm.tops) if bm else float('nan'):>10.2f}",
+            f"{overlap(r.tops, tv.tops) if tv else float('nan'):>7.2f} "
+            f"{overlap(r.tops, bm.tops) if bm else float('nan'):>10.2f}",
             flush=True,
         )
 

@@ -66,10 +66,12 @@ def main() -> None:
     print(f"{'':34}{'p50 ms':>10}{'p99 ms':>10}")
     print(f"{'python -I -c pass':34}{b50 * 1e3:>10.1f}{pct(bare, 99) * 1e3:>10.1f}")
     print(
-        f"{'one-shot null query (runner)':34}{s50 * 1e3:>10.1f}{pct(shots, 99) * 1e3:>10.1f}   = {s50 / b50:.2f}x bare start (target <= 3x)"
+        f"{'one-shot null query (runner)':34}{s50 * 1e3:>10.1f}{pct(shots, 99) * 1e3:>10.1f}   = {s50 / b50:.2f}x "
+        "bare start (target <= 3x)"
     )
     print(
-        f"{f'worker-mode null query (x{args.queries})':34}{statistics.median(lat) * 1e3:>10.3f}{pct(lat, 99) * 1e3:>10.3f}   (targets p50 <= 1 ms, p99 <= 5 ms)"
+        f"{f'worker-mode null query (x{args.queries})':34}{statistics.median(lat) * 1e3:>10.3f}"
+        f"{pct(lat, 99) * 1e3:>10.3f}   (targets p50 <= 1 ms, p99 <= 5 ms)"
     )
     if args.flood:
         flood(args.flood, store)
@@ -95,7 +97,8 @@ def flood(mb: int, store: Path) -> None:
         after = resource.getrusage(resource.RUSAGE_SELF)
         cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
         print(
-            f"stdout flood, {what}: parent CPU {cpu:.2f} s; dropped {b.last_call.quarantined:,} lines, {b.last_call.dropped_bytes:,} bytes"
+            f"stdout flood, {what}: parent CPU {cpu:.2f} s; dropped {b.last_call.quarantined:,} lines, "
+            f"{b.last_call.dropped_bytes:,} bytes"
         )
 
 

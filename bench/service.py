@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 
 from memdock_sqlite import search, vectors  # noqa: E402
 
-from memdock import MemoryService
-from memdock.connect import open_backend  # noqa: E402
+from memdock import MemoryService  # noqa: E402
 from memdock.chunking import chunk_bundle  # noqa: E402
+from memdock.connect import open_backend  # noqa: E402
 from memdock.importers.pipeline import import_corpus  # noqa: E402
 from memdock.registry import Registry  # noqa: E402
 from memdock.runner.backend import SubprocessBackend  # noqa: E402
@@ -102,7 +102,8 @@ def main() -> int:
         ("one-shot adapter", oneshot),
     ]
     print(
-        f"{len(questions)} LoCoMo questions against {len(json.loads(DATA.read_text()))} conversations; limit {args.limit}"
+        f"{len(questions)} LoCoMo questions against {len(json.loads(DATA.read_text()))} conversations; limit "
+        f"{args.limit}"
     )
     print(f"{'':<28} {'p50 ms':>8} {'p99 ms':>8}")
     for name, values in rows:

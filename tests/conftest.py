@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as _hsettings
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -24,8 +25,6 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("MEMDOCK_ADAPTER_PATH", raising=False)
     yield
 
-
-from hypothesis import settings as _hsettings
 
 _hsettings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):

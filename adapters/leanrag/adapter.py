@@ -50,7 +50,8 @@ class LeanRAGAdapter(Adapter):
                 "leanrag_path": s.leanrag_path,
                 "llm": s.llm_configured() or f"{s.llm_model} @ {s.llm_base_url}",
                 "embedder": f"{s.embedding_provider}: {s.embedding_model}",
-                "unsupported": "temporal validity of facts (LeanRAG keeps none), reranking, LeanRAG's answer generation "
+                "unsupported": "temporal validity of facts (LeanRAG keeps none), reranking, LeanRAG's answer "
+                "generation "
                 "(memdock returns the retrieved context as hits)",
             },
         }

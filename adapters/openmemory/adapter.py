@@ -77,7 +77,8 @@ class OpenMemoryAdapter(EntryAdapter):
             "ok": True,
             "backend": self.name,
             "checks": checks,
-            "message": f"OpenMemory at {rt.settings.base} answers; user {rt.settings.user_id} has {page.get('total')} memories",
+            "message": f"OpenMemory at {rt.settings.base} answers; user {rt.settings.user_id} has {page.get('total')} "
+            "memories",
         }
 
     def prepare(self, ctx: Context) -> dict:

@@ -29,7 +29,7 @@ def temp_name(name: str) -> str:
 
 def temp_pattern(name: str) -> str:
     """A regular expression matching every temp name `temp_name(NAME)` can give (for cleaners of our leftovers)."""
-    return r"\.%s\.tmp-[0-9a-f]{16}" % re.escape(name)
+    return rf"\.{re.escape(name)}\.tmp-[0-9a-f]{{16}}"
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from .contract import ProgressCallback
 from .errors import ConfigError
-from .protocol import build_request, check_response
+from .protocol import SUPPORTED_PROTOCOLS, build_request, check_response
 from .registry import AdapterDescriptor, Registry
 from .runner.backend import SubprocessBackend
 from .sdk.adapter import Adapter, _dispatch
@@ -76,9 +76,10 @@ class InProcessBackend(SubprocessBackend):
                 work_dir=str(work),
                 config=dict(self.launch.config),
                 params=params or {},
-                **({"offered": offered} if offered else {}),
+                offered=offered or SUPPORTED_PROTOCOLS,
             )
-            response = _dispatch(self.adapter, request, _Events(on_progress, on_checkpoint))
+            events = _Events(on_progress, on_checkpoint)
+            response = _dispatch(self.adapter, request, events)
             return check_response(
                 response, request_id=request["request_id"], operation=operation, source=f"adapter {self.name}"
             )

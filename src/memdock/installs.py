@@ -107,9 +107,9 @@ def _running_distribution() -> metadata.Distribution | None:
     except metadata.PackageNotFoundError:
         return None
     for f in dist.files or []:
-        if f.parts[:1] == ("memdock",) and f.name == "__init__.py" and len(f.parts) == 2:
-            if Path(str(dist.locate_file(f))).resolve() == _PACKAGE / "__init__.py":
-                return dist
+        ours = f.parts[:1] == ("memdock",) and f.name == "__init__.py" and len(f.parts) == 2
+        if ours and Path(str(dist.locate_file(f))).resolve() == _PACKAGE / "__init__.py":
+            return dist
     return None  # an editable install or another copy: not the files that are running
 
 

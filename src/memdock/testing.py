@@ -86,6 +86,6 @@ def conformance_tests(
             if result.status == "fail":
                 pytest.fail(f"{conformance_session.descriptor.name} fails {check}: {result.detail}", pytrace=False)
 
-    label = getattr(adapter, "name", None) or os.path.basename(os.fspath(adapter).rstrip("/")) or "adapter"
+    label = getattr(adapter, "name", None) or os.path.basename(str(adapter).rstrip("/")) or "adapter"
     ConformanceTests.__name__ = ConformanceTests.__qualname__ = f"TestConformance_{label}"
     return ConformanceTests

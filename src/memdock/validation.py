@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -182,7 +182,7 @@ class RustEngine:
         return _C()
 
 
-ENGINES = {"jsonschema": PythonEngine, "jsonschema-rs": RustEngine}
+ENGINES: dict[str, Callable[[], Engine]] = {"jsonschema": PythonEngine, "jsonschema-rs": RustEngine}
 
 
 @cache

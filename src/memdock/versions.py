@@ -44,7 +44,8 @@ def check_payload_version(found: str, supported: str, *, where: str) -> Compatib
         raise VersionError(f"{where}: {exc.message}", details={"found": found, "supported": supported}) from None
     if got.major != have.major:
         raise VersionError(
-            f"{where}: payload version {got} is not readable by memdock, which reads {have.major}.x (found {got}, supported {have})",
+            f"{where}: payload version {got} is not readable by memdock, which reads {have.major}.x (found {got}, "
+            f"supported {have})",
             details={"found": str(got), "supported": str(have)},
         )
     return Compatibility(got, newer_minor=got.minor > have.minor)

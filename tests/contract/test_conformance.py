@@ -14,9 +14,11 @@ from memdock.testing import conformance_tests
 REGISTRY = Registry(use_entry_points=False)
 BUNDLED = sorted(REGISTRY.discover())
 SKIP = {  # adapters that need a model endpoint or a server: their kit runs are in their own gated tests
-    "graphiti": "graphiti needs an LLM endpoint; its kit run is tests/graphiti/test_graphiti_kit.py (MEMDOCK_IT_GRAPHITI=1)",
+    "graphiti": "graphiti needs an LLM endpoint; its kit run is tests/graphiti/test_graphiti_kit.py "
+    "(MEMDOCK_IT_GRAPHITI=1)",
     "mem0": "mem0 needs an LLM and embedding endpoint; its kit run is tests/mem0/test_mem0_kit.py (MEMDOCK_IT_MEM0=1)",
-    "openmemory": "openmemory needs a server; its kit run is tests/openmemory/test_openmemory_kit.py (MEMDOCK_IT_OPENMEMORY=1)",
+    "openmemory": "openmemory needs a server; its kit run is tests/openmemory/test_openmemory_kit.py "
+    "(MEMDOCK_IT_OPENMEMORY=1)",
     "leanrag": "leanrag needs a LeanRAG checkout and an LLM endpoint; its kit run is tests/leanrag/test_leanrag_kit.py "
     "(MEMDOCK_IT_LEANRAG=1)",
 }

@@ -141,7 +141,8 @@ def _read(f: Any) -> Any:
 
 
 def servers_under(folder: Path) -> list[int]:
-    """Pids of live redis-server processes working in a directory under FOLDER (redis rewrites its argv, not its cwd)."""
+    """Pids of live redis-server processes working in a directory under FOLDER (redis rewrites its argv, not its
+    cwd)."""
     pids = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():

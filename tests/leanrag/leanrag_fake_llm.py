@@ -134,7 +134,8 @@ class FakeLLM:
         return json.dumps(
             {
                 "entity_name": title.upper(),
-                "entity_description": f"A group of {len(names)} related entities: {', '.join(n.lower() for n in names[:8])}.",
+                "entity_description": f"A group of {len(names)} related entities: "
+                f"{', '.join(n.lower() for n in names[:8])}.",
                 "findings": [
                     {"summary": f"{n.title()} belongs here", "explanation": f"{n.lower()} is one of the members"}
                     for n in names[:3]

@@ -2,6 +2,7 @@
 that is not JSON, and an entry too long to give mem0; each fails clearly and leaves nothing half-written."""
 
 import os
+from pathlib import Path
 
 import pytest
 from mem0_support import backend, closed_port, gate, model_config, write_bundle
@@ -55,7 +56,7 @@ def test_model_endpoint_refusing_or_stalling(tmp_path, monkeypatch, extractor, f
     assert all(c.redactions == 0 for c in b.calls), "the adapter never printed the key"
     for dirpath, _, files in os.walk(tmp_path / "store"):
         for f in files:
-            assert KEY.encode() not in open(os.path.join(dirpath, f), "rb").read(), f"key found in {f}"
+            assert KEY.encode() not in Path(dirpath, f).read_bytes(), f"key found in {f}"
 
 
 def test_malformed_llm_answer_fails_the_entry_instead_of_losing_it(tmp_path, llm, extractor):

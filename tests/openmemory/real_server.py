@@ -71,7 +71,7 @@ class RealOpenMemory:
             "MEM0_TELEMETRY": "false",
             "MEM0_DIR": str(folder / "mem0"),
         }
-        self.log = open(folder / "server.log", "wb")
+        self.log = open(folder / "server.log", "wb")  # noqa: SIM115  (the server writes it until stop())
         self.proc = subprocess.Popen(
             [PYTHON or sys.executable, "-m", "uvicorn", "main:app", "--host", "127.0.0.1", "--port", str(self.port)],
             cwd=folder / "api",

@@ -2,6 +2,7 @@
 a mem0 failure answered as {"error"}), and an entry too long to send; clear errors, nothing half-written."""
 
 import os
+from pathlib import Path
 
 import pytest
 from entry_bundles import closed_port, write_bundle
@@ -44,7 +45,7 @@ def test_unreachable_stalling_or_failing_server(tmp_path, monkeypatch, server, f
     assert KEY not in message and all(c.redactions == 0 for c in b.calls)
     for dirpath, _, files in os.walk(tmp_path / "store"):
         for f in files:
-            assert KEY.encode() not in open(os.path.join(dirpath, f), "rb").read(), f"key found in {f}"
+            assert KEY.encode() not in Path(dirpath, f).read_bytes(), f"key found in {f}"
     # a create the client gave up on may still complete on the server: the entry stays pending, and the next run
     # deletes whatever the server holds for it (found by its metadata) before creating it again
     result = b.index(bundle) if failure != "refused" else None

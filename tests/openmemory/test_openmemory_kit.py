@@ -1,4 +1,5 @@
-"""The conformance kit over the OpenMemory adapter, against the loopback server, with and without the server's extraction."""
+"""The conformance kit over the OpenMemory adapter, against the loopback server, with and without the server's
+extraction."""
 
 import pytest
 from openmemory_support import gate

@@ -182,10 +182,12 @@ def test_an_occupied_output_names_the_force_switch(corpus, tmp_path, command):
 @pytest.mark.parametrize(
     "argv,words",
     [
-        ([b"query", b"zebra\xff"], "TEXT has a lone surrogate (U+DCFF, an undecodable byte 0xFF) at character 5"),
+        ([b"query", b"zebra\xff"], "QUERY has a lone surrogate (U+DCFF, an undecodable byte 0xFF) at character 5"),
         ([b"query", b"zebra", b"--since", b"\xfe"], "--since has a lone surrogate (U+DCFE"),
         ([b"query", b"zebra", b"--until", b"friday"], "--until 'friday' is not an ISO 8601 date-time"),
-        ([b"search", b"facts", b"x", b"--group", b"g\xff"], "--group has a lone surrogate"),
+        ([b"search", b"facts", b"x", b"--group", b"g\xff"], "--thread has a lone surrogate"),
+        ([b"search", b"facts", b"x", b"--thread", b"g\xff"], "--thread has a lone surrogate"),
+        ([b"recall", b"zebra", b"--thread", b"g\xff"], "--thread has a lone surrogate"),
         ([b"get", b"node", b"x\xff"], "ID has a lone surrogate"),
         ([b"forget", b"entry:a", b"x\xff"], "ID has a lone surrogate"),
     ],

@@ -50,9 +50,11 @@ def test_a_user_folder_with_a_work_subfolder_is_refused_and_loses_nothing(tmp_pa
 def test_a_user_folder_is_refused_through_the_python_api(tmp_path):
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "thesis.docx").write_text("precious")
-    with pytest.raises(ConfigError, match="it holds 'thesis.docx'"):
-        with Memory(str(SCRIPTED), data_dir=tmp_path / "mine") as m:
-            m.recall("x")
+    with (
+        pytest.raises(ConfigError, match="it holds 'thesis.docx'"),
+        Memory(str(SCRIPTED), data_dir=tmp_path / "mine") as m,
+    ):
+        m.recall("x")
     assert os.listdir(tmp_path / "mine") == ["thesis.docx"]
 
 

@@ -56,7 +56,8 @@ sys.path.insert(0, {str(ADAPTERS.parent)!r})
 from memdock.registry import AdapterDescriptor
 from memdock.runner.backend import SubprocessBackend
 from pathlib import Path
-b = SubprocessBackend(AdapterDescriptor.load(Path({str(ADAPTERS / "scripted")!r})), {str(tmp_path / "store")!r}, workers=1)
+scripted = AdapterDescriptor.load(Path({str(ADAPTERS / "scripted")!r}))
+b = SubprocessBackend(scripted, {str(tmp_path / "store")!r}, workers=1)
 b.query("x")
 print(b.pool._idle[0].proc.pid, flush=True)
 import time; time.sleep(60)

@@ -1,10 +1,10 @@
 from pathlib import Path
 
 import pytest
+from sqlite_helpers import can_unshare, sqlite_backend  # noqa: F401  (re-exported for fixtures)
 
 from memdock.chunking import chunk_bundle
 from memdock.importers.pipeline import import_corpus
-from sqlite_helpers import can_unshare, sqlite_backend  # noqa: F401  (re-exported for fixtures)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "threads"
 

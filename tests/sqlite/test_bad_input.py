@@ -145,7 +145,8 @@ def test_a_store_on_a_read_only_filesystem(tmp_path, fixture_chunks):
     script = f"""
 set -u
 mount --bind {store} {store} && mount -o remount,bind,ro {store} || exit 99
-{sys.executable} -m memdock query "cache stampede" -b sqlite --data-dir {store} -n 1 --json > {tmp_path}/query.json; echo "query=$?"
+{sys.executable} -m memdock query "cache stampede" -b sqlite --data-dir {store} -n 1 --json \
+    > {tmp_path}/query.json; echo "query=$?"
 {sys.executable} -m memdock index {fixture_chunks} -b sqlite --data-dir {store} 2> {tmp_path}/index.err; echo "index=$?"
 {sys.executable} -m memdock forget entry:x -b sqlite --data-dir {store} 2> {tmp_path}/forget.err; echo "forget=$?"
 """
@@ -170,7 +171,10 @@ def test_the_adapter_itself_refuses_a_read_only_data_dir(tmp_path):
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); from memdock_sqlite import db; "
         "db.open_db(Path(sys.argv[2]), write=True)"
     )
-    script = f"mount --bind {data} {data} && mount -o remount,bind,ro {data} && {sys.executable} -c '{code}' {ADAPTER_DIR} {data}"
+    script = (
+        f"mount --bind {data} {data} && mount -o remount,bind,ro {data} && {sys.executable} -c '{code}' "
+        f"{ADAPTER_DIR} {data}"
+    )
     out = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=60)
     assert out.returncode != 0
     assert f"the data dir {data} is not writable (Read-only file system)" in out.stderr

@@ -254,7 +254,8 @@ sys.path.insert(0, {str(tmp_path.parent)!r})
 from memdock.bundle import BundleWriter
 w = BundleWriter({str(b)!r}, "chunks", part_max_bytes=4096)
 for i in range(10**7):
-    w.write("entry", {{"id": f"e{{i}}", "thread_id": "t", "position": i, "body": "x" * 100, "ingestion_time": "2025-01-01T00:00:00Z"}})
+    entry = {{"id": f"e{{i}}", "thread_id": "t", "position": i, "body": "x" * 100}}
+    w.write("entry", {{**entry, "ingestion_time": "2025-01-01T00:00:00Z"}})
     if i == 500:
         print("ready", flush=True)
 """

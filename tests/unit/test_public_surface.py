@@ -118,12 +118,12 @@ def test_every_operation_list_comes_from_the_one_table():
     from memdock import operations
     from memdock.runner import launch
 
-    assert operations.OPERATIONS == tuple(op.name for op in operations.TABLE)
+    assert tuple(op.name for op in operations.TABLE) == operations.OPERATIONS
     assert set(launch.DEFAULT_TIMEOUTS) == set(operations.OPERATIONS) | {"idle"}
-    assert operations.RETRIEVAL_OPERATIONS == {
+    assert {
         "query", "search_nodes", "search_facts", "search_episodes", "get_node", "get_edge"
-    }  # fmt: skip
-    assert operations.WRITE_OPERATIONS == {"prepare", "index", "delete"}
+    } == operations.RETRIEVAL_OPERATIONS  # fmt: skip
+    assert {"prepare", "index", "delete"} == operations.WRITE_OPERATIONS
     assert not operations.WRITE_OPERATIONS & operations.IDEMPOTENT_OPERATIONS
     for module in ("memdock.runner.worker", "memdock.conformance.checks", "memdock.service.core"):
         source = inspect.getsource(importlib.import_module(module))

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, ContextManager
+from typing import Any
 
 from memdock.diskfull import sqlite_transaction
 
@@ -33,7 +34,8 @@ ENTRY_FIELDS = (
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, title TEXT);
-CREATE TABLE IF NOT EXISTS entries (id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, author TEXT, role TEXT, entry_type TEXT,
+CREATE TABLE IF NOT EXISTS entries (id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, author TEXT, role TEXT,
+  entry_type TEXT,
     title TEXT, event_time TEXT, body TEXT NOT NULL, content_hash TEXT NOT NULL, state TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS entries_thread ON entries (thread_id);
 CREATE TABLE IF NOT EXISTS memories (memory_id TEXT PRIMARY KEY, entry_id TEXT NOT NULL);
@@ -41,7 +43,8 @@ CREATE INDEX IF NOT EXISTS memories_entry ON memories (entry_id);
 CREATE TABLE IF NOT EXISTS members (record_id TEXT NOT NULL, entry_id TEXT NOT NULL, PRIMARY KEY (record_id, entry_id));
 CREATE INDEX IF NOT EXISTS members_entry ON members (entry_id);
 CREATE TABLE IF NOT EXISTS staged (seq INTEGER PRIMARY KEY, event_time TEXT, entry TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS staged_members (record_id TEXT NOT NULL, entry_id TEXT NOT NULL, PRIMARY KEY (record_id, entry_id));
+CREATE TABLE IF NOT EXISTS staged_members (record_id TEXT NOT NULL, entry_id TEXT NOT NULL, PRIMARY KEY (record_id,
+  entry_id));
 """
 
 
@@ -57,7 +60,7 @@ class Catalog:
     def close(self) -> None:
         self.conn.close()
 
-    def transaction(self) -> ContextManager[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the catalog."""
         return sqlite_transaction(self.conn, self.path, immediate=True, what="writing the catalog")
 
@@ -88,7 +91,8 @@ class Catalog:
         last = ("", -1)
         while True:
             rows = self.conn.execute(
-                "SELECT coalesce(event_time, ''), seq, entry FROM staged WHERE (coalesce(event_time, ''), seq) > (?, ?) "
+                "SELECT coalesce(event_time, ''), seq, entry FROM staged WHERE (coalesce(event_time, ''), seq) > (?, "
+                "?) "
                 "ORDER BY coalesce(event_time, ''), seq LIMIT 500",
                 last,
             ).fetchall()
@@ -108,7 +112,8 @@ class Catalog:
         return [
             r[0]
             for r in self.conn.execute(
-                "SELECT record_id FROM staged_members WHERE entry_id NOT IN (SELECT json_extract(entry, '$.id') FROM staged)"
+                "SELECT record_id FROM staged_members WHERE entry_id NOT IN (SELECT json_extract(entry, '$.id') FROM "
+                "staged)"
             )
         ]
 

@@ -1,4 +1,5 @@
-"""An entry's metadata as the frameworks store it (`md_*` keys), so searches can filter on it and hits lead back to our ids."""
+"""An entry's metadata as the frameworks store it (`md_*` keys), so searches can filter on it and hits lead back to our
+ids."""
 
 from __future__ import annotations
 

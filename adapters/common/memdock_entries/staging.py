@@ -42,7 +42,8 @@ def entry_text(rec: dict[str, Any]) -> str:
 
 
 def stage(reader: BundleReader, catalog: Catalog, max_chars: int, variant: str = "") -> Staged:
-    """Stage READER's entries; VARIANT (e.g. the extraction mode) is part of each content hash, so changing it re-adds."""
+    """Stage READER's entries; VARIANT (e.g. the extraction mode) is part of each content hash, so changing it
+    re-adds."""
     out = Staged()
     types = reader.record_types()
     with catalog.transaction():
@@ -54,7 +55,8 @@ def stage(reader: BundleReader, catalog: Catalog, max_chars: int, variant: str =
             text = entry_text(rec)
             if len(text) > max_chars:
                 raise InvalidInputError(
-                    f"{path}:{line}: body of {rec['id']} is {len(text):,} characters with its author and title; the backend is given "
+                    f"{path}:{line}: body of {rec['id']} is {len(text):,} characters with its author and title; the "
+                    "backend is given "
                     f"at most {max_chars:,} (max_entry_chars). Split the entry or raise the limit",
                     details={"file": path, "line": line, "field": "body", "id": rec["id"], "chars": len(text)},
                 )

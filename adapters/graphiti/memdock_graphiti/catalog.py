@@ -13,8 +13,9 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, ContextManager
+from typing import Any
 
 from memdock.diskfull import disk_full_as_error, sqlite_transaction
 
@@ -53,7 +54,7 @@ class Catalog:
     def close(self) -> None:
         self.conn.close()
 
-    def transaction(self) -> ContextManager[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the catalog."""
         return sqlite_transaction(self.conn, self.path, immediate=True, what="writing the catalog")
 
@@ -100,13 +101,14 @@ class Catalog:
         last = (None, -1)
         while True:
             rows = self.conn.execute(
-                "SELECT coalesce(event_time, ''), seq, episode FROM staged WHERE (coalesce(event_time, ''), seq) > (?, ?) "
+                "SELECT coalesce(event_time, ''), seq, episode FROM staged WHERE (coalesce(event_time, ''), seq) > "
+                "(?, ?) "
                 "ORDER BY coalesce(event_time, ''), seq LIMIT 500",
                 (last[0] or "", last[1]),
             ).fetchall()
             if not rows:
                 return
-            for t, seq, ep in rows:
+            for _t, _seq, ep in rows:
                 yield json.loads(ep)
             last = (rows[-1][0], rows[-1][1])
 
@@ -180,7 +182,8 @@ class Catalog:
             part = ids[i : i + 500]
             rows = self.conn.execute(
                 "SELECT e.uuid, e.source_id, e.entry_id, e.thread_id, e.event_time, n.author, n.role, n.entry_type "
-                f"FROM episodes e LEFT JOIN entries n ON n.id = e.entry_id WHERE e.uuid IN ({','.join('?' * len(part))})",
+                "FROM episodes e LEFT JOIN entries n ON n.id = e.entry_id WHERE e.uuid IN "
+                f"({','.join('?' * len(part))})",
                 part,
             )
             for row in rows:

@@ -1,4 +1,5 @@
-"""graphiti's nodes, facts and episodes as memdock hits, with our ids as provenance and graphiti's fields under extra."""
+"""graphiti's nodes, facts and episodes as memdock hits, with our ids as provenance and graphiti's fields under
+extra."""
 
 from __future__ import annotations
 

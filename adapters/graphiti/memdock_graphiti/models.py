@@ -29,7 +29,8 @@ NO_KEY = "not-needed"  # the openai client insists on some key; local servers ig
 
 @dataclass
 class Timings:
-    """Seconds spent in each kind of call, summed over calls (concurrent calls overlap, so the sum may exceed wall time)."""
+    """Seconds spent in each kind of call, summed over calls (concurrent calls overlap, so the sum may exceed wall
+    time)."""
 
     seconds: dict[str, float] = field(default_factory=lambda: {"llm": 0.0, "embedding": 0.0, "database": 0.0})
     calls: dict[str, int] = field(default_factory=lambda: {"llm": 0, "embedding": 0, "database": 0})

@@ -78,7 +78,8 @@ def _stage(catalog: Catalog, settings: Settings, ep: dict[str, Any], path: str, 
     if size > settings.max_episode_chars:
         raise InvalidInputError(
             f"{path}:{line}: {field_name} of {ep['source_id']} is {size:,} characters; an episode may have at most "
-            f"{settings.max_episode_chars:,} (max_episode_chars). Index by chunks (episode_source: chunks) or raise the limit",
+            f"{settings.max_episode_chars:,} (max_episode_chars). Index by chunks (episode_source: chunks) or raise "
+            "the limit",
             details={"file": path, "line": line, "field": field_name, "id": ep["source_id"], "chars": size},
         )
     catalog.conn.execute(

@@ -14,8 +14,9 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, ContextManager
+from typing import Any
 
 from memdock.diskfull import sqlite_transaction
 
@@ -25,7 +26,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, title TEXT);
 CREATE TABLE IF NOT EXISTS entries (id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, author TEXT, role TEXT,
     entry_type TEXT, title TEXT, event_time TEXT);
-CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, key TEXT NOT NULL UNIQUE, entry_id TEXT, thread_id TEXT NOT NULL,
+CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, key TEXT NOT NULL UNIQUE, entry_id TEXT,
+  thread_id TEXT NOT NULL,
     text TEXT NOT NULL, content_hash TEXT NOT NULL, event_time TEXT, seq INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS chunks_entry ON chunks (entry_id);
 CREATE INDEX IF NOT EXISTS chunks_thread ON chunks (thread_id);
@@ -53,7 +55,7 @@ class Catalog:
     def close(self) -> None:
         self.conn.close()
 
-    def transaction(self) -> ContextManager[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the catalog."""
         return sqlite_transaction(self.conn, self.path, immediate=True, what="writing the catalog")
 
@@ -107,7 +109,8 @@ class Catalog:
             part = wanted[i : i + 500]
             q = (
                 f"SELECT c.id, c.key, c.entry_id, c.thread_id, c.text, c.content_hash, c.event_time, e.author, e.role, "
-                f"e.entry_type FROM chunks c LEFT JOIN entries e ON e.id = c.entry_id WHERE c.key IN ({','.join('?' * len(part))})"
+                "e.entry_type FROM chunks c LEFT JOIN entries e ON e.id = c.entry_id WHERE c.key IN "
+                f"({','.join('?' * len(part))})"
             )
             for row in self.conn.execute(q, part):
                 out[row[1]] = dict(zip(CHUNK_FIELDS + ("author", "role", "entry_type"), row))
@@ -116,7 +119,8 @@ class Catalog:
     def pending_chunks(self) -> list[dict[str, Any]]:
         """Chunks whose current text has no extraction yet, in the order they arrived."""
         rows = self.conn.execute(
-            f"SELECT {', '.join('c.' + f for f in CHUNK_FIELDS)} FROM chunks c LEFT JOIN extractions x ON x.key = c.key "
+            f"SELECT {', '.join('c.' + f for f in CHUNK_FIELDS)} FROM chunks c LEFT JOIN extractions x ON x.key = "
+            "c.key "
             "WHERE x.key IS NULL OR x.content_hash != c.content_hash ORDER BY c.seq"
         ).fetchall()
         return [dict(zip(CHUNK_FIELDS, r)) for r in rows]

@@ -59,7 +59,8 @@ def head_commit(root: Path) -> str:
 
 
 def locate(settings: Settings) -> Path:
-    """The checkout's root, checked: present, LeanRAG's files there, and at the pinned commit unless allowed otherwise."""
+    """The checkout's root, checked: present, LeanRAG's files there, and at the pinned commit unless allowed
+    otherwise."""
     if not settings.leanrag_path:
         raise ConfigError(
             f"leanrag: no checkout configured: set leanrag_path (or {PATH_ENV}) to a LeanRAG clone at {PINNED_COMMIT}"

@@ -1,4 +1,5 @@
-"""`healthcheck`: the checkout at the pinned commit (checked when the runtime opens), the models configured and answering."""
+"""`healthcheck`: the checkout at the pinned commit (checked when the runtime opens), the models configured and
+answering."""
 
 from __future__ import annotations
 

@@ -57,7 +57,8 @@ def stage(reader: BundleReader, catalog: Catalog, settings: Settings) -> Staged:
             text = chunk_text(rec, entry)
             if len(text) > settings.max_chunk_chars:
                 raise InvalidInputError(
-                    f"{path}:{line}: text of {rec['id']} is {len(text):,} characters; LeanRAG extracts from one chunk per "
+                    f"{path}:{line}: text of {rec['id']} is {len(text):,} characters; LeanRAG extracts from one chunk "
+                    "per "
                     f"prompt, at most {settings.max_chunk_chars:,} (max_chunk_chars). Chunk smaller "
                     "(memdock chunk --max-tokens) or raise the limit",
                     details={"file": path, "line": line, "field": "text", "id": rec["id"], "chars": len(text)},

@@ -1,4 +1,5 @@
-"""One adapter process's live state: the settings, the catalog, and mem0's Memory on the data dir (built on first use)."""
+"""One adapter process's live state: the settings, the catalog, and mem0's Memory on the data dir (built on first
+use)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ class Runtime:
         return {"user_id": self.settings.user_id}
 
     def stored_for(self, entry_id: str) -> list[str]:
-        """Ids of the memories mem0 holds for ENTRY_ID, found by their metadata (also those a killed run never reported)."""
+        """Ids of the memories mem0 holds for ENTRY_ID, found by their metadata (also those a killed run never
+        reported)."""
         rows = self.memory.vector_store.list(filters={**self.scope(), "md_entry_id": entry_id}, top_k=10_000)
         rows = rows[0] if rows and isinstance(rows[0], list) else rows
         return [str(r.id) for r in rows]

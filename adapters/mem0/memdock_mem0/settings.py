@@ -59,7 +59,10 @@ class Settings:
     def llm_configured(self) -> str | None:
         """None when extraction can run (or is off); otherwise what is missing."""
         if self.infer and self.llm_base_url is None and not self.llm_api_key:
-            return f"no LLM: set llm_base_url (an OpenAI-compatible server) or {ENV['llm_api_key']} for OpenAI, or infer=false"
+            return (
+                f"no LLM: set llm_base_url (an OpenAI-compatible server) or {ENV['llm_api_key']} for OpenAI, or "
+                "infer=false"
+            )
         return None
 
     def embedder_configured(self) -> str | None:

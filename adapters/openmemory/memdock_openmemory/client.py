@@ -2,9 +2,12 @@
 540d23d610fcdc9a1f8795875c013af67d35ae93 (openmemory/api/app/routers/memories.py and apps.py, the last
 tree before OpenMemory left that repository):
 
-    POST   /api/v1/memories/          {user_id, text, metadata, infer, app} -> the first memory created, null, or {"error"}
-    POST   /api/v1/memories/filter    {user_id, page, size, search_query, app_ids, from_date, sort_column, sort_direction}
-                                      -> {items: [{id, content, created_at, state, app_id, app_name, categories, metadata_}], total, page, size, pages}
+    POST   /api/v1/memories/          {user_id, text, metadata, infer, app}
+                                      -> the first memory created, null, or {"error"}
+    POST   /api/v1/memories/filter    {user_id, page, size, search_query, app_ids, from_date, sort_column,
+                                       sort_direction}
+                                      -> {items: [{id, content, created_at, state, app_id, app_name, categories,
+                                          metadata_}], total, page, size, pages}
     GET    /api/v1/memories/{id}      -> {id, text, created_at, state, app_id, app_name, categories, metadata_}
     DELETE /api/v1/memories/          {memory_ids, user_id} -> {message}
     GET    /api/v1/memories/?user_id= -> a page of the user's memories (404 when the user does not exist)

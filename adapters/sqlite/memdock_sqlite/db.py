@@ -156,7 +156,8 @@ def _check_identity(conn: sqlite3.Connection, path: Path) -> int:
         return 0
     if app_id != APPLICATION_ID:
         raise BackendError(
-            f"{path}: this SQLite file was not written by the memdock sqlite adapter (application_id {app_id:#x}); left untouched.",
+            f"{path}: this SQLite file was not written by the memdock sqlite adapter (application_id {app_id:#x}); "
+            "left untouched.",
             details={"database": str(path)},
         )
     if version > SCHEMA_VERSION:

@@ -68,7 +68,10 @@ def chunk_hit(row: tuple, score: float, rank: int, extra: dict[str, Any] | None 
     return hit
 
 
-NODE_COLUMNS = "n.rowid, n.id, n.kind, n.name, n.text, n.thread_id, n.position, n.author, n.role, n.entry_type, n.event_time, n.attrs"
+NODE_COLUMNS = (
+    "n.rowid, n.id, n.kind, n.name, n.text, n.thread_id, n.position, n.author, n.role, n.entry_type, "
+    "n.event_time, n.attrs"
+)
 _NODE_KIND = {"thread": "thread", "entry": "entry", "entity": "node"}
 
 

@@ -33,21 +33,24 @@ def _attrs(record: dict[str, Any], known: Iterable[str]) -> str:
     return json.dumps(rest, ensure_ascii=False, separators=(",", ":")) if rest else "{}"
 
 
-_NODE_SQL = """INSERT INTO nodes(id, kind, name, text, thread_id, position, author, role, entry_type, event_time, event_ts, attrs)
+_NODE_SQL = """INSERT INTO nodes(id, kind, name, text, thread_id, position, author, role, entry_type, event_time,
+  event_ts, attrs)
 VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
 ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, name=excluded.name, text=excluded.text, thread_id=excluded.thread_id,
   position=excluded.position, author=excluded.author, role=excluded.role, entry_type=excluded.entry_type,
   event_time=excluded.event_time, event_ts=excluded.event_ts, attrs=excluded.attrs"""
 
-_CHUNK_SQL = """INSERT INTO chunks(id, entry_id, thread_id, position, header, body, start, "end", token_count, author, role,
-  entry_type, event_time, event_ts, content_hash, attrs)
+_CHUNK_SQL = """INSERT INTO chunks(id, entry_id, thread_id, position, header, body, start, "end", token_count, author,
+  role, entry_type, event_time, event_ts, content_hash, attrs)
 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 ON CONFLICT(id) DO UPDATE SET entry_id=excluded.entry_id, thread_id=excluded.thread_id, position=excluded.position,
-  header=excluded.header, body=excluded.body, start=excluded.start, "end"=excluded."end", token_count=excluded.token_count,
+  header=excluded.header, body=excluded.body, start=excluded.start, "end"=excluded."end",
+  token_count=excluded.token_count,
   author=excluded.author, role=excluded.role, entry_type=excluded.entry_type, event_time=excluded.event_time,
   event_ts=excluded.event_ts, content_hash=excluded.content_hash, attrs=excluded.attrs"""
 
-_EDGE_SQL = """INSERT INTO edges(id, type, source_id, target_id, thread_id, weight, event_time, event_ts, fact, resolved, attrs)
+_EDGE_SQL = """INSERT INTO edges(id, type, source_id, target_id, thread_id, weight, event_time, event_ts, fact,
+  resolved, attrs)
 VALUES (?,?,?,?,?,?,?,?,?,?,?)
 ON CONFLICT(id) DO UPDATE SET type=excluded.type, source_id=excluded.source_id, target_id=excluded.target_id,
   thread_id=excluded.thread_id, weight=excluded.weight, event_time=excluded.event_time, event_ts=excluded.event_ts,

@@ -12,7 +12,7 @@ from ..schemas import RECORD_TYPES
 MANIFEST_NAME = "manifest.json"
 MATRIX_TYPE = "embedding_matrix"
 MATRIX_FILE = "embedding_matrix.f32"
-PART_FILE = re.compile(r"(?:%s)-\d{5,}\.jsonl|%s" % ("|".join(map(re.escape, RECORD_TYPES)), re.escape(MATRIX_FILE)))
+PART_FILE = re.compile(rf"(?:{'|'.join(map(re.escape, RECORD_TYPES))})-\d{{5,}}\.jsonl|{re.escape(MATRIX_FILE)}")
 """The names a bundle writer gives its data files (`part_name`, the matrix); use with fullmatch."""
 BUNDLE_KINDS = ("corpus", "chunks", "queries", "results")
 

@@ -19,10 +19,11 @@ class EmbeddingMatrix:
         size = path.stat().st_size
         if size != rows * dim * 4:
             raise PayloadError(
-                f"float32 matrix has {size} bytes but its index describes {rows} rows of dim {dim} ({rows * dim * 4} bytes)",
+                f"float32 matrix has {size} bytes but its index describes {rows} rows of dim {dim} ({rows * dim * 4} "
+                "bytes)",
                 file=path.name,
             )
-        self._file = open(path, "rb")
+        self._file = open(path, "rb")  # noqa: SIM115  (held for the mmap; closed by close())
         self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if size else None
 
     def row_bytes(self, i: int) -> bytes:

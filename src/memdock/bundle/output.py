@@ -167,7 +167,7 @@ class OutputDir:
 
     def _remove_stale_staging(self) -> None:
         """Staging and swap directories of this output whose writer died, when they hold only our files."""
-        pattern = re.compile(r"^\.%s\.(?:partial|old)-(\d+)-[0-9a-f]{8}$" % re.escape(self.path.name))
+        pattern = re.compile(rf"^\.{re.escape(self.path.name)}\.(?:partial|old)-(\d+)-[0-9a-f]{{8}}$")
         try:
             siblings = list(os.scandir(self.path.parent))
         except OSError:

@@ -39,7 +39,7 @@ class _Part:
 
     def __init__(self, path: Path, record_type: str, part: int, fmt: str = "jsonl"):
         self.path, self.record_type, self.part, self.format = path, record_type, part, fmt
-        self.file: IO[bytes] = open(path, "xb")
+        self.file: IO[bytes] = open(path, "xb")  # noqa: SIM115  (the part stays open while it is written)
         self.sha = hashlib.sha256()
         self.count = 0
         self.bytes = 0

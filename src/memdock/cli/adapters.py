@@ -72,7 +72,8 @@ def run_show(args: argparse.Namespace) -> int:
         return 0
     print(f"{d.name} {d.version} ({d.runtime['kind']}, from {d.origin})\n  {d.description}\n  folder: {d.path}")
     print(
-        f"  protocols: {', '.join(d.protocol_versions)}   worker mode: {'yes' if d.supports_worker else 'no'}   installed: {_installed(d)}"
+        f"  protocols: {', '.join(d.protocol_versions)}   worker mode: {'yes' if d.supports_worker else 'no'}   "
+        f"installed: {_installed(d)}"
     )
     props = d.config_schema.get("properties", {})
     if props:
@@ -97,7 +98,8 @@ def run_install(args: argparse.Namespace) -> int:
         return 0
     if kind != "python" or not d.runtime.get("requirements"):
         print(
-            f"{d.name}: runs with {'the core interpreter' if kind == 'python' else 'its own executable'}; nothing to install"
+            f"{d.name}: runs with {'the core interpreter' if kind == 'python' else 'its own executable'}; nothing to "
+            "install"
         )
         return 0
     print(install(d, args.extra, force=args.force))

@@ -107,7 +107,8 @@ def run_capabilities(args: argparse.Namespace) -> int:
         output.emit_json(caps.to_dict())
         return 0
     print(
-        f"{caps.adapter} {caps.adapter_version}   protocol {', '.join(caps.protocol_versions)}   payload {', '.join(caps.payload_versions)}"
+        f"{caps.adapter} {caps.adapter_version}   protocol {', '.join(caps.protocol_versions)}   payload "
+        f"{', '.join(caps.payload_versions)}"
     )
     print("operations: " + ", ".join(caps.operations))
     print("features:   " + ", ".join(f"{k}={'yes' if v else 'no'}" for k, v in caps.features.items()))
@@ -178,6 +179,8 @@ def run_remember(args: argparse.Namespace) -> int:
 
 def run_search(args: argparse.Namespace) -> int:
     text = arguments.text(args.text, name="QUERY")
+    if args.thread:
+        arguments.threads(args.thread, name="--thread")
     with closing(_open_service(args)) as service:
         search = {"nodes": service.search_nodes, "facts": service.search_facts, "episodes": service.search_episodes}
         print_hits(search[args.what](text, limit=args.limit, thread=args.thread), args.json)

@@ -41,7 +41,8 @@ class _StderrLines(logging.Handler):
 
 
 def show_core_warnings() -> None:
-    """Warnings the core logs (a broken adapter descriptor skipped, ...) reach a CLI user as `memdock: warning:` lines."""
+    """Warnings the core logs (a broken adapter descriptor skipped, ...) reach a CLI user as `memdock: warning:`
+    lines."""
     logger = logging.getLogger("memdock")
     if not any(isinstance(h, _StderrLines) for h in logger.handlers):
         handler = _StderrLines(logging.WARNING)

@@ -1,4 +1,4 @@
-"""The batch pipeline: `memdock import`, `memdock chunk`, `memdock index`."""
+"""The batch pipeline: `memdock import`, `memdock chunk`, `memdock index`, and `memdock add` (all three)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,20 @@ PARTIAL_EXIT = 10
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "add",
+        help="import, chunk and index sources into a backend in one step",
+        epilog=ADD_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("sources", nargs="+", help="files or folders")
+    p.add_argument("--format", "-f", required=True, choices=sorted(IMPORTERS), help="the sources' format")
+    p.add_argument("--no-prune", action="store_true", help="do not delete records that vanished from re-added threads")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+    _chunk_options(p)
+    add_backend_options(p)
+    p.set_defaults(func=run_add)
+
     p = sub.add_parser("import", help="read sources into a corpus bundle (threads, entries, edges, entities)")
     p.add_argument("sources", nargs="+", help="files or folders")
     p.add_argument("--format", "-f", required=True, choices=sorted(IMPORTERS))
@@ -34,7 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=bounded_int("--max-entry-bytes", 1, DEFAULT_MAX_LINE_BYTES),
         default=MAX_ENTRY_BYTES,
         metavar="N",
-        help=f"skip, with a warning naming file and line, any entry over N bytes of UTF-8 (default {MAX_ENTRY_BYTES:,})",
+        help="skip, with a warning naming file and line, any entry over N bytes of UTF-8 (default "
+        f"{MAX_ENTRY_BYTES:,})",
     )
     _common(p)
     p.set_defaults(func=run_import)
@@ -62,9 +77,29 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 
+ADD_EXAMPLES = """examples:
+  memdock add fixtures/threads -f watercooler
+  memdock add notes/*.txt -f text -b tantivy
+  memdock add chat.json -f chat --header on --max-tokens 400
+
+The same as `memdock import` + `memdock chunk` + `memdock index` with temporary bundles (use those three in
+pipelines that keep the bundles). Adding the same sources again sends only what changed.
+"""
+
+
 def _chunk_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--max-tokens", type=bounded_int("--max-tokens", 1, MAX_WINDOW_TOKENS), default=900)
-    p.add_argument("--overlap", type=bounded_int("--overlap", 0, MAX_WINDOW_TOKENS - 1), default=100)
+    p.add_argument(
+        "--max-tokens",
+        type=bounded_int("--max-tokens", 1, MAX_WINDOW_TOKENS),
+        default=900,
+        help="tokens per chunk at most (default 900)",
+    )
+    p.add_argument(
+        "--overlap",
+        type=bounded_int("--overlap", 0, MAX_WINDOW_TOKENS - 1),
+        default=100,
+        help="tokens each chunk repeats from the one before (default 100)",
+    )
     p.add_argument("--tokenizer", default="approx", help="approx (stdlib, default) or tiktoken[:ENCODING]")
     p.add_argument(
         "--header",
@@ -107,7 +142,8 @@ def run_import(args: argparse.Namespace) -> int:
             output.error(f)
         counts = ", ".join(f"{n} {t}" for t, n in summary.counts.items())
         print(
-            f"imported {summary.files} file(s) into {args.output}: {counts} ({len(summary.warnings)} warning(s), {summary.seconds:.2f}s)"
+            f"imported {summary.files} file(s) into {args.output}: {counts} ({len(summary.warnings)} warning(s), "
+            f"{summary.seconds:.2f}s)"
         )
         if summary.partial:
             print(f"partial: {len(summary.failed)} source(s) could not be read")
@@ -135,6 +171,30 @@ def run_chunk(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_add(args: argparse.Namespace) -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="memdock-add-"))
+    try:
+        with _progress("importing", args.quiet) as bar:
+            summary = import_corpus(
+                args.sources, args.format, tmp / "corpus", on_file=lambda i, n, p: bar.update(i + 1, n, p.name)
+            )
+        for w in summary.warnings:
+            output.warn(w)
+        for f in summary.failed:
+            output.error(f)
+        opts = ChunkOptions(
+            max_tokens=args.max_tokens, overlap=args.overlap, tokenizer=args.tokenizer, header=args.header
+        )
+        with _progress("chunking", args.quiet) as bar:
+            chunk_bundle(
+                tmp / "corpus", tmp / "chunks", opts, on_entry=lambda i, n: bar.update(i, n) if i % 200 == 0 else None
+            )
+        code = _index(args, tmp / "chunks")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return PARTIAL_EXIT if summary.partial else code
+
+
 def run_index(args: argparse.Namespace) -> int:
     bundle = Path(args.bundle)
     tmp = None
@@ -143,15 +203,21 @@ def run_index(args: argparse.Namespace) -> int:
             tmp = Path(tempfile.mkdtemp(prefix="memdock-chunks-"))
             chunk_bundle(bundle, tmp / "chunks")
             bundle = tmp / "chunks"
-        bar = output.Progress("indexing", quiet=args.quiet)
+        return _index(args, bundle)
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _index(args: argparse.Namespace, bundle: Path) -> int:
+    bar = output.Progress("indexing", quiet=args.quiet)
+    try:
         with open_from_args(args) as b:
             result = b.index(
                 bundle, progress=lambda ev: bar.update(ev.get("done", 0), ev.get("total")), prune=not args.no_prune
             )
-        bar.done()
     finally:
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
+        bar.done()
     if args.json:
         output.emit_json(result.to_dict())
     else:

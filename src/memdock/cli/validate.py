@@ -25,11 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    reader: BundleReader | None = None
+    errors: list[MemdockError]
     try:
         reader = BundleReader(args.bundle, engine=args.engine)
-        errors = reader.verify()
+        errors = list(reader.verify())
     except MemdockError as exc:
-        errors, reader = [exc], None
+        errors = [exc]
     shown = errors[: args.max_errors]
     if args.json:
         output.emit_json(
@@ -44,10 +46,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         for e in shown:
             print(str(e))
-        if errors:
+        if errors or reader is None:
             more = f" (showing {len(shown)})" if len(shown) < len(errors) else ""
             print(f"{args.bundle}: INVALID, {len(errors)} error(s){more}")
         else:
-            counts = ", ".join(f"{reader.count(t)} {t}" for t in reader.record_types()) if reader else ""
+            counts = ", ".join(f"{reader.count(t)} {t}" for t in reader.record_types())
             print(f"{args.bundle}: valid {reader.kind} bundle, payload {reader.version}: {counts}")
     return 1 if errors else 0

@@ -11,11 +11,13 @@ import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..errors import MemdockError
 from ..operations import BY_NAME, OPERATIONS, WRITE_OPERATIONS
+from ..runner.backend import SubprocessBackend
 from ..runner.launch import CallRecord
 from ..runner.ledger import Ledger
 from ..untrusted import NotRegularFile, open_regular, read_upto
@@ -55,7 +57,10 @@ def check_handshake(h: Harness) -> str:
     if not (isinstance(lo, (int, float)) and isinstance(hi, (int, float)) and lo < hi):
         raise Fail(f"score range must be [low, high], got {caps.score.get('range')}")
     on = sorted(k for k, v in caps.features.items() if v)
-    return f"protocol {', '.join(caps.protocol_versions)}; {len(caps.operations)} operations; features: {', '.join(on) or 'none'}"
+    return (
+        f"protocol {', '.join(caps.protocol_versions)}; {len(caps.operations)} operations; features: "
+        f"{', '.join(on) or 'none'}"
+    )
 
 
 def check_version_negotiation(h: Harness) -> str:
@@ -238,7 +243,8 @@ def check_unsupported_ops(h: Harness) -> str:
     b = h.backend()
     missing = [op for op in OPERATIONS if op not in caps.operations] + ["frobnicate"]
     for op in missing:
-        _expect_error(lambda: b.call(op, BY_NAME[op].probe if op in BY_NAME else {}), "unsupported", f"operation {op}")
+        probe = BY_NAME[op].probe if op in BY_NAME else {}
+        _expect_error(partial(b.call, op, probe), "unsupported", f"operation {op}")
     return f"{len(missing)} unsupported operation(s) answered unsupported: {', '.join(missing)}"
 
 
@@ -279,7 +285,10 @@ def check_writes_confined(h: Harness) -> str:
         raise Fail(f"the adapter wrote outside its data and work dirs: {', '.join(changed[:5])}")
     from ..runner import landlock
 
-    return f"no writes outside the data and work dirs; Landlock {'enforced' if landlock.abi_version() else 'not available'} here"
+    return (
+        "no writes outside the data and work dirs; Landlock "
+        f"{'enforced' if landlock.abi_version() else 'not available'} here"
+    )
 
 
 @dataclass
@@ -299,21 +308,7 @@ def _exercise(h: Harness) -> Exercise:
     backends = [one_shot] + ([h.backend(workers=1, store=one_shot.store)] if h.descriptor.supports_worker else [])
     out = Exercise(stores=[one_shot.store.root])
     for b in backends:
-        calls: list[tuple[str, Callable[[], Any]]] = [
-            ("capabilities", lambda: b.get_capabilities(refresh=True)),
-            ("healthcheck", b.healthcheck),
-            ("prepare", b.prepare),
-            ("index", lambda: b.index(bundle)),
-            ("query", lambda: b.query("kerosene heaters falcon")),
-            ("search_nodes", lambda: b.search_nodes("heaters")),
-            ("search_facts", lambda: b.search_facts("heaters")),
-            ("search_episodes", lambda: b.search_episodes("heaters")),
-            ("get_node", lambda: b.get_node("entry:kit-0")),
-            ("get_edge", lambda: b.get_edge("edge:kit-contains-0")),
-            ("delete", lambda: b.delete([golden.DELETE_ENTRY])),
-            ("frobnicate", lambda: b.call("frobnicate", {})),
-        ]
-        for op, call in calls:
+        for op, call in _every_operation(b, bundle):
             if b.pool is not None and op in WRITE_OPERATIONS:
                 continue  # writes never go through a worker
             if op in ("capabilities", "frobnicate") or caps.supports(op):
@@ -325,6 +320,24 @@ def _exercise(h: Harness) -> Exercise:
         out.records += b.calls
         out.unattributed_redactions += b.launch.redactor.hits - sum(r.redactions for r in b.calls)
     return out
+
+
+def _every_operation(b: SubprocessBackend, bundle: Path) -> list[tuple[str, Callable[[], Any]]]:
+    """Each operation as a call on B (and one the protocol does not have)."""
+    return [
+        ("capabilities", lambda: b.get_capabilities(refresh=True)),
+        ("healthcheck", b.healthcheck),
+        ("prepare", b.prepare),
+        ("index", lambda: b.index(bundle)),
+        ("query", lambda: b.query("kerosene heaters falcon")),
+        ("search_nodes", lambda: b.search_nodes("heaters")),
+        ("search_facts", lambda: b.search_facts("heaters")),
+        ("search_episodes", lambda: b.search_episodes("heaters")),
+        ("get_node", lambda: b.get_node("entry:kit-0")),
+        ("get_edge", lambda: b.get_edge("edge:kit-contains-0")),
+        ("delete", lambda: b.delete([golden.DELETE_ENTRY])),
+        ("frobnicate", lambda: b.call("frobnicate", {})),
+    ]
 
 
 def check_stdout_clean(h: Harness) -> str:
@@ -430,7 +443,10 @@ def check_no_survivors(h: Harness) -> str:
     if left or workers:
         where = [f"{n} after {op}" for op, n in left[:5]] + ([f"{workers} after a worker closed"] if workers else [])
         raise Fail(f"the adapter left processes running after it exited, which memdock had to kill: {', '.join(where)}")
-    return f"{sum(1 for _ in h.call_records())} calls{' and a worker' if h.descriptor.supports_worker else ''}: no process outlived its adapter"
+    return (
+        f"{sum(1 for _ in h.call_records())} calls{' and a worker' if h.descriptor.supports_worker else ''}: no "
+        "process outlived its adapter"
+    )
 
 
 def check_result_file_hygiene(h: Harness) -> str:
@@ -438,7 +454,7 @@ def check_result_file_hygiene(h: Harness) -> str:
 
     b = h.backend()
     launch, cap, sizes = b.launch, b.launch.max_result_bytes(), []
-    ops = [("capabilities", {})] + [
+    ops: list[tuple[str, dict[str, Any]]] = [("capabilities", {})] + [
         (op, p) for op, p in (("healthcheck", {}), ("query", {"text": "heaters"})) if _caps(h).supports(op)
     ]
     for op, params in ops:

@@ -42,7 +42,8 @@ class KitOptions:
     config: dict = field(default_factory=dict)
     only: list[str] | None = None
     keep: bool = False
-    resume_filler: int = 1500  # filler entries behind the golden ones in the resume check; fewer for backends that call an LLM per record
+    # filler entries behind the golden ones in the resume check; fewer for backends that call an LLM per record
+    resume_filler: int = 1500
     sandbox: str = "writes"  # or "strict": every check except writes_confined runs with reads confined too
 
 

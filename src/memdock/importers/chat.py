@@ -89,7 +89,7 @@ class ChatImporter:
             }
             if when:
                 thread["event_time"] = to_rfc3339(when)
-            entries = []
+            entries: list[dict[str, Any]] = []
             for pos, turn in enumerate(turns):
                 if not isinstance(turn, dict) or not isinstance(turn.get("text"), str):
                     ctx.warn(path, None, f"{sid} {key} turn {pos} has no text; skipped", kind="turn without text")

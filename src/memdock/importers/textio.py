@@ -1,4 +1,5 @@
-"""Reading a source file as text: a missing or unreadable file is an error for that file; bad UTF-8 is decoded with replacement and warned."""
+"""Reading a source file as text: a missing or unreadable file is an error for that file; bad UTF-8 is decoded with
+replacement and warned."""
 
 from __future__ import annotations
 

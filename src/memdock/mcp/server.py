@@ -38,9 +38,9 @@ Threads = Annotated[
 ]
 Values = Annotated[str | list[str] | None, Field(description="one value or several (any of them matches)")]
 
-READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
-ADDS = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False)
-DELETES = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+DELETES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
 def _reported(fn: Callable[..., Awaitable[dict[str, Any]]]) -> Callable[..., Awaitable[dict[str, Any]]]:
@@ -89,7 +89,8 @@ def build_server(service: MemoryService) -> Any:
 
     @tool(READ_ONLY)
     async def memory_search_facts(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
-        """Find facts: relations stated as sentences, such as who replied to whom and which entry mentions which file."""
+        """Find facts: relations stated as sentences, such as who replied to whom and which entry mentions which
+        file."""
         return (await service.search_facts(query, limit=limit, thread=thread)).to_dict()
 
     @tool(READ_ONLY)

@@ -134,7 +134,10 @@ def status() -> str:
         return (
             f"enforced (Landlock ABI {abi}): adapters may write only to their data dir, work dir and private temp dir"
         )
-    return "not enforced: this kernel offers no Landlock; adapters' writes are not limited (the conformance kit still checks them)"
+    return (
+        "not enforced: this kernel offers no Landlock; adapters' writes are not limited (the conformance kit "
+        "still checks them)"
+    )
 
 
 def strict_status() -> str:

@@ -90,7 +90,8 @@ class Launch:
         if self.strict and landlock.abi_version() < 1:
             raise ConfigError(
                 f"the strict sandbox was asked for, but this kernel offers no Landlock to confine reads with; "
-                f"refusing to run {self.descriptor.name} unconfined (use the default sandbox, or a kernel with Landlock)",
+                f"refusing to run {self.descriptor.name} unconfined (use the default sandbox, or a kernel with "
+                "Landlock)",
                 details={"sandbox": "strict", "landlock_abi": 0},
             )
 

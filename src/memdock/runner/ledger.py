@@ -26,7 +26,8 @@ from ..diskfull import disk_full_as_error, sqlite_transaction
 from ..ids import digest
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS committed (id TEXT PRIMARY KEY, hash TEXT NOT NULL, thread_id TEXT, record_type TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS committed (id TEXT PRIMARY KEY, hash TEXT NOT NULL, thread_id TEXT,
+  record_type TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS committed_thread ON committed(thread_id);
 CREATE TABLE IF NOT EXISTS pending (id TEXT PRIMARY KEY, hash TEXT NOT NULL, thread_id TEXT, record_type TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY);

@@ -11,7 +11,7 @@ import orjson
 
 from ..atomic import write_atomic
 from ..errors import BackendError, MemdockError, TransientError, error_for_exit_code
-from ..protocol import build_request, check_response
+from ..protocol import SUPPORTED_PROTOCOLS, build_request, check_response
 from .channel import Deadline, EventChannel, Quarantine
 from .launch import CallRecord, Launch
 from .process import spawn, stop, wait_exit
@@ -35,7 +35,6 @@ def run_once(
     store = launch.store.ensure()
     work = store.new_work_dir(operation)
     result_path = work / "result.json"
-    kwargs = {"offered": offered} if offered else {}
     request = build_request(
         operation,
         data_dir=str(store.data_dir),
@@ -43,7 +42,7 @@ def run_once(
         config=launch.config,
         params=params,
         result_path=str(result_path),
-        **kwargs,
+        offered=offered or SUPPORTED_PROTOCOLS,
     )
     record = CallRecord(operation, request["request_id"], work_dir=str(work))
     hits_before = launch.redactor.hits
@@ -69,9 +68,9 @@ def run_once(
     log.attach(proc.stderr)  # type: ignore[arg-type]
     quarantine = Quarantine()
     channel = EventChannel(
-        proc.stdout.fileno(),
+        proc.stdout.fileno(),  # type: ignore[union-attr]  # spawned with stdout=PIPE
         quarantine,
-        launch.redactor.bytes,  # type: ignore[union-attr]
+        launch.redactor.bytes,
         max_line=launch.max_event_bytes(),
     )
     channel.watch_exit(proc.report_fd, proc.read_report)
@@ -108,7 +107,7 @@ def run_once(
     except MemdockError as exc:
         exc.message = launch.redactor.text(exc.message)
         exc.args = (exc.message,)
-        extra = {"stderr_tail": record.stderr_tail, "work_dir": str(work)}
+        extra: dict[str, Any] = {"stderr_tail": record.stderr_tail, "work_dir": str(work)}
         if record.quarantined:
             extra["stdout_dropped"] = {
                 "lines": record.quarantined,

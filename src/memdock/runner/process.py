@@ -73,7 +73,7 @@ SHEPHERD = Path(__file__).with_name("shepherd.py")
 SHEPHERD_TERM_GRACE = 1.0
 
 
-class AdapterProcess(subprocess.Popen):  # type: ignore[type-arg]
+class AdapterProcess(subprocess.Popen[bytes]):
     """An adapter under its shepherd (runner/shepherd.py): pid is the shepherd's, which leads the process group,
     passes the adapter's exit status through, and leaves no descendant alive when it exits."""
 
@@ -140,8 +140,8 @@ def spawn(
     exit_grace: float = 2.0,
     python: bool = False,
 ) -> AdapterProcess:
-    """Start ARGV under a shepherd, as the leader of a new process group. writable=None runs it without Landlock; READABLE
-    (strict sandbox) confines its reads to those paths and the writable ones.
+    """Start ARGV under a shepherd, as the leader of a new process group. writable=None runs it without Landlock;
+    READABLE (strict sandbox) confines its reads to those paths and the writable ones.
 
     The shepherd leaves no descendant of ARGV alive: EXIT_GRACE seconds after ARGV exits, whatever it left
     is killed. PYTHON says ARGV is `INTERPRETER [FLAGS] SCRIPT ...`, which the shepherd can run in its child

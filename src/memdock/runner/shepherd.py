@@ -90,7 +90,7 @@ def _run_inline(argv: list[str]) -> None:
         code = compile(f.read(), script, "exec")
     main = type(sys)("__main__")
     main.__file__ = script
-    main.__builtins__ = sys.modules["builtins"]
+    main.__dict__["__builtins__"] = sys.modules["builtins"]
     sys.modules["__main__"] = main
     exec(code, main.__dict__)
 

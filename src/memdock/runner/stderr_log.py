@@ -28,7 +28,7 @@ class StderrLog(threading.Thread):
         self.path, self.redactor, self.max_bytes = path, redactor, max_bytes
         self._log: IO[bytes] | None
         try:
-            self._log = open(create_new(path), "wb")
+            self._log = open(create_new(path), "wb")  # noqa: SIM115  (open for the thread's life)
         except OSError as exc:
             if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
                 raise
@@ -88,7 +88,8 @@ class StderrLog(threading.Thread):
                 break
         if self.dropped:
             self._to_file(
-                f"\n[memdock: {self.dropped} bytes of stderr dropped past the {self.max_bytes}-byte log limit]\n".encode()
+                f"\n[memdock: {self.dropped} bytes of stderr dropped past the {self.max_bytes}-byte log "
+                "limit]\n".encode()
             )
 
     def _to_file(self, data: bytes) -> None:

@@ -102,9 +102,10 @@ class Store:
             foreign = next((n for n in entries if n not in _OWN_NAMES), None)
             why = f"it holds {foreign!r}" if foreign else "it has no memdock ledger, lock or run dirs"
             raise ConfigError(
-                f"refusing to use {self.root} as a memdock store: it is not empty and not a memdock store ({why}, and no "
-                f"{MARKER} marker). memdock deletes old run dirs under its work/ and lets the adapter write its data/, "
-                "so it only uses a new or empty folder, or one it made. Nothing there was changed; choose another --data-dir.",
+                f"refusing to use {self.root} as a memdock store: it is not empty and not a memdock store ({why}, and "
+                f"no {MARKER} marker). memdock deletes old run dirs under its work/ and lets the adapter write its "
+                "data/, so it only uses a new or empty folder, or one it made. Nothing there was changed; choose "
+                "another --data-dir.",
                 details={"store": str(self.root)},
             )
         try:
@@ -180,7 +181,8 @@ class Store:
         except Timeout:
             who = owner.read_text().strip() if owner.exists() else "another process"
             raise TransientError(
-                f"{self.root} is locked by another writer ({who}); waited {timeout:g}s. Wait for it to finish and try again.",
+                f"{self.root} is locked by another writer ({who}); waited {timeout:g}s. Wait for it to finish and try "
+                "again.",
                 details={"lock": str(self.lock_path)},
             ) from None
         try:

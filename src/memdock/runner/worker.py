@@ -51,9 +51,9 @@ class Worker:
         self.quarantine = Quarantine()
         self.max_line = launch.max_result_bytes()  # a worker's result travels as one line
         self.channel = EventChannel(
-            self.proc.stdout.fileno(),
+            self.proc.stdout.fileno(),  # type: ignore[union-attr]  # spawned with stdout=PIPE
             self.quarantine,
-            launch.redactor.bytes,  # type: ignore[union-attr]
+            launch.redactor.bytes,
             max_line=self.max_line,
             strict=True,
         )
@@ -124,14 +124,16 @@ class Worker:
         except LineTooLong as too_long:
             self.close(force=True)
             raise BackendError(
-                f"{self.launch.descriptor.name} worker {operation}: a response line passed the cap of {too_long.cap} bytes "
+                f"{self.launch.descriptor.name} worker {operation}: a response line passed the cap of {too_long.cap} "
+                "bytes "
                 "(limits.max_result_bytes in adapter.json); large results go by reference; stopped the worker",
                 details={"cap": too_long.cap},
             ) from None
         except Deadline as d:
             self.close(force=True)
             raise TransientError(
-                f"worker for {self.launch.descriptor.name} exceeded its {d.kind} limit of {d.seconds:g}s during {operation}; stopped it"
+                f"worker for {self.launch.descriptor.name} exceeded its {d.kind} limit of {d.seconds:g}s during "
+                f"{operation}; stopped it"
             ) from None
         except MemdockError as exc:
             exc.message = self.launch.redactor.text(exc.message)
@@ -212,7 +214,8 @@ class WorkerPool:
             self._cond.notify()
 
     def call(self, operation: str, params: dict[str, Any], **callbacks: Any) -> dict[str, Any]:
-        """OPERATION on an idle (or new) worker; callbacks as Worker.call (on_progress, on_checkpoint, timeout, on_record)."""
+        """OPERATION on an idle (or new) worker; callbacks as Worker.call (on_progress, on_checkpoint, timeout,
+        on_record)."""
         for attempt in (1, 2):
             w = self._acquire()
             broken = False

@@ -7,7 +7,7 @@ import os
 import sys
 import threading
 import time
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from .. import PAYLOAD_VERSION, PROTOCOL_VERSION
 from ..atomic import write_atomic
@@ -32,10 +32,16 @@ _TRIVIAL_OBJECT_KEYS = {
 }
 
 
+class EventSink(Protocol):
+    """Where an operation's events go: the protocol's stdout (`_Events`), or callbacks in-process."""
+
+    def emit(self, event: dict[str, Any], request_id: str | None = None) -> None: ...
+
+
 class Context:
     """One request as the adapter sees it, with the means to report progress and checkpoints."""
 
-    def __init__(self, request: dict[str, Any], out: _Events):
+    def __init__(self, request: dict[str, Any], out: EventSink):
         self.request = request
         self.operation: str = request["operation"]
         self.request_id: str = request["request_id"]
@@ -138,7 +144,8 @@ class Adapter:
         if not hasattr(self, "_config_schema_cache"):
             with open(self.descriptor_path, "rb") as f:  # type: ignore[arg-type]
                 self._config_schema_cache = json.load(f).get("config_schema")
-        return self._config_schema_cache
+        schema: dict[str, Any] | None = self._config_schema_cache
+        return schema
 
     def _config_validator(self, schema: dict[str, Any]) -> Any:
         """Compiled once per process: a worker checks the config of every request."""
@@ -188,7 +195,7 @@ def _protect_stdout() -> BinaryIO:
     return os.fdopen(proto_fd, "wb", buffering=0)
 
 
-def _dispatch(adapter: Adapter, request: dict[str, Any], out: _Events) -> dict[str, Any]:
+def _dispatch(adapter: Adapter, request: dict[str, Any], out: EventSink) -> dict[str, Any]:
     """Run one request; always returns a response (result or error envelope)."""
     base = {
         "protocol_version": PROTOCOL_VERSION,
@@ -201,7 +208,8 @@ def _dispatch(adapter: Adapter, request: dict[str, Any], out: _Events) -> dict[s
         mine = {v.split(".")[0] for v in adapter.protocol_versions}
         if not any(v.split(".")[0] in mine for v in offered):
             raise VersionError(
-                f"{adapter.name} speaks protocol {', '.join(adapter.protocol_versions)}; the caller offered {', '.join(offered)}",
+                f"{adapter.name} speaks protocol {', '.join(adapter.protocol_versions)}; the caller offered "
+                f"{', '.join(offered)}",
                 details={"adapter": list(adapter.protocol_versions), "caller": offered},
             )
         if not isinstance(op, str) or op not in OPERATIONS:

@@ -50,10 +50,10 @@ def string(value: Any, *, name: str, max_len: int = MAX_FIELD) -> str:
 
 
 def text(value: Any, *, name: str = "query") -> str:
-    value = string(value, name=name, max_len=MAX_QUERY)
-    if not value.strip():
+    checked = string(value, name=name, max_len=MAX_QUERY)
+    if not checked.strip():
         raise InvalidInputError(f"{name} is empty: give the words to search for")
-    return value
+    return checked
 
 
 def optional(value: Any, *, name: str) -> str | None:
@@ -63,13 +63,13 @@ def optional(value: Any, *, name: str) -> str | None:
 
 def thread(value: Any, *, name: str = "thread") -> str | None:
     """A thread name, or a thread id as is (`thread:...`), which must then be a valid id."""
-    value = optional(value, name=name)
-    if value and value.startswith("thread:") and not is_valid_id(value):
+    checked = optional(value, name=name)
+    if checked and checked.startswith("thread:") and not is_valid_id(checked):
         raise InvalidInputError(
-            f"{name} {value!r} starts with 'thread:' but is not a valid id "
+            f"{name} {checked!r} starts with 'thread:' but is not a valid id "
             "(1-256 characters from A-Z a-z 0-9 _ . : @ / + = ~ -)"
         )
-    return value
+    return checked
 
 
 def threads(value: Any, *, name: str = "thread") -> list[str]:
@@ -110,16 +110,15 @@ def when(value: Any, *, name: str = "time") -> datetime | None:
             raise InvalidInputError(f"{name} {value!r} is not an ISO 8601 date-time") from None
     elif not isinstance(value, datetime):
         raise InvalidInputError(f"{name} must be an ISO 8601 string or a datetime, got {_kind(value)} {value!r}")
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
+    moment: datetime = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
     try:
-        value.astimezone(UTC)
-        value.utcoffset()
+        moment.astimezone(UTC)
+        moment.utcoffset()
     except (OverflowError, ValueError):
         raise InvalidInputError(
-            f"{name} {value.isoformat()} is outside the years 1-9999 once converted to UTC"
+            f"{name} {moment.isoformat()} is outside the years 1-9999 once converted to UTC"
         ) from None
-    return value
+    return moment
 
 
 def rfc3339(value: datetime) -> str:
@@ -141,7 +140,8 @@ def limit(value: Any, *, name: str = "limit") -> int:
             raise InvalidInputError(f"{name} must be an integer, got {value!r}") from None
     elif not isinstance(value, int):
         raise InvalidInputError(f"{name} must be an integer, got {_kind(value)}")
-    return max(MIN_LIMIT, min(MAX_LIMIT, value))
+    number: int = value
+    return max(MIN_LIMIT, min(MAX_LIMIT, number))
 
 
 def mode(value: Any) -> str | None:

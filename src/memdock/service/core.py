@@ -26,6 +26,7 @@ from ..operations import RETRIEVAL_OPERATIONS
 from ..threads import thread_id_for
 from . import arguments, remember
 from .filters import Filters
+from .remember import Note
 from .results import Remembered, Status
 
 log = logging.getLogger("memdock.service")
@@ -139,7 +140,7 @@ class ServiceCore:
     def _structural(self, op: str, text: str, limit: int, thread: Any) -> SearchResult:
         text, limit = arguments.text(text), arguments.limit(limit)
         groups = [thread_id_for(t) for t in arguments.threads(thread)] if thread else None
-        search = getattr(self.backend, op)
+        search: Callable[..., SearchResult] = getattr(self.backend, op)
         return self._search(op, lambda t: search(text, limit=limit, group_ids=groups, timeout=t))
 
     def _get(self, op: str, item_id: str) -> GetResult:
@@ -147,7 +148,7 @@ class ServiceCore:
         lacking = self._lacks(op)
         if lacking:
             return GetResult(degraded=True, reason=lacking)
-        get = getattr(self.backend, op)
+        get: Callable[..., GetResult] = getattr(self.backend, op)
         return self._run(op, lambda t: get(item_id, timeout=t), lambda why: GetResult(degraded=True, reason=why))
 
     def get_node(self, node_id: str) -> GetResult:
@@ -181,7 +182,7 @@ class ServiceCore:
         time: Any = None,
     ) -> Remembered:
         """Import, chunk and index one entry. Nothing else in its thread is touched (no pruning)."""
-        note = remember.Note.of(content, thread=thread, author=author, role=role, type=type, title=title, time=time)
+        note = Note.of(content, thread=thread, author=author, role=role, type=type, title=title, time=time)
         return self._remember([note])[0]
 
     def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
@@ -192,7 +193,7 @@ class ServiceCore:
             raise InvalidInputError(f"remember_many takes at most {MAX_BATCH} items at once, got {len(notes)}")
         return self._remember(notes) if notes else []
 
-    def _remember(self, notes: list[remember.Note]) -> list[Remembered]:
+    def _remember(self, notes: list[Note]) -> list[Remembered]:
         work = Path(tempfile.mkdtemp(prefix="memdock-remember-"))
         try:
             bundle, entry_ids = remember.build(work, notes)
@@ -237,11 +238,11 @@ class ServiceCore:
         )
 
 
-def _note(item: Any, index: int) -> remember.Note:
+def _note(item: Any, index: int) -> Note:
     """One remember_many item as a checked Note; an error names the item."""
     try:
         if isinstance(item, str):
-            return remember.Note.of(item)
+            return Note.of(item)
         if not isinstance(item, Mapping):
             raise InvalidInputError(f"must be a string or a mapping with 'content', got {type(item).__name__}")
         unknown = set(item) - {"content", "thread", "author", "role", "type", "title", "time"}
@@ -250,6 +251,6 @@ def _note(item: Any, index: int) -> remember.Note:
         if "content" not in item:
             raise InvalidInputError("has no 'content'")
         fields = {k: v for k, v in item.items() if k != "content"}
-        return remember.Note.of(item["content"], **fields)
+        return Note.of(item["content"], **fields)
     except InvalidInputError as exc:
         raise InvalidInputError(f"items[{index}] {exc.message}") from None

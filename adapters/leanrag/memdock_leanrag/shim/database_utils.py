@@ -107,7 +107,8 @@ def create_db_table_mysql(working_dir: str) -> None:
 
 
 def insert_data_to_mysql(working_dir: str) -> None:
-    """all_entities.json (one line per layer; the top may be a single object), generate_relations.json, community.json."""
+    """all_entities.json (one line per layer; the top may be a single object), generate_relations.json,
+    community.json."""
     entities = []
     for level, layer in enumerate(_read_jsonl(os.path.join(working_dir, "all_entities.json"))):
         for e in layer if isinstance(layer, list) else [layer]:
@@ -262,7 +263,10 @@ def find_tree_root(working_dir: str, entity: str) -> list[str]:
 
 def search_nodes_link(entity1: str, entity2: str, working_dir: str, level: int = 0) -> tuple | None:
     with contextlib.closing(_connect(working_dir)) as con:
-        q = "SELECT src_tgt, tgt_src, description, weight, level FROM relations WHERE src_tgt = ? AND tgt_src = ? LIMIT 1"
+        q = (
+            "SELECT src_tgt, tgt_src, description, weight, level FROM relations WHERE src_tgt = ? AND tgt_src = ? "
+            "LIMIT 1"
+        )
         row = con.execute(q, (entity1, entity2)).fetchone() or con.execute(q, (entity2, entity1)).fetchone()
     if row is not None:
         _note("relation", row)
@@ -322,7 +326,8 @@ def find_path(entity1: str, entity2: str, working_dir: str, level: int, depth: i
 
 
 def chunk_keys_ranked(chunks_set: list[str], k: int) -> list[str]:
-    """LeanRAG's choice of source chunks: keys named by several matches first (most often first), then the rest in order."""
+    """LeanRAG's choice of source chunks: keys named by several matches first (most often first), then the rest in
+    order."""
     keys = [c for chunks in chunks_set if chunks for c in str(chunks).split("|")]
     counter = Counter(keys)
     chosen = [c for c, n in sorted(((c, n) for c, n in counter.items() if n > 1), key=lambda x: -x[1])[:k]]
