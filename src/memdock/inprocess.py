@@ -11,7 +11,7 @@ Use it in tests of what sits above the backend, and to embed a trusted adapter; 
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import inspect
 import os
 import sys
@@ -51,10 +51,7 @@ class InProcessBackend(SubprocessBackend):
         cls, name: str, data_dir: str | os.PathLike[str], *, config: Mapping[str, Any] | None = None
     ) -> InProcessBackend:
         """A bundled (or registered) Python adapter by NAME, loaded from its entry script into this process."""
-        descriptor = Registry.default().get(name)
-        if descriptor.raw.get("runtime", {}).get("kind") != "python":
-            raise ConfigError(f"adapter {name} is not a Python adapter; it can only run as a subprocess")
-        return cls(_load_adapter(descriptor.path), data_dir, config=config)
+        return cls(load_adapter(Registry.default().get(name)), data_dir, config=config)
 
     def call(
         self,
@@ -103,23 +100,24 @@ class _Events:
             self.on_checkpoint(list(event["ids"]))
 
 
-def _load_adapter(folder: Path) -> Adapter:
-    """The Adapter subclass defined by FOLDER's adapter.py, instantiated."""
-    script = folder / "adapter.py"
-    module_name = f"_memdock_inprocess_{folder.name.replace('-', '_')}"
-    module = sys.modules.get(module_name)
+def load_adapter(descriptor: AdapterDescriptor) -> Adapter:
+    """The Adapter subclass that a `-m PACKAGE` adapter's PACKAGE.adapter defines, instantiated. The adapter's
+    folders (adapter.json `python_path`, as the runner puts them first for `-m`) go on this process's
+    sys.path, since the adapter now runs here."""
+    module = descriptor.module()
     if module is None:
-        spec = importlib.util.spec_from_file_location(module_name, script)
-        if spec is None or spec.loader is None:
-            raise ConfigError(f"{script}: not a loadable Python adapter")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        spec.loader.exec_module(module)
+        raise ConfigError(
+            f"adapter {descriptor.name} is not a Python package run as `-m PACKAGE`; it can only run as a subprocess"
+        )
+    for folder in reversed(descriptor.python_path()):
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+    loaded = importlib.import_module(f"{module}.adapter")
     found = [
         obj
-        for obj in vars(module).values()
-        if inspect.isclass(obj) and issubclass(obj, Adapter) and obj is not Adapter and obj.__module__ == module_name
+        for obj in vars(loaded).values()
+        if inspect.isclass(obj) and issubclass(obj, Adapter) and obj.__module__ == loaded.__name__
     ]
     if len(found) != 1:
-        raise ConfigError(f"{script}: expected one Adapter subclass, found {len(found)}")
+        raise ConfigError(f"{loaded.__file__}: expected one Adapter subclass, found {len(found)}")
     return found[0]()

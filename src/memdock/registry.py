@@ -88,15 +88,30 @@ class AdapterDescriptor:
             return str(self.venv / "bin" / "python")
         return sys.executable
 
+    def python_path(self) -> list[Path]:
+        """The folders a Python adapter run as `-m PACKAGE` imports from (adapter.json `python_path`, relative to
+        the adapter folder; default: the adapter folder itself)."""
+        if self.runtime["kind"] != "python":
+            return []
+        return [(self.path / p).resolve() for p in self.raw.get("python_path", ["."])]
+
+    def module(self) -> str | None:
+        """The package of a Python adapter run as `{python} [FLAGS] -m PACKAGE`, else None."""
+        command = self.raw["command"]
+        if self.runtime["kind"] == "python" and "-m" in command[:-1]:
+            return str(command[command.index("-m") + 1])
+        return None
+
     def argv(self) -> list[str]:
         subs = {"{adapter_dir}": str(self.path), "{node}": "node"}
         if self.runtime["kind"] == "python":
             subs["{python}"] = self.python()
-        out = []
+        out: list[str] = []
         for part in self.raw["command"]:
             for k, v in subs.items():
                 part = part.replace(k, v)
-            if not part.startswith("-") and not os.path.isabs(part) and (self.path / part).exists():
+            module_name = bool(out) and out[-1] == "-m"
+            if not module_name and not part.startswith("-") and not os.path.isabs(part) and (self.path / part).exists():
                 part = str(self.path / part)
             out.append(part)
         return out

@@ -4,12 +4,10 @@ the sqlite adapter run in-process (the adapter's own code path, without a proces
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import io
 import json
 import os
 import shutil
-import sys
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -156,12 +154,10 @@ _sqlite = None
 def sqlite_adapter() -> Any:
     global _sqlite
     if _sqlite is None:
-        path = ROOT / "adapters" / "sqlite" / "adapter.py"
-        spec = importlib.util.spec_from_file_location("memdock_fuzz_sqlite_adapter", path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-        _sqlite = module.SqliteAdapter()
+        from memdock.inprocess import load_adapter
+        from memdock.registry import Registry
+
+        _sqlite = load_adapter(Registry().get("sqlite"))
     return _sqlite
 
 

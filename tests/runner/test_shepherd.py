@@ -12,8 +12,16 @@ import pytest
 from memdock.runner.process import SHEPHERD, shepherd_argv, spawn
 
 
-def run(argv, *, python=False, tmp_path):
-    proc = spawn(argv, env={"PATH": os.environ["PATH"]}, cwd=tmp_path, writable=None, exit_grace=0, python=python)
+def run(argv, *, python=False, tmp_path, module_path=()):
+    proc = spawn(
+        argv,
+        env={"PATH": os.environ["PATH"]},
+        cwd=tmp_path,
+        writable=None,
+        exit_grace=0,
+        python=python,
+        module_path=module_path,
+    )
     out, err = proc.communicate(timeout=120)
     assert proc.survivors() == 0
     return proc, out, err
@@ -24,12 +32,48 @@ def test_python_scripts_run_inline_anything_else_is_execed(tmp_path):
     script.write_text("")
     inline = shepherd_argv([sys.executable, "-I", str(script), "--worker"], True, "2", "1", "9")
     assert inline == [sys.executable, "-I", str(SHEPHERD), "2", "1", "9", "inline", "--", str(script), "--worker"]
+    module = shepherd_argv(
+        [sys.executable, "-I", "-m", "pkg", "--worker"], True, "2", "1", "9", module_path=["/a", "/b"]
+    )
+    assert module == [sys.executable, "-I", str(SHEPHERD), "2", "1", "9", "module", "/a:/b", "--", "pkg", "--worker"]
     for argv, python in (
         ([sys.executable, "-X", "dev", str(script)], True),
         (["node", str(script)], False),
-        ([sys.executable, "-m", "http.server"], True),
+        ([sys.executable, "-m", "pkg"], False),
     ):
         assert shepherd_argv(argv, python, "2", "1", "9")[-len(argv) - 2 :] == ["exec", "--", *argv]
+
+
+def test_a_package_runs_inline_as_python_m_would(tmp_path):
+    """`-m PACKAGE`: its __main__ runs as __main__, with argv[0] its file, found through module_path (the adapter's
+    python_path) and not through the shepherd's own folder; a sibling package on the path imports too."""
+    (tmp_path / "folder" / "pkg").mkdir(parents=True)
+    (tmp_path / "shared" / "helper").mkdir(parents=True)
+    (tmp_path / "shared" / "helper" / "__init__.py").write_text("VALUE = 'from the shared folder'\n")
+    (tmp_path / "folder" / "pkg" / "__init__.py").write_text("")
+    main = tmp_path / "folder" / "pkg" / "__main__.py"
+    main.write_text(
+        "import json, sys\n"
+        "import helper\n"
+        "from . import __name__ as package\n"
+        "print(json.dumps({'name': __name__, 'package': package, 'argv': sys.argv, 'helper': helper.VALUE,"
+        " 'leaked': [n for n in ('main', 'shepherd', 'descendants') if n in globals()]}))\n"
+        "raise SystemExit(4)\n"
+    )
+    proc, out, err = run(
+        [sys.executable, "-I", "-m", "pkg", "--worker"],
+        python=True,
+        tmp_path=tmp_path,
+        module_path=[tmp_path / "folder", tmp_path / "shared"],
+    )
+    assert proc.returncode == 4, err
+    assert json.loads(out) == {
+        "name": "__main__",
+        "package": "pkg",
+        "argv": [str(main), "--worker"],
+        "helper": "from the shared folder",
+        "leaked": [],
+    }
 
 
 @pytest.mark.parametrize("python", [True, False])

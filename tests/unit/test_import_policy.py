@@ -13,7 +13,10 @@ ALLOWED = set(sys.stdlib_module_names) | {"jsonschema", "orjson", "filelock", "m
 OPTIONAL = {"jsonschema_rs", "tiktoken", "mcp", "pytest"}  # pytest: memdock.testing, inside conformance_tests
 # subpackages that exist for an extra: they may import it at module level, and nothing in the core imports
 # them at module level (`memdock mcp` imports memdock.mcp.server inside the command, behind an ImportError guard)
-EXTRA_PACKAGES = {"mcp": {"mcp", "pydantic"}}
+EXTRA_PACKAGES = {
+    "mcp": {"mcp", "pydantic", "anyio", "uvicorn"},  # the mcp extra brings anyio and uvicorn (streamable HTTP)
+    "integrations": {"langchain_core", "llama_index", "pydantic"},  # memdock[langchain], memdock[llama-index]
+}
 
 
 def imports(tree):

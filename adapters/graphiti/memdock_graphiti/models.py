@@ -135,7 +135,7 @@ def llm(settings: Settings, timings: Timings) -> OpenAIGenericClient:
         config,
         client=_openai(settings.llm_url, settings.llm_api_key, settings.llm_timeout_s),
         max_tokens=settings.llm_max_tokens,
-        structured_output_mode=settings.llm_structured_output,  # type: ignore[arg-type]
+        structured_output_mode=settings.llm_structured_output,
         timings=timings,
     )
 

@@ -8,6 +8,8 @@ graph of the episode's group.
 
 from __future__ import annotations
 
+from typing import Any
+
 from graphiti_core import Graphiti
 from graphiti_core.edges import Edge, EntityEdge
 from graphiti_core.errors import NodeNotFoundError
@@ -22,7 +24,8 @@ async def remove_episode(g: Graphiti, uuid: str) -> bool:
         episode = await EpisodicNode.get_by_uuid(driver, uuid)
     except NodeNotFoundError:
         return False
-    drop, keep = [], []
+    drop: list[Any] = []
+    keep: list[Any] = []
     for edge in await EntityEdge.get_by_uuids(driver, episode.entity_edges):
         others = [e for e in edge.episodes if e != uuid]
         (keep if others else drop).append((edge.uuid, others))

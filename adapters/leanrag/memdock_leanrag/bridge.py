@@ -22,6 +22,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any, cast
 
 SHIM = Path(__file__).resolve().parent / "shim"
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
@@ -76,11 +77,12 @@ class LeanRAG:
                 sys.path.remove(p)
             sys.path.insert(0, p)
         with _cwd(root):
-            self.dbu = importlib.import_module("database_utils")
-            if Path(self.dbu.__file__).resolve().parent != SHIM:
+            # modules of a checkout, typed Any: we set attributes on them (ACTIVE, ENCODER)
+            self.dbu: Any = cast(Any, importlib.import_module("database_utils"))
+            if Path(str(self.dbu.__file__)).resolve().parent != SHIM:
                 raise RuntimeError(f"database_utils came from {self.dbu.__file__}, not memdock's shim")
             self.prompt = importlib.import_module("prompt")
-            self.cluster = importlib.import_module("_cluster_utils")
+            self.cluster: Any = cast(Any, importlib.import_module("_cluster_utils"))
             self.build_graph = importlib.import_module("build_graph")
             self.query_graph = importlib.import_module("query_graph")
             self.tools_utils = importlib.import_module("tools.utils")

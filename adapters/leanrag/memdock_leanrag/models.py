@@ -14,7 +14,7 @@ import hashlib
 import json
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import Any
 
@@ -31,7 +31,7 @@ class Timings:
         self.reset()
 
     def reset(self) -> None:
-        self.seconds: Counter[str] = Counter()
+        self.seconds: dict[str, float] = defaultdict(float)
         self.calls: Counter[str] = Counter()
 
     def add(self, what: str, seconds: float, calls: int = 1) -> None:

@@ -243,8 +243,8 @@ def _hits(
         keys = dbu.chunk_keys_ranked([f[3] for f in found], max(2 * limit, 10))  # candidates, then ranked by cosine
         chunks = rt.catalog.chunks_by_key(keys)
         present = [chunks[k] for k in keys if k in chunks]
-        for c, s in zip(present, _cos(rt, qvec, [c["text"] for c in present])):
-            out.append(_raw("episode", c["id"], (s + 1) / 2, c["text"], [c["key"]], {}, c["id"]))
+        for chunk, sim in zip(present, _cos(rt, qvec, [c["text"] for c in present])):
+            out.append(_raw("episode", chunk["id"], (sim + 1) / 2, chunk["text"], [chunk["key"]], {}, chunk["id"]))
     return out
 
 
@@ -254,8 +254,8 @@ def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     chunk = rt.catalog.chunk(nid)
     kind, chunk_ids = rt.catalog.resolve(nid)
     if chunk is not None or kind == "entry":
-        rows = [rt.catalog.chunk(c) for c in ([nid] if chunk else chunk_ids)]
-        rows = list(rt.catalog.chunks_by_key(r["key"] for r in rows if r).values())
+        named = [rt.catalog.chunk(c) for c in ([nid] if chunk else chunk_ids)]
+        rows = list(rt.catalog.chunks_by_key(r["key"] for r in named if r).values())
         if not rows:
             return {"item": None}
         return {"item": hits.hit("episode", nid, 1.0, "\n".join(r["text"] for r in rows), rows, {}, nid)}

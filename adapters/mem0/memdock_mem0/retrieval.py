@@ -8,6 +8,7 @@ and `search_facts` is not offered; `get_node` returns a memory's history under `
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from memdock.sdk.params import limit_of, query_text, record_id
@@ -121,9 +122,8 @@ def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     if entry is not None and entry["state"] == "committed":
         ids = rt.catalog.memories(rid)
         hit = episode_hit(entry, 1.0, ids)
-        hit["extra"]["memories"] = [
-            m["memory"] for m in (rt.run(lambda i=i: rt.memory.get(i), "get_node") for i in ids) if m
-        ]
+        fetched = (rt.run(partial(rt.memory.get, i), "get_node") for i in ids)
+        hit["extra"]["memories"] = [m["memory"] for m in fetched if m]
         return {"item": hit}
     if rt.catalog.entry_of_memory(rid) is None:
         return {"item": None}

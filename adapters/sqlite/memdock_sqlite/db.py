@@ -169,6 +169,14 @@ def _check_identity(conn: sqlite3.Connection, path: Path) -> int:
     return version
 
 
+def open_writer(data_dir: Path) -> sqlite3.Connection:
+    """The store's database opened for writing (created when absent)."""
+    conn = open_db(data_dir, write=True)
+    if conn is None:  # open_db answers None only to a read of a store without a database
+        raise RuntimeError(f"{db_path(data_dir)} could not be opened for writing")
+    return conn
+
+
 def open_db(data_dir: Path, *, write: bool) -> sqlite3.Connection | None:
     """Open the store's database. For reads, None when there is no database yet.
 

@@ -78,7 +78,7 @@ def run(
     k = limit if mode == "bm25" else max(limit * 5, MIN_CANDIDATES)
     lexical = bm25_ranking(conn, match, filters, k) if match else []
     dense: list[tuple[int, float]] = []
-    if mode in ("vector", "hybrid"):
+    if mode in ("vector", "hybrid") and embedder is not None:
         dense = vectors.search(conn, embedder.name, identity, embedder.embed([text])[0], k, _allowed(conn, filters))
     if mode == "bm25":
         ranked = [(rid, hits.bm25_score(raw), {"bm25": raw}) for rid, raw in lexical]
@@ -90,7 +90,7 @@ def run(
         fused = hits.rrf([[rid for rid, _ in lexical], [rid for rid, _ in dense]], [1.0, vector_weight], rrf_k)
         bm25_of, cos_of = dict(lexical), dict(dense)
         order = sorted(fused, key=lambda rid: -fused[rid])
-        ranked = [(rid, fused[rid], {"bm25": bm25_of.get(rid), "cosine": cos_of.get(rid)}) for rid in order]
+        ranked = [(rid, fused[rid], _parts(bm25=bm25_of.get(rid), cosine=cos_of.get(rid))) for rid in order]
     ranked = ranked[:limit]
     rows = _rows(conn, [rid for rid, _, _ in ranked])
     result["hits"] = [
@@ -99,3 +99,8 @@ def run(
         if rid in rows
     ]
     return result
+
+
+def _parts(**scores: float | None) -> dict[str, float]:
+    """The scores a fused hit had in each ranking it appeared in (a ranking that missed it is left out)."""
+    return {name: value for name, value in scores.items() if value is not None}

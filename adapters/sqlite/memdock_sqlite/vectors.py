@@ -11,6 +11,7 @@ import heapq
 import sqlite3
 import struct
 from collections.abc import Callable
+from typing import Any
 
 from .db import transaction
 from .embedders import Embedder
@@ -75,7 +76,7 @@ class VectorIndex:
     def __init__(self) -> None:
         self._key: tuple | None = None
         self._rowids: list[int] = []
-        self._matrix = None
+        self._matrix: Any = None
 
     def _load(self, conn: sqlite3.Connection, model: str, identity: object) -> None:
         key = (identity, model, version(conn))

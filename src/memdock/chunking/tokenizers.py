@@ -32,7 +32,14 @@ class TiktokenTokenizer:
             import tiktoken
         except ImportError:
             raise ConfigError("--tokenizer tiktoken needs the tiktoken package (pip install tiktoken)") from None
-        self._enc = tiktoken.get_encoding(encoding)
+        try:
+            self._enc = tiktoken.get_encoding(encoding)
+        except Exception as exc:  # tiktoken downloads an encoding it has not cached; offline that fails
+            raise ConfigError(
+                f"tiktoken could not load the {encoding} encoding ({type(exc).__name__}: {exc}); it downloads an "
+                "encoding on first use, so offline it needs a cached copy (TIKTOKEN_CACHE_DIR), or use "
+                "--tokenizer approx"
+            ) from None
         self.name = f"tiktoken:{encoding}"
 
     def count(self, text: str) -> int:

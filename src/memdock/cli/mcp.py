@@ -1,4 +1,4 @@
-"""`memdock mcp`: serve the memory tools over MCP on stdio."""
+"""`memdock mcp`: serve the memory tools over MCP, on stdio or streamable HTTP."""
 
 from __future__ import annotations
 
@@ -11,10 +11,22 @@ from .common import add_backend_options, parse_config
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("mcp", help="serve memory tools to an MCP client over stdio (needs the mcp extra)")
+    p = sub.add_parser(
+        "mcp",
+        help="serve memory tools to MCP clients over stdio or HTTP (needs the mcp extra)",
+        epilog="examples:\n  memdock mcp --data-dir ~/notes\n  memdock mcp --http 127.0.0.1:8765\n"
+        "  MEMDOCK_MCP_TOKEN=$(openssl rand -hex 24) memdock mcp --http 0.0.0.0:8765",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_backend_options(p, json_flag=False)
     p.add_argument("--deadline", type=float, default=10.0, help="seconds each tool call may take (default 10)")
     p.add_argument("--log-level", default="WARNING", help="service log level, written to stderr")
+    p.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback unless MEMDOCK_MCP_TOKEN "
+        "is set: then every request must send `Authorization: Bearer <token>`)",
+    )
     p.set_defaults(func=run)
 
 
@@ -28,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
     serve(
         args.backend,
+        http=args.http,
         data_dir=args.data_dir,
         config=parse_config(args.config),
         deadline=args.deadline,

@@ -1,4 +1,4 @@
-"""An MCP server whose tools are thin wrappers over MemoryService. Runs over stdio.
+"""An MCP server whose tools are thin wrappers over MemoryService. Runs over stdio or streamable HTTP.
 
 Built on the official MCP Python SDK (mcp 2.x, `MCPServer`).
 Tool results are JSON objects; a degraded answer is an empty result with `degraded: true` and a reason,
@@ -8,6 +8,7 @@ so an agent can carry on. A bad argument is a tool error naming the argument.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
@@ -175,10 +176,24 @@ def serve(
     config: dict[str, Any] | None = None,
     deadline: float = 10.0,
     sandbox: bool | str | None = None,
+    http: str | None = None,
 ) -> None:
+    """Serve on stdio, or on streamable HTTP at HTTP (HOST:PORT; see memdock.mcp.http for the token rule)."""
+    address = token = None
+    if http is not None:  # checked before the backend opens: a refused address costs no adapter process
+        from .http import parse_address, required_token
+
+        address = parse_address(http)
+        token = required_token(address[0], os.environ)
     opened = open_backend(backend, data_dir=data_dir, config=config, workers=2, sandbox=sandbox)
     service = MemoryService(opened, deadline=deadline, workers=2)
     try:
-        build_server(service).run("stdio")
+        server = build_server(service)
+        if address is None:
+            server.run("stdio")
+        else:
+            from .http import serve_http
+
+            serve_http(server, address[0], address[1], token)
     finally:
         service.close()

@@ -201,6 +201,15 @@ class Ledger:
                 self.db.execute(f"DELETE FROM committed WHERE id IN ({marks})", part)
                 self.db.execute(f"DELETE FROM origins WHERE id IN ({marks})", part)
 
+    def hashes(self, ids: Sequence[str]) -> dict[str, str]:
+        """The committed content hash of each of IDS the ledger holds."""
+        out: dict[str, str] = {}
+        for start in range(0, len(ids), _BATCH):
+            part = list(ids[start : start + _BATCH])
+            q = f"SELECT id, hash FROM committed WHERE id IN ({','.join('?' * len(part))})"
+            out.update(self.db.execute(q, part).fetchall())
+        return out
+
     def counts_by_type(self) -> dict[str, int]:
         return dict(
             self.db.execute("SELECT record_type, count(*) FROM committed GROUP BY record_type ORDER BY record_type")

@@ -60,6 +60,7 @@ def run_once(
             readable=launch.readable(params),
             exit_grace=launch.exit_grace(),
             python=launch.python_script,
+            module_path=launch.descriptor.python_path(),
         )
     except BaseException:
         log.close()

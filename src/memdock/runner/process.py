@@ -116,13 +116,19 @@ class AdapterProcess(subprocess.Popen[bytes]):
 _PLAIN_PYTHON_FLAGS = frozenset({"-I", "-S", "-E", "-s", "-u", "-B", "-O", "-OO", "-P", "-b", "-bb", "-q"})
 
 
-def shepherd_argv(argv: Sequence[str], python: bool, *shepherd_args: str) -> list[str]:
+def shepherd_argv(
+    argv: Sequence[str], python: bool, *shepherd_args: str, module_path: Sequence[str | os.PathLike[str]] = ()
+) -> list[str]:
     """The command that runs ARGV under the shepherd: inline in the adapter's own interpreter when ARGV is a
-    Python script run with flags that take no value, else exec'd by memdock's interpreter."""
+    Python script or `-m PACKAGE` (found in MODULE_PATH) run with flags that take no value, else exec'd by
+    memdock's interpreter."""
     if python:
         i = 1
         while i < len(argv) and argv[i] in _PLAIN_PYTHON_FLAGS:
             i += 1
+        if i + 1 < len(argv) and argv[i] == "-m":
+            paths = os.pathsep.join(str(p) for p in module_path)
+            return [*argv[:i], str(SHEPHERD), *shepherd_args, "module", paths, "--", *argv[i + 1 :]]
         if i < len(argv) and not argv[i].startswith("-") and os.path.isfile(argv[i]):
             return [*argv[:i], str(SHEPHERD), *shepherd_args, "inline", "--", *argv[i:]]
     return [sys.executable, "-I", "-S", str(SHEPHERD), *shepherd_args, "exec", "--", *argv]
@@ -139,16 +145,19 @@ def spawn(
     die_with_parent: bool = True,
     exit_grace: float = 2.0,
     python: bool = False,
+    module_path: Sequence[str | os.PathLike[str]] = (),
 ) -> AdapterProcess:
     """Start ARGV under a shepherd, as the leader of a new process group. writable=None runs it without Landlock;
     READABLE (strict sandbox) confines its reads to those paths and the writable ones.
 
     The shepherd leaves no descendant of ARGV alive: EXIT_GRACE seconds after ARGV exits, whatever it left
-    is killed. PYTHON says ARGV is `INTERPRETER [FLAGS] SCRIPT ...`, which the shepherd can run in its child
-    without a second interpreter start."""
+    is killed. PYTHON says ARGV is `INTERPRETER [FLAGS] SCRIPT ...` (or `-m PACKAGE`, found in MODULE_PATH),
+    which the shepherd can run in its child without a second interpreter start."""
     paths = [str(p) for p in writable] if writable is not None else None
     report_r, report_w = os.pipe2(os.O_CLOEXEC)
-    wrapped = shepherd_argv(argv, python, f"{exit_grace:g}", f"{SHEPHERD_TERM_GRACE:g}", str(report_w))
+    wrapped = shepherd_argv(
+        argv, python, f"{exit_grace:g}", f"{SHEPHERD_TERM_GRACE:g}", str(report_w), module_path=module_path
+    )
     try:
         proc = AdapterProcess(
             wrapped,

@@ -199,6 +199,7 @@ def strict_readable(
     # the folder memdock is imported from (Python lists a sys.path entry to find a package in it)
     paths += [Path(memdock.__file__).parent.parent, schemas_dir()]
     paths.append(descriptor.path)
+    paths += descriptor.python_path()  # a `-m PACKAGE` adapter's folders, such as a shared package beside it
     if descriptor.runtime.get("requirements"):
         paths.append(descriptor.venv)
     program = _program(argv[0], env) if argv else None

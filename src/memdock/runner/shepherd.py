@@ -13,7 +13,8 @@ exits (the runner then stops its idle clock: the grace bounds the wait), and las
 
 MODE `exec` execs ARGV in the child. MODE `inline` (a Python adapter, ARGV = SCRIPT ARGS..., the shepherd
 started by the adapter's own interpreter with its flags) runs SCRIPT in the forked child, as `python SCRIPT`
-would: one interpreter start per call instead of two.
+would: one interpreter start per call instead of two. MODE `module` (`... module PATHS -- PACKAGE ARGS...`)
+runs PACKAGE as `python -m PACKAGE` would, with the folders PATHS (os.pathsep-separated) first on sys.path.
 
 Keeping this in its own process keeps the subreaper flag, and the reaping of unknown children, out of the
 application that embeds memdock; each call owns exactly the processes beneath its shepherd.
@@ -95,6 +96,16 @@ def _run_inline(argv: list[str]) -> None:
     exec(code, main.__dict__)
 
 
+def _run_module(paths: list[str], argv: list[str]) -> None:
+    """Run package ARGV[0] as `python -m` would, its folders PATHS first on the module search path (the adapter
+    folder, and any shared package folder, named in adapter.json's `python_path`)."""
+    import runpy
+
+    sys.path[:0] = paths
+    sys.argv = list(argv)
+    runpy.run_module(argv[0], run_name="__main__", alter_sys=True)
+
+
 def shepherd(main: int, grace: float, term_grace: float, report_fd: int) -> tuple[int, int]:
     """Tend MAIN to the end of its whole process tree. Returns (its wait status, processes killed after it
     exited). Writes "exited" to REPORT_FD as soon as MAIN itself has exited."""
@@ -149,14 +160,19 @@ def _exit_like(status: int) -> None:
 
 def main(args: list[str]) -> None:
     grace, term_grace, report_fd, mode = float(args[0]), float(args[1]), int(args[2]), args[3]
-    if mode not in ("exec", "inline") or args[4] != "--" or len(args) < 6:
-        sys.exit("usage: shepherd.py GRACE TERM_GRACE REPORT_FD exec|inline -- ARGV...")
+    module_path, rest = (args[4], args[5:]) if mode == "module" else ("", args[4:])
+    if mode not in ("exec", "inline", "module") or not rest or rest[0] != "--" or len(rest) < 2:
+        sys.exit("usage: shepherd.py GRACE TERM_GRACE REPORT_FD exec|inline|module PATHS -- ARGV...")
+    argv = rest[1:]
     os.set_inheritable(report_fd, False)
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD, *STOP_SIGNALS})
-    child = _start(args[5:], mode == "inline")
+    child = _start(argv, mode != "exec")
     if child == 0:
         os.close(report_fd)
-        _run_inline(args[5:])
+        if mode == "module":
+            _run_module(module_path.split(os.pathsep) if module_path else [], argv)
+        else:
+            _run_inline(argv)
         return  # the interpreter ends as after `python SCRIPT`: atexit, threads, the script's exit status
     status, survivors = shepherd(child, grace, term_grace, report_fd)
     os.write(report_fd, f'{{"survivors": {survivors}}}\n'.encode())

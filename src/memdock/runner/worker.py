@@ -43,6 +43,7 @@ class Worker:
                 die_with_parent=False,
                 exit_grace=launch.exit_grace(),
                 python=launch.python_script,
+                module_path=launch.descriptor.python_path(),
             )
         except BaseException:
             self.log.close()

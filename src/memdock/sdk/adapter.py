@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from .. import PAYLOAD_VERSION, PROTOCOL_VERSION
 from ..atomic import write_atomic
+from ..contract import DeleteResult, GetResult, HealthStatus, IndexResult, PrepareResult, SearchResult
 from ..diskfull import disk_full, is_disk_full
 from ..errors import BackendError, ConfigError, InvalidInputError, MemdockError, UnsupportedOperationError, VersionError
 from ..operations import FEATURES, OPERATIONS
@@ -93,11 +95,34 @@ class Context:
         sys.stderr.flush()
 
 
-class Adapter:
-    """Base class: override the operations your backend supports."""
+class _Described:
+    """A class attribute read from the adapter's adapter.json (`descriptor_path`), so the name and version are
+    written once; a subclass that sets the attribute itself overrides it."""
 
-    name = "adapter"
-    version = "0.0.0"
+    def __init__(self, default: str):
+        self.default = default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.key = name
+
+    def __get__(self, obj: object, owner: type[Adapter]) -> str:
+        path = owner.descriptor_path
+        return self.default if path is None else str(_descriptor(str(path)).get(self.key, self.default))
+
+
+@functools.cache
+def _descriptor(path: str) -> dict[str, Any]:
+    with open(path, "rb") as f:
+        raw: dict[str, Any] = json.load(f)
+    return raw
+
+
+class Adapter:
+    """Base class: override the operations your backend supports. `name` and `version` come from the
+    adapter.json at `descriptor_path` (set it; a subclass may also set them itself)."""
+
+    name: str = _Described("adapter")  # type: ignore[assignment]
+    version: str = _Described("0.0.0")  # type: ignore[assignment]
     protocol_versions: tuple[str, ...] = (PROTOCOL_VERSION,)
     payload_versions: tuple[str, ...] = (PAYLOAD_VERSION,)
     features: dict[str, bool] = {}
@@ -141,10 +166,7 @@ class Adapter:
             raise ConfigError(f"invalid config for {self.name}: {issues[0].path}: {issues[0].message}")
 
     def _config_schema(self) -> dict[str, Any] | None:
-        if not hasattr(self, "_config_schema_cache"):
-            with open(self.descriptor_path, "rb") as f:  # type: ignore[arg-type]
-                self._config_schema_cache = json.load(f).get("config_schema")
-        schema: dict[str, Any] | None = self._config_schema_cache
+        schema: dict[str, Any] | None = _descriptor(str(self.descriptor_path)).get("config_schema")
         return schema
 
     def _config_validator(self, schema: dict[str, Any]) -> Any:
@@ -158,12 +180,41 @@ class Adapter:
     def close(self) -> None:
         """Called once when the process ends (worker mode: at stdin EOF)."""
 
-    def _unsupported(self, ctx: Context) -> dict[str, Any]:
-        raise UnsupportedOperationError(f"{self.name} does not support {ctx.operation}")
+    # The operations. Override those your backend has; the others answer `unsupported`. Each returns its typed
+    # result (memdock.contract), which the SDK writes to the wire; a plain dict in the wire's shape also works.
 
-    healthcheck = prepare = index = query = _unsupported
-    search_nodes = search_facts = search_episodes = _unsupported
-    get_node = get_edge = delete = _unsupported
+    def healthcheck(self, ctx: Context) -> HealthStatus | dict[str, Any]:
+        raise self._unsupported(ctx)
+
+    def prepare(self, ctx: Context) -> PrepareResult | dict[str, Any]:
+        raise self._unsupported(ctx)
+
+    def index(self, ctx: Context) -> IndexResult | dict[str, Any]:
+        raise self._unsupported(ctx)
+
+    def query(self, ctx: Context) -> SearchResult | dict[str, Any]:
+        raise self._unsupported(ctx)
+
+    def search_nodes(self, ctx: Context) -> SearchResult | dict[str, Any]:
+        raise self._unsupported(ctx)
+
+    def search_facts(self, ctx: Context) -> SearchResult | dict[str, Any]:
+        raise self._unsupported(ctx)
+
+    def search_episodes(self, ctx: Context) -> SearchResult | dict[str, Any]:
+        raise self._unsupported(ctx)
+
+    def get_node(self, ctx: Context) -> GetResult | dict[str, Any]:
+        raise self._unsupported(ctx)
+
+    def get_edge(self, ctx: Context) -> GetResult | dict[str, Any]:
+        raise self._unsupported(ctx)
+
+    def delete(self, ctx: Context) -> DeleteResult | dict[str, Any]:
+        raise self._unsupported(ctx)
+
+    def _unsupported(self, ctx: Context) -> UnsupportedOperationError:
+        return UnsupportedOperationError(f"{self.name} does not support {ctx.operation}")
 
 
 def _accepts_empty_object(schema: dict[str, Any]) -> bool:
@@ -218,7 +269,7 @@ def _dispatch(adapter: Adapter, request: dict[str, Any], out: EventSink) -> dict
         adapter.check_config(ctx.config)
         if op != "capabilities" and op not in adapter.operations(ctx):
             raise UnsupportedOperationError(f"{adapter.name} does not support {op}")
-        result = getattr(adapter, op)(ctx)
+        result = wire_result(getattr(adapter, op)(ctx))
         return {**base, "ok": True, "result": result}
     except MemdockError as exc:
         return {**base, "ok": False, "error": exc.to_envelope()}
@@ -230,6 +281,20 @@ def _dispatch(adapter: Adapter, request: dict[str, Any], out: EventSink) -> dict
 
         traceback.print_exc(file=sys.stderr)
         return {**base, "ok": False, "error": BackendError(f"{type(exc).__name__}: {exc}").to_envelope()}
+
+
+def wire_result(result: Any) -> Any:
+    """An operation's typed result as the wire's JSON object (a dict is passed through as it is)."""
+    if isinstance(result, DeleteResult):
+        return {"deleted": result.deleted, "not_found": result.not_found, "cascaded": result.cascaded}
+    if isinstance(result, SearchResult):
+        out = result.to_dict()
+        if not result.backend:
+            del out["backend"]
+        return out
+    if isinstance(result, (HealthStatus, PrepareResult, IndexResult, GetResult)):
+        return result.to_dict()
+    return result
 
 
 def _dumps(obj: Any) -> bytes:

@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "common"))
-
 from memdock_entries.adapter_base import EntryAdapter
+
+from memdock.errors import MemdockError
+from memdock.sdk import Context
 from memdock_openmemory.retrieval import SCORE_SEMANTICS
 from memdock_openmemory.settings import Settings
 
-from memdock.errors import MemdockError
-from memdock.sdk import Context, serve
-
 
 class OpenMemoryAdapter(EntryAdapter):
-    name = "openmemory"
-    version = "1.0.0"
     package = "memdock_openmemory"
     settings_class = Settings
-    descriptor_path = Path(__file__).with_name("adapter.json")
+    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
     features = {
         "embeddings": False,
         "entity_extraction": False,
@@ -85,7 +79,3 @@ class OpenMemoryAdapter(EntryAdapter):
         rt = self._rt(ctx)
         rt.client.user_page("prepare")
         return {"ok": True, "details": rt.catalog.counts()}
-
-
-if __name__ == "__main__":
-    sys.exit(serve(OpenMemoryAdapter()))

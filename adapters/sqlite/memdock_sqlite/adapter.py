@@ -4,28 +4,22 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vectors
-from memdock_sqlite.delete import delete as delete_records
-
 from memdock.diskfull import is_disk_full
 from memdock.errors import BackendError, MemdockError
-from memdock.sdk import Adapter, Context, serve
+from memdock.sdk import Adapter, Context
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.params import query_text
+from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vectors
+from memdock_sqlite.delete import delete as delete_records
 
 EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing has been indexed"}
 
 
 class SqliteAdapter(Adapter):
-    name = "sqlite"
-    version = "1.0.0"
-    descriptor_path = Path(__file__).with_name("adapter.json")
+    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
     features = {"graph_query": True, "temporal": True, "incremental": True, "delete": True, "retrieval": True}
     score = {
         "range": [0.0, 1.0],
@@ -94,7 +88,7 @@ class SqliteAdapter(Adapter):
         }
 
     def prepare(self, ctx: Context) -> dict:
-        conn = db.open_db(ctx.data_dir, write=True)
+        conn = db.open_writer(ctx.data_dir)
         try:
             embedded = self._backfill(ctx, conn)
             return {
@@ -119,7 +113,7 @@ class SqliteAdapter(Adapter):
         reader = ctx.staged_bundle()
         present = [t for t in ingest.ORDER if t in reader.record_types()]
         total = sum(reader.count(t) for t in present)
-        conn = db.open_db(ctx.data_dir, write=True)
+        conn = db.open_writer(ctx.data_dir)
         committed = Checkpoints(ctx, total)
         try:
             run = ingest.Ingest(conn, on_commit=committed, batch_size=int(ctx.config.get("batch_size", ingest.BATCH)))
@@ -186,7 +180,7 @@ class SqliteAdapter(Adapter):
         ids = ctx.params.get("ids")
         if not db.db_path(ctx.data_dir).exists():
             return {"deleted": [], "not_found": list(ids) if isinstance(ids, list) else []}
-        conn = db.open_db(ctx.data_dir, write=True)
+        conn = db.open_writer(ctx.data_dir)
         try:
             return self._sql(delete_records, conn, ctx.params)
         finally:
@@ -195,7 +189,3 @@ class SqliteAdapter(Adapter):
     def close(self) -> None:
         if self._reader:
             self._reader[1].close()
-
-
-if __name__ == "__main__":
-    sys.exit(serve(SqliteAdapter()))

@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from memdock.sdk import Adapter, Context
 from memdock_graphiti import recipes
 from memdock_graphiti.settings import Settings
 
-from memdock.sdk import Adapter, Context, serve
-
 
 class GraphitiAdapter(Adapter):
-    name = "graphiti"
-    version = "1.0.0"
-    descriptor_path = Path(__file__).with_name("adapter.json")
+    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
     features = {
         "embeddings": True,
         "entity_extraction": True,
@@ -158,7 +153,3 @@ class GraphitiAdapter(Adapter):
         if self._runtime is not None:
             self._runtime.close()
             self._runtime = None
-
-
-if __name__ == "__main__":
-    sys.exit(serve(GraphitiAdapter()))

@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 os.environ["MEM0_TELEMETRY"] = "false"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "common"))
 
 from memdock_entries.adapter_base import EntryAdapter
+
+from memdock.sdk import Context
 from memdock_mem0.retrieval import SCORE_SEMANTICS
 from memdock_mem0.settings import Settings
 
-from memdock.sdk import Context, serve
-
 
 class Mem0Adapter(EntryAdapter):
-    name = "mem0"
-    version = "1.0.0"
     package = "memdock_mem0"
     settings_class = Settings
-    descriptor_path = Path(__file__).with_name("adapter.json")
+    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
     features = {
         "embeddings": True,
         "entity_extraction": False,
@@ -106,7 +101,3 @@ class Mem0Adapter(EntryAdapter):
         rt.settings.require_models()
         rt.memory  # noqa: B018  (creates the collection and history database)
         return {"ok": True, "details": rt.catalog.counts()}
-
-
-if __name__ == "__main__":
-    sys.exit(serve(Mem0Adapter()))

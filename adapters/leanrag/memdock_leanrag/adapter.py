@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from memdock_leanrag.hits import SCORE_SEMANTICS  # noqa: E402
-from memdock_leanrag.settings import PINNED_COMMIT, Settings  # noqa: E402
-
-from memdock.sdk import Adapter, Context, serve  # noqa: E402
+from memdock.sdk import Adapter, Context
+from memdock_leanrag.hits import SCORE_SEMANTICS
+from memdock_leanrag.settings import PINNED_COMMIT, Settings
 
 
 class LeanRAGAdapter(Adapter):
-    name = "leanrag"
-    version = "1.0.0"
-    descriptor_path = Path(__file__).with_name("adapter.json")
+    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
     features = {
         "embeddings": True,
         "entity_extraction": True,
@@ -67,9 +60,8 @@ class LeanRAGAdapter(Adapter):
         return self._runtime
 
     def healthcheck(self, ctx: Context) -> dict:
-        from memdock_leanrag.health import check
-
         from memdock.errors import MemdockError
+        from memdock_leanrag.health import check
 
         try:
             rt = self._rt(ctx)
@@ -126,7 +118,3 @@ class LeanRAGAdapter(Adapter):
         if self._runtime is not None:
             self._runtime.close()
             self._runtime = None
-
-
-if __name__ == "__main__":
-    sys.exit(serve(LeanRAGAdapter()))

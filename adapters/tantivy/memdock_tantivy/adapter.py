@@ -2,29 +2,24 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 import tantivy
-from memdock_tantivy import delete, ingest, queries, search, store
-from memdock_tantivy.reader import Reader
 
 from memdock.errors import BackendError
-from memdock.sdk import Adapter, Context, serve
+from memdock.sdk import Adapter, Context
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.params import query_text
+from memdock_tantivy import delete, ingest, queries, search, store
+from memdock_tantivy.reader import Reader
 
 EMPTY = {"hits": [], "backend": "tantivy", "reason": "the store is empty: nothing has been indexed"}
 KINDS = ("thread", "entry", "entity", "chunk", "edge")
 
 
 class TantivyAdapter(Adapter):
-    name = "tantivy"
-    version = "1.0.0"
-    descriptor_path = Path(__file__).with_name("adapter.json")
+    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
     features = {
         "graph_query": True,
         "temporal": True,
@@ -93,6 +88,7 @@ class TantivyAdapter(Adapter):
         present = [t for t in ingest.ORDER if t in reader_in.record_types()]
         total = sum(reader_in.count(t) for t in present)
         index = self._index(ctx, write=True)
+        assert index is not None, "a write opens (creating) the index"
         committed = Checkpoints(ctx, total)
         writer = store.writer(index, ctx.config)
         try:
@@ -151,7 +147,3 @@ class TantivyAdapter(Adapter):
             return delete.delete(index, lambda: store.writer(index, ctx.config), ctx.params)
         except ValueError as exc:
             raise BackendError(f"tantivy: {exc}") from None
-
-
-if __name__ == "__main__":
-    sys.exit(serve(TantivyAdapter()))

@@ -1,0 +1,1 @@
+"""The null adapter: every operation exists, answers honestly, and nothing is kept (the reference)."""

@@ -1,0 +1,49 @@
+"""A LlamaIndex retriever over a memdock memory (`pip install memdock[llama-index]`).
+
+    from memdock import Memory
+    from memdock.integrations.llama_index import MemdockRetriever
+
+    retriever = MemdockRetriever(Memory(data_dir="notes"), limit=5, thread="infra")
+    for scored in retriever.retrieve("when does staging move?"):   # or: await retriever.aretrieve(...)
+        print(scored.score, scored.node.get_content())
+
+Each NodeWithScore holds a TextNode (id_ the hit's id, text the hit's text, metadata its provenance) and the
+hit's score. Give `async_memory=AsyncMemory(...)` for a native async path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+from ..records import Hit
+from .provenance import metadata
+
+
+class MemdockRetriever(BaseRetriever):
+    """Nodes recalled from MEMORY (a memdock Memory), best first, with recall's filters as keyword arguments
+    (thread, since, until, author, role, type, mode)."""
+
+    def __init__(self, memory: Any = None, *, async_memory: Any = None, limit: int = 5, **filters: Any):
+        if memory is None and async_memory is None:
+            raise ValueError("MemdockRetriever needs a Memory (memory=) or an AsyncMemory (async_memory=)")
+        super().__init__()
+        self._memory, self._async_memory = memory, async_memory
+        self._options = {"limit": limit, **filters}
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        if self._memory is None:
+            raise ValueError("MemdockRetriever needs memory=Memory(...) for sync calls")
+        return [to_node(h) for h in self._memory.recall(query_bundle.query_str, **self._options).hits]
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        if self._async_memory is None:
+            return self._retrieve(query_bundle)
+        result = await self._async_memory.recall(query_bundle.query_str, **self._options)
+        return [to_node(h) for h in result.hits]
+
+
+def to_node(hit: Hit) -> NodeWithScore:
+    return NodeWithScore(node=TextNode(id_=hit.id, text=hit.text, metadata=metadata(hit)), score=hit.score)

@@ -1,0 +1,194 @@
+"""The store's journal: every bundle of records sent to the backend, kept as it was sent, so the memory
+outlives its backend (`memdock export`, `memdock migrate`, `Memory.list`).
+
+Each index run (a `remember` is one) writes its delta, the records the ledger lacked, straight into
+`<store>/journal/<sequence>` instead of a throwaway work dir: a journal segment is a payload bundle like any
+other. Nothing else is bookkept. The ledger already says which version of each record the backend holds (its
+content hash), so a record counts as live only where its hash is the one the ledger committed: a segment of a
+killed run, an old version of a re-imported record, a record a prune deleted all drop out by themselves, and a
+resumed run's records are found in the segment of the run that first sent them. `forget` rewrites the
+segments that hold a forgotten record without it, so the text is gone from disk too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..bundle import BundleReader, BundleWriter
+from ..bundle.manifest import MANIFEST_NAME
+from .ledger import Ledger, record_hash
+
+ORDER = ("thread", "entry", "edge", "entity", "chunk")  # edges before entities: a thread's export takes the
+# entities its edges touch
+_SEGMENT = re.compile(r"^\d{8}$")
+_BATCH = 2000
+
+
+@dataclass
+class Exported:
+    """What an export wrote: records by type, and the live records no segment held (indexed before the store
+    kept a journal, so they cannot be exported; re-index their sources to journal them)."""
+
+    path: Path
+    counts: dict[str, int] = field(default_factory=dict)
+    missing: int = 0
+
+
+class Journal:
+    def __init__(self, root: Path):
+        self.root = root
+
+    def segments(self) -> list[Path]:
+        """Complete segments, oldest first (a writer swaps a segment in only once it is whole)."""
+        if not self.root.is_dir():
+            return []
+        self._finish_rewrites()
+        return sorted(p for p in self.root.iterdir() if _SEGMENT.match(p.name) and (p / MANIFEST_NAME).is_file())
+
+    def _finish_rewrites(self) -> None:
+        """A forget killed between its two renames left `N.old` (and maybe a whole `N.rewrite`) without `N`:
+        finish it, or put the old segment back."""
+        for old in self.root.glob("*.old"):
+            segment = old.with_suffix("")
+            if segment.exists():
+                shutil.rmtree(old, ignore_errors=True)
+                continue
+            fresh = old.with_suffix(".rewrite")
+            os.rename(fresh if (fresh / MANIFEST_NAME).is_file() else old, segment)
+
+    def next_segment(self) -> Path:
+        """Where the next run's delta goes. Called under the store's write lock, so numbers do not collide."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        taken = [int(p.name) for p in self.root.iterdir() if _SEGMENT.match(p.name)]
+        return self.root / f"{max(taken, default=0) + 1:08d}"
+
+    def discard(self, segment: Path) -> None:
+        shutil.rmtree(segment, ignore_errors=True)
+
+    def live(self, ledger: Ledger, threads: Sequence[str] | None = None) -> Iterator[tuple[str, dict[str, Any], Path]]:
+        """Each live record once, (type, record, its segment), newest version first; only THREADS' records (and
+        the entities their edges touch) when given."""
+        emitted: set[str] = set()
+        wanted = set(threads) if threads else None
+        touched: set[str] = set()
+        for segment in reversed(self.segments()):
+            reader = BundleReader(segment, validate=False)
+            for rtype in ORDER:
+                if rtype not in reader.record_types():
+                    continue
+                batch: list[dict[str, Any]] = []
+                for rec in reader.records(rtype):
+                    batch.append(rec)
+                    if len(batch) >= _BATCH:
+                        yield from self._live_batch(ledger, rtype, batch, emitted, wanted, touched, segment)
+                        batch = []
+                yield from self._live_batch(ledger, rtype, batch, emitted, wanted, touched, segment)
+
+    @staticmethod
+    def _live_batch(
+        ledger: Ledger,
+        rtype: str,
+        batch: list[dict[str, Any]],
+        emitted: set[str],
+        wanted: set[str] | None,
+        touched: set[str],
+        segment: Path,
+    ) -> Iterator[tuple[str, dict[str, Any], Path]]:
+        if not batch:
+            return
+        committed = ledger.hashes([r["id"] for r in batch])
+        for rec in batch:
+            rid = rec["id"]
+            if rid in emitted or committed.get(rid) != record_hash(rec):
+                continue
+            if wanted is not None and not _in_threads(rtype, rec, wanted, touched):
+                continue
+            if rtype == "edge":
+                touched.update((rec.get("source_id", ""), rec.get("target_id", "")))
+            emitted.add(rid)
+            yield rtype, rec, segment
+
+    def export(
+        self, ledger: Ledger, out: Path, threads: Sequence[str] | None = None, *, force: bool = False
+    ) -> Exported:
+        """Write the live records (of THREADS) as one bundle at OUT, embeddings included."""
+        segments = self.segments()
+        chunked = [s for s in segments if BundleReader(s, validate=False).kind == "chunks"]
+        chunker = BundleReader(chunked[-1], validate=False).manifest.get("chunker") if chunked else None
+        kind = "chunks" if chunked else "corpus"
+        done = Exported(out)
+        vectors: dict[Path, set[str]] = {}
+        with BundleWriter(
+            out,
+            kind,
+            chunker=chunker,
+            metadata={"format": "memdock-export", "source_id": f"export:{os.path.realpath(self.root.parent)}"},
+            overwrite=force,
+        ) as w:
+            for rtype, rec, segment in self.live(ledger, threads):
+                w.write(rtype, rec)
+                done.counts[rtype] = done.counts.get(rtype, 0) + 1
+                if rtype == "chunk":
+                    vectors.setdefault(segment, set()).add(rec["id"])
+            for segment, chunk_ids in vectors.items():
+                _copy_vectors(BundleReader(segment, validate=False), chunk_ids, w)
+        done.missing = max(0, ledger.count() - sum(done.counts.values())) if not threads else 0
+        return done
+
+    def forget(self, ids: Iterable[str]) -> int:
+        """Rewrite every segment holding one of IDS without it; returns how many segments were rewritten."""
+        doomed = set(ids)
+        rewritten = 0
+        for segment in self.segments():
+            reader = BundleReader(segment, validate=False)
+            if not any(
+                rec["id"] in doomed for t in reader.record_types() if t != "embedding" for rec in reader.records(t)
+            ):
+                continue
+            fresh = segment.with_name(segment.name + ".rewrite")
+            with BundleWriter(
+                fresh, reader.kind, chunker=reader.manifest.get("chunker"), metadata=reader.manifest.get("metadata"),
+                validate=False, overwrite=True,
+            ) as w:  # fmt: skip
+                for rtype in reader.record_types():
+                    if rtype == "embedding":
+                        continue
+                    for rec in reader.records(rtype):
+                        if rec["id"] not in doomed:
+                            w.write(rtype, rec)
+                kept = (
+                    {r["chunk_id"] for r in reader.records("embedding")} - doomed
+                    if "embedding" in reader.record_types()
+                    else set()
+                )
+                _copy_vectors(reader, kept, w)
+            old = segment.with_name(segment.name + ".old")
+            os.rename(segment, old)
+            os.rename(fresh, segment)
+            shutil.rmtree(old, ignore_errors=True)
+            rewritten += 1
+        return rewritten
+
+
+def _in_threads(rtype: str, rec: dict[str, Any], wanted: set[str], touched: set[str]) -> bool:
+    if rtype == "thread":
+        return rec["id"] in wanted
+    if rtype == "entity":
+        return rec["id"] in touched
+    return rec.get("thread_id") in wanted
+
+
+def _copy_vectors(reader: BundleReader, chunk_ids: set[str], w: BundleWriter) -> None:
+    matrix = reader.embeddings()
+    if matrix is None or not chunk_ids:
+        return
+    with matrix:
+        for row in reader.records("embedding"):
+            if row["chunk_id"] in chunk_ids:
+                w.write_embedding(row["chunk_id"], matrix.row_bytes(row["row"]), row["model"])

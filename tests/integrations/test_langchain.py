@@ -1,0 +1,63 @@
+"""The LangChain retriever, through the real langchain-core classes, over a real sqlite memory."""
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("langchain_core", reason="the langchain extra is not installed (pip install memdock[langchain])")
+
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+
+from memdock import AsyncMemory, Memory
+from memdock.integrations.langchain import MemdockRetriever
+
+NOTES = [
+    {"content": "The staging database moves to eu-west-2 on Friday.", "thread": "infra", "author": "ana"},
+    {"content": "Friday's move needs a read-only window from 18:00 UTC.", "thread": "infra", "author": "bo"},
+    {"content": "The staging logo moves to the left.", "thread": "design", "author": "cy"},
+]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("langchain") / "store"
+    with Memory(data_dir=folder) as memory:
+        ids = [r.id for r in memory.remember_many(NOTES)]
+    return folder, ids
+
+
+def test_documents_carry_the_hit_and_its_provenance(store):
+    folder, ids = store
+    with Memory(data_dir=folder) as memory:
+        retriever = MemdockRetriever(memory=memory, limit=3)
+        assert isinstance(retriever, BaseRetriever)
+        docs = retriever.invoke("when does the staging database move")
+        expected = memory.recall("when does the staging database move", limit=3).hits
+    assert docs and all(isinstance(d, Document) for d in docs)
+    assert [d.page_content for d in docs] == [h.text for h in expected]
+    top = docs[0]
+    assert top.metadata["entry_id"] == ids[0] and top.metadata["thread_id"].startswith("thread:infra:")
+    assert top.metadata["score"] == expected[0].score and top.metadata["backend"] == "sqlite"
+    assert top.id == expected[0].id and top.metadata["author"] == "ana"
+
+
+def test_filters_pass_through(store):
+    folder, ids = store
+    with Memory(data_dir=folder) as memory:
+        docs = MemdockRetriever(memory=memory, thread="design").invoke("staging moves")
+    assert [d.metadata["entry_id"] for d in docs] == [ids[2]]
+
+
+def test_async_with_and_without_an_async_memory(store):
+    folder, ids = store
+
+    async def scenario():
+        async with AsyncMemory(data_dir=folder) as amemory:
+            native = await MemdockRetriever(async_memory=amemory, thread="infra").ainvoke("read-only window")
+        with Memory(data_dir=folder) as memory:
+            threaded = await MemdockRetriever(memory=memory, thread="infra").ainvoke("read-only window")
+        return native, threaded
+
+    native, threaded = asyncio.run(scenario())
+    assert native[0].metadata["entry_id"] == threaded[0].metadata["entry_id"] == ids[1]
