@@ -22,6 +22,7 @@ _WHERE = {
     "Filters": "memdock.service",
     "Remembered": "memdock.service",
     "Status": "memdock.service",
+    "Entry": "memdock.service",
     "MemoryBackend": "memdock.contract",
     "Capabilities": "memdock.contract",
     "HealthStatus": "memdock.contract",
@@ -52,6 +53,7 @@ __all__ = [
     "Filters",
     "Remembered",
     "Status",
+    "Entry",
     "MemoryBackend",
     "Capabilities",
     "HealthStatus",
@@ -95,7 +97,7 @@ if TYPE_CHECKING:
     )
     from .records import Hit
     from .sdk import Adapter
-    from .service import Filters, MemoryService, Remembered, Status
+    from .service import Entry, Filters, MemoryService, Remembered, Status
     from .threads import thread_id_for
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from .connect import BackendSpec, open_backend
 from .contract import DeleteResult, GetResult, SearchResult
-from .service import Filters, MemoryService, Remembered, Status
+from .service import Entry, Filters, MemoryService, Remembered, Status
 from .service.core import DEFAULT_DEADLINE, ServiceCore
 
 Many = str | Sequence[str] | None
@@ -79,6 +79,10 @@ class Memory:
         """Passages relevant to QUERY, best first, restricted by the filters given."""
         filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
         return self._core.query(query, limit=limit, filters=filters, mode=mode)
+
+    def list(self, *, thread: Many, limit: int = 20, offset: int = 0) -> list[Entry]:
+        """THREAD's entries (a name or id), oldest first: LIMIT of them (at most 50) from OFFSET."""
+        return self._core.list(thread=thread, limit=limit, offset=offset)
 
     def forget(self, ids: str | Sequence[str]) -> DeleteResult:
         """Delete records by id, with what depends on them (a thread takes its entries, an entry its chunks)."""
@@ -161,6 +165,9 @@ class AsyncMemory:
     ) -> SearchResult:
         filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
         return await self.service.query(query, limit=limit, filters=filters, mode=mode)
+
+    async def list(self, *, thread: Many, limit: int = 20, offset: int = 0) -> list[Entry]:
+        return await self.service.list(thread=thread, limit=limit, offset=offset)
 
     async def forget(self, ids: str | Sequence[str]) -> DeleteResult:
         return await self.service.forget(ids)

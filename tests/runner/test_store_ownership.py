@@ -10,6 +10,7 @@ import pytest
 
 from memdock import Memory
 from memdock.errors import ConfigError
+from memdock.runner.store import MARKER, Store
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTED = ROOT / "tests" / "adapters" / "scripted"
@@ -115,3 +116,34 @@ def test_a_default_store_an_older_memdock_only_queried_is_still_used(tmp_path):
     out = memdock("query", "hello", "-b", SCRIPTED, "-c", "behavior=ok", home=home)
     assert out.returncode == 0, out.stderr
     assert (store / ".memdock-store").is_file()
+
+
+def test_threads_opening_one_new_store_at_once_all_succeed(tmp_path):
+    """Several agents remembering into a new store at the same moment (the MCP server over HTTP) each open it:
+    one sees the other's marker half-written and must not take the folder for someone else's."""
+    import threading
+
+    def open_store(root: Path, start: threading.Barrier, failures: list[Exception]) -> None:
+        start.wait()
+        try:
+            Store(root).ensure()
+        except Exception as exc:  # collected, asserted below
+            failures.append(exc)
+
+    for round_ in range(30):
+        root, start, failures = tmp_path / f"store-{round_}", threading.Barrier(6), []
+        threads = [threading.Thread(target=open_store, args=(root, start, failures)) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not failures, failures[0]
+        assert (root / MARKER).is_file()
+
+
+def test_a_foreign_file_beside_a_marker_being_written_is_still_refused(tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / f".{MARKER}.tmp-0123456789abcdef").write_text("")
+    (tmp_path / "mine" / "thesis.docx").write_text("precious")
+    with pytest.raises(ConfigError, match="it holds"):
+        Store(tmp_path / "mine").ensure()

@@ -13,7 +13,7 @@ SRC = Path(memdock.__file__).resolve().parent
 
 PUBLIC = {
     "__version__", "PAYLOAD_VERSION", "PROTOCOL_VERSION",
-    "Memory", "AsyncMemory", "MemoryService", "Filters", "Remembered", "Status",
+    "Memory", "AsyncMemory", "MemoryService", "Filters", "Remembered", "Status", "Entry",
     "MemoryBackend", "Capabilities", "HealthStatus", "IndexResult", "SearchResult", "GetResult", "DeleteResult", "Hit",
     "thread_id_for",
     "MemdockError", "ConfigError", "InvalidInputError", "UnsupportedOperationError", "TransientError", "BackendError",

@@ -10,7 +10,7 @@ from .. import __version__
 from ..errors import MemdockError
 from . import output
 
-COMMAND_MODULES = ["pipeline", "validate", "adapters", "ops", "doctor", "conformance", "mcp"]
+COMMAND_MODULES = ["pipeline", "validate", "adapters", "ops", "move", "doctor", "conformance", "mcp"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -25,6 +25,7 @@ from ..errors import InvalidInputError, MemdockError, VersionError
 from ..protocol import SUPPORTED_PROTOCOLS, negotiate, payload_compatible
 from ..registry import AdapterDescriptor, Registry
 from .delta import build_delta
+from .journal import Exported, Journal
 from .launch import CallRecord, Launch
 from .ledger import Ledger
 from .oneshot import run_once
@@ -201,18 +202,24 @@ class SubprocessBackend:
         caps = self.get_capabilities()
         with disk_full_as_error(self.store.root, "indexing"), self.store.write_lock(self.lock_timeout):
             ledger = Ledger(self.store.ensure().ledger_path)
+            journal = Journal(self.store.journal_path)
             try:
-                delta_dir = self.store.new_work_dir("delta") / "bundle"
+                delta_dir = journal.next_segment()  # the delta is kept: it is the journal (see runner/journal.py)
+                committed = False
                 try:
                     delta = build_delta(reader, ledger, delta_dir, origin)
                     result = IndexResult(skipped=delta.skipped)
 
                     def checkpoint(ids: list[str]) -> None:
+                        nonlocal committed
                         ledger.commit(ids)
+                        committed = True
                         if after_checkpoint is not None:
                             after_checkpoint(ids)
 
-                    if delta.total_sent:
+                    if not delta.total_sent:
+                        journal.discard(delta_dir)
+                    else:
                         raw = self.call(
                             "index",
                             {"bundle": str(delta_dir)},
@@ -222,6 +229,7 @@ class SubprocessBackend:
                             timeout=timeout,
                         )
                         ledger.commit_all_pending()
+                        committed = True
                         result = IndexResult.from_dict(raw)
                         result.skipped = delta.skipped
                     ledger.finish_run()
@@ -239,8 +247,10 @@ class SubprocessBackend:
                     result.details["sent"] = delta.sent
                     result.seconds = time.monotonic() - started
                     return result
-                finally:
-                    self.store.discard(delta_dir.parent)
+                except BaseException:
+                    if not committed:  # nothing of it reached the backend: the segment would only take space
+                        journal.discard(delta_dir)
+                    raise
             finally:
                 ledger.close()
 
@@ -309,7 +319,33 @@ class SubprocessBackend:
                 ledger.forget(list(ids) + result.deleted)
             finally:
                 ledger.close()
+            Journal(self.store.journal_path).forget(list(ids) + result.deleted)
         return result
+
+    def export(
+        self, out: str | os.PathLike[str], *, threads: Sequence[str] | None = None, force: bool = False
+    ) -> Exported:
+        """The store's memory, from its journal, as one bundle at OUT (only THREADS' records when given)."""
+        with self.store.write_lock(self.lock_timeout):
+            ledger = Ledger(self.store.ensure().ledger_path)
+            try:
+                return Journal(self.store.journal_path).export(ledger, Path(out), threads, force=force)
+            finally:
+                ledger.close()
+
+    def list_entries(self, thread_ids: Sequence[str], *, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
+        """THREAD_IDS' live entries from the journal, oldest first (event time, then position)."""
+        if not self.store.ledger_path.exists():
+            return []
+        ledger = Ledger(self.store.ledger_path)
+        try:
+            entries = [
+                rec for rtype, rec, _ in Journal(self.store.journal_path).live(ledger, thread_ids) if rtype == "entry"
+            ]
+        finally:
+            ledger.close()
+        entries.sort(key=lambda e: (e.get("event_time") or "", e.get("position", 0), e["id"]))
+        return entries[offset : offset + limit]
 
 
 def open_backend(

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from ..atomic import write_atomic
+from ..atomic import temp_pattern, write_atomic
 from ..config import memdock_home
 from ..errors import ConfigError, TransientError
 from ..ids import digest
@@ -44,6 +44,7 @@ _OWN_NAMES = frozenset(
         MARKER,
         "data",
         "work",
+        "journal",
         "ledger.sqlite",
         "ledger.sqlite-wal",
         "ledger.sqlite-shm",
@@ -53,6 +54,7 @@ _OWN_NAMES = frozenset(
     }
 )
 _USED_SIGNS = ("ledger.sqlite", "write.lock")
+_MARKER_BEING_WRITTEN = re.compile(temp_pattern(MARKER))
 _RUN_DIR = re.compile(r"\d{8}T\d{6}-[a-z_]+-[0-9a-f]{8}")
 _WORKER_DIR = re.compile(r"worker-[A-Za-z0-9_.-]+-[0-9a-f]{8}")
 
@@ -67,6 +69,7 @@ class Store:
         self.data_dir = self.root / "data"
         self.work_root = self.root / "work"
         self.ledger_path = self.root / "ledger.sqlite"
+        self.journal_path = self.root / "journal"
         self.lock_path = self.root / "write.lock"
 
     def ensure(self) -> Store:
@@ -98,7 +101,7 @@ class Store:
             raise ConfigError(
                 f"cannot read the store at {self.root}: {exc.strerror}", details={"store": str(self.root)}
             ) from None
-        if entries and not self._older_store(entries):
+        if entries and not self._older_store(entries) and not self._being_claimed(entries):
             foreign = next((n for n in entries if n not in _OWN_NAMES), None)
             why = f"it holds {foreign!r}" if foreign else "it has no memdock ledger, lock or run dirs"
             raise ConfigError(
@@ -119,6 +122,14 @@ class Store:
                     f"cannot create the store at {self.root}: {exc.strerror}", details={"store": str(self.root)}
                 ) from None
             # an older store on a read-only filesystem: recognised above, used unmarked for reads
+
+    def _being_claimed(self, entries: list[str]) -> bool:
+        """Another call (a thread or process opening the same new store at the same moment) is writing the
+        marker: only our names and the marker's temp file are there. Found by the concurrent MCP test."""
+        if (self.root / MARKER).is_file():
+            return True
+        ours = [n for n in entries if n in _OWN_NAMES or _MARKER_BEING_WRITTEN.fullmatch(n)]
+        return len(ours) == len(entries) and any(_MARKER_BEING_WRITTEN.fullmatch(n) for n in entries)
 
     def _older_store(self, entries: list[str]) -> bool:
         """A store made by a memdock from before the marker: only its names, and signs that memdock used it

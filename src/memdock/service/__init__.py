@@ -2,7 +2,7 @@
 It depends on the contract's MemoryBackend protocol only; `memdock.connect` opens a backend for it."""
 
 from .filters import Filters
-from .results import Remembered, Status
+from .results import Entry, Remembered, Status
 from .service import MemoryService
 
-__all__ = ["Filters", "MemoryService", "Remembered", "Status"]
+__all__ = ["Entry", "Filters", "MemoryService", "Remembered", "Status"]

@@ -144,6 +144,12 @@ def limit(value: Any, *, name: str = "limit") -> int:
     return max(MIN_LIMIT, min(MAX_LIMIT, number))
 
 
+def offset(value: Any, *, name: str = "offset") -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInputError(f"{name} must be an integer of 0 or more, got {value!r}")
+    return value
+
+
 def mode(value: Any) -> str | None:
     if value is None or value == "":
         return None

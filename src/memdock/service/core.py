@@ -27,7 +27,7 @@ from ..threads import thread_id_for
 from . import arguments, remember
 from .filters import Filters
 from .remember import Note
-from .results import Remembered, Status
+from .results import Entry, Remembered, Status
 
 log = logging.getLogger("memdock.service")
 
@@ -217,6 +217,14 @@ class ServiceCore:
             )
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+    def list(self, *, thread: Any, limit: int = 20, offset: int = 0) -> list[Entry]:
+        """THREAD's entries (a name or id, or several), oldest first, LIMIT from OFFSET (LIMIT clamped to 1-50)."""
+        threads = [thread_id_for(t) for t in arguments.threads(thread)]
+        if not threads:
+            raise InvalidInputError("thread is required: list pages through one thread (or several)")
+        limit, offset = arguments.limit(limit), arguments.offset(offset)
+        return [Entry.from_record(r) for r in self.backend.list_entries(threads, limit=limit, offset=offset)]
 
     # -- status --------------------------------------------------------------------------------
 

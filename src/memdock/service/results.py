@@ -32,6 +32,36 @@ class Remembered:
 
 
 @dataclass
+class Entry:
+    """One entry of a thread, as it was stored: what `Memory.list` pages through."""
+
+    id: str
+    thread_id: str
+    text: str
+    time: str | None = None
+    author: str | None = None
+    role: str | None = None
+    type: str | None = None
+    title: str | None = None
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Entry:
+        return cls(
+            id=record["id"],
+            thread_id=record["thread_id"],
+            text=record.get("body") or "",
+            time=record.get("event_time"),
+            author=record.get("author"),
+            role=record.get("role"),
+            type=record.get("entry_type"),
+            title=record.get("title"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+@dataclass
 class Status:
     """Which backend holds the memory, where, what it can do, what it holds, and whether it is healthy."""
 

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from ..contract import DeleteResult, GetResult, MemoryBackend, SearchResult
 from .core import DEFAULT_DEADLINE, INDEX_DEADLINE, ServiceCore
 from .filters import Filters
-from .results import Remembered, Status
+from .results import Entry, Remembered, Status
 
 R = TypeVar("R")
 BACKSTOP = 2.0
@@ -82,6 +82,9 @@ class MemoryService:
             seconds=max(self.deadline, INDEX_DEADLINE),
             degraded=lambda why: [Remembered("", "", degraded=True, reason=why) for _ in items],
         )
+
+    async def list(self, *, thread: Any, limit: int = 20, offset: int = 0) -> list[Entry]:
+        return await self._call(self.core.list, thread=thread, limit=limit, offset=offset, degraded=lambda why: [])
 
     async def forget(self, ids: Sequence[str] | str) -> DeleteResult:
         return await self._call(self.core.forget, ids, degraded=lambda why: DeleteResult(degraded=True, reason=why))
