@@ -12,6 +12,14 @@ from ..errors import ConfigError, InvalidInputError
 from ..runner.backend import SubprocessBackend, open_backend
 
 
+def examples(*lines: str) -> dict[str, Any]:
+    """add_parser keywords for a help that ends with examples (kept as written)."""
+    return {
+        "epilog": "examples:\n" + "\n".join(f"  {line}" for line in lines),
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
+
+
 def add_backend_options(p: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
     g = p.add_argument_group("backend")
     g.add_argument(

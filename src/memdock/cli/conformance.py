@@ -6,20 +6,26 @@ import argparse
 
 from ..conformance import CheckResult, KitOptions, check_names, run_kit
 from . import output
-from .common import bounded_int, parse_config
+from .common import bounded_int, examples, parse_config
 
 MARK = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("conformance", help="run the conformance kit against an adapter")
+    p = sub.add_parser(
+        "conformance",
+        help="run the conformance kit against an adapter",
+        **examples("memdock conformance sqlite", "memdock conformance ./my-adapter -c url=http://localhost:8080"),
+    )
     p.add_argument("adapter", help="adapter name or folder")
     p.add_argument("--check", action="append", dest="only", choices=check_names(), help="run only these checks")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per operation (default 120)")
     p.add_argument(
         "--idle", type=float, default=30.0, help="seconds without progress before an adapter is stopped (default 30)"
     )
-    p.add_argument("--config", "-c", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument(
+        "--config", "-c", action="append", default=[], metavar="KEY=VALUE", help="adapter config (repeatable)"
+    )
     p.add_argument("--keep", action="store_true", help="keep the kit's scratch directory")
     p.add_argument(
         "--resume-filler",
@@ -34,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="writes",
         help="strict: confine the adapter's reads too (Landlock), as `--sandbox strict` does for other commands",
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="machine-readable report")
     p.set_defaults(func=run)
 
 

@@ -5,20 +5,27 @@ from __future__ import annotations
 
 import argparse
 from contextlib import closing
+from pathlib import Path
 
 from ..contract import SearchResult
 from ..service import Filters, arguments
 from ..service.core import ServiceCore
 from . import output
-from .common import SEARCH_LIMIT, add_backend_options, bounded_int, open_from_args
+from .common import SEARCH_LIMIT, add_backend_options, bounded_int, examples, open_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("capabilities", help="what the backend can do (the handshake)")
+    p = sub.add_parser(
+        "capabilities",
+        help="what the backend can do (the handshake)",
+        **examples("memdock capabilities", "memdock capabilities -b tantivy --json"),
+    )
     add_backend_options(p)
     p.set_defaults(func=run_capabilities)
 
-    p = sub.add_parser("health", help="is the backend usable right now")
+    p = sub.add_parser(
+        "health", help="is the backend usable right now", **examples("memdock health", "memdock health -b graphiti")
+    )
     add_backend_options(p)
     p.set_defaults(func=run_health)
 
@@ -44,7 +51,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(func=run_recall)
 
-    p = sub.add_parser("remember", help="store one note in the memory")
+    p = sub.add_parser(
+        "remember",
+        help="store one note in the memory",
+        **examples(
+            'memdock remember "The staging database moves on Friday." --thread infra --author ana',
+            'memdock remember "Use jittered expiry." --type Decision --time 2026-01-20T10:00:00Z',
+        ),
+    )
     p.add_argument("content", metavar="TEXT", help="the text to remember")
     p.add_argument("--thread", help="thread name or id to file it under (default: memory)")
     p.add_argument("--author", help="who wrote or said it")
@@ -55,22 +69,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_backend_options(p)
     p.set_defaults(func=run_remember)
 
-    p = sub.add_parser("search", help="search nodes, facts or episodes")
-    p.add_argument("what", choices=["nodes", "facts", "episodes"])
+    p = sub.add_parser(
+        "search",
+        help="search nodes, facts or episodes",
+        **examples(
+            'memdock search facts "migrate_v2" -n 5',
+            'memdock search nodes "lee" --thread infra',
+            'memdock search episodes "cache stampede" --json',
+        ),
+    )
+    p.add_argument(
+        "what",
+        choices=["nodes", "facts", "episodes"],
+        help="nodes: threads, entries, entities by name; facts: relations as sentences; episodes: whole entries",
+    )
     p.add_argument("text", metavar="QUERY", help="what to look for")
     _search_options(p)
     p.add_argument("--thread", action="append", help="only this thread: a name or a thread id (repeatable)")
     p.add_argument("--group", action="append", dest="thread", help=argparse.SUPPRESS)
     p.set_defaults(func=run_search)
 
-    p = sub.add_parser("get", help="one node or edge by id")
-    p.add_argument("what", choices=["node", "edge"])
-    p.add_argument("id")
+    p = sub.add_parser(
+        "get",
+        help="one node or edge by id",
+        **examples("memdock get node entry:21bd200e6444fc8d", "memdock get edge edge:mentions:7bf64e131a18d54a --json"),
+    )
+    p.add_argument("what", choices=["node", "edge"], help="a node (thread, entry, entity, chunk) or an edge (fact)")
+    p.add_argument("id", help="an id from a result")
     add_backend_options(p)
     p.set_defaults(func=run_get)
 
-    p = sub.add_parser("forget", help="delete by id (cascading: a thread takes its entries, an entry its chunks)")
-    p.add_argument("ids", nargs="+")
+    p = sub.add_parser(
+        "forget",
+        help="delete by id (cascading: a thread takes its entries, an entry its chunks)",
+        **examples("memdock forget entry:21bd200e6444fc8d", "memdock forget thread:infra:e0f4f396"),
+    )
+    p.add_argument("ids", nargs="+", metavar="ID", help="ids to delete, with what depends on them")
     add_backend_options(p)
     p.set_defaults(func=run_forget)
 
@@ -96,7 +130,9 @@ def _open_service(args: argparse.Namespace) -> ServiceCore:
 
 
 def _search_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--limit", "-n", type=bounded_int("--limit/-n", *SEARCH_LIMIT), default=10)
+    p.add_argument(
+        "--limit", "-n", type=bounded_int("--limit/-n", *SEARCH_LIMIT), default=10, help="how many results (default 10)"
+    )
     add_backend_options(p)
 
 
@@ -153,8 +189,26 @@ def run_recall(args: argparse.Namespace) -> int:
         names=CLI_NAMES,
     )
     with closing(_open_service(args)) as service:
+        if _say_if_empty(service, args.json):
+            return 0
         print_hits(service.query(text, limit=args.limit, filters=filters, mode=args.mode), args.json)
     return 0
+
+
+def _say_if_empty(service: ServiceCore, as_json: bool) -> bool:
+    """A store with nothing in it (or no store at all) is said so, not answered with `no results`."""
+    if service.backend.counts():
+        return False
+    where = service.backend.location
+    missing = not Path(where).exists()
+    why = (
+        f"there is no store at {where}" if missing else f"the store at {where} is empty"
+    ) + ": nothing was added or remembered there yet (memdock add SOURCE -f FORMAT, or memdock remember TEXT)"
+    if as_json:
+        output.emit_json(SearchResult(degraded=True, reason=why, backend=service.name).to_dict())
+    else:
+        print(why)
+    return True
 
 
 def run_remember(args: argparse.Namespace) -> int:
@@ -182,6 +236,8 @@ def run_search(args: argparse.Namespace) -> int:
     if args.thread:
         arguments.threads(args.thread, name="--thread")
     with closing(_open_service(args)) as service:
+        if _say_if_empty(service, args.json):
+            return 0
         search = {"nodes": service.search_nodes, "facts": service.search_facts, "episodes": service.search_episodes}
         print_hits(search[args.what](text, limit=args.limit, thread=args.thread), args.json)
     return 0
@@ -197,10 +253,7 @@ def run_get(args: argparse.Namespace) -> int:
         print(f"no {args.what} {args.id}" + (f" ({res.reason})" if res.degraded else ""))
         return 1
     else:
-        h = res.item
-        print(f"{h.kind} {h.id}\n{h.text}")
-        for k, v in {**h.provenance, **(h.extra or {})}.items():
-            print(f"  {k}: {v}")
+        print(output.item_card(res.item))
     return 0 if res.item is not None else 1
 
 

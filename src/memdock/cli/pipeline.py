@@ -18,7 +18,7 @@ from ..importers.base import MAX_ENTRY_BYTES
 from ..importers.pipeline import import_corpus
 from ..jsonl import DEFAULT_MAX_LINE_BYTES
 from . import output
-from .common import add_backend_options, bounded_int, open_from_args
+from .common import add_backend_options, bounded_int, examples, open_from_args
 
 PARTIAL_EXIT = 10
 
@@ -38,9 +38,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_backend_options(p)
     p.set_defaults(func=run_add)
 
-    p = sub.add_parser("import", help="read sources into a corpus bundle (threads, entries, edges, entities)")
+    p = sub.add_parser(
+        "import",
+        help="read sources into a corpus bundle (threads, entries, edges, entities)",
+        **examples(
+            "memdock import fixtures/threads -f watercooler -o corpus",
+            "memdock import chat.jsonl -f jsonl --map message=text -o corpus",
+        ),
+    )
     p.add_argument("sources", nargs="+", help="files or folders")
-    p.add_argument("--format", "-f", required=True, choices=sorted(IMPORTERS))
+    p.add_argument("--format", "-f", required=True, choices=sorted(IMPORTERS), help="the sources' format")
     p.add_argument("--output", "-o", required=True, help="corpus bundle directory to write")
     p.add_argument("--map", action="append", default=[], metavar="OLD=NEW", help="jsonl: rename a field before mapping")
     p.add_argument(
@@ -54,19 +61,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(func=run_import)
 
-    p = sub.add_parser("chunk", help="cut a corpus bundle's entries into token windows (a chunks bundle)")
-    p.add_argument("corpus")
-    p.add_argument("--output", "-o", required=True)
+    p = sub.add_parser(
+        "chunk",
+        help="cut a corpus bundle's entries into token windows (a chunks bundle)",
+        **examples(
+            "memdock chunk corpus -o chunks", "memdock chunk corpus -o chunks --max-tokens 400 --overlap 50 --header on"
+        ),
+    )
+    p.add_argument("corpus", help="a corpus bundle (from memdock import)")
+    p.add_argument("--output", "-o", required=True, help="chunks bundle directory to write")
     _chunk_options(p)
     _common(p)
     p.set_defaults(func=run_chunk)
 
-    p = sub.add_parser("index", help="index a chunks bundle (or a corpus bundle, chunked with defaults) into a backend")
-    p.add_argument("bundle")
+    p = sub.add_parser(
+        "index",
+        help="index a chunks bundle (or a corpus bundle, chunked with defaults) into a backend",
+        **examples("memdock index chunks", "memdock index chunks -b tantivy --data-dir big-store"),
+    )
+    p.add_argument("bundle", help="a chunks bundle, or a corpus bundle (chunked with the defaults)")
     p.add_argument(
         "--no-prune", action="store_true", help="do not delete records that vanished from re-imported threads"
     )
-    p.add_argument("--quiet", "-q", action="store_true")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
     add_backend_options(p)
     p.set_defaults(func=run_index)
 
@@ -110,9 +127,9 @@ def _chunk_options(p: argparse.ArgumentParser) -> None:
 
 
 @contextmanager
-def _progress(label: str, quiet: bool) -> Iterator[output.Progress]:
+def _progress(label: str, quiet: bool, unit: str = "") -> Iterator[output.Progress]:
     """A progress line that is cleared however the command ends; an output in the way names --force."""
-    bar = output.Progress(label, quiet=quiet)
+    bar = output.Progress(label, quiet=quiet, unit=unit)
     try:
         yield bar
     except OutputNotEmptyError as exc:
@@ -123,14 +140,14 @@ def _progress(label: str, quiet: bool) -> Iterator[output.Progress]:
 
 def run_import(args: argparse.Namespace) -> int:
     mapping = dict(m.split("=", 1) for m in args.map if "=" in m)
-    with _progress("importing", args.quiet) as bar:
+    with _progress("importing", args.quiet, unit="B") as bar:
         summary = import_corpus(
             args.sources,
             args.format,
             args.output,
             mapping=mapping or None,
             overwrite=args.force,
-            on_file=lambda i, n, p: bar.update(i + 1, n, p.name),
+            on_bytes=bar.update,
             max_entry_bytes=args.max_entry_bytes,
         )
     if args.json:
@@ -152,21 +169,22 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_chunk(args: argparse.Namespace) -> int:
     opts = ChunkOptions(max_tokens=args.max_tokens, overlap=args.overlap, tokenizer=args.tokenizer, header=args.header)
-    with _progress("chunking", args.quiet) as bar:
+    with _progress("chunking", args.quiet, unit="entries") as bar:
         summary = chunk_bundle(
             args.corpus,
             args.output,
             opts,
             overwrite=args.force,
-            on_entry=lambda i, n: bar.update(i, n) if i % 200 == 0 else None,
+            on_entry=lambda i, n: bar.update(i, n),
         )
     if args.json:
         output.emit_json({"output": args.output, **summary.__dict__})
     else:
-        mbs = summary.bytes_in / 1e6 / summary.seconds if summary.seconds else 0
+        rate = _rate(summary.bytes_in, summary.seconds)
         print(
-            f"chunked {summary.counts.get('entry', 0)} entries into {summary.chunks} chunks in {args.output} "
-            f"({summary.entries_without_text} without text, {summary.seconds:.2f}s, {mbs:.1f} MB/s)"
+            f"chunked {summary.counts.get('entry', 0)} entries ({_bytes(summary.bytes_in)} of text) into "
+            f"{summary.chunks} chunks in {args.output} ({summary.entries_without_text} without text, "
+            f"{summary.seconds:.2f}s{rate})"
         )
     return 0
 
@@ -174,10 +192,8 @@ def run_chunk(args: argparse.Namespace) -> int:
 def run_add(args: argparse.Namespace) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="memdock-add-"))
     try:
-        with _progress("importing", args.quiet) as bar:
-            summary = import_corpus(
-                args.sources, args.format, tmp / "corpus", on_file=lambda i, n, p: bar.update(i + 1, n, p.name)
-            )
+        with _progress("importing", args.quiet, unit="B") as bar:
+            summary = import_corpus(args.sources, args.format, tmp / "corpus", on_bytes=bar.update)
         for w in summary.warnings:
             output.warn(w)
         for f in summary.failed:
@@ -185,10 +201,8 @@ def run_add(args: argparse.Namespace) -> int:
         opts = ChunkOptions(
             max_tokens=args.max_tokens, overlap=args.overlap, tokenizer=args.tokenizer, header=args.header
         )
-        with _progress("chunking", args.quiet) as bar:
-            chunk_bundle(
-                tmp / "corpus", tmp / "chunks", opts, on_entry=lambda i, n: bar.update(i, n) if i % 200 == 0 else None
-            )
+        with _progress("chunking", args.quiet, unit="entries") as bar:
+            chunk_bundle(tmp / "corpus", tmp / "chunks", opts, on_entry=lambda i, n: bar.update(i, n))
         code = _index(args, tmp / "chunks")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -210,7 +224,7 @@ def run_index(args: argparse.Namespace) -> int:
 
 
 def _index(args: argparse.Namespace, bundle: Path) -> int:
-    bar = output.Progress("indexing", quiet=args.quiet)
+    bar = output.Progress("indexing", quiet=args.quiet, unit="records")
     try:
         with open_from_args(args) as b:
             result = b.index(
@@ -235,3 +249,12 @@ def _index(args: argparse.Namespace, bundle: Path) -> int:
             "own source deletes them. If they are stale, `memdock forget` the thread ids and index this bundle again."
         )
     return 0
+
+
+def _rate(nbytes: int, seconds: float) -> str:
+    """`, 12.3 MB/s`, only where a rate means something: a run shorter than a second measures start-up."""
+    return f", {nbytes / 1e6 / seconds:,.1f} MB/s" if seconds >= 1.0 else ""
+
+
+def _bytes(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB" if n >= 1e6 else f"{n / 1e3:,.1f} KB"

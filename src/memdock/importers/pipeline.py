@@ -37,9 +37,13 @@ def import_corpus(
     overwrite: bool = False,
     on_file: Callable[[int, int, Path], None] | None = None,
     max_entry_bytes: int = MAX_ENTRY_BYTES,
+    on_bytes: Callable[[int, int], None] | None = None,
 ) -> ImportSummary:
     """Import SOURCES into a corpus bundle at OUT. Raises InvalidInputError, writing nothing, when no source
-    exists or none yields an entry; an entry over MAX_ENTRY_BYTES of UTF-8 is skipped with a warning."""
+    exists or none yields an entry; an entry over MAX_ENTRY_BYTES of UTF-8 is skipped with a warning.
+
+    ON_BYTES(done, total) reports progress in source bytes, moving within a file too: an entry's source line,
+    against the file's line count, says how far into the file the importer is."""
     started = time.monotonic()
     if max_entry_bytes < 1:
         raise InvalidInputError(f"max_entry_bytes must be at least 1, got {max_entry_bytes}")
@@ -60,12 +64,17 @@ def import_corpus(
     summary = ImportSummary()
     entity_ids: set[str] = set()
     metadata = {"format": fmt, "sources": [str(r) for r in roots], source.KEY: source.for_import(fmt, roots)}
+    sizes = [_size(path) for _, path in files] if on_bytes else []
     with BundleWriter(out, "corpus", overwrite=overwrite, inputs=roots, metadata=metadata) as w:
         for i, (_root, path) in enumerate(files):
             if on_file:
                 on_file(i, len(files), path)
             entries_before = summary.counts.get("entry", 0)
+            before, lines = sum(sizes[:i]), _lines(path) if on_bytes else 0
             for parsed in importer.read(path, ctx):
+                if on_bytes:
+                    line = max((_line(parsed, e) or 0 for e in parsed.entries), default=0)
+                    on_bytes(before + int(sizes[i] * min(1.0, line / lines)) if lines else before, sum(sizes))
                 for rtype, rec in structure(_within_cap(parsed, path, ctx, max_entry_bytes), ctx):
                     if rtype == "entity":
                         if rec["id"] in entity_ids:
@@ -74,6 +83,8 @@ def import_corpus(
                     w.write(rtype, rec)
                     summary.counts[rtype] = summary.counts.get(rtype, 0) + 1
             summary.files += 1
+            if on_bytes:
+                on_bytes(sum(sizes[: i + 1]), sum(sizes))
             if summary.counts.get("entry", 0) == entries_before and not ctx.has_problems(path):
                 ctx.warn(path, None, f"no entries found: is this a {fmt} file?")
         if not summary.counts.get("entry"):
@@ -119,3 +130,19 @@ def _line(parsed: ParsedThread, entry: dict) -> int | None:
     if not isinstance(line, int):
         return None
     return line + 1 if parsed.thread.get("format") == "irc" else line  # irc counts its lines from 0
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _lines(path: Path) -> int:
+    """How many lines PATH has (a fast pass over its bytes; 0 when it cannot be read, which the importer reports)."""
+    try:
+        with open(path, "rb") as f:
+            return sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 20), b"")) + 1
+    except OSError:
+        return 0
