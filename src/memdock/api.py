@@ -84,6 +84,10 @@ class Memory:
         """THREAD's entries (a name or id), oldest first: LIMIT of them (at most 50) from OFFSET."""
         return self._core.list(thread=thread, limit=limit, offset=offset)
 
+    def threads(self) -> dict[str, int]:
+        """Each thread id the memory holds, with its number of entries."""
+        return self._core.threads()
+
     def forget(self, ids: str | Sequence[str]) -> DeleteResult:
         """Delete records by id, with what depends on them (a thread takes its entries, an entry its chunks)."""
         return self._core.forget(ids)
@@ -168,6 +172,9 @@ class AsyncMemory:
 
     async def list(self, *, thread: Many, limit: int = 20, offset: int = 0) -> list[Entry]:
         return await self.service.list(thread=thread, limit=limit, offset=offset)
+
+    async def threads(self) -> dict[str, int]:
+        return await self.service.threads()
 
     async def forget(self, ids: str | Sequence[str]) -> DeleteResult:
         return await self.service.forget(ids)

@@ -241,6 +241,10 @@ class MemoryBackend(Protocol):
         """THREAD_IDS' entry records as stored, oldest first (from the store's journal, whatever the backend)."""
         ...
 
+    def threads(self) -> dict[str, int]:
+        """Each thread the store holds, with its number of entries (from the core's ledger)."""
+        ...
+
     def counts(self) -> dict[str, int]:
         """What the store holds by record type, from the core's ledger (the same for every backend)."""
         ...

@@ -284,3 +284,22 @@ def test_the_server_reports_the_package_version(tmp_path):
     info = asyncio.run(script())
     server = getattr(info, "server_info", None) or info.serverInfo
     assert (server.name, server.version) == ("memdock", memdock.__version__)
+
+
+def test_resources_list_threads_and_a_threads_entries(tmp_path):
+    async def script(s):
+        notes = (("first ops note", "ops", "01"), ("second ops note", "ops", "02"), ("a design note", "design", "03"))
+        for note, thread, day in notes:
+            data(await s.call_tool("memory_remember", {"content": note, "thread": thread, "time": f"2026-03-{day}"}))
+        listed = [str(r.uri) for r in (await s.list_resources()).resources]
+        templates = [t.uri_template for t in (await s.list_resource_templates()).resource_templates]
+        threads = json.loads((await s.read_resource("memdock://threads")).contents[0].text)
+        by_name = json.loads((await s.read_resource("memdock://threads/ops")).contents[0].text)
+        ops_id = next(t["thread_id"] for t in threads if t["thread_id"].startswith("thread:ops:"))
+        by_id = json.loads((await s.read_resource(f"memdock://threads/{ops_id}")).contents[0].text)
+        return listed, templates, threads, by_name, by_id
+
+    listed, templates, threads, by_name, by_id = asyncio.run(session("--data-dir", str(tmp_path / "s"))(script))
+    assert "memdock://threads" in listed and "memdock://threads/{thread}" in templates
+    assert sorted(t["entries"] for t in threads) == [1, 2]
+    assert [e["text"] for e in by_name] == ["first ops note", "second ops note"] and by_name == by_id

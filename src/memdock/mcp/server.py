@@ -8,6 +8,7 @@ so an agent can carry on. A bad argument is a tool error naming the argument.
 from __future__ import annotations
 
 import functools
+import json
 import os
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
@@ -154,6 +155,25 @@ def build_server(service: MemoryService) -> Any:
     async def memory_status() -> dict[str, Any]:
         """Which backend holds the memory, what it can do, how many records it holds, and whether it is healthy."""
         return (await service.status()).to_dict()
+
+    @server.resource(
+        "memdock://threads",
+        name="threads",
+        description="Every thread in memory, with its number of entries (JSON).",
+        mime_type="application/json",
+    )
+    async def threads() -> str:
+        held = await service.threads()
+        return json.dumps([{"thread_id": t, "entries": n} for t, n in held.items()])
+
+    @server.resource(
+        "memdock://threads/{thread}",
+        name="thread",
+        description="A thread's entries, oldest first, the first 50 (JSON); {thread} is a thread id or name.",
+        mime_type="application/json",
+    )
+    async def thread_entries(thread: str) -> str:
+        return json.dumps([e.to_dict() for e in await service.list(thread=thread, limit=50)])
 
     _refuse_unknown_arguments(server)
     return server

@@ -300,12 +300,19 @@ class SubprocessBackend:
         return GetResult.from_dict(self.call("get_edge", {"id": edge_id}, timeout=timeout))
 
     def counts(self) -> dict[str, int]:
+        return self._from_ledger(Ledger.counts_by_type)
+
+    def threads(self) -> dict[str, int]:
+        return self._from_ledger(Ledger.threads)
+
+    def _from_ledger(self, read: Callable[[Ledger], dict[str, int]]) -> dict[str, int]:
+        """What the ledger says (nothing for a store never indexed, or a ledger that cannot be read)."""
         path = self.store.ledger_path
         if not path.exists():
             return {}
         ledger = Ledger(path)
         try:
-            return ledger.counts_by_type()
+            return read(ledger)
         except MemdockError:
             return {}
         finally:

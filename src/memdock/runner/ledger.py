@@ -210,6 +210,11 @@ class Ledger:
             out.update(self.db.execute(q, part).fetchall())
         return out
 
+    def threads(self) -> dict[str, int]:
+        """Each thread id with the number of entries committed under it."""
+        q = "SELECT thread_id, count(*) FROM committed WHERE record_type = 'entry' AND thread_id IS NOT NULL "
+        return dict(self.db.execute(q + "GROUP BY thread_id ORDER BY thread_id"))
+
     def counts_by_type(self) -> dict[str, int]:
         return dict(
             self.db.execute("SELECT record_type, count(*) FROM committed GROUP BY record_type ORDER BY record_type")

@@ -226,6 +226,10 @@ class ServiceCore:
         limit, offset = arguments.limit(limit), arguments.offset(offset)
         return [Entry.from_record(r) for r in self.backend.list_entries(threads, limit=limit, offset=offset)]
 
+    def threads(self) -> dict[str, int]:
+        """Each thread id the memory holds, with its number of entries."""
+        return self.backend.threads()
+
     # -- status --------------------------------------------------------------------------------
 
     def status(self) -> Status:

@@ -86,6 +86,9 @@ class MemoryService:
     async def list(self, *, thread: Any, limit: int = 20, offset: int = 0) -> list[Entry]:
         return await self._call(self.core.list, thread=thread, limit=limit, offset=offset, degraded=lambda why: [])
 
+    async def threads(self) -> dict[str, int]:
+        return await self._call(self.core.threads, degraded=lambda why: {})
+
     async def forget(self, ids: Sequence[str] | str) -> DeleteResult:
         return await self._call(self.core.forget, ids, degraded=lambda why: DeleteResult(degraded=True, reason=why))
 
