@@ -7,9 +7,9 @@ REST search) checks each hit's entry against them with `passes`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
+from memdock import times
 from memdock.errors import InvalidInputError
 
 from .meta import author_keys, epoch
@@ -19,10 +19,9 @@ KNOWN = {"thread_ids", "time_from", "time_to", "authors", "roles", "entry_types"
 
 def _epoch(filters: dict[str, Any], key: str) -> float:
     try:
-        t = datetime.fromisoformat(str(filters[key]).replace("Z", "+00:00"))
+        return times.parse(str(filters[key])).timestamp()
     except ValueError:
         raise InvalidInputError(f"filters.{key}: not an RFC 3339 date-time: {filters[key]!r}") from None
-    return (t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp()
 
 
 @dataclass(frozen=True)

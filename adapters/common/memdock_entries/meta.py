@@ -3,8 +3,9 @@ ids."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
+
+from memdock import times
 
 
 def author_keys(author: str | None) -> list[str]:
@@ -20,10 +21,7 @@ def author_keys(author: str | None) -> list[str]:
 
 
 def epoch(value: str | None) -> float | None:
-    if not value:
-        return None
-    t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return (t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp()
+    return times.epoch(value)
 
 
 def metadata(entry: dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from memdock import times
+
 BACKEND = "graphiti"
 
 
@@ -13,7 +15,7 @@ def _iso(value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, datetime):
-        return value.isoformat().replace("+00:00", "Z")
+        return times.format(value)
     return str(value)
 
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 
+from memdock import times
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import limit_of, query_text, record_id
 
@@ -34,10 +34,9 @@ def _epoch(value: Any, key: str) -> float | None:
     if not value:
         return None
     try:
-        t = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        return times.parse(str(value)).timestamp()
     except ValueError:
         raise InvalidInputError(f"filters.{key}: not an RFC 3339 date-time: {value!r}") from None
-    return (t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp()
 
 
 class Filters:

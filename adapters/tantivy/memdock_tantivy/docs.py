@@ -4,12 +4,13 @@ itself stored once (JSON in `rec`), from which hits are built."""
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
 import orjson
 import tantivy
+
+from memdock import times
 
 _AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 INHERITED = ("author", "role", "entry_type", "event_time")
@@ -19,7 +20,7 @@ INHERITED = ("author", "role", "entry_type", "event_time")
 def timestamp(value: str | None) -> float | None:
     if not value:
         return None
-    return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00")).timestamp()
+    return times.parse(value).timestamp()
 
 
 @lru_cache(maxsize=4096)

@@ -14,7 +14,7 @@ from typing import IO, Any
 
 import orjson
 
-from .. import PAYLOAD_VERSION, __version__
+from .. import PAYLOAD_VERSION, __version__, times
 from ..atomic import write_atomic
 from ..diskfull import disk_full_as_error, reraise_disk_full
 from ..errors import InvalidInputError
@@ -221,7 +221,7 @@ class BundleWriter:
             "memory_payload_version": PAYLOAD_VERSION,
             "kind": self.kind,
             "producer": {"name": self.producer[0], "version": self.producer[1]},
-            "created_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "created_at": times.format(datetime.now(UTC), timespec="seconds"),
             "files": files,
         }
         if self.chunker is not None:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from .. import times
 from ..ids import digest, slug
 from .entities import extract_entities
 
@@ -107,22 +108,19 @@ class ImportContext:
 _TZ_RE = re.compile(r"(Z|[+-]\d{2}:?\d{2})$", re.I)
 
 
-def to_rfc3339(dt: datetime) -> str:
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    s = dt.isoformat()
-    return s[:-6] + "Z" if s.endswith("+00:00") else s
+to_rfc3339 = times.keeping_offset
 
 
 def parse_time(text: str, ctx: ImportContext, file: Path, line: int | None) -> str | None:
     """An RFC 3339 string for TEXT; a time without a zone is taken as UTC, with a warning."""
     raw = text.strip()
     try:
-        dt = datetime.fromisoformat(raw.replace("z", "Z").replace("Z", "+00:00") if raw[-1:] in "Zz" else raw)
+        dt = times.parse(raw)
+        zoned = times.has_zone(raw)
     except ValueError:
         ctx.warn(file, line, f"unreadable time {raw!r}; left empty", kind="unreadable time")
         return None
-    if dt.tzinfo is None:
+    if not zoned:
         ctx.warn(file, line, "time without a timezone; taken as UTC", kind="time without a timezone")
     return to_rfc3339(dt)
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from .. import times
 from ..errors import InvalidInputError
 from ..ids import is_valid_id
 from ..importers.base import MAX_ENTRY_BYTES
@@ -105,7 +106,7 @@ def when(value: Any, *, name: str = "time") -> datetime | None:
     if isinstance(value, str):
         encodable(value, name=name)
         try:
-            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+            value = times.parse(value)
         except ValueError:
             raise InvalidInputError(f"{name} {value!r} is not an ISO 8601 date-time") from None
     elif not isinstance(value, datetime):
@@ -122,7 +123,7 @@ def when(value: Any, *, name: str = "time") -> datetime | None:
 
 
 def rfc3339(value: datetime) -> str:
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return times.format(value)
 
 
 def limit(value: Any, *, name: str = "limit") -> int:
