@@ -115,6 +115,8 @@ def test_every_tool_against_sqlite(sqlite_store, tmp_path):
         out["after"] = data(await s.call_tool("memory_recall", {"query": "on-call rotation weekly"}))
         out["status"] = data(await s.call_tool("memory_status", {}))
         out["bad"] = await s.call_tool("memory_recall", {"query": " "})
+        twice = {"content": "A note remembered twice.", "thread": "repeat"}
+        out["twice"] = [data(await s.call_tool("memory_remember", twice))["id"] for _ in range(2)]
         return out
 
     store = tmp_path / "store"
@@ -133,6 +135,13 @@ def test_every_tool_against_sqlite(sqlite_store, tmp_path):
     for name in ("memory_recall", "memory_search_facts", "memory_get_node", "memory_status"):
         assert notes[name].read_only_hint is True, name
     assert notes["memory_remember"].read_only_hint is False and notes["memory_remember"].destructive_hint is False
+    read_only = ["memory_recall", "memory_search_nodes", "memory_search_facts", "memory_search_episodes"]
+    for name in [*read_only, "memory_get_node", "memory_get_edge", "memory_status"]:
+        assert (notes[name].read_only_hint, notes[name].idempotent_hint) == (True, True), name
+    assert notes["memory_forget"].idempotent_hint is True  # forgetting an id again only reports it not found
+    assert len(set(out["twice"])) == 2  # so remembering is not idempotent, and says so
+    for name in ("memory_remember", "memory_remember_many"):
+        assert notes[name].idempotent_hint is False and notes[name].destructive_hint is False, name
     assert "Cache stampede" in out["query"]["hits"][0]["text"] and not out["query"]["degraded"]
     assert {h["extra"]["role"] for h in out["filtered"]["hits"]} == {"critic"}
     assert any(h["kind"] == "thread" for h in out["nodes"]["hits"])

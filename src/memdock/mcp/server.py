@@ -41,7 +41,9 @@ Threads = Annotated[
 Values = Annotated[str | list[str] | None, Field(description="one value or several (any of them matches)")]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+# Not idempotent: without `time` a note is stamped now, so the same call twice stores two entries (a client that
+# retries a remember on this hint's word would duplicate it).
+ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 DELETES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
