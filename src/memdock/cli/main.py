@@ -14,7 +14,7 @@ COMMAND_MODULES = ["pipeline", "validate", "adapters", "ops", "move", "doctor", 
 # which module registers each command (and alias): a command line imports only the module it needs, so
 # `memdock --version` and `memdock recall` do not pay for the runner, the MCP SDK or the conformance kit
 COMMANDS = {
-    **dict.fromkeys(("add", "import", "chunk", "index"), "pipeline"),
+    **dict.fromkeys(("add", "import", "chunk", "index", "shard"), "pipeline"),
     "validate": "validate",
     "adapters": "adapters",
     **dict.fromkeys(("capabilities", "health", "recall", "query", "remember", "search", "get", "forget"), "ops"),
