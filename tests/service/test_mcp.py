@@ -306,9 +306,19 @@ def test_resources_list_threads_and_a_threads_entries(tmp_path):
         by_name = json.loads((await s.read_resource("memdock://threads/ops")).contents[0].text)
         ops_id = next(t["thread_id"] for t in threads if t["thread_id"].startswith("thread:ops:"))
         by_id = json.loads((await s.read_resource(f"memdock://threads/{ops_id}")).contents[0].text)
-        return listed, templates, threads, by_name, by_id
+        unknown = json.loads((await s.read_resource("memdock://threads/no-such-thread")).contents[0].text)
+        try:
+            await s.read_resource("memdock://threads/%20")
+            blank = "answered"
+        except Exception as exc:
+            blank = str(exc)
+        return listed, templates, threads, by_name, by_id, unknown, blank
 
-    listed, templates, threads, by_name, by_id = asyncio.run(session("--data-dir", str(tmp_path / "s"))(script))
+    listed, templates, threads, by_name, by_id, unknown, blank = asyncio.run(
+        session("--data-dir", str(tmp_path / "s"))(script)
+    )
     assert "memdock://threads" in listed and "memdock://threads/{thread}" in templates
     assert sorted(t["entries"] for t in threads) == [1, 2]
     assert [e["text"] for e in by_name] == ["first ops note", "second ops note"] and by_name == by_id
+    assert unknown == []
+    assert blank.startswith("invalid_input: thread") and "empty" in blank, blank  # the reason, not a generic error

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer as _Server
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import ToolAnnotations
 from pydantic import ConfigDict, Field
 
@@ -175,7 +175,11 @@ def build_server(service: MemoryService) -> Any:
         mime_type="application/json",
     )
     async def thread_entries(thread: str) -> str:
-        return json.dumps([e.to_dict() for e in await service.list(thread=thread, limit=50)])
+        try:
+            entries = await service.list(thread=thread, limit=50)
+        except MemdockError as exc:  # the SDK replaces any other exception's message with a generic one
+            raise ResourceError(f"{exc.category}: {exc.message}") from None
+        return json.dumps([e.to_dict() for e in entries])
 
     _refuse_unknown_arguments(server)
     return server
