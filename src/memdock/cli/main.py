@@ -8,7 +8,6 @@ import sys
 
 from .. import __version__
 from ..errors import MemdockError
-from . import output
 
 COMMAND_MODULES = ["pipeline", "validate", "adapters", "ops", "move", "doctor", "conformance", "mcp"]
 # which module registers each command (and alias): a command line imports only the module it needs, so
@@ -47,10 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser(argv)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(argv)  # `--version` and `--help` end here, before output is imported
     except MemdockError as exc:  # an option's value refused by its type (cli.common.bounded_int)
+        from . import output
+
         output.error(str(exc))
         return exc.exit_code
+    from . import output
+
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
