@@ -59,16 +59,21 @@ def test_a_user_folder_is_refused_through_the_python_api(tmp_path):
     assert os.listdir(tmp_path / "mine") == ["thesis.docx"]
 
 
-def test_a_new_or_empty_folder_becomes_a_marked_store(tmp_path):
-    (tmp_path / "empty").mkdir()
-    for store in (tmp_path / "new", tmp_path / "empty"):
-        assert query(store, tmp_path / "home", "ok").returncode == 0
-        assert (store / ".memdock-store").is_file() and (store / "data").is_dir()
-        assert query(store, tmp_path / "home", "ok").returncode == 0
+def test_an_empty_folder_becomes_a_marked_store_and_a_query_makes_no_new_one(tmp_path):
+    store = tmp_path / "empty"
+    store.mkdir()
+    assert query(store, tmp_path / "home", "ok").returncode == 0
+    assert (store / ".memdock-store").is_file() and (store / "data").is_dir()
+    assert query(store, tmp_path / "home", "ok").returncode == 0
+
+    out = query(tmp_path / "mistyped", tmp_path / "home", "ok")
+    assert out.returncode == 0 and "there is no store at" in out.stdout
+    assert not (tmp_path / "mistyped").exists()
 
 
 def test_prune_removes_only_memdock_run_dirs(tmp_path):
     store, home = tmp_path / "store", tmp_path / "home"
+    store.mkdir()
     assert query(store, home, "ok").returncode == 0
     (store / "work" / "my-notes").mkdir()
     (store / "work" / "my-notes" / "a.txt").write_text("keep")
@@ -85,6 +90,7 @@ def test_prune_removes_only_memdock_run_dirs(tmp_path):
 
 def test_a_store_made_before_the_marker_is_recognised_and_marked(tmp_path):
     store, home = tmp_path / "old", tmp_path / "home"
+    store.mkdir()
     assert query(store, home, "exit_4").returncode != 0  # leaves a failed run dir, like an old store that saw a failure
     (store / ".memdock-store").unlink()
     assert query(store, home, "ok").returncode == 0

@@ -65,6 +65,7 @@ def memdock(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess:
 
 @needs_landlock
 def test_strict_from_the_cli_flag_and_from_memdock_toml(tmp_path, home):
+    (tmp_path / "store").mkdir()
     query = ["query", "x", "-b", str(HOSTILE), "--data-dir", str(tmp_path / "store"), "--json"]
     default = memdock(*query, home=home, cwd=tmp_path)
     assert default.returncode == 0, default.stderr

@@ -171,7 +171,7 @@ def print_hits(result: SearchResult, as_json: bool) -> None:
     if result.degraded:
         print(f"(degraded: {result.reason})")
     if not result.hits:
-        print("no results")
+        print("no results" if result.degraded or not result.reason else f"no results ({result.reason})")
         return
     for i, h in enumerate(result.hits, 1):
         print(output.hit_card(i, h))
@@ -189,26 +189,39 @@ def run_recall(args: argparse.Namespace) -> int:
         names=CLI_NAMES,
     )
     with closing(_open_service(args)) as service:
-        if _say_if_empty(service, args.json):
+        if _say_if_missing(service, args.json):
             return 0
-        print_hits(service.query(text, limit=args.limit, filters=filters, mode=args.mode), args.json)
+        _print_answer(service, service.query(text, limit=args.limit, filters=filters, mode=args.mode), args.json)
     return 0
 
 
-def _say_if_empty(service: ServiceCore, as_json: bool) -> bool:
-    """A store with nothing in it (or no store at all) is said so, not answered with `no results`."""
-    if service.backend.counts():
-        return False
+_NOTHING_YET = "nothing was added or remembered there yet (memdock add SOURCE -f FORMAT, or memdock remember TEXT)"
+
+
+def _say_if_missing(service: ServiceCore, as_json: bool) -> bool:
+    """A query names a store that does not exist: said so, and no folder is made for it (a mistyped --data-dir)."""
     where = service.backend.location
-    missing = not Path(where).exists()
-    why = (
-        f"there is no store at {where}" if missing else f"the store at {where} is empty"
-    ) + ": nothing was added or remembered there yet (memdock add SOURCE -f FORMAT, or memdock remember TEXT)"
+    if Path(where).exists():
+        return False
+    _say_nothing_there(service, f"there is no store at {where}", as_json)
+    return True
+
+
+def _print_answer(service: ServiceCore, result: SearchResult, as_json: bool) -> None:
+    """No hits from a store memdock never wrote to is said to be that, not `no results`. The backend is asked
+    first all the same: an adapter may hold data indexed outside memdock (a shared graph database)."""
+    if result.hits or result.degraded or service.backend.counts():
+        print_hits(result, as_json)
+    else:
+        _say_nothing_there(service, f"the store at {service.backend.location} is empty", as_json)
+
+
+def _say_nothing_there(service: ServiceCore, what: str, as_json: bool) -> None:
+    why = f"{what}: {_NOTHING_YET}"
     if as_json:
         output.emit_json(SearchResult(degraded=True, reason=why, backend=service.name).to_dict())
     else:
         print(why)
-    return True
 
 
 def run_remember(args: argparse.Namespace) -> int:
@@ -236,10 +249,10 @@ def run_search(args: argparse.Namespace) -> int:
     if args.thread:
         arguments.threads(args.thread, name="--thread")
     with closing(_open_service(args)) as service:
-        if _say_if_empty(service, args.json):
+        if _say_if_missing(service, args.json):
             return 0
         search = {"nodes": service.search_nodes, "facts": service.search_facts, "episodes": service.search_episodes}
-        print_hits(search[args.what](text, limit=args.limit, thread=args.thread), args.json)
+        _print_answer(service, search[args.what](text, limit=args.limit, thread=args.thread), args.json)
     return 0
 
 

@@ -22,7 +22,7 @@ class HostileReader(Adapter):
             found = "read: " + Path(target).read_text()
         except OSError as exc:
             found = f"denied: {type(exc).__name__}: {exc.strerror}"
-        return {"hits": [], "backend": self.name, "reason": found}
+        return {"hits": [], "backend": self.name, "degraded": True, "reason": found}
 
 
 if __name__ == "__main__":
