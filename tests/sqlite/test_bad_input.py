@@ -147,14 +147,20 @@ set -u
 mount --bind {store} {store} && mount -o remount,bind,ro {store} || exit 99
 {sys.executable} -m memdock query "cache stampede" -b sqlite --data-dir {store} -n 1 --json \
     > {tmp_path}/query.json; echo "query=$?"
+{sys.executable} -m memdock recall "zebra xylophone" -b sqlite --data-dir {store} \
+    > {tmp_path}/nohit.txt 2>&1; echo "nohit=$?"
 {sys.executable} -m memdock index {fixture_chunks} -b sqlite --data-dir {store} 2> {tmp_path}/index.err; echo "index=$?"
 {sys.executable} -m memdock forget entry:x -b sqlite --data-dir {store} 2> {tmp_path}/forget.err; echo "forget=$?"
 """
     out = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode != 99, out.stderr
     status = dict(line.split("=") for line in out.stdout.split())
-    assert status == {"query": "0", "index": str(ConfigError("").exit_code), "forget": str(ConfigError("").exit_code)}
+    refused = str(ConfigError("").exit_code)
+    assert status == {"query": "0", "nohit": "0", "index": refused, "forget": refused}, (
+        tmp_path / "nohit.txt"
+    ).read_text()
     assert "Cache stampede" in (tmp_path / "query.json").read_text()
+    assert (tmp_path / "nohit.txt").read_text().strip() == "no results"  # the ledger read to tell, not written
     for name in ("index.err", "forget.err"):
         assert "not writable (read-only filesystem)" in (tmp_path / name).read_text()
     assert _digest(store / "data" / "memory.sqlite") == before

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -310,10 +311,13 @@ class SubprocessBackend:
         path = self.store.ledger_path
         if not path.exists():
             return {}
-        ledger = Ledger(path)
+        try:
+            ledger = Ledger.reader(path)
+        except sqlite3.Error:
+            return {}
         try:
             return read(ledger)
-        except MemdockError:
+        except (MemdockError, sqlite3.Error):
             return {}
         finally:
             ledger.close()
@@ -344,7 +348,7 @@ class SubprocessBackend:
         """THREAD_IDS' live entries from the journal, oldest first (event time, then position)."""
         if not self.store.ledger_path.exists():
             return []
-        ledger = Ledger(self.store.ledger_path)
+        ledger = Ledger.reader(self.store.ledger_path)
         try:
             entries = [
                 rec for rtype, rec, _ in Journal(self.store.journal_path).live(ledger, thread_ids) if rtype == "entry"

@@ -58,6 +58,20 @@ class Ledger:
             if self.db.execute("PRAGMA user_version").fetchone()[0] < _ORIGINS_VERSION:
                 self._add_origins()
 
+    @classmethod
+    def reader(cls, path: Path) -> Ledger:
+        """The ledger opened only to read: it creates and migrates nothing, so it also opens on a read-only store
+        (a mounted snapshot, a backup). Where SQLite cannot make the WAL index there, the file is read as
+        immutable, which sees what the last clean close checkpointed."""
+        self = cls.__new__(cls)
+        self.path, self.origin = path, LEGACY
+        try:
+            self.db = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, check_same_thread=False)
+            self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            self.db = sqlite3.connect(path.as_uri() + "?immutable=1", uri=True, check_same_thread=False)
+        return self
+
     def _add_origins(self) -> None:
         """Migrate a ledger written before origins: every committed record keeps the legacy origin.
         A read-only ledger stays as it is: reading its counts needs no origins, and writing fails anyway."""
