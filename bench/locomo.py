@@ -41,7 +41,7 @@ from memdock.importers.pipeline import import_corpus  # noqa: E402
 from memdock.registry import Registry  # noqa: E402
 from memdock.runner.backend import SubprocessBackend  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
+DATA = Path(os.environ.get("MEMDOCK_LOCOMO", ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"))
 SCRATCH = ROOT / ".scratch"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10)
