@@ -85,10 +85,18 @@ class Corpus:
             chunk_bundle(tmp / f"corpus-{sid}-{header}", tmp / f"chunks-{sid}-{header}", ChunkOptions(header=header))
             self.bundles[sid] = tmp / f"chunks-{sid}-{header}"
         self.pooled: Path | None = None
+        self.pooled_threads: dict[str, list[str]] = defaultdict(list)
+        self.pooled_entry: dict[str, str] = {}
         if pooled:
             import_corpus([DATA], "chat", tmp / f"corpus-all-{header}")
             chunk_bundle(tmp / f"corpus-all-{header}", tmp / f"chunks-all-{header}", ChunkOptions(header=header))
             self.pooled = tmp / f"chunks-all-{header}"
+            reader = BundleReader(self.pooled)
+            for t in reader.records("thread"):
+                self.pooled_threads[t["metadata"]["sample_id"]].append(t["id"])
+            self.pooled_pairs = [
+                (e["id"], (e["metadata"]["sample_id"], e["metadata"]["dia_id"])) for e in reader.records("entry")
+            ]
         self.threads: dict[str, list[str]] = defaultdict(list)
         self.entry_of: dict[tuple[str, str], str] = {}
         for sid, bundle in self.bundles.items():
@@ -96,6 +104,8 @@ class Corpus:
             self.threads[sid] = [t["id"] for t in reader.records("thread")]
             for e in reader.records("entry"):
                 self.entry_of[(sid, e["metadata"]["dia_id"])] = e["id"]
+        if pooled:
+            self.pooled_entry = {pid: self.entry_of[key] for pid, key in self.pooled_pairs if key in self.entry_of}
 
 
 def questions_of(corpus: Corpus, stats: dict[str, int]) -> list[dict]:
@@ -325,9 +335,8 @@ def main() -> int:
             timing[f"bm25 header={h}"] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
             if corpus.pooled is not None:
                 pstores, took = index_stores({"*": corpus.pooled}, tmp / f"pooled-{h}", {})
-                raw[f"pooled+filter bm25 header={h}"], lat = run_sqlite(
-                    pstores, questions, {}, "bm25", corpus.threads
-                )
+                pooled, lat = run_sqlite(pstores, questions, {}, "bm25", corpus.pooled_threads)
+                raw[f"pooled+filter bm25 header={h}"] = [[corpus.pooled_entry.get(e, e) for e in r] for r in pooled]
                 timing[f"pooled+filter bm25 header={h}"] = f"index {took:.1f}s, p50 {statistics.median(lat):.2f} ms"
         hybrid_names = []
         if args.hybrid:

@@ -3,13 +3,17 @@
 A chunk's lexical score is the share of the query's information it contains: the sum of the BM25 idf of the
 query terms it matches over the sum of the idf of every query term. A chunk holding every query term scores 1
 whatever the store size; adding unrelated notes raises every term's idf by a similar amount, so the share
-barely moves. Raw BM25 (which grows with store size and differs per query) only orders chunks that tie.
+barely moves. On a tiny store idf is compressed (every term is in a third of three notes), so the store is
+treated as holding at least MIN_STORE chunks: a two-note store then scores a partial match as a big one would.
+Raw BM25 (which grows with store size and differs per query) only orders chunks that tie.
 """
 
 from __future__ import annotations
 
 import math
 import sqlite3
+
+MIN_STORE = 1000
 
 def document_frequencies(conn: sqlite3.Connection, terms: list[str]) -> tuple[list[int], int]:
     """How many chunks hold each term, and how many chunks there are."""
@@ -41,7 +45,7 @@ def coverage(conn: sqlite3.Connection, terms: list[str], rowids: list[int]) -> d
     if not terms:
         return {rid: 0.0 for rid in rowids}
     dfs, total = document_frequencies(conn, terms)
-    weights = [idf(df, max(total, 1)) for df in dfs]
+    weights = [idf(df, max(total, MIN_STORE)) for df in dfs]
     whole = sum(weights) or 1.0
     held = presence(conn, terms, rowids)
     return {rid: sum(weights[i] for i in held[rid]) / whole for rid in rowids}
