@@ -285,7 +285,9 @@ def print_table(questions: list[dict], systems: dict[str, list[dict[int, float]]
     width = max(len(n) for n in names) + 2
     print(f"{'system':<{width}}" + "".join(f"{g:>18}" for g in [*CATEGORIES.values(), "overall", "overall -adv"]))
     first = results[names[0]]
-    print(f"{'(n)':<{width}}" + "".join(f"{first[g]['n']:>18}" for g in [*CATEGORIES.values(), "overall", "overall -adv"]))
+    print(
+        f"{'(n)':<{width}}" + "".join(f"{first[g]['n']:>18}" for g in [*CATEGORIES.values(), "overall", "overall -adv"])
+    )
     for n in names:
         cells = "".join(
             f"{results[n][g]['R@5']:>10.3f} /{results[n][g]['R@10']:>6.3f}"

@@ -15,10 +15,13 @@ import sqlite3
 
 MIN_STORE = 1000
 
+
 def document_frequencies(conn: sqlite3.Connection, terms: list[str]) -> tuple[list[int], int]:
     """How many chunks hold each term, and how many chunks there are."""
     total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    dfs = [conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?", [f'"{t}"']).fetchone()[0] for t in terms]
+    dfs = [
+        conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?", [f'"{t}"']).fetchone()[0] for t in terms
+    ]
     return dfs, total
 
 
