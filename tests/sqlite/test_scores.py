@@ -14,7 +14,24 @@ from memdock.errors import InvalidInputError
 
 TARGET = "The billing service retries webhooks with exponential backoff"
 QUERY = "billing webhooks exponential backoff"
-WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
+WORDS = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+]
 
 
 def filler(n: int, seed: int = 7) -> list[str]:
