@@ -174,10 +174,16 @@ def run_sqlite(
     return [ranked[i] for i in range(len(questions))], lat
 
 
-def index_stores(bundles: dict[str, Path], root: Path, config: dict) -> tuple[dict[str, Path], float]:
+def index_stores(
+    bundles: dict[str, Path], root: Path, config: dict, reuse: bool = False
+) -> tuple[dict[str, Path], float]:
+    """One store per bundle; with REUSE, a store already there (same bundle, from an earlier run) is kept."""
     stores, t0 = {}, time.perf_counter()
     for sid, bundle in bundles.items():
         store = root / sid
+        if reuse and (store / ".memdock-store").exists():
+            stores[sid] = store
+            continue
         backend = SubprocessBackend(Registry().get("sqlite"), store, workers=1, config=config, timeouts={"index": 3600})
         backend.index(bundle)
         backend.close()
@@ -314,6 +320,16 @@ def main() -> int:
     ap.add_argument("--model", default="all-MiniLM-L6-v2", help="embedding model directory or gt- package name")
     ap.add_argument("--pooled", action="store_true", help="also one store for all five, queried with a thread filter")
     ap.add_argument("--split-by-conversation", action="store_true", help="R@10 per conversation: mean and spread")
+    ap.add_argument(
+        "--orders",
+        default="bm25,coverage",
+        help="hybrid: word-ranking orders to fuse (bm25, coverage), comma-separated",
+    )
+    ap.add_argument("--rrf-k", default="10,60", help="hybrid: fusion constants to try, comma-separated")
+    ap.add_argument("--weights", default="0.5,1,2", help="hybrid: vector weights to try, comma-separated")
+    ap.add_argument(
+        "--keep-embedded", action="store_true", help="keep the embedded stores in .scratch and reuse them next run"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not DATA.exists():
@@ -344,15 +360,21 @@ def main() -> int:
         if args.hybrid:
             emb = {"embedding_provider": "sentence-transformers", "embedding_model": args.model, "embedding_threads": 1}
             for h in ("on",):
-                stores, took = index_stores(corpora[h].bundles, tmp / f"emb-{h}", emb)
+                root = SCRATCH / f"locomo-emb-{h}" if args.keep_embedded else tmp / f"emb-{h}"
+                stores, took = index_stores(corpora[h].bundles, root, emb, reuse=args.keep_embedded)
                 timing[f"index with embeddings header={h}"] = f"{took:.1f}s"
-                for rrf_k in (10, 60):
-                    for w in (0.5, 1.0, 2.0):
-                        name = f"hybrid header={h} k={rrf_k} w={w}"
-                        cfg = emb | {"hybrid_rrf_k": rrf_k, "hybrid_vector_weight": w}
-                        raw[name], lat = run_sqlite(stores, questions, cfg, "hybrid")
-                        timing[name] = f"query p50 {statistics.median(lat):.2f} ms"
-                        hybrid_names.append(name)
+                for order in args.orders.split(","):
+                    for rrf_k in [int(x) for x in args.rrf_k.split(",")]:
+                        for w in [float(x) for x in args.weights.split(",")]:
+                            name = f"hybrid header={h} {order} k={rrf_k} w={w}"
+                            cfg = emb | {
+                                "hybrid_rrf_k": rrf_k,
+                                "hybrid_vector_weight": w,
+                                "hybrid_lexical_order": order,
+                            }
+                            raw[name], lat = run_sqlite(stores, questions, cfg, "hybrid")
+                            timing[name] = f"query p50 {statistics.median(lat):.2f} ms"
+                            hybrid_names.append(name)
                 raw[f"vector header={h}"], _ = run_sqlite(stores, questions, emb, "vector")
     sids = base.sids
     scores = {name: per_question(questions, ranked) for name, ranked in raw.items()}

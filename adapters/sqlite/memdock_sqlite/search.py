@@ -60,6 +60,7 @@ def run(
     identity: object,
     vector_weight: float = 1.0,
     rrf_k: int = hits.RRF_K,
+    lexical_order: str = "bm25",
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = params.get("filters")
@@ -81,15 +82,16 @@ def run(
     dense: list[tuple[int, float]] = []
     if mode in ("vector", "hybrid") and embedder is not None:
         dense = vectors.search(conn, embedder.name, identity, embedder.embed([text])[0], k, _allowed(conn, filters))
+    by_coverage = sorted(lexical, key=lambda pair: (-round(cover[pair[0]], 6), pair[1]))
     if mode == "bm25":
-        order = sorted(lexical, key=lambda pair: (-round(cover[pair[0]], 6), pair[1]))
-        ranked = [(rid, cover[rid], {"bm25": raw}) for rid, raw in order]
+        ranked = [(rid, cover[rid], {"bm25": raw}) for rid, raw in by_coverage]
         if not match:
             result["reason"] = "the query has no searchable words"
     elif mode == "vector":
         ranked = [(rid, scoring.cosine(cos), {"cosine": cos}) for rid, cos in dense]
     else:
-        fused = hits.rrf([[rid for rid, _ in lexical], [rid for rid, _ in dense]], [1.0, vector_weight], rrf_k)
+        words = by_coverage if lexical_order == "coverage" else lexical
+        fused = hits.rrf([[rid for rid, _ in words], [rid for rid, _ in dense]], [1.0, vector_weight], rrf_k)
         bm25_of, cos_of = dict(lexical), dict(dense)
         order = sorted(fused, key=lambda rid: -fused[rid])
         ranked = [
