@@ -8,7 +8,8 @@ are imported on first use, so an adapter that only needs the SDK starts without 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # typing itself costs a start-up: adapters and `memdock --version` import this module
 
 __version__ = "0.1.0"
 
@@ -75,6 +76,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .api import AsyncMemory, Memory
     from .contract import (
         Capabilities,

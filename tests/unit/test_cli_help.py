@@ -38,3 +38,31 @@ def test_the_checker_sees_a_missing_help():
     p.add_argument("--z")
     found = [(n, [a.dest for a in q._actions if a.help is None]) for n, q in commands(parser)]
     assert found == [("memdock y", ["z"])]
+
+
+def test_each_command_is_registered_by_the_module_main_imports_for_it():
+    import importlib
+
+    from memdock.cli.main import COMMAND_MODULES, COMMANDS
+
+    registered = {}
+    for module in COMMAND_MODULES:
+        parser = argparse.ArgumentParser()
+        importlib.import_module(f"memdock.cli.{module}").register(parser.add_subparsers())
+        (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        registered.update(dict.fromkeys(action.choices, module))
+    assert registered == COMMANDS
+
+
+def test_a_command_line_imports_only_its_module():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from memdock.cli.main import build_parser; build_parser(sys.argv[1:]);"
+        "print(sorted(m for m in sys.modules if m.startswith('memdock.')))"
+    )
+    version = subprocess.run([sys.executable, "-c", code, "--version"], capture_output=True, text=True, check=True)
+    assert "memdock.runner" not in version.stdout and "memdock.cli.ops" not in version.stdout
+    recall = subprocess.run([sys.executable, "-c", code, "recall", "x"], capture_output=True, text=True, check=True)
+    assert "memdock.cli.ops" in recall.stdout and "memdock.cli.conformance" not in recall.stdout

@@ -8,27 +8,52 @@ import sys
 
 from .. import __version__
 from ..errors import MemdockError
-from . import output
 
 COMMAND_MODULES = ["pipeline", "validate", "adapters", "ops", "move", "doctor", "conformance", "mcp"]
+# which module registers each command (and alias): a command line imports only the module it needs, so
+# `memdock --version` and `memdock recall` do not pay for the runner, the MCP SDK or the conformance kit
+COMMANDS = {
+    **dict.fromkeys(("add", "import", "chunk", "index", "shard"), "pipeline"),
+    "validate": "validate",
+    "adapters": "adapters",
+    **dict.fromkeys(("capabilities", "health", "recall", "query", "remember", "search", "get", "forget"), "ops"),
+    **dict.fromkeys(("export", "migrate"), "move"),
+    "doctor": "doctor",
+    "conformance": "conformance",
+    "mcp": "mcp",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for ARGV: with only the command module ARGV names (no modules for a bare `--version`),
+    every module otherwise (`memdock --help`, a typo)."""
     parser = argparse.ArgumentParser(prog="memdock", description="Memory backends behind one contract.")
     parser.add_argument("--version", action="version", version=f"memdock {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    first = next((a for a in argv or [] if not a.startswith("-")), None)
+    if argv == ["--version"]:
+        modules: list[str] = []
+    elif first in COMMANDS:
+        modules = [COMMANDS[first]]
+    else:
+        modules = COMMAND_MODULES
+    for name in modules:
         importlib.import_module(f"memdock.cli.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(argv)  # `--version` and `--help` end here, before output is imported
     except MemdockError as exc:  # an option's value refused by its type (cli.common.bounded_int)
+        from . import output
+
         output.error(str(exc))
         return exc.exit_code
+    from . import output
+
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

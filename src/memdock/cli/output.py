@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import logging
+import json
 import os
 import sys
 import textwrap
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
-
-import orjson
 
 
 def is_tty(stream: Any = None) -> bool:
@@ -19,6 +17,8 @@ def is_tty(stream: Any = None) -> bool:
 
 
 def emit_json(data: Any) -> None:
+    import orjson
+
     sys.stdout.write(
         orjson.dumps(
             data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_DATACLASS
@@ -36,16 +36,17 @@ def warn(message: str) -> None:
     sys.stderr.write("memdock: warning: " + message + "\n")
 
 
-class _StderrLines(logging.Handler):
-    def emit(self, record: logging.LogRecord) -> None:
-        (warn if record.levelno < logging.ERROR else error)(record.getMessage())
-
-
 def show_core_warnings() -> None:
     """Warnings the core logs (a broken adapter descriptor skipped, ...) reach a CLI user as `memdock: warning:`
     lines."""
+    import logging
+
+    class _StderrLines(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            (warn if record.levelno < logging.ERROR else error)(record.getMessage())
+
     logger = logging.getLogger("memdock")
-    if not any(isinstance(h, _StderrLines) for h in logger.handlers):
+    if not any(type(h).__name__ == "_StderrLines" for h in logger.handlers):
         handler = _StderrLines(logging.WARNING)
         logger.addHandler(handler)
         logger.propagate = False
@@ -165,9 +166,7 @@ def item_card(hit: Any) -> str:
     edges = fields.pop("edges", None)
     width = max((len(k) for k in fields), default=0)
     lines += [f"  {k.ljust(width)}  {v}" for k, v in fields.items() if not isinstance(v, (list, dict))]
-    lines += [
-        f"  {k.ljust(width)}  {orjson.dumps(v).decode()}" for k, v in fields.items() if isinstance(v, (list, dict))
-    ]
+    lines += [f"  {k.ljust(width)}  {json.dumps(v)}" for k, v in fields.items() if isinstance(v, (list, dict))]
     if isinstance(edges, list) and edges:
         lines += ["", f"  edges ({len(edges)}):"]
         for e in edges:

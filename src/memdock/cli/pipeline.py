@@ -39,6 +39,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_add)
 
     p = sub.add_parser(
+        "shard",
+        help="split a corpus or chunks bundle by thread into N balanced bundles (to index in parallel)",
+        **examples("memdock shard chunks -n 8 -o shards", "memdock shard corpus -n 4 -o shards --force --json"),
+    )
+    p.add_argument("bundle", help="a corpus or chunks bundle")
+    p.add_argument(
+        "-n", "--shards", type=bounded_int("-n/--shards", 1, 4096), required=True, help="how many shards (1-4096)"
+    )
+    p.add_argument("--output", "-o", required=True, help="folder for the shards (shard-0000, shard-0001, ...)")
+    p.add_argument("--force", action="store_true", help="replace the shards already there")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=run_shard)
+
+    p = sub.add_parser(
         "import",
         help="read sources into a corpus bundle (threads, entries, edges, entities)",
         **examples(
@@ -186,6 +200,20 @@ def run_chunk(args: argparse.Namespace) -> int:
             f"{summary.chunks} chunks in {args.output} ({summary.entries_without_text} without text, "
             f"{summary.seconds:.2f}s{rate})"
         )
+    return 0
+
+
+def run_shard(args: argparse.Namespace) -> int:
+    from ..shard import shard_bundle
+
+    done = shard_bundle(args.bundle, args.shards, args.output, force=args.force)
+    if args.json:
+        output.emit_json(
+            [{"path": str(p), "counts": c, "bytes": b} for p, c, b in zip(done.paths, done.counts, done.sizes)]
+        )
+    else:
+        for path, counts, size in zip(done.paths, done.counts, done.sizes):
+            print(f"{path}: {_bytes(size)}, " + ", ".join(f"{n} {t}" for t, n in counts.items()))
     return 0
 
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from .. import PAYLOAD_VERSION, PROTOCOL_VERSION
 from ..atomic import write_atomic
-from ..contract import DeleteResult, GetResult, HealthStatus, IndexResult, PrepareResult, SearchResult
 from ..diskfull import disk_full, is_disk_full
 from ..errors import BackendError, ConfigError, InvalidInputError, MemdockError, UnsupportedOperationError, VersionError
 from ..operations import FEATURES, OPERATIONS
@@ -21,6 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..bundle import BundleReader
+    from ..contract import DeleteResult, GetResult, HealthStatus, IndexResult, PrepareResult, SearchResult
 
 _TRIVIAL_OBJECT_KEYS = {
     "type",
@@ -284,15 +284,21 @@ def _dispatch(adapter: Adapter, request: dict[str, Any], out: EventSink) -> dict
 
 
 def wire_result(result: Any) -> Any:
-    """An operation's typed result as the wire's JSON object (a dict is passed through as it is)."""
-    if isinstance(result, DeleteResult):
+    """An operation's typed result as the wire's JSON object (a dict is passed through as it is).
+
+    memdock.contract is not imported here: an adapter returning a typed result has imported it already, and
+    one returning dicts should not pay for it at every one-shot start."""
+    contract = sys.modules.get("memdock.contract")
+    if contract is None or isinstance(result, dict):
+        return result
+    if isinstance(result, contract.DeleteResult):
         return {"deleted": result.deleted, "not_found": result.not_found, "cascaded": result.cascaded}
-    if isinstance(result, SearchResult):
+    if isinstance(result, contract.SearchResult):
         out = result.to_dict()
         if not result.backend:
             del out["backend"]
         return out
-    if isinstance(result, (HealthStatus, PrepareResult, IndexResult, GetResult)):
+    if isinstance(result, (contract.HealthStatus, contract.PrepareResult, contract.IndexResult, contract.GetResult)):
         return result.to_dict()
     return result
 
