@@ -31,7 +31,7 @@ def p50s(stores: Path, mode: str, config: dict | None) -> tuple[float, float, in
         store = stores / sample["sample_id"]
         if not store.exists():
             continue
-        with Memory(data_dir=store, config=config) as m:
+        with Memory(data_dir=store, config=config, deadline=300) as m:
             questions = [qa["question"] for qa in sample["qa"]]
             m.recall(questions[0], mode=mode)
             for q in questions[1:]:
