@@ -149,7 +149,7 @@ class SqliteAdapter(Adapter):
             identity=identity,
             vector_weight=float(ctx.config.get("hybrid_vector_weight", 1.0)),
             rrf_k=int(ctx.config.get("hybrid_rrf_k", hits.RRF_K)),
-            lexical_order=str(ctx.config.get("hybrid_lexical_order", "bm25")),
+            lexical_order=str(ctx.config.get("hybrid_lexical_order", "coverage")),
         )
 
     def _graph(self, ctx: Context, fn, **kw) -> dict:

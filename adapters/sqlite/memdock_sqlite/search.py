@@ -60,7 +60,7 @@ def run(
     identity: object,
     vector_weight: float = 1.0,
     rrf_k: int = hits.RRF_K,
-    lexical_order: str = "bm25",
+    lexical_order: str = "coverage",
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = params.get("filters")
