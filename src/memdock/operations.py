@@ -4,23 +4,35 @@ Kept import-light: adapters import it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass(frozen=True)
 class Operation:
     """NAME writes to the store (takes the store's lock), may be retried after a crash mid-call when
     IDEMPOTENT, reads the memory when RETRIEVAL (so a backend storing nothing degrades it), times out after
     TIMEOUT seconds unless the adapter or the caller says otherwise; PROBE is a well-formed params object the
-    conformance kit sends to an adapter that does not declare the operation."""
+    conformance kit sends to an adapter that does not declare the operation.
 
-    name: str
-    writes: bool = False
-    idempotent: bool = True
-    retrieval: bool = False
-    timeout: float = 120.0
-    probe: dict[str, Any] = field(default_factory=dict)
+    A plain class, not a dataclass: every adapter imports this module at start, and dataclasses costs more than
+    the rest of the SDK's imports together."""
+
+    __slots__ = ("name", "writes", "idempotent", "retrieval", "timeout", "probe")
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        writes: bool = False,
+        idempotent: bool = True,
+        retrieval: bool = False,
+        timeout: float = 120.0,
+        probe: dict[str, Any] | None = None,
+    ):
+        self.name, self.writes, self.idempotent, self.retrieval = name, writes, idempotent, retrieval
+        self.timeout, self.probe = timeout, probe or {}
+
+    def __repr__(self) -> str:
+        return f"Operation({self.name!r})"
 
 
 TABLE: tuple[Operation, ...] = (

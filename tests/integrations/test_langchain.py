@@ -10,12 +10,18 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
 from memdock import AsyncMemory, Memory
+from memdock.errors import InvalidInputError
 from memdock.integrations.langchain import MemdockRetriever
 
 NOTES = [
     {"content": "The staging database moves to eu-west-2 on Friday.", "thread": "infra", "author": "ana"},
     {"content": "Friday's move needs a read-only window from 18:00 UTC.", "thread": "infra", "author": "bo"},
-    {"content": "The staging logo moves to the left.", "thread": "design", "author": "cy"},
+    {
+        "content": "The staging logo moves to the left.",
+        "thread": "design",
+        "author": "cy",
+        "time": "2026-03-01T09:00:00Z",
+    },
 ]
 
 
@@ -61,3 +67,31 @@ def test_async_with_and_without_an_async_memory(store):
 
     native, threaded = asyncio.run(scenario())
     assert native[0].metadata["entry_id"] == threaded[0].metadata["entry_id"] == ids[1]
+
+
+def test_documents_carry_the_time_and_the_author(store):
+    folder, ids = store
+    with Memory(data_dir=folder) as memory:
+        docs = MemdockRetriever(memory=memory, thread="design").invoke("logo")
+    assert docs[0].metadata["event_time"] == "2026-03-01T09:00:00Z"
+    assert (docs[0].metadata["entry_id"], docs[0].metadata["author"]) == (ids[2], "cy")
+
+
+def test_bad_input_is_refused(store):
+    folder, _ = store
+    with pytest.raises(ValueError, match="needs memory="):
+        MemdockRetriever(limit=3)
+    with Memory(data_dir=folder) as memory:
+        with pytest.raises(ValueError, match="thread_ids"):
+            MemdockRetriever(memory=memory, thread_ids=["thread:infra"])
+        with pytest.raises(InvalidInputError, match="since"):
+            MemdockRetriever(memory=memory, since="last week-ish").invoke("staging")
+        with pytest.raises(InvalidInputError):
+            MemdockRetriever(memory=memory).invoke("   ")
+
+    async def sync_only():
+        async with AsyncMemory(data_dir=folder) as amemory:
+            MemdockRetriever(async_memory=amemory).invoke("staging")
+
+    with pytest.raises(ValueError, match="for sync calls"):
+        asyncio.run(sync_only())

@@ -12,6 +12,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from memdock import AsyncMemory, Memory
+from memdock.errors import InvalidInputError
 from memdock.integrations.llama_index import MemdockRetriever
 
 NOTES = [
@@ -51,3 +52,21 @@ def test_filters_and_async(store):
     assert [n.node.metadata["entry_id"] for n in asyncio.run(scenario())] == [ids[1]]
     with pytest.raises(ValueError, match="needs a Memory"):
         MemdockRetriever()
+
+
+def test_bad_input_is_refused(store):
+    folder, _ = store
+    with pytest.raises(ValueError, match="needs a Memory"):
+        MemdockRetriever(limit=3)
+    with Memory(data_dir=folder) as memory:
+        with pytest.raises(TypeError, match="thread_ids"):
+            MemdockRetriever(memory, thread_ids=["thread:infra"])
+        with pytest.raises(InvalidInputError, match="until"):
+            MemdockRetriever(memory, until="after lunch").retrieve("staging")
+
+    async def sync_only():
+        async with AsyncMemory(data_dir=folder) as amemory:
+            MemdockRetriever(async_memory=amemory).retrieve("staging")
+
+    with pytest.raises(ValueError, match="for sync calls"):
+        asyncio.run(sync_only())

@@ -115,6 +115,8 @@ def test_every_tool_against_sqlite(sqlite_store, tmp_path):
         out["after"] = data(await s.call_tool("memory_recall", {"query": "on-call rotation weekly"}))
         out["status"] = data(await s.call_tool("memory_status", {}))
         out["bad"] = await s.call_tool("memory_recall", {"query": " "})
+        twice = {"content": "A note remembered twice.", "thread": "repeat"}
+        out["twice"] = [data(await s.call_tool("memory_remember", twice))["id"] for _ in range(2)]
         return out
 
     store = tmp_path / "store"
@@ -133,6 +135,13 @@ def test_every_tool_against_sqlite(sqlite_store, tmp_path):
     for name in ("memory_recall", "memory_search_facts", "memory_get_node", "memory_status"):
         assert notes[name].read_only_hint is True, name
     assert notes["memory_remember"].read_only_hint is False and notes["memory_remember"].destructive_hint is False
+    read_only = ["memory_recall", "memory_search_nodes", "memory_search_facts", "memory_search_episodes"]
+    for name in [*read_only, "memory_get_node", "memory_get_edge", "memory_status"]:
+        assert (notes[name].read_only_hint, notes[name].idempotent_hint) == (True, True), name
+    assert notes["memory_forget"].idempotent_hint is True  # forgetting an id again only reports it not found
+    assert len(set(out["twice"])) == 2  # so remembering is not idempotent, and says so
+    for name in ("memory_remember", "memory_remember_many"):
+        assert notes[name].idempotent_hint is False and notes[name].destructive_hint is False, name
     assert "Cache stampede" in out["query"]["hits"][0]["text"] and not out["query"]["degraded"]
     assert {h["extra"]["role"] for h in out["filtered"]["hits"]} == {"critic"}
     assert any(h["kind"] == "thread" for h in out["nodes"]["hits"])
@@ -297,9 +306,19 @@ def test_resources_list_threads_and_a_threads_entries(tmp_path):
         by_name = json.loads((await s.read_resource("memdock://threads/ops")).contents[0].text)
         ops_id = next(t["thread_id"] for t in threads if t["thread_id"].startswith("thread:ops:"))
         by_id = json.loads((await s.read_resource(f"memdock://threads/{ops_id}")).contents[0].text)
-        return listed, templates, threads, by_name, by_id
+        unknown = json.loads((await s.read_resource("memdock://threads/no-such-thread")).contents[0].text)
+        try:
+            await s.read_resource("memdock://threads/%20")
+            blank = "answered"
+        except Exception as exc:
+            blank = str(exc)
+        return listed, templates, threads, by_name, by_id, unknown, blank
 
-    listed, templates, threads, by_name, by_id = asyncio.run(session("--data-dir", str(tmp_path / "s"))(script))
+    listed, templates, threads, by_name, by_id, unknown, blank = asyncio.run(
+        session("--data-dir", str(tmp_path / "s"))(script)
+    )
     assert "memdock://threads" in listed and "memdock://threads/{thread}" in templates
     assert sorted(t["entries"] for t in threads) == [1, 2]
     assert [e["text"] for e in by_name] == ["first ops note", "second ops note"] and by_name == by_id
+    assert unknown == []
+    assert blank.startswith("invalid_input: thread") and "empty" in blank, blank  # the reason, not a generic error

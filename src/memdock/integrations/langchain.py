@@ -18,16 +18,19 @@ from typing import Any
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict
+from pydantic import ConfigDict, model_validator
 
 from ..records import Hit
 from .provenance import metadata
 
 
 class MemdockRetriever(BaseRetriever):
-    """Documents recalled from MEMORY (a memdock Memory), best first, with recall's filters."""
+    """Documents recalled from MEMORY (a memdock Memory), best first, with recall's filters.
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    A field it does not have is refused, not ignored: `thread_ids=[...]` (the wire name) must not quietly give
+    unfiltered documents."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     memory: Any = None
     async_memory: Any = None
@@ -39,6 +42,12 @@ class MemdockRetriever(BaseRetriever):
     role: str | list[str] | None = None
     type: str | list[str] | None = None
     mode: str | None = None
+
+    @model_validator(mode="after")
+    def _has_a_memory(self) -> MemdockRetriever:
+        if self.memory is None and self.async_memory is None:
+            raise ValueError("MemdockRetriever needs memory=Memory(...) or async_memory=AsyncMemory(...)")
+        return self
 
     def _options(self) -> dict[str, Any]:
         return {

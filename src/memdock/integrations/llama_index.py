@@ -23,15 +23,38 @@ from .provenance import metadata
 
 
 class MemdockRetriever(BaseRetriever):
-    """Nodes recalled from MEMORY (a memdock Memory), best first, with recall's filters as keyword arguments
-    (thread, since, until, author, role, type, mode)."""
+    """Nodes recalled from MEMORY (a memdock Memory), best first, with recall's filters as keyword arguments.
+    They are named one by one so that a name recall does not take (`thread_ids=`) is a TypeError here, not
+    unfiltered nodes later."""
 
-    def __init__(self, memory: Any = None, *, async_memory: Any = None, limit: int = 5, **filters: Any):
+    def __init__(
+        self,
+        memory: Any = None,
+        *,
+        async_memory: Any = None,
+        limit: int = 5,
+        thread: str | list[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        author: str | list[str] | None = None,
+        role: str | list[str] | None = None,
+        type: str | list[str] | None = None,
+        mode: str | None = None,
+    ):
         if memory is None and async_memory is None:
             raise ValueError("MemdockRetriever needs a Memory (memory=) or an AsyncMemory (async_memory=)")
         super().__init__()
         self._memory, self._async_memory = memory, async_memory
-        self._options = {"limit": limit, **filters}
+        self._options: dict[str, Any] = {
+            "limit": limit,
+            "thread": thread,
+            "since": since,
+            "until": until,
+            "author": author,
+            "role": role,
+            "type": type,
+            "mode": mode,
+        }
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if self._memory is None:

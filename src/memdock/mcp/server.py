@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer as _Server
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import ToolAnnotations
 from pydantic import ConfigDict, Field
 
@@ -41,7 +41,9 @@ Threads = Annotated[
 Values = Annotated[str | list[str] | None, Field(description="one value or several (any of them matches)")]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+# Not idempotent: without `time` a note is stamped now, so the same call twice stores two entries (a client that
+# retries a remember on this hint's word would duplicate it).
+ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 DELETES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
@@ -178,7 +180,11 @@ def build_server(service: MemoryService) -> Any:
         mime_type="application/json",
     )
     async def thread_entries(thread: str) -> str:
-        return json.dumps([e.to_dict() for e in await service.list(thread=thread, limit=50)])
+        try:
+            entries = await service.list(thread=thread, limit=50)
+        except MemdockError as exc:  # the SDK replaces any other exception's message with a generic one
+            raise ResourceError(f"{exc.category}: {exc.message}") from None
+        return json.dumps([e.to_dict() for e in entries])
 
     _refuse_unknown_arguments(server)
     return server
