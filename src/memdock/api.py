@@ -75,10 +75,12 @@ class Memory:
         type: Many = None,
         limit: int = 10,
         mode: str | None = None,
+        min_score: float | None = None,
     ) -> SearchResult:
-        """Passages relevant to QUERY, best first, restricted by the filters given."""
+        """Passages relevant to QUERY, best first, restricted by the filters given. Scores lie in [0, 1]: 1 when a
+        passage holds every query term (see the backend's capabilities); MIN_SCORE drops hits below it."""
         filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
-        return self._core.query(query, limit=limit, filters=filters, mode=mode)
+        return self._core.query(query, limit=limit, filters=filters, mode=mode, min_score=min_score)
 
     def list(self, *, thread: Many, limit: int = 20, offset: int = 0) -> list[Entry]:
         """THREAD's entries (a name or id), oldest first: LIMIT of them (at most 50) from OFFSET."""
@@ -166,9 +168,10 @@ class AsyncMemory:
         type: Many = None,
         limit: int = 10,
         mode: str | None = None,
+        min_score: float | None = None,
     ) -> SearchResult:
         filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
-        return await self.service.query(query, limit=limit, filters=filters, mode=mode)
+        return await self.service.query(query, limit=limit, filters=filters, mode=mode, min_score=min_score)
 
     async def list(self, *, thread: Many, limit: int = 20, offset: int = 0) -> list[Entry]:
         return await self.service.list(thread=thread, limit=limit, offset=offset)

@@ -224,6 +224,7 @@ class MemoryBackend(Protocol):
         filters: dict[str, Any] | None = None,
         mode: str | None = None,
         timeout: float | None = None,
+        min_score: float | None = None,
     ) -> SearchResult: ...
     def search_nodes(
         self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None, timeout: float | None = None

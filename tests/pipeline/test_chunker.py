@@ -91,3 +91,11 @@ def test_chunk_options_refuse_windows_out_of_range_through_the_api(max_tokens):
 
     with pytest.raises(InvalidInputError, match=r"max_tokens \(--max-tokens\) must be an integer from 1 to 1,000,000"):
         ChunkOptions(max_tokens=max_tokens, overlap=0)
+
+
+def test_auto_header_is_on_for_chats_and_off_for_plain_text():
+    entry = {"id": "entry:e", "thread_id": "thread:t", "body": "I went hiking.", "author": "Caroline"}
+    chat = Chunker().chunks_for(entry, {"id": "thread:t", "format": "chat"})
+    text = Chunker().chunks_for(entry, {"id": "thread:t", "format": "text"})
+    assert chat[0]["header"] == "Caroline" and chat[0]["text"] == "Caroline\nI went hiking."
+    assert "header" not in text[0] and text[0]["text"] == "I went hiking."

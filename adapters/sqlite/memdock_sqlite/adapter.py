@@ -23,8 +23,11 @@ class SqliteAdapter(Adapter):
     features = {"graph_query": True, "temporal": True, "incremental": True, "delete": True, "retrieval": True}
     score = {
         "range": [0.0, 1.0],
-        "semantics": "bm25 mode: s/(1+s) of FTS5's BM25; vector: (cosine+1)/2; "
-        "hybrid: weighted reciprocal-rank fusion divided by its maximum",
+        "semantics": "bm25: the idf-weighted share of the query's terms the chunk holds (1 = every term, whatever "
+        "the store size; ties ordered by BM25); vector: (cosine - 0.2) / 0.6 clipped to [0, 1]; hybrid: ranked by "
+        "reciprocal-rank fusion, scored as the larger of the two (comparable with bm25 scores); min_score cuts "
+        "below it",
+        "stable_as_store_grows": True,
     }
 
     def __init__(self) -> None:
@@ -146,6 +149,7 @@ class SqliteAdapter(Adapter):
             identity=identity,
             vector_weight=float(ctx.config.get("hybrid_vector_weight", 1.0)),
             rrf_k=int(ctx.config.get("hybrid_rrf_k", hits.RRF_K)),
+            lexical_order=str(ctx.config.get("hybrid_lexical_order", "coverage")),
         )
 
     def _graph(self, ctx: Context, fn, **kw) -> dict:

@@ -8,7 +8,7 @@ from typing import Any
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import limit_of, query_text
 
-from . import fts, hits
+from . import fts, hits, scoring
 from .embedders import Embedder
 from .filters import where
 from .vectors import VectorIndex
@@ -60,6 +60,7 @@ def run(
     identity: object,
     vector_weight: float = 1.0,
     rrf_k: int = hits.RRF_K,
+    lexical_order: str = "coverage",
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = params.get("filters")
@@ -75,22 +76,37 @@ def run(
         )
         mode = "bm25"
     match = fts.match_expression(text)
-    k = limit if mode == "bm25" else max(limit * 5, MIN_CANDIDATES)
+    k = max(limit * 5, MIN_CANDIDATES)
     lexical = bm25_ranking(conn, match, filters, k) if match else []
+    cover = scoring.coverage(conn, fts.terms(text), [rid for rid, _ in lexical]) if lexical else {}
     dense: list[tuple[int, float]] = []
     if mode in ("vector", "hybrid") and embedder is not None:
         dense = vectors.search(conn, embedder.name, identity, embedder.embed([text])[0], k, _allowed(conn, filters))
+    by_coverage = sorted(lexical, key=lambda pair: (-round(cover[pair[0]], 6), pair[1]))
     if mode == "bm25":
-        ranked = [(rid, hits.bm25_score(raw), {"bm25": raw}) for rid, raw in lexical]
+        ranked = [(rid, cover[rid], {"bm25": raw}) for rid, raw in by_coverage]
         if not match:
             result["reason"] = "the query has no searchable words"
     elif mode == "vector":
-        ranked = [(rid, hits.cosine_score(cos), {"cosine": cos}) for rid, cos in dense]
+        ranked = [(rid, scoring.cosine(cos), {"cosine": cos}) for rid, cos in dense]
     else:
-        fused = hits.rrf([[rid for rid, _ in lexical], [rid for rid, _ in dense]], [1.0, vector_weight], rrf_k)
+        words = by_coverage if lexical_order == "coverage" else lexical
+        fused = hits.rrf([[rid for rid, _ in words], [rid for rid, _ in dense]], [1.0, vector_weight], rrf_k)
         bm25_of, cos_of = dict(lexical), dict(dense)
         order = sorted(fused, key=lambda rid: -fused[rid])
-        ranked = [(rid, fused[rid], _parts(bm25=bm25_of.get(rid), cosine=cos_of.get(rid))) for rid in order]
+        ranked = [
+            (
+                rid,
+                max(cover.get(rid, 0.0), scoring.cosine(cos_of[rid]) if rid in cos_of else 0.0),
+                _parts(bm25=bm25_of.get(rid), cosine=cos_of.get(rid), rrf=fused[rid]),
+            )
+            for rid in order
+        ]
+    min_score = params.get("min_score")
+    if min_score is not None:
+        if not isinstance(min_score, (int, float)) or isinstance(min_score, bool) or not 0 <= min_score <= 1:
+            raise InvalidInputError(f"params.min_score must be a number in [0, 1], got {min_score!r}")
+        ranked = [item for item in ranked if item[1] >= min_score]
     ranked = ranked[:limit]
     rows = _rows(conn, [rid for rid, _, _ in ranked])
     result["hits"] = [

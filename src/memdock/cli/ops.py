@@ -49,6 +49,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=["bm25", "vector", "hybrid", "auto"],
         help="bm25: words; vector: meaning (needs embeddings); hybrid: both; auto (default): the backend's best",
     )
+    p.add_argument(
+        "--min-score",
+        type=float,
+        metavar="S",
+        help="only hits scoring at least S, between 0 and 1 (sqlite: 1 = the passage holds every query word)",
+    )
     p.set_defaults(func=run_recall)
 
     p = sub.add_parser(
@@ -191,7 +197,8 @@ def run_recall(args: argparse.Namespace) -> int:
     with closing(_open_service(args)) as service:
         if _say_if_missing(service, args.json):
             return 0
-        _print_answer(service, service.query(text, limit=args.limit, filters=filters, mode=args.mode), args.json)
+        result = service.query(text, limit=args.limit, filters=filters, mode=args.mode, min_score=args.min_score)
+        _print_answer(service, result, args.json)
     return 0
 
 

@@ -136,7 +136,7 @@ def _chunk_options(p: argparse.ArgumentParser) -> None:
         "--header",
         choices=["auto", "on", "off"],
         default="auto",
-        help="prefix each chunk with a header line (auto: on for watercooler threads)",
+        help="prefix each chunk with a header line (auto: on for watercooler threads and chats)",
     )
 
 

@@ -81,10 +81,15 @@ def build_server(service: MemoryService) -> Any:
         type: Annotated[
             str | list[str] | None, Field(description="only these entry types (Note, Decision, Plan...)")
         ] = None,
+        min_score: Annotated[
+            float | None,
+            Field(ge=0, le=1, description="only hits scoring at least this, 0 to 1 (1: holds every query word)"),
+        ] = None,
     ) -> dict[str, Any]:
-        """Search the memory for passages relevant to a question or topic, best first, with their thread and entry."""
+        """Search the memory for passages relevant to a question or topic, best first, with their thread and entry.
+        Scores lie in [0, 1] and keep their meaning as the memory grows."""
         filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
-        return (await service.query(query, limit=limit, filters=filters)).to_dict()
+        return (await service.query(query, limit=limit, filters=filters, min_score=min_score)).to_dict()
 
     @tool(READ_ONLY)
     async def memory_search_nodes(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:

@@ -263,12 +263,15 @@ class SubprocessBackend:
         filters: dict[str, Any] | None = None,
         mode: str | None = None,
         timeout: float | None = None,
+        min_score: float | None = None,
     ) -> SearchResult:
         params: dict[str, Any] = {"text": text, "limit": limit}
         if filters:
             params["filters"] = filters
         if mode:
             params["mode"] = mode
+        if min_score:
+            params["min_score"] = min_score
         return SearchResult.from_dict(self.call("query", params, timeout=timeout))
 
     def _search(

@@ -118,15 +118,30 @@ class ServiceCore:
         return self._run(op, call, lambda why: SearchResult(degraded=True, reason=why, backend=self.name))
 
     def query(
-        self, text: str, *, limit: int = 10, filters: Filters | None = None, mode: str | None = None
+        self,
+        text: str,
+        *,
+        limit: int = 10,
+        filters: Filters | None = None,
+        mode: str | None = None,
+        min_score: float | None = None,
     ) -> SearchResult:
+        """Hits best first; with MIN_SCORE, only those scoring at least that (scores lie in [0, 1]). The backend
+        is asked to cut below it before the limit, and hits from one that does not know the option are cut here."""
         text, limit, mode = arguments.text(text), arguments.limit(limit), arguments.mode(mode)
+        min_score = _min_score(min_score)
         if filters is not None and not isinstance(filters, Filters):
             raise InvalidInputError(f"filters must be a memdock Filters, got {type(filters).__name__}")
         wire = filters.to_wire() if filters else None
-        return self._search(
-            "query", lambda t: self.backend.query(text, limit=limit, filters=wire, mode=mode, timeout=t)
-        )
+
+        def call(t: float | None) -> SearchResult:
+            if not min_score:
+                return self.backend.query(text, limit=limit, filters=wire, mode=mode, timeout=t)
+            result = self.backend.query(text, limit=limit, filters=wire, mode=mode, timeout=t, min_score=min_score)
+            result.hits = [h for h in result.hits if h.score is not None and h.score >= min_score]
+            return result
+
+        return self._search("query", call)
 
     def search_nodes(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
         return self._structural("search_nodes", text, limit, thread)
@@ -266,3 +281,12 @@ def _note(item: Any, index: int) -> Note:
         return Note.of(item["content"], **fields)
     except InvalidInputError as exc:
         raise InvalidInputError(f"items[{index}] {exc.message}") from None
+
+
+def _min_score(value: object) -> float | None:
+    """None, or a number in [0, 1] (the declared score range)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise InvalidInputError(f"min_score must be a number between 0 and 1, got {value!r}")
+    return float(value)

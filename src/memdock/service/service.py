@@ -46,9 +46,17 @@ class MemoryService:
             return degraded(f"no answer within {budget:g}s")
 
     async def query(
-        self, text: str, *, limit: int = 10, filters: Filters | None = None, mode: str | None = None
+        self,
+        text: str,
+        *,
+        limit: int = 10,
+        filters: Filters | None = None,
+        mode: str | None = None,
+        min_score: float | None = None,
     ) -> SearchResult:
-        return await self._call(self.core.query, text, limit=limit, filters=filters, mode=mode, degraded=_no_hits)
+        return await self._call(
+            self.core.query, text, limit=limit, filters=filters, mode=mode, min_score=min_score, degraded=_no_hits
+        )
 
     async def search_nodes(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
         return await self._call(self.core.search_nodes, text, limit=limit, thread=thread, degraded=_no_hits)
