@@ -16,13 +16,25 @@ import sqlite3
 MIN_STORE = 1000
 
 
-def document_frequencies(conn: sqlite3.Connection, terms: list[str]) -> tuple[list[int], int]:
-    """How many chunks hold each term, and how many chunks there are."""
-    total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    dfs = [
-        conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?", [f'"{t}"']).fetchone()[0] for t in terms
-    ]
-    return dfs, total
+PROBE_ABOVE = 50
+"""A term whose chunks outnumber the candidates this many times over is looked up candidate by candidate (a seek
+each, ~50 us); below it, reading the term's whole list of chunks once is cheaper."""
+
+_chunk_counts: dict[int, tuple[tuple[int, int], int]] = {}
+
+
+def chunk_count(conn: sqlite3.Connection) -> int:
+    """How many chunks the store holds; counted again only after a write (`count(*)` reads a whole index)."""
+    version = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+    cached = _chunk_counts.get(id(conn))
+    if cached is None or cached[0] != version:
+        cached = (version, conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        _chunk_counts[id(conn)] = cached
+    return cached[1]
+
+
+def document_frequency(conn: sqlite3.Connection, term: str) -> int:
+    return conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?", [f'"{term}"']).fetchone()[0]
 
 
 def idf(df: int, total: int) -> float:
@@ -30,28 +42,32 @@ def idf(df: int, total: int) -> float:
     return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
 
 
-def presence(conn: sqlite3.Connection, terms: list[str], rowids: list[int]) -> dict[int, set[int]]:
-    """For each candidate chunk, the indexes of the query terms it holds."""
-    out: dict[int, set[int]] = {rid: set() for rid in rowids}
-    if not rowids:
-        return out
-    marks = ",".join("?" * len(rowids))
-    for i, term in enumerate(terms):
+def holders(conn: sqlite3.Connection, term: str, df: int, rowids: list[int]) -> set[int]:
+    """Which of the candidate ROWIDS hold TERM (DF chunks hold it in all)."""
+    if df > PROBE_ABOVE * len(rowids):
+        marks = ",".join("?" * len(rowids))
         sql = f"SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid IN ({marks})"
-        for (rid,) in conn.execute(sql, [f'"{term}"', *rowids]):
-            out[rid].add(i)
-    return out
+        return {rid for (rid,) in conn.execute(sql, [f'"{term}"', *rowids])}
+    every = conn.execute("SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ?", [f'"{term}"'])
+    return {rid for (rid,) in every} & set(rowids)
 
 
 def coverage(conn: sqlite3.Connection, terms: list[str], rowids: list[int]) -> dict[int, float]:
-    """Each candidate's idf-weighted share of the query terms, in [0, 1]."""
-    if not terms:
+    """Each candidate's idf-weighted share of the query terms, in [0, 1]. The candidates matched the query, so
+    with one term each holds all of it."""
+    if not terms or not rowids:
         return {rid: 0.0 for rid in rowids}
-    dfs, total = document_frequencies(conn, terms)
-    weights = [idf(df, max(total, MIN_STORE)) for df in dfs]
-    whole = sum(weights) or 1.0
-    held = presence(conn, terms, rowids)
-    return {rid: sum(weights[i] for i in held[rid]) / whole for rid in rowids}
+    if len(terms) == 1:
+        return {rid: 1.0 for rid in rowids}
+    total = max(chunk_count(conn), MIN_STORE)
+    score = dict.fromkeys(rowids, 0.0)
+    dfs = [document_frequency(conn, term) for term in terms]
+    whole = sum(idf(df, total) for df in dfs) or 1.0
+    for term, df in zip(terms, dfs):
+        weight = idf(df, total) / whole
+        for rid in holders(conn, term, df, rowids):
+            score[rid] += weight
+    return {rid: min(1.0, s) for rid, s in score.items()}
 
 
 def cosine(cos: float) -> float:

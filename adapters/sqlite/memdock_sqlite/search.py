@@ -77,7 +77,7 @@ def run(
         mode = "bm25"
     match = fts.match_expression(text)
     k = max(limit * 5, MIN_CANDIDATES)
-    lexical = bm25_ranking(conn, match, filters, k) if match else []
+    lexical = bm25_ranking(conn, match, filters, k) if match and mode != "vector" else []
     cover = scoring.coverage(conn, fts.terms(text), [rid for rid, _ in lexical]) if lexical else {}
     dense: list[tuple[int, float]] = []
     if mode in ("vector", "hybrid") and embedder is not None:
