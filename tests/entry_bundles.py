@@ -1,14 +1,18 @@
 """What the tests of the entry-based framework adapters (mem0, openmemory) share: a small bundle, a closed port,
-and where the shared corpora are (beside the project, or MEMDOCK_SHARED_DATA in a worktree)."""
+and where the shared corpora are (beside the project, or MEMDOCK_SHARED_DATA in a worktree); and a bundle of
+chat rooms of growing size for the sharding tests."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 from pathlib import Path
 
 from memdock.bundle import BundleWriter
+from memdock.chunking import chunk_bundle
 from memdock.ids import content_hash
+from memdock.importers.pipeline import import_corpus
 
 SHARED_DATA = Path(os.environ.get("MEMDOCK_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 
@@ -66,3 +70,20 @@ def write_bundle(path: Path, texts: list[str], thread: str = "thread:greenhouse"
                 },
             )
     return path
+
+
+def chat_bundle(tmp_path: Path, threads: int = 12) -> Path:
+    """A chunks bundle of THREADS chat rooms of growing size (3, 5, 7... messages), for sharding."""
+    rows = []
+    for t in range(threads):
+        for i in range(3 + 2 * t):
+            text = f"room {t} message {i} about @user{i % 3}"
+            time = f"2026-01-{1 + i % 28:02d}T10:00:00Z"
+            rows.append(
+                {"id": f"m{t}-{i}", "thread": f"room-{t}", "author": f"user{i % 3}", "time": time, "text": text}
+            )
+    src = tmp_path / "chat.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    import_corpus([src], "jsonl", tmp_path / "corpus")
+    chunk_bundle(tmp_path / "corpus", tmp_path / "chunks")
+    return tmp_path / "chunks"

@@ -8,32 +8,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from entry_bundles import chat_bundle
 
 from memdock.bundle import BundleReader
-from memdock.chunking import chunk_bundle
 from memdock.errors import InvalidInputError
-from memdock.importers.pipeline import import_corpus
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
 from memdock.shard import shard_bundle
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "threads"
-
-
-def chat_bundle(tmp_path: Path, threads: int = 12) -> Path:
-    rows = []
-    for t in range(threads):
-        for i in range(3 + 2 * t):
-            text = f"room {t} message {i} about @user{i % 3}"
-            time = f"2026-01-{1 + i % 28:02d}T10:00:00Z"
-            rows.append(
-                {"id": f"m{t}-{i}", "thread": f"room-{t}", "author": f"user{i % 3}", "time": time, "text": text}
-            )
-    src = tmp_path / "chat.jsonl"
-    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    import_corpus([src], "jsonl", tmp_path / "corpus")
-    chunk_bundle(tmp_path / "corpus", tmp_path / "chunks")
-    return tmp_path / "chunks"
 
 
 def records(bundle: Path) -> dict[str, dict[str, dict]]:

@@ -91,13 +91,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "index",
         help="index a chunks bundle (or a corpus bundle, chunked with defaults) into a backend",
-        **examples("memdock index chunks", "memdock index chunks -b tantivy --data-dir big-store"),
+        **examples(
+            "memdock index chunks",
+            "memdock index chunks -b tantivy --data-dir big-store",
+            "memdock index chunks -b graphiti --parallel 8 --executor ray --address ray://head:10001",
+        ),
     )
     p.add_argument("bundle", help="a chunks bundle, or a corpus bundle (chunked with the defaults)")
     p.add_argument(
         "--no-prune", action="store_true", help="do not delete records that vanished from re-imported threads"
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+    p.add_argument(
+        "--parallel",
+        type=bounded_int("--parallel", 1, 256),
+        default=1,
+        metavar="N",
+        help="send the new records as N shards (split by thread) at once, where the backend takes parallel "
+        "writers (adapter.json parallel_writers: shared); others are indexed serially, saying why",
+    )
+    p.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        default="local",
+        help="where shard jobs run with --parallel: local threads (default) or Ray tasks (pip install ray)",
+    )
+    p.add_argument("--address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")
     add_backend_options(p)
     p.set_defaults(func=run_index)
 
@@ -256,7 +275,12 @@ def _index(args: argparse.Namespace, bundle: Path) -> int:
     try:
         with open_from_args(args) as b:
             result = b.index(
-                bundle, progress=lambda ev: bar.update(ev.get("done", 0), ev.get("total")), prune=not args.no_prune
+                bundle,
+                progress=lambda ev: bar.update(ev.get("done", 0), ev.get("total")),
+                prune=not args.no_prune,
+                parallel=args.parallel,
+                executor=args.executor,
+                address=args.address,
             )
     finally:
         bar.done()
@@ -269,6 +293,12 @@ def _index(args: argparse.Namespace, bundle: Path) -> int:
             f"({', '.join(f'{n} {t}' for t, n in sent.items()) or 'nothing new'}), "
             f"unchanged {result.skipped}, deleted {result.deleted}, {result.seconds:.2f}s"
         )
+    plan = result.details.get("parallel")
+    if plan and not args.json:
+        if plan["shards"] > 1:
+            print(f"in {plan['shards']} shards at once ({args.executor})")
+        else:
+            output.warn(f"indexed serially, not in {plan['requested']} shards: {plan['why']}")
     kept = result.details.get("kept_for_other_sources", 0)
     if kept:
         output.warn(

@@ -30,6 +30,7 @@ from .journal import Exported, Journal
 from .launch import CallRecord, Launch
 from .ledger import Ledger
 from .oneshot import run_once
+from .parallel import Executor, check_parallel, executor_for, parallel_plan, send_in_shards, serial_reason, spec_maker
 from .store import Store
 from .worker import WorkerPool
 
@@ -186,8 +187,15 @@ class SubprocessBackend:
         origin: str | None = None,
         timeout: float | None = None,
         after_checkpoint: Callable[[list[str]], None] | None = None,
+        parallel: int = 1,
+        executor: str | Executor | None = None,
+        address: str | None = None,
     ) -> IndexResult:
         """Index a chunks (or corpus) bundle: send what the ledger lacks, resume after a kill, delete what vanished.
+
+        PARALLEL > 1 sends the delta as that many shards at once through EXECUTOR ("local" threads, "ray" at
+        ADDRESS, or an `Executor`) when the adapter takes parallel writers (see `runner/parallel.py`); otherwise
+        one writer sends it, and `details["parallel"]` says why.
 
         Only records this bundle's source wrote are pruned (see `memdock.bundle.source`); what `remember` or
         another bundle added to the same threads stays. ORIGIN overrides the bundle's source: the service
@@ -201,6 +209,7 @@ class SubprocessBackend:
         if reader.kind not in ("chunks", "corpus"):
             raise InvalidInputError(f"{bundle}: cannot index a {reader.kind} bundle; give a corpus or chunks bundle")
         caps = self.get_capabilities()
+        shards = parallel_plan(self.descriptor.parallel_writers, check_parallel(parallel))
         with disk_full_as_error(self.store.root, "indexing"), self.store.write_lock(self.lock_timeout):
             ledger = Ledger(self.store.ensure().ledger_path)
             journal = Journal(self.store.journal_path)
@@ -220,6 +229,27 @@ class SubprocessBackend:
 
                     if not delta.total_sent:
                         journal.discard(delta_dir)
+                    elif shards > 1:
+                        raw = send_in_shards(
+                            delta_dir,
+                            self.store.work_root / f"shards-{delta_dir.name}",
+                            shards,
+                            spec_maker(
+                                self.descriptor.path,
+                                self.store.root,
+                                self.launch.config,
+                                self.launch.env,
+                                self.launch.sandbox,
+                                self.launch.timeouts,
+                                timeout,
+                            ),
+                            executor_for(executor, shards, address),
+                            checkpoint,
+                            progress,
+                        )
+                        ledger.commit_all_pending()
+                        result = IndexResult.from_dict(raw)
+                        result.skipped = delta.skipped
                     else:
                         raw = self.call(
                             "index",
@@ -233,6 +263,8 @@ class SubprocessBackend:
                         committed = True
                         result = IndexResult.from_dict(raw)
                         result.skipped = delta.skipped
+                        if parallel > 1:
+                            result.details["parallel"] = serial_reason(self.descriptor, parallel)
                     ledger.finish_run()
                     gone = ledger.vanished(delta.thread_ids) if prune else []
                     if gone and caps.has("delete") and caps.supports("delete"):

@@ -1,0 +1,89 @@
+"""Parallel indexing against a backend whose work is server-bound: OpenMemory's loopback stand-in answering each
+request after a delay, as a server doing LLM extraction would. The watercooler corpus in ../shared/data is
+indexed serially, then as N shards at once on local threads, then (with ray installed) as Ray tasks, each into a
+fresh store and a fresh server, in one run:
+
+    python bench/parallel.py [--delay-ms 200] [--parallel 2,4,8] [--ray 4]
+
+It prints seconds, entries/s, the speed-up over serial and the efficiency per shard job (speed-up / N). The
+work waits on the server, so it should scale past the machine's cores until the server or the per-call start-up
+of an adapter process dominates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests" / "openmemory"))
+
+from fake_openmemory import FakeOpenMemory  # noqa: E402
+
+from memdock.bundle import BundleReader  # noqa: E402
+from memdock.chunking import chunk_bundle  # noqa: E402
+from memdock.importers.pipeline import import_corpus  # noqa: E402
+from memdock.registry import Registry  # noqa: E402
+from memdock.runner.backend import SubprocessBackend  # noqa: E402
+
+DATA = Path(os.environ.get("MEMDOCK_SHARED_DATA") or ROOT.parent / "shared" / "data") / "watercooler_threads"
+
+
+def run(chunks: Path, store: Path, delay_s: float, parallel: int, executor: str) -> float:
+    with FakeOpenMemory() as server:
+        server.stall_s = delay_s
+        backend = SubprocessBackend(
+            Registry(use_entry_points=False).get("openmemory"),
+            store,
+            config={"server_url": server.url, "max_entry_chars": 100_000},
+        )
+        t = time.perf_counter()
+        backend.index(chunks, parallel=parallel, executor=executor)
+        return time.perf_counter() - t
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--delay-ms", type=float, default=200.0, help="the stand-in server's delay per request")
+    ap.add_argument("--parallel", default="2,4,8", help="comma-separated shard counts on local threads")
+    ap.add_argument("--ray", type=int, default=4, help="shard count on Ray (0: skip; needs the ray package)")
+    args = ap.parse_args()
+    if not DATA.exists():
+        print(f"no corpus at {DATA}; the shared data lives in ../shared/data beside the project", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="memdock-bench-parallel-") as tmp_s:
+        tmp = Path(tmp_s)
+        import_corpus([DATA], "watercooler", tmp / "corpus")
+        chunk_bundle(tmp / "corpus", tmp / "chunks")
+        reader = BundleReader(tmp / "corpus")
+        entries = sum(1 for _ in reader.records("entry"))
+        threads = sum(1 for _ in reader.records("thread"))
+        print(f"{entries} entries in {threads} threads; the server answers each request after {args.delay_ms:g} ms")
+        runs = [("serial", 1, "local")] + [(f"local x{n}", n, "local") for n in map(int, args.parallel.split(","))]
+        if args.ray:
+            try:
+                import ray
+
+                ray.init(include_dashboard=False, log_to_driver=False)
+                runs.append((f"ray x{args.ray}", args.ray, "ray"))
+            except ImportError:
+                print("(ray is not installed: no Ray row)")
+        print(f"{'run':<12} {'seconds':>8} {'entries/s':>10} {'speed-up':>9} {'per job':>8}")
+        base = None
+        for i, (label, n, executor) in enumerate(runs):
+            seconds = run(tmp / "chunks", tmp / f"store-{i}", args.delay_ms / 1000, n, executor)
+            base = base or seconds
+            print(
+                f"{label:<12} {seconds:>8.2f} {entries / seconds:>10.1f} {base / seconds:>8.2f}x "
+                f"{base / seconds / n:>8.2f}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+"""Indexing one delta as several shards at once, on a local thread pool or on Ray.
+
+The coordinator (`SubprocessBackend.index`, holding the store's write lock) builds the delta against the ledger
+as always, splits it by thread (`memdock.shard`), and hands each shard to an executor. A shard job runs the
+adapter through the normal runner (sandbox, timeouts, retries) wherever the executor places it and answers with
+the adapter's result; the coordinator marks that shard's records committed in the ledger as each job finishes.
+A job that fails leaves its records pending, so the next run sends them again (adapters upsert by id): a killed
+parallel run resumes shard by shard with nothing lost or doubled, on any executor.
+
+Only adapters whose `adapter.json` says `"parallel_writers": "shared"` (a server several writers may share:
+graphiti's groups are per thread, so shards never contend) are indexed this way; `serial` (the default) and
+`merge` (an embedded store; the core does not merge stores yet) are indexed by one writer, and the result says
+so.
+
+An executor is one method, `run(job, specs)`, yielding `(index, outcome or exception)` as jobs finish. A Dask
+executor is `client.submit(job, spec)` per spec and `distributed.as_completed` over the futures, in the same
+dozen lines as `RayExecutor`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..bundle import BundleReader
+from ..errors import ConfigError, InvalidInputError, MemdockError
+from ..shard import shard_bundle
+
+PARALLEL_MODES = ("shared", "merge", "serial")
+EXECUTORS = ("local", "ray")
+
+
+@dataclass
+class ShardSpec:
+    """Everything a shard job needs to run the adapter on another thread, process or machine (picklable)."""
+
+    adapter_folder: str
+    store: str
+    shard: str
+    config: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    sandbox: bool | str = True
+    timeouts: dict[str, float] = field(default_factory=dict)
+    timeout: float | None = None
+
+
+def index_shard(spec: ShardSpec) -> dict[str, Any]:
+    """Run the adapter's `index` on one shard through the runner; the adapter's raw result."""
+    from ..registry import AdapterDescriptor
+    from .backend import SubprocessBackend
+
+    descriptor = AdapterDescriptor.load(Path(spec.adapter_folder))
+    backend = SubprocessBackend(
+        descriptor, spec.store, config=spec.config, env=spec.env, sandbox=spec.sandbox, timeouts=spec.timeouts
+    )
+    return backend.call("index", {"bundle": spec.shard}, use_pool=False, timeout=spec.timeout)
+
+
+Job = Callable[[ShardSpec], dict[str, Any]]
+Finished = tuple[int, "dict[str, Any] | BaseException"]
+
+
+class Executor(Protocol):
+    def run(self, job: Job, specs: Sequence[ShardSpec]) -> Iterator[Finished]: ...
+
+
+class LocalExecutor:
+    """Shard jobs on threads of this process; each job's adapter is its own subprocess, so N jobs use N cores."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+
+    def run(self, job: Job, specs: Sequence[ShardSpec]) -> Iterator[Finished]:
+        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="memdock-shard") as pool:
+            futures = {pool.submit(job, spec): i for i, spec in enumerate(specs)}
+            for future in as_completed(futures):
+                exc = future.exception()
+                yield futures[future], exc if exc is not None else future.result()
+
+
+class RayExecutor:
+    """Shard jobs as Ray tasks: `ray.init(address)` joins a cluster (None starts a local one). Every node needs
+    memdock and the adapter installed at the same paths, and the store's data dir reachable there (a shared
+    backend keeps its data on its server). Each job asks Ray for CPUS_PER_JOB (MEMDOCK_RAY_CPUS_PER_JOB,
+    default 0.25)."""
+
+    def __init__(self, workers: int, address: str | None = None, cpus_per_job: float | None = None):
+        try:
+            import ray
+        except ImportError:
+            raise ConfigError("--executor ray needs the ray package: pip install 'memdock[ray]'") from None
+        self.ray, self.workers = ray, workers
+        # a job mostly waits on its adapter process and the backend: Ray's default of a whole CPU per task would
+        # run only as many shards at once as the node has cores
+        self.cpus = cpus_per_job or float(os.environ.get("MEMDOCK_RAY_CPUS_PER_JOB", "0.25"))
+        if not ray.is_initialized():
+            ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+
+    def run(self, job: Job, specs: Sequence[ShardSpec]) -> Iterator[Finished]:
+        remote = self.ray.remote(num_cpus=self.cpus, max_retries=2)(job)
+        queued = list(enumerate(specs))
+        running: dict[Any, int] = {}
+        while queued or running:
+            while queued and len(running) < self.workers:
+                i, spec = queued.pop(0)
+                running[remote.remote(spec)] = i
+            done, _ = self.ray.wait(list(running), num_returns=1)
+            i = running.pop(done[0])
+            try:
+                yield i, self.ray.get(done[0])
+            except Exception as exc:  # a task's exception, re-raised by ray.get, wrapped in RayTaskError
+                cause = getattr(exc, "cause", None)
+                yield i, cause if isinstance(cause, BaseException) else exc
+
+
+def executor_for(name: str | Executor | None, workers: int, address: str | None = None) -> Executor:
+    if name is None or name == "local":
+        return LocalExecutor(workers)
+    if name == "ray":
+        return RayExecutor(workers, address)
+    if isinstance(name, str):
+        raise InvalidInputError(f"unknown executor {name!r}; choose one of {', '.join(EXECUTORS)}")
+    return name
+
+
+def parallel_plan(mode: str, requested: int) -> int:
+    """How many shards to send: REQUESTED for an adapter that takes parallel writers, else 1."""
+    return requested if mode == "shared" else 1
+
+
+def serial_reason(descriptor: Any, requested: int) -> dict[str, Any]:
+    mode = descriptor.parallel_writers
+    why = {
+        "serial": "takes one writer at a time",
+        "merge": "builds an embedded store; merging stores built in parallel is not supported yet",
+    }.get(mode, "takes one writer at a time")
+    return {"mode": mode, "shards": 1, "requested": requested, "why": f"{descriptor.name} {why}"}
+
+
+def check_parallel(n: object) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 256:
+        raise InvalidInputError(f"parallel must be an integer from 1 to 256, got {n!r}")
+    return n
+
+
+def send_in_shards(
+    delta_dir: Path,
+    shards_dir: Path,
+    n: int,
+    spec_of: Callable[[Path], ShardSpec],
+    executor: Executor,
+    commit: Callable[[list[str]], None],
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    job: Job = index_shard,
+) -> dict[str, Any]:
+    """Index DELTA_DIR as N shards through EXECUTOR; COMMIT gets each finished shard's record ids. Returns the
+    adapter results summed; raises the first failure once every job has ended (the others' work is kept)."""
+    shutil.rmtree(shards_dir, ignore_errors=True)
+    try:
+        sharded = shard_bundle(delta_dir, n, shards_dir)
+        paths = [p for p, counts in zip(sharded.paths, sharded.counts) if counts]
+        total = sum(sum(c.values()) for c in sharded.counts)
+        merged: dict[str, Any] = {"indexed": {}, "checkpoints": 0, "details": {}}
+        failures: list[tuple[Path, BaseException]] = []
+        done = 0
+        for i, outcome in executor.run(job, [spec_of(p) for p in paths]):
+            if isinstance(outcome, BaseException):
+                failures.append((paths[i], outcome))
+                continue
+            ids = _ids(paths[i])
+            commit(ids)
+            done += len(ids)
+            for rtype, count in dict(outcome.get("indexed", {})).items():
+                merged["indexed"][rtype] = merged["indexed"].get(rtype, 0) + int(count)
+            merged["checkpoints"] += int(outcome.get("checkpoints", 0))
+            if progress is not None:
+                progress({"event": "progress", "done": done, "total": total, "message": f"shard {i + 1} done"})
+        merged["details"]["parallel"] = {"mode": "shared", "shards": len(paths), "failed": len(failures)}
+        if failures:
+            where, first = failures[0]
+            if isinstance(first, MemdockError):
+                first.details.setdefault("shard", str(where))
+                first.details["failed_shards"] = len(failures)
+            raise first
+        return merged
+    finally:
+        shutil.rmtree(shards_dir, ignore_errors=True)
+
+
+def _ids(shard: Path) -> list[str]:
+    reader = BundleReader(shard, validate=False)
+    return [rec["id"] for rtype in reader.record_types() if rtype != "embedding" for rec in reader.records(rtype)]
+
+
+def spec_maker(
+    adapter_folder: Path,
+    store: Path,
+    config: Mapping[str, Any],
+    env: Mapping[str, str],
+    sandbox: bool | str,
+    timeouts: Mapping[str, float],
+    timeout: float | None,
+) -> Callable[[Path], ShardSpec]:
+    def make(shard: Path) -> ShardSpec:
+        return ShardSpec(
+            adapter_folder=os.fspath(adapter_folder),
+            store=os.fspath(store),
+            shard=os.fspath(shard),
+            config=dict(config),
+            env=dict(env),
+            sandbox=sandbox,
+            timeouts=dict(timeouts),
+            timeout=timeout,
+        )
+
+    return make
