@@ -10,7 +10,7 @@ from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[2] / "src" / "memdock"
 ALLOWED = set(sys.stdlib_module_names) | {"jsonschema", "orjson", "filelock", "memdock"}
-OPTIONAL = {"jsonschema_rs", "tiktoken", "mcp", "pytest"}  # pytest: memdock.testing, inside conformance_tests
+OPTIONAL = {"jsonschema_rs", "tiktoken", "mcp", "pytest", "ray"}  # pytest: memdock.testing; ray: --executor ray
 # subpackages that exist for an extra: they may import it at module level, and nothing in the core imports
 # them at module level (`memdock mcp` imports memdock.mcp.server inside the command, behind an ImportError guard)
 EXTRA_PACKAGES = {

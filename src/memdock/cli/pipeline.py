@@ -35,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-prune", action="store_true", help="do not delete records that vanished from re-added threads")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
     _chunk_options(p)
+    _parallel_options(p)
     add_backend_options(p)
     p.set_defaults(func=run_add)
 
@@ -102,6 +103,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--no-prune", action="store_true", help="do not delete records that vanished from re-imported threads"
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+    _parallel_options(p)
+    add_backend_options(p)
+    p.set_defaults(func=run_index)
+
+
+def _parallel_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--parallel",
         type=bounded_int("--parallel", 1, 256),
@@ -117,8 +124,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="where shard jobs run with --parallel: local threads (default) or Ray tasks (pip install ray)",
     )
     p.add_argument("--address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")
-    add_backend_options(p)
-    p.set_defaults(func=run_index)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
