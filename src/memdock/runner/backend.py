@@ -30,7 +30,16 @@ from .journal import Exported, Journal
 from .launch import CallRecord, Launch
 from .ledger import Ledger
 from .oneshot import run_once
-from .parallel import Executor, check_parallel, executor_for, parallel_plan, send_in_shards, serial_reason, spec_maker
+from .parallel import (
+    Executor,
+    check_parallel,
+    executor_for,
+    parallel_plan,
+    send_in_shards,
+    serial_reason,
+    spec_maker,
+    writers_mode,
+)
 from .store import Store
 from .worker import WorkerPool
 
@@ -209,7 +218,8 @@ class SubprocessBackend:
         if reader.kind not in ("chunks", "corpus"):
             raise InvalidInputError(f"{bundle}: cannot index a {reader.kind} bundle; give a corpus or chunks bundle")
         caps = self.get_capabilities()
-        shards = parallel_plan(self.descriptor.parallel_writers, check_parallel(parallel))
+        mode = writers_mode(self.descriptor, caps)
+        shards = parallel_plan(mode, check_parallel(parallel))
         with disk_full_as_error(self.store.root, "indexing"), self.store.write_lock(self.lock_timeout):
             ledger = Ledger(self.store.ensure().ledger_path)
             journal = Journal(self.store.journal_path)
@@ -264,7 +274,7 @@ class SubprocessBackend:
                         result = IndexResult.from_dict(raw)
                         result.skipped = delta.skipped
                         if parallel > 1:
-                            result.details["parallel"] = serial_reason(self.descriptor, parallel)
+                            result.details["parallel"] = serial_reason(self.descriptor.name, mode, parallel)
                     ledger.finish_run()
                     gone = ledger.vanished(delta.thread_ids) if prune else []
                     if gone and caps.has("delete") and caps.supports("delete"):

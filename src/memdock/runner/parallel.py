@@ -133,13 +133,18 @@ def parallel_plan(mode: str, requested: int) -> int:
     return requested if mode == "shared" else 1
 
 
-def serial_reason(descriptor: Any, requested: int) -> dict[str, Any]:
-    mode = descriptor.parallel_writers
+def writers_mode(descriptor: Any, caps: Any) -> str:
+    """How the backend takes parallel writers: its adapter.json says, and its capabilities may say otherwise
+    for the config in use (`extra.parallel_writers`: graphiti shares a named FalkorDB, not a local one)."""
+    said = caps.extra.get("parallel_writers")
+    return said if said in PARALLEL_MODES else str(descriptor.parallel_writers)
+
+
+def serial_reason(name: str, mode: str, requested: int) -> dict[str, Any]:
     why = {
-        "serial": "takes one writer at a time",
         "merge": "builds an embedded store; merging stores built in parallel is not supported yet",
-    }.get(mode, "takes one writer at a time")
-    return {"mode": mode, "shards": 1, "requested": requested, "why": f"{descriptor.name} {why}"}
+    }.get(mode, "takes one writer at a time (with this config)")
+    return {"mode": mode, "shards": 1, "requested": requested, "why": f"{name} {why}"}
 
 
 def check_parallel(n: object) -> int:
