@@ -25,11 +25,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..bundle import BundleReader
 from ..errors import ConfigError, InvalidInputError, MemdockError
 from ..shard import shard_bundle
+
+if TYPE_CHECKING:
+    from ..contract import Capabilities
+    from ..registry import AdapterDescriptor
 
 PARALLEL_MODES = ("shared", "merge", "serial")
 EXECUTORS = ("local", "ray")
@@ -133,9 +137,9 @@ def parallel_plan(mode: str, requested: int) -> int:
     return requested if mode == "shared" else 1
 
 
-def writers_mode(descriptor: Any, caps: Any) -> str:
+def writers_mode(descriptor: AdapterDescriptor, caps: Capabilities) -> str:
     """How the backend takes parallel writers: its adapter.json says, and its capabilities may say otherwise
-    for the config in use (`extra.parallel_writers`: graphiti shares a named FalkorDB, not a local one)."""
+    for the config in use (`extra.parallel_writers`; a backend that can share a named server but not a local one)."""
     said = caps.extra.get("parallel_writers")
     return said if said in PARALLEL_MODES else str(descriptor.parallel_writers)
 
