@@ -25,7 +25,6 @@ class OpenMemoryAdapter(EntryAdapter):
         "incremental": True,
         "delete": True,
         "retrieval": True,
-        "concurrent_index": False,
     }
     score = {"range": [0.0, 1.0], "semantics": SCORE_SEMANTICS}
     id_shapes = {

@@ -138,10 +138,10 @@ def parallel_plan(mode: str, requested: int) -> int:
 
 
 def writers_mode(descriptor: AdapterDescriptor, caps: Capabilities) -> str:
-    """How the backend takes parallel writers: its adapter.json says, and its capabilities may say otherwise
-    for the config in use (`extra.parallel_writers`; a backend that can share a named server but not a local one)."""
-    said = caps.extra.get("parallel_writers")
-    return said if said in PARALLEL_MODES else str(descriptor.parallel_writers)
+    """How the backend takes parallel writers: adapter.json's `parallel_writers`, unless the capabilities for
+    the config in use deny `concurrent_index` (a backend that can share a named server but not a local one)."""
+    mode = str(descriptor.parallel_writers)
+    return "serial" if mode == "shared" and not caps.has("concurrent_index") else mode
 
 
 def serial_reason(name: str, mode: str, requested: int) -> dict[str, Any]:

@@ -138,20 +138,28 @@ class Adapter:
         return ops
 
     def capabilities(self, ctx: Context) -> dict[str, Any]:
+        active = {"concurrent_index": self._shared_writers(), **self.active_features(ctx)}
         return {
             "adapter": self.name,
             "adapter_version": self.version,
             "protocol_versions": list(self.protocol_versions),
             "payload_versions": list(self.payload_versions),
             "operations": self.operations(ctx),
-            "features": {f: bool(self.active_features(ctx).get(f, False)) for f in FEATURES}
-            | {k: v for k, v in self.active_features(ctx).items() if k not in FEATURES},
+            "features": {f: bool(active.get(f, False)) for f in FEATURES}
+            | {k: v for k, v in active.items() if k not in FEATURES},
             "id_shapes": dict(self.id_shapes),
             "score": dict(self.score),
         }
 
     def active_features(self, ctx: Context) -> dict[str, bool]:
+        """The features for this config. `concurrent_index`, unless set here, is what adapter.json's
+        `parallel_writers` says (shared); an adapter that cannot take parallel writers with some config sets it
+        False."""
         return dict(self.features)
+
+    def _shared_writers(self) -> bool:
+        path = self.descriptor_path
+        return path is not None and _descriptor(str(path)).get("parallel_writers") == "shared"
 
     def check_config(self, config: dict[str, Any]) -> None:
         """Validate the config against adapter.json's config_schema; a violation is a ConfigError."""

@@ -17,11 +17,11 @@ CREATE TABLE IF NOT EXISTS sends(id TEXT NOT NULL, pid INTEGER NOT NULL);
 class SharedStore(Adapter):
     descriptor_path = Path(__file__).with_name("adapter.json")
 
-    def capabilities(self, ctx: Context):
-        caps = super().capabilities(ctx)
-        if ctx.config.get("writers"):
-            caps["extra"] = {"parallel_writers": ctx.config["writers"]}
-        return caps
+    def active_features(self, ctx: Context):
+        features = super().active_features(ctx)
+        if ctx.config.get("one_writer"):
+            features["concurrent_index"] = False
+        return features
 
     def healthcheck(self, ctx: Context):
         return {"ok": True, "backend": self.name}
