@@ -32,12 +32,12 @@ from .ledger import Ledger
 from .oneshot import run_once
 from .parallel import (
     Executor,
+    ShardSpec,
     check_parallel,
     executor_for,
     parallel_plan,
     send_in_shards,
     serial_reason,
-    spec_maker,
     writers_mode,
 )
 from .store import Store
@@ -244,14 +244,14 @@ class SubprocessBackend:
                             delta_dir,
                             self.store.work_root / f"shards-{delta_dir.name}",
                             shards,
-                            spec_maker(
-                                self.descriptor.path,
-                                self.store.root,
-                                self.launch.config,
-                                self.launch.env,
-                                self.launch.sandbox,
-                                self.launch.timeouts,
-                                timeout,
+                            ShardSpec(
+                                adapter_folder=os.fspath(self.descriptor.path),
+                                store=os.fspath(self.store.root),
+                                config=dict(self.launch.config),
+                                env=dict(self.launch.env),
+                                sandbox=self.launch.sandbox,
+                                timeouts=dict(self.launch.timeouts),
+                                timeout=timeout,
                             ),
                             executor_for(executor, shards, address),
                             checkpoint,

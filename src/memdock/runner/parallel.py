@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -45,7 +45,7 @@ class ShardSpec:
 
     adapter_folder: str
     store: str
-    shard: str
+    shard: str = ""
     config: dict[str, Any] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     sandbox: bool | str = True
@@ -161,14 +161,15 @@ def send_in_shards(
     delta_dir: Path,
     shards_dir: Path,
     n: int,
-    spec_of: Callable[[Path], ShardSpec],
+    template: ShardSpec,
     executor: Executor,
     commit: Callable[[list[str]], None],
     progress: Callable[[dict[str, Any]], None] | None = None,
     job: Job = index_shard,
 ) -> dict[str, Any]:
-    """Index DELTA_DIR as N shards through EXECUTOR; COMMIT gets each finished shard's record ids. Returns the
-    adapter results summed; raises the first failure once every job has ended (the others' work is kept)."""
+    """Index DELTA_DIR as N shards through EXECUTOR, each job TEMPLATE with its shard; COMMIT gets each finished
+    shard's record ids. Returns the adapter results summed; raises the first failure once every job has ended
+    (the others' work is kept)."""
     shutil.rmtree(shards_dir, ignore_errors=True)
     try:
         sharded = shard_bundle(delta_dir, n, shards_dir)
@@ -177,7 +178,7 @@ def send_in_shards(
         merged: dict[str, Any] = {"indexed": {}, "checkpoints": 0, "details": {}}
         failures: list[tuple[Path, BaseException]] = []
         done = 0
-        for i, outcome in executor.run(job, [spec_of(p) for p in paths]):
+        for i, outcome in executor.run(job, [replace(template, shard=os.fspath(p)) for p in paths]):
             if isinstance(outcome, BaseException):
                 failures.append((paths[i], outcome))
                 continue
@@ -204,27 +205,3 @@ def send_in_shards(
 def _ids(shard: Path) -> list[str]:
     reader = BundleReader(shard, validate=False)
     return [rec["id"] for rtype in reader.record_types() if rtype != "embedding" for rec in reader.records(rtype)]
-
-
-def spec_maker(
-    adapter_folder: Path,
-    store: Path,
-    config: Mapping[str, Any],
-    env: Mapping[str, str],
-    sandbox: bool | str,
-    timeouts: Mapping[str, float],
-    timeout: float | None,
-) -> Callable[[Path], ShardSpec]:
-    def make(shard: Path) -> ShardSpec:
-        return ShardSpec(
-            adapter_folder=os.fspath(adapter_folder),
-            store=os.fspath(store),
-            shard=os.fspath(shard),
-            config=dict(config),
-            env=dict(env),
-            sandbox=sandbox,
-            timeouts=dict(timeouts),
-            timeout=timeout,
-        )
-
-    return make
