@@ -20,17 +20,18 @@ PROBE_ABOVE = 50
 """A term whose chunks outnumber the candidates this many times over is looked up candidate by candidate (a seek
 each, ~50 us); below it, reading the term's whole list of chunks once is cheaper."""
 
-_chunk_counts: dict[int, tuple[tuple[int, int], int]] = {}
+_last_count: tuple[sqlite3.Connection, tuple[int, int], int] | None = None
 
 
 def chunk_count(conn: sqlite3.Connection) -> int:
-    """How many chunks the store holds; counted again only after a write (`count(*)` reads a whole index)."""
+    """How many chunks the store holds; counted again only after a write (`count(*)` reads a whole index). One
+    connection's count is kept (an adapter process searches through one), held by the connection itself, not
+    its id, so a later connection at the same address never inherits it."""
+    global _last_count
     version = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
-    cached = _chunk_counts.get(id(conn))
-    if cached is None or cached[0] != version:
-        cached = (version, conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-        _chunk_counts[id(conn)] = cached
-    return cached[1]
+    if _last_count is None or _last_count[0] is not conn or _last_count[1] != version:
+        _last_count = (conn, version, conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    return _last_count[2]
 
 
 def document_frequency(conn: sqlite3.Connection, term: str) -> int:
