@@ -79,6 +79,12 @@ def test_parallel_must_be_an_integer_from_1_to_256(tmp_path, chunks, bad):
     assert not (tmp_path / "store" / "ledger.sqlite").exists()
 
 
+def test_an_unknown_executor_is_refused_before_any_work(tmp_path, chunks):
+    with pytest.raises(MemdockError, match="unknown executor 'dask'; choose one of local, ray"):
+        shared(tmp_path / "store").index(chunks, parallel=2, executor="dask")
+    assert not (tmp_path / "store" / "ledger.sqlite").exists()
+
+
 def test_the_cli_indexes_in_parallel(tmp_path, chunks):
     out = subprocess.run(
         [sys.executable, "-m", "memdock", "index", str(chunks), "-b", str(SHARED), "--data-dir", str(tmp_path / "s")]

@@ -220,6 +220,7 @@ class SubprocessBackend:
         caps = self.get_capabilities()
         mode = writers_mode(self.descriptor, caps)
         shards = parallel_plan(mode, check_parallel(parallel))
+        pool = executor_for(executor, shards, address) if shards > 1 else None  # a bad executor fails before any work
         with disk_full_as_error(self.store.root, "indexing"), self.store.write_lock(self.lock_timeout):
             ledger = Ledger(self.store.ensure().ledger_path)
             journal = Journal(self.store.journal_path)
@@ -239,7 +240,7 @@ class SubprocessBackend:
 
                     if not delta.total_sent:
                         journal.discard(delta_dir)
-                    elif shards > 1:
+                    elif pool is not None:
                         raw = send_in_shards(
                             delta_dir,
                             self.store.work_root / f"shards-{delta_dir.name}",
@@ -253,7 +254,7 @@ class SubprocessBackend:
                                 timeouts=dict(self.launch.timeouts),
                                 timeout=timeout,
                             ),
-                            executor_for(executor, shards, address),
+                            pool,
                             checkpoint,
                             progress,
                         )
