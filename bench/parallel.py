@@ -1,9 +1,16 @@
-"""Parallel indexing against a backend whose work is server-bound: OpenMemory's loopback stand-in answering each
-request after a delay, as a server doing LLM extraction would. The watercooler corpus in ../shared/data is
-indexed serially, then as N shards at once on local threads, then (with ray installed) as Ray tasks, each into a
-fresh store and a fresh server, in one run:
+"""Parallel indexing against a backend whose work is server-bound, the server answering each request after a
+delay, as a hosted model would:
 
-    python bench/parallel.py [--delay-ms 200] [--parallel 2,4,8] [--ray 4]
+- `--backend openmemory`: OpenMemory's loopback stand-in (the server does the LLM extraction);
+- `--backend graphiti`: graphiti on a FalkorDB server of its own per run, its LLM and embedder the loopback
+  OpenAI-compatible stand-in (`tests/graphiti/fake_llm.py`), each request answered after the delay (needs
+  `memdock adapters install graphiti`).
+
+The watercooler corpus in ../shared/data (or its first --max-threads thread files) is indexed serially, then as
+N shards at once on local threads, then (with ray installed) as Ray tasks, each into a fresh store and a fresh
+server, in one run:
+
+    python bench/parallel.py [--backend openmemory|graphiti] [--delay-ms 200] [--parallel 2,4,8] [--ray 4]
 
 It prints seconds, entries/s, the speed-up over serial and the efficiency per shard job (speed-up / N). The
 work waits on the server, so it should scale past the machine's cores until the server or the per-call start-up
@@ -21,7 +28,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "openmemory"))
+sys.path.insert(0, str(ROOT / "tests" / "graphiti"))
+
+from collections.abc import Iterator  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+from typing import Any  # noqa: E402
 
 from fake_openmemory import FakeOpenMemory  # noqa: E402
 
@@ -34,17 +47,47 @@ from memdock.runner.backend import SubprocessBackend  # noqa: E402
 DATA = Path(os.environ.get("MEMDOCK_SHARED_DATA") or ROOT.parent / "shared" / "data") / "watercooler_threads"
 
 
-def run(chunks: Path, store: Path, delay_s: float, parallel: int, executor: str) -> float:
+@contextmanager
+def openmemory(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
     with FakeOpenMemory() as server:
         server.stall_s = delay_s
-        backend = SubprocessBackend(
-            Registry(use_entry_points=False).get("openmemory"),
-            store,
-            config={"server_url": server.url, "max_entry_chars": 100_000},
-        )
+        yield {"server_url": server.url, "max_entry_chars": 100_000}
+
+
+@contextmanager
+def graphiti(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
+    from fake_llm import respond
+    from graphiti_support import FalkorDB
+    from openai_loopback import OpenAILoopback
+
+    falkor = FalkorDB(store.parent / f"{store.name}-falkordb")
+    try:
+        with OpenAILoopback(chat=respond) as llm:
+            llm.stall_s = delay_s
+            yield {
+                "llm_base_url": llm.base_url,
+                "llm_model": "loopback-llm",
+                "embedding_model": "hash-64",
+                "falkordb_host": "127.0.0.1",
+                "falkordb_port": falkor.port,
+            }
+    finally:
+        falkor.close()
+
+
+SERVERS = {"openmemory": openmemory, "graphiti": graphiti}
+
+
+def run(backend_name: str, chunks: Path, store: Path, delay_s: float, parallel: int, executor: str) -> float:
+    with SERVERS[backend_name](store, delay_s) as config:
+        backend = SubprocessBackend(Registry(use_entry_points=False).get(backend_name), store, config=config)
         t = time.perf_counter()
-        backend.index(chunks, parallel=parallel, executor=executor)
-        return time.perf_counter() - t
+        result = backend.index(chunks, parallel=parallel, executor=executor)
+        seconds = time.perf_counter() - t
+    shards = result.details.get("parallel", {}).get("shards", 1)
+    if shards != parallel:
+        raise SystemExit(f"{backend_name} ran {shards} shards where {parallel} were asked: {result.details}")
+    return seconds
 
 
 def main() -> int:
@@ -52,18 +95,24 @@ def main() -> int:
     ap.add_argument("--delay-ms", type=float, default=200.0, help="the stand-in server's delay per request")
     ap.add_argument("--parallel", default="2,4,8", help="comma-separated shard counts on local threads")
     ap.add_argument("--ray", type=int, default=4, help="shard count on Ray (0: skip; needs the ray package)")
+    ap.add_argument("--backend", choices=sorted(SERVERS), default="openmemory")
+    ap.add_argument("--max-threads", type=int, default=0, help="index only the first N thread files (0: all)")
     args = ap.parse_args()
     if not DATA.exists():
         print(f"no corpus at {DATA}; the shared data lives in ../shared/data beside the project", file=sys.stderr)
         return 2
+    files = sorted(p for p in DATA.rglob("*.md"))
     with tempfile.TemporaryDirectory(prefix="memdock-bench-parallel-") as tmp_s:
         tmp = Path(tmp_s)
-        import_corpus([DATA], "watercooler", tmp / "corpus")
+        import_corpus(files[: args.max_threads] if args.max_threads else [DATA], "watercooler", tmp / "corpus")
         chunk_bundle(tmp / "corpus", tmp / "chunks")
         reader = BundleReader(tmp / "corpus")
         entries = sum(1 for _ in reader.records("entry"))
         threads = sum(1 for _ in reader.records("thread"))
-        print(f"{entries} entries in {threads} threads; the server answers each request after {args.delay_ms:g} ms")
+        print(
+            f"{args.backend}: {entries} entries in {threads} threads; the server answers each request after "
+            f"{args.delay_ms:g} ms"
+        )
         runs = [("serial", 1, "local")] + [(f"local x{n}", n, "local") for n in map(int, args.parallel.split(","))]
         if args.ray:
             try:
@@ -76,7 +125,7 @@ def main() -> int:
         print(f"{'run':<12} {'seconds':>8} {'entries/s':>10} {'speed-up':>9} {'per job':>8}")
         base = None
         for i, (label, n, executor) in enumerate(runs):
-            seconds = run(tmp / "chunks", tmp / f"store-{i}", args.delay_ms / 1000, n, executor)
+            seconds = run(args.backend, tmp / "chunks", tmp / f"store-{i}", args.delay_ms / 1000, n, executor)
             base = base or seconds
             print(
                 f"{label:<12} {seconds:>8.2f} {entries / seconds:>10.1f} {base / seconds:>8.2f}x "

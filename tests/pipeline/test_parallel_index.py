@@ -68,7 +68,7 @@ def test_capabilities_may_deny_concurrent_index_for_a_config(tmp_path, chunks):
     """adapter.json says shared; the adapter's capabilities for this config deny concurrent_index, and win."""
     result = shared(tmp_path / "store", one_writer=True).index(chunks, parallel=4)
     assert result.details["parallel"]["mode"] == "serial" and result.details["parallel"]["shards"] == 1
-    assert "shared-store takes one writer at a time (with this config)" in result.details["parallel"]["why"]
+    assert "shared-store: takes one writer at a time (with this config)" in result.details["parallel"]["why"]
     assert len({pid for _, pid in stored(tmp_path / "store")[1]}) == 1
 
 

@@ -12,6 +12,11 @@ from memdock.sdk import Adapter, Context
 from memdock_graphiti import recipes
 from memdock_graphiti.settings import Settings
 
+LOCAL_SINGLE_WRITER = (
+    "its local FalkorDB lives and dies with one adapter process; name a server (falkordb_host) to index shards "
+    "in parallel"
+)
+
 
 class GraphitiAdapter(Adapter):
     descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
@@ -23,7 +28,6 @@ class GraphitiAdapter(Adapter):
         "incremental": True,
         "delete": True,
         "retrieval": True,
-        "concurrent_index": False,
     }
     score = {"range": [0.0, 1.0], "semantics": recipes.SCORE_SEMANTICS}
     id_shapes = {
@@ -44,6 +48,7 @@ class GraphitiAdapter(Adapter):
             "rerank": s.rerank,
             "entity_extraction": s.llm_configured() is None,
             "embeddings": s.embedder_configured() is None,
+            "concurrent_index": not s.local_server,
         }
 
     def capabilities(self, ctx: Context) -> dict[str, Any]:
@@ -64,6 +69,7 @@ class GraphitiAdapter(Adapter):
                 if s.local_server
                 else f"{s.falkordb_host}:{s.falkordb_port}",
                 "episode_source": s.episode_source,
+                **({"single_writer": LOCAL_SINGLE_WRITER} if s.local_server else {}),
             },
         }
 

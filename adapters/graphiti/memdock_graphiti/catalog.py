@@ -5,6 +5,9 @@ one to the other (uuid5 of our ids, so the map can be rebuilt), keeps the conten
 episode (a re-index of the same content is skipped, changed content replaces the episode), marks
 an episode `pending` before it is written to the graph and `committed` after, and stages an index
 run's episodes so they are written in event-time order.
+
+Staging lives in TEMP tables: each connection (each adapter process) sees only its own run's episodes, so
+shard processes indexing into one store on a shared FalkorDB never write each other's episodes.
 """
 
 from __future__ import annotations
@@ -32,8 +35,12 @@ CREATE INDEX IF NOT EXISTS episodes_group ON episodes (group_id, state, event_ti
 CREATE INDEX IF NOT EXISTS episodes_thread ON episodes (thread_id);
 CREATE TABLE IF NOT EXISTS members (record_id TEXT NOT NULL, uuid TEXT NOT NULL, PRIMARY KEY (record_id, uuid));
 CREATE INDEX IF NOT EXISTS members_uuid ON members (uuid);
-CREATE TABLE IF NOT EXISTS staged (seq INTEGER PRIMARY KEY, uuid TEXT NOT NULL, event_time TEXT, episode TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS staged_members (record_id TEXT NOT NULL, uuid TEXT NOT NULL, PRIMARY KEY (record_id, uuid));
+DROP TABLE IF EXISTS main.staged;
+DROP TABLE IF EXISTS main.staged_members;
+CREATE TEMP TABLE IF NOT EXISTS staged (seq INTEGER PRIMARY KEY, uuid TEXT NOT NULL, event_time TEXT,
+    episode TEXT NOT NULL);
+CREATE TEMP TABLE IF NOT EXISTS staged_members (record_id TEXT NOT NULL, uuid TEXT NOT NULL,
+    PRIMARY KEY (record_id, uuid));
 """
 
 

@@ -275,7 +275,7 @@ class SubprocessBackend:
                         result = IndexResult.from_dict(raw)
                         result.skipped = delta.skipped
                         if parallel > 1:
-                            result.details["parallel"] = serial_reason(self.descriptor.name, mode, parallel)
+                            result.details["parallel"] = serial_reason(self.descriptor.name, mode, parallel, caps)
                     ledger.finish_run()
                     gone = ledger.vanished(delta.thread_ids) if prune else []
                     if gone and caps.has("delete") and caps.supports("delete"):

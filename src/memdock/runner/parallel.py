@@ -144,11 +144,14 @@ def writers_mode(descriptor: AdapterDescriptor, caps: Capabilities) -> str:
     return "serial" if mode == "shared" and not caps.has("concurrent_index") else mode
 
 
-def serial_reason(name: str, mode: str, requested: int) -> dict[str, Any]:
-    why = {
-        "merge": "builds an embedded store; merging stores built in parallel is not supported yet",
-    }.get(mode, "takes one writer at a time (with this config)")
-    return {"mode": mode, "shards": 1, "requested": requested, "why": f"{name} {why}"}
+def serial_reason(name: str, mode: str, requested: int, caps: Capabilities) -> dict[str, Any]:
+    """Why a run asked for REQUESTED shards ran as one: the adapter's own words (capabilities
+    `extra.single_writer`) where it gives them."""
+    if mode == "merge":
+        why = "builds an embedded store; merging stores built in parallel is not supported yet"
+    else:
+        why = caps.extra.get("single_writer") or "takes one writer at a time (with this config)"
+    return {"mode": mode, "shards": 1, "requested": requested, "why": f"{name}: {why}"}
 
 
 def check_parallel(n: object) -> int:
