@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 
 _CREATE_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -24,7 +23,7 @@ def fsync_dir(path: str | os.PathLike[str]) -> None:
 
 def temp_name(name: str) -> str:
     """The name `write_atomic` gives the temp file of NAME, beside it."""
-    return f".{name}.tmp-{secrets.token_hex(8)}"
+    return f".{name}.tmp-{os.urandom(8).hex()}"
 
 
 def temp_pattern(name: str) -> str:

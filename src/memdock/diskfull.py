@@ -12,16 +12,26 @@ import contextlib
 import errno
 import os
 import re
-import sqlite3
+import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from .errors import BackendError, MemdockError
+
+if TYPE_CHECKING:
+    import sqlite3
 
 _ERRNOS = {errno.ENOSPC, errno.EDQUOT}
 _SQLITE_FULL = 13
 _SQLITE_IOERR = 10
 _NEARLY_FULL = 1 << 20
 _SAID = re.compile(r"no space left on device|disk full|database or disk is full|disk quota exceeded|\bENOSPC\b", re.I)
+
+
+def _is_sqlite_error(exc: BaseException) -> bool:
+    """Whether EXC is an SQLite error, without importing sqlite3 (an adapter that never loaded it has none)."""
+    sqlite = sys.modules.get("sqlite3")
+    return sqlite is not None and isinstance(exc, sqlite.Error)
 
 
 def is_disk_full(exc: BaseException, near: str | os.PathLike[str] | None = None) -> bool:
@@ -31,7 +41,7 @@ def is_disk_full(exc: BaseException, near: str | os.PathLike[str] | None = None)
         return True
     if isinstance(exc, OSError):
         return exc.errno in _ERRNOS
-    if isinstance(exc, sqlite3.Error):
+    if _is_sqlite_error(exc):
         return getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL or "database or disk is full" in str(exc)
     if isinstance(exc, MemdockError):
         return exc.details.get("reason") == "disk_full"
@@ -58,7 +68,7 @@ def disk_full(path: str | os.PathLike[str], what: str = "") -> BackendError:
 def _io_error_on_a_full_device(exc: BaseException, path: str | os.PathLike[str]) -> bool:
     """SQLite reports a failed write to its journal or shared memory as a bare "disk I/O error", without the
     errno; with less than a megabyte left on the device, a full disk is the cause."""
-    if not isinstance(exc, sqlite3.Error) or (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF != _SQLITE_IOERR:
+    if not _is_sqlite_error(exc) or (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF != _SQLITE_IOERR:
         return False
     where = os.fspath(path)
     while where and not os.path.exists(where):
@@ -83,8 +93,9 @@ def disk_full_as_error(path: str | os.PathLike[str], what: str = "") -> Iterator
     """Turn a full disk inside the block into disk_full(PATH); every other error passes unchanged."""
     try:
         yield
-    except (OSError, sqlite3.Error) as exc:
-        reraise_disk_full(exc, path, what)
+    except Exception as exc:
+        if isinstance(exc, OSError) or _is_sqlite_error(exc):
+            reraise_disk_full(exc, path, what)
         raise
 
 
