@@ -4,6 +4,7 @@ takes one writer is indexed serially and the result says why."""
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from parallel_helpers import (
@@ -15,7 +16,7 @@ from parallel_helpers import (
 )
 
 from memdock.errors import MemdockError
-from memdock.registry import Registry
+from memdock.registry import AdapterDescriptor
 from memdock.runner.backend import SubprocessBackend
 
 
@@ -57,11 +58,16 @@ def test_a_shard_job_that_dies_resumes_with_nothing_lost_or_doubled(tmp_path, ch
 
 
 def test_an_adapter_taking_one_writer_is_indexed_serially_and_says_why(tmp_path, chunks):
-    result = SubprocessBackend(Registry().get("sqlite"), tmp_path / "store").index(chunks, parallel=4)
+    """faulty-none declares no parallel_writers: serial, the default."""
+    faulty = AdapterDescriptor.load(Path(__file__).resolve().parents[1] / "adapters" / "faulty-none")
+    result = SubprocessBackend(faulty, tmp_path / "store").index(chunks, parallel=4)
     why = result.details["parallel"]
-    assert why["mode"] == "merge" and why["shards"] == 1 and why["requested"] == 4
-    assert "merging stores built in parallel is not supported yet" in why["why"]
-    assert sum(result.indexed.values()) > 0
+    assert why == {
+        "mode": "serial",
+        "shards": 1,
+        "requested": 4,
+        "why": "faulty-none: takes one writer at a time (with this config)",
+    }
 
 
 def test_capabilities_may_deny_concurrent_index_for_a_config(tmp_path, chunks):

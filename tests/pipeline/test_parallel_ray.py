@@ -47,3 +47,22 @@ def test_a_dead_ray_shard_resumes_with_nothing_lost_or_doubled(ray_cluster, tmp_
     assert records == ids and sum(ledger_of(store).values()) == len(ids)
     assert resumed.skipped == committed
     assert [i for i, _ in sends].count(victim) == 2
+
+
+def test_sqlite_shards_prepared_as_ray_tasks_leave_what_a_serial_run_leaves(ray_cluster, tmp_path, chunks):
+    from openai_loopback import OpenAILoopback
+    from sqlite_helpers import sqlite_backend
+
+    with OpenAILoopback() as server:
+        config = {"embedding_provider": "openai", "embedding_model": "hash-64", "embedding_base_url": server.base_url}
+        serial = sqlite_backend(tmp_path / "serial", config=config)
+        serial.index(chunks)
+        embedded_serially = len(server.requests)
+        ray_run = sqlite_backend(tmp_path / "ray", config=config)
+        result = ray_run.index(chunks, parallel=3, executor="ray")
+        assert result.details["parallel"]["mode"] == "merge" and result.details["parallel"]["shards"] == 3
+        assert result.details["vectors_added"] == result.details["parallel"]["prepared"]["vectors_prepared"] > 0
+        assert len(server.requests) > embedded_serially
+        assert ledger_of(tmp_path / "ray") == ledger_of(tmp_path / "serial")
+        for q in ("cache", "release", "deploy"):
+            assert [h.id for h in ray_run.query(q).hits] == [h.id for h in serial.query(q).hits]

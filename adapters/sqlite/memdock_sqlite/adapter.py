@@ -12,7 +12,7 @@ from memdock.errors import BackendError, MemdockError
 from memdock.sdk import Adapter, Context
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.params import query_text
-from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vectors
+from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vector_cache, vectors
 from memdock_sqlite.delete import delete as delete_records
 
 EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing has been indexed"}
@@ -91,6 +91,11 @@ class SqliteAdapter(Adapter):
         }
 
     def prepare(self, ctx: Context) -> dict:
+        """Without params: create or migrate the database and embed the chunks that lack vectors. With
+        params.bundle: embed that bundle's chunks into the vector cache ahead of its index run, writing nothing
+        the store's readers see (several of these run at once, one per shard, before one writer indexes)."""
+        if ctx.params.get("bundle"):
+            return self._prepare_bundle(ctx)
         conn = db.open_writer(ctx.data_dir)
         try:
             embedded = self._backfill(ctx, conn)
@@ -105,11 +110,37 @@ class SqliteAdapter(Adapter):
         finally:
             conn.close()
 
+    def _prepare_bundle(self, ctx: Context) -> dict:
+        embedder = embedders.from_config(ctx.config)
+        if embedder is None:
+            return {"ok": True, "details": {"vectors_prepared": 0, "vectors_cached": 0}}
+        reader = ctx.staged_bundle()
+        stored = db.open_db(ctx.data_dir, write=False)
+        cache = vector_cache.VectorCache.create(ctx.data_dir)
+        try:
+            embedded, cached = vectors.prepare_bundle(
+                reader, stored, embedder, cache, lambda done, total: ctx.progress(done, total, "embedding chunks")
+            )
+        finally:
+            cache.close()
+            if stored is not None:
+                stored.close()
+        return {"ok": True, "details": {"vectors_prepared": embedded, "vectors_cached": cached}}
+
     def _backfill(self, ctx: Context, conn: sqlite3.Connection) -> int:
         embedder = embedders.from_config(ctx.config)
         if embedder is None:
             return 0
-        return vectors.backfill(conn, embedder, lambda done, total: ctx.progress(done, total, "embedding chunks"))
+        cache = vector_cache.VectorCache.existing(ctx.data_dir)
+        try:
+            added = vectors.backfill(
+                conn, embedder, lambda done, total: ctx.progress(done, total, "embedding chunks"), cache
+            )
+        finally:
+            if cache is not None:
+                cache.close()
+        vector_cache.remove(ctx.data_dir)
+        return added
 
     def index(self, ctx: Context) -> dict:
         started = time.monotonic()

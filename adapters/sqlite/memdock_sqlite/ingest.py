@@ -132,10 +132,16 @@ def entry_row(r: dict[str, Any]) -> Row:
     )
 
 
-def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
+def chunk_body(r: dict[str, Any]) -> str:
+    """A chunk's text without its header line (the body column; what embeddings are made from)."""
     header = r.get("header") or ""
     text = r["text"]
-    body = text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
+    return text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
+
+
+def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
+    header = r.get("header") or ""
+    body = chunk_body(r)
     fields = {k: r.get(k) for k in ("author", "role", "entry_type", "event_time")}
     if any(v is None for v in fields.values()):
         parent = entry(r["entry_id"])

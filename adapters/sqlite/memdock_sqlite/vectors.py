@@ -10,11 +10,16 @@ from __future__ import annotations
 import heapq
 import sqlite3
 import struct
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from .db import transaction
 from .embedders import Embedder
+from .ingest import chunk_body
+from .vector_cache import VectorCache, text_key
+
+if TYPE_CHECKING:
+    from memdock.bundle import BundleReader
 
 BACKFILL_BATCH = 256
 
@@ -48,8 +53,23 @@ def embedding_text(author: str | None, title: str | None, body: str) -> str:
     return f"{lead}: {body}" if lead else body
 
 
-def backfill(conn: sqlite3.Connection, embedder: Embedder, progress: Callable[[int, int], None]) -> int:
-    """Embed every chunk that has no vector from EMBEDDER's model; each batch is its own transaction."""
+def _embed(embedder: Embedder, texts: list[str], cache: VectorCache | None) -> list[bytes]:
+    """TEXTS' vectors: from CACHE where a prepare job made them, the rest from EMBEDDER."""
+    keys = [text_key(t) for t in texts]
+    cached = cache.get(embedder.name, keys) if cache is not None else {}
+    todo = [i for i, k in enumerate(keys) if k not in cached]
+    fresh = dict(zip(todo, embedder.embed([texts[i] for i in todo]))) if todo else {}
+    return [fresh[i] if i in fresh else cached[k] for i, k in enumerate(keys)]
+
+
+def backfill(
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    progress: Callable[[int, int], None],
+    cache: VectorCache | None = None,
+) -> int:
+    """Embed every chunk that has no vector from EMBEDDER's model (taking what CACHE holds); each batch is its
+    own transaction."""
     total, done = missing(conn, embedder.name), 0
     while True:
         rows = conn.execute(
@@ -59,7 +79,7 @@ def backfill(conn: sqlite3.Connection, embedder: Embedder, progress: Callable[[i
         ).fetchall()
         if not rows:
             return done
-        vecs = embedder.embed([embedding_text(author, title, body) for _, author, title, body in rows])
+        vecs = _embed(embedder, [embedding_text(author, title, body) for _, author, title, body in rows], cache)
         with transaction(conn, "storing vectors"):
             conn.executemany(
                 "INSERT OR REPLACE INTO chunk_vectors(rowid, model, vec) VALUES (?,?,?)",
@@ -68,6 +88,54 @@ def backfill(conn: sqlite3.Connection, embedder: Embedder, progress: Callable[[i
             _bump(conn)
         done += len(rows)
         progress(done, total)
+
+
+def _bundle_texts(reader: BundleReader, stored: sqlite3.Connection | None) -> Iterator[str]:
+    """The text backfill will embed for each chunk of READER, once it is indexed: author and title from the
+    chunk's entry in the bundle, or else as the store holds that entry."""
+    entries = {r["id"]: (r.get("author"), r.get("title") or "") for r in reader.records("entry")}
+    for r in reader.records("chunk"):
+        known = entries.get(r["entry_id"])
+        if known is None:
+            row = None
+            if stored is not None:
+                row = stored.execute("SELECT author, name FROM nodes WHERE id = ?", (r["entry_id"],)).fetchone()
+            known = (row[0], row[1]) if row else (None, "")
+            entries[r["entry_id"]] = known
+        author = r.get("author")
+        yield embedding_text(author if author is not None else known[0], known[1], chunk_body(r))
+
+
+def prepare_bundle(
+    reader: BundleReader,
+    stored: sqlite3.Connection | None,
+    embedder: Embedder,
+    cache: VectorCache,
+    progress: Callable[[int, int], None],
+) -> tuple[int, int]:
+    """Embed READER's chunks into CACHE ahead of the index run; (embedded, already cached)."""
+    total = reader.count("chunk") if "chunk" in reader.record_types() else 0
+    embedded = cached = done = 0
+    batch: list[str] = []
+
+    def flush() -> None:
+        nonlocal embedded, cached, done
+        keys = [text_key(t) for t in batch]
+        have = cache.get(embedder.name, keys)
+        todo = [(k, t) for k, t in dict(zip(keys, batch)).items() if k not in have]
+        if todo:
+            cache.put(embedder.name, list(zip((k for k, _ in todo), embedder.embed([t for _, t in todo]))))
+        embedded, cached, done = embedded + len(todo), cached + len(batch) - len(todo), done + len(batch)
+        batch.clear()
+        progress(done, total)
+
+    for text in _bundle_texts(reader, stored) if total else ():
+        batch.append(text)
+        if len(batch) >= BACKFILL_BATCH:
+            flush()
+    if batch:
+        flush()
+    return embedded, cached
 
 
 class VectorIndex:

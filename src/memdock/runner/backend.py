@@ -36,6 +36,7 @@ from .parallel import (
     check_parallel,
     executor_for,
     parallel_plan,
+    prepare_in_shards,
     send_in_shards,
     serial_reason,
     writers_mode,
@@ -219,7 +220,7 @@ class SubprocessBackend:
             raise InvalidInputError(f"{bundle}: cannot index a {reader.kind} bundle; give a corpus or chunks bundle")
         caps = self.get_capabilities()
         mode = writers_mode(self.descriptor, caps)
-        shards = parallel_plan(mode, check_parallel(parallel))
+        shards = parallel_plan(mode, check_parallel(parallel), caps)
         pool = executor_for(executor, shards, address) if shards > 1 else None  # a bad executor fails before any work
         with disk_full_as_error(self.store.root, "indexing"), self.store.write_lock(self.lock_timeout):
             ledger = Ledger(self.store.ensure().ledger_path)
@@ -238,30 +239,29 @@ class SubprocessBackend:
                         if after_checkpoint is not None:
                             after_checkpoint(ids)
 
+                    spec = ShardSpec(
+                        adapter_folder=os.fspath(self.descriptor.path),
+                        store=os.fspath(self.store.root),
+                        config=dict(self.launch.config),
+                        env=dict(self.launch.env),
+                        sandbox=self.launch.sandbox,
+                        timeouts=dict(self.launch.timeouts),
+                        timeout=timeout,
+                    )
+                    shards_dir = self.store.work_root / f"shards-{delta_dir.name}"
                     if not delta.total_sent:
                         journal.discard(delta_dir)
-                    elif pool is not None:
-                        raw = send_in_shards(
-                            delta_dir,
-                            self.store.work_root / f"shards-{delta_dir.name}",
-                            shards,
-                            ShardSpec(
-                                adapter_folder=os.fspath(self.descriptor.path),
-                                store=os.fspath(self.store.root),
-                                config=dict(self.launch.config),
-                                env=dict(self.launch.env),
-                                sandbox=self.launch.sandbox,
-                                timeouts=dict(self.launch.timeouts),
-                                timeout=timeout,
-                            ),
-                            pool,
-                            checkpoint,
-                            progress,
-                        )
+                    elif pool is not None and mode == "shared":
+                        raw = send_in_shards(delta_dir, shards_dir, shards, spec, pool, checkpoint, progress)
                         ledger.commit_all_pending()
                         result = IndexResult.from_dict(raw)
                         result.skipped = delta.skipped
                     else:
+                        prepared = (
+                            prepare_in_shards(delta_dir, shards_dir, shards, spec, pool, progress)
+                            if pool is not None
+                            else None
+                        )
                         raw = self.call(
                             "index",
                             {"bundle": str(delta_dir)},
@@ -274,7 +274,9 @@ class SubprocessBackend:
                         committed = True
                         result = IndexResult.from_dict(raw)
                         result.skipped = delta.skipped
-                        if parallel > 1:
+                        if prepared is not None:
+                            result.details["parallel"] = prepared
+                        elif parallel > 1:
                             result.details["parallel"] = serial_reason(self.descriptor.name, mode, parallel, caps)
                     ledger.finish_run()
                     gone = ledger.vanished(delta.thread_ids) if prune else []

@@ -3,14 +3,20 @@
 The coordinator (`SubprocessBackend.index`, holding the store's write lock) builds the delta against the ledger
 as always, splits it by thread (`memdock.shard`), and hands each shard to an executor. A shard job runs the
 adapter through the normal runner (sandbox, timeouts, retries) wherever the executor places it and answers with
-the adapter's result; the coordinator marks that shard's records committed in the ledger as each job finishes.
-A job that fails leaves its records pending, so the next run sends them again (adapters upsert by id): a killed
-parallel run resumes shard by shard with nothing lost or doubled, on any executor.
+the adapter's result.
 
-Only adapters whose `adapter.json` says `"parallel_writers": "shared"` (a server several writers may share:
-graphiti's groups are per thread, so shards never contend) are indexed this way; `serial` (the default) and
-`merge` (an embedded store; the core does not merge stores yet) are indexed by one writer, and the result says
-so.
+How the shards are used depends on how the backend takes writers (`parallel_writers` in `adapter.json`):
+
+- `shared` (a server several writers may share: graphiti's groups are per thread, so shards never contend):
+  each job *indexes* its shard, and the coordinator marks that shard's records committed in the ledger as its
+  job finishes. A job that fails leaves its records pending, so the next run sends them again (adapters upsert
+  by id): a killed parallel run resumes shard by shard with nothing lost or doubled, on any executor.
+- `merge` (an embedded store, one writer at a time): each job *prepares* its shard (`prepare` with
+  `params.bundle`: the adapter computes ahead, in its data dir, what indexing will need, such as embeddings),
+  then one writer indexes the whole delta and finds that work done. Nothing is committed before the writer
+  runs, so a failed preparation leaves the store as it was. With nothing to prepare for the config (no
+  embeddings configured), the delta is indexed by one writer.
+- `serial` (the default): one writer, and the result says why.
 
 An executor is one method, `run(job, specs)`, yielding `(index, outcome or exception)` as jobs finish. A Dask
 executor is `client.submit(job, spec)` per spec and `distributed.as_completed` over the futures, in the same
@@ -51,10 +57,11 @@ class ShardSpec:
     sandbox: bool | str = True
     timeouts: dict[str, float] = field(default_factory=dict)
     timeout: float | None = None
+    operation: str = "index"
 
 
-def index_shard(spec: ShardSpec) -> dict[str, Any]:
-    """Run the adapter's `index` on one shard through the runner; the adapter's raw result."""
+def shard_job(spec: ShardSpec) -> dict[str, Any]:
+    """Run the adapter's `index` (or `prepare`) on one shard through the runner; the adapter's raw result."""
     from ..registry import AdapterDescriptor
     from .backend import SubprocessBackend
 
@@ -62,7 +69,7 @@ def index_shard(spec: ShardSpec) -> dict[str, Any]:
     backend = SubprocessBackend(
         descriptor, spec.store, config=spec.config, env=spec.env, sandbox=spec.sandbox, timeouts=spec.timeouts
     )
-    return backend.call("index", {"bundle": spec.shard}, use_pool=False, timeout=spec.timeout)
+    return backend.call(spec.operation, {"bundle": spec.shard}, use_pool=False, timeout=spec.timeout)
 
 
 Job = Callable[[ShardSpec], dict[str, Any]]
@@ -132,9 +139,12 @@ def executor_for(name: str | Executor | None, workers: int, address: str | None 
     return name
 
 
-def parallel_plan(mode: str, requested: int) -> int:
-    """How many shards to send: REQUESTED for an adapter that takes parallel writers, else 1."""
-    return requested if mode == "shared" else 1
+def parallel_plan(mode: str, requested: int, caps: Capabilities) -> int:
+    """How many shards to send: REQUESTED for an adapter that takes parallel writers, or that has work to
+    prepare in parallel for one writer (embeddings); else 1."""
+    if mode == "shared" or (mode == "merge" and caps.has("embeddings")):
+        return requested
+    return 1
 
 
 def writers_mode(descriptor: AdapterDescriptor, caps: Capabilities) -> str:
@@ -148,7 +158,10 @@ def serial_reason(name: str, mode: str, requested: int, caps: Capabilities) -> d
     """Why a run asked for REQUESTED shards ran as one: the adapter's own words (capabilities
     `extra.single_writer`) where it gives them."""
     if mode == "merge":
-        why = "builds an embedded store; merging stores built in parallel is not supported yet"
+        why = (
+            "keeps an embedded store that takes one writer, and with this config (no embeddings) has nothing to "
+            "prepare in parallel"
+        )
     else:
         why = caps.extra.get("single_writer") or "takes one writer at a time (with this config)"
     return {"mode": mode, "shards": 1, "requested": requested, "why": f"{name}: {why}"}
@@ -168,39 +181,88 @@ def send_in_shards(
     executor: Executor,
     commit: Callable[[list[str]], None],
     progress: Callable[[dict[str, Any]], None] | None = None,
-    job: Job = index_shard,
+    job: Job = shard_job,
 ) -> dict[str, Any]:
     """Index DELTA_DIR as N shards through EXECUTOR, each job TEMPLATE with its shard; COMMIT gets each finished
     shard's record ids. Returns the adapter results summed; raises the first failure once every job has ended
     (the others' work is kept)."""
+    merged: dict[str, Any] = {"indexed": {}, "checkpoints": 0, "details": {}}
+
+    def finished(shard: Path, outcome: dict[str, Any]) -> int:
+        ids = _ids(shard)
+        commit(ids)
+        for rtype, count in dict(outcome.get("indexed", {})).items():
+            merged["indexed"][rtype] = merged["indexed"].get(rtype, 0) + int(count)
+        merged["checkpoints"] += int(outcome.get("checkpoints", 0))
+        return len(ids)
+
+    spec = replace(template, operation="index")
+    ran = _run_shards(delta_dir, shards_dir, n, spec, executor, finished, progress, job)
+    merged["details"]["parallel"] = {"mode": "shared", **ran}
+    return merged
+
+
+def prepare_in_shards(
+    delta_dir: Path,
+    shards_dir: Path,
+    n: int,
+    template: ShardSpec,
+    executor: Executor,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    job: Job = shard_job,
+) -> dict[str, Any]:
+    """Have the adapter prepare DELTA_DIR as N shards through EXECUTOR (nothing is committed: one writer
+    indexes the delta next). Returns the `parallel` details, the adapters' prepare details summed; raises the
+    first failure once every job has ended."""
+    prepared: dict[str, float] = {}
+
+    def finished(shard: Path, outcome: dict[str, Any]) -> int:
+        for key, value in dict(outcome.get("details", {})).items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                prepared[key] = prepared.get(key, 0) + value
+        reader = BundleReader(shard, validate=False)
+        return sum(reader.count(rtype) for rtype in reader.record_types())
+
+    spec = replace(template, operation="prepare")
+    ran = _run_shards(delta_dir, shards_dir, n, spec, executor, finished, progress, job)
+    return {"mode": "merge", **ran, "prepared": prepared}
+
+
+def _run_shards(
+    delta_dir: Path,
+    shards_dir: Path,
+    n: int,
+    template: ShardSpec,
+    executor: Executor,
+    finished: Callable[[Path, dict[str, Any]], int],
+    progress: Callable[[dict[str, Any]], None] | None,
+    job: Job,
+) -> dict[str, int]:
+    """Split DELTA_DIR into N shards under SHARDS_DIR and run JOB on each through EXECUTOR; FINISHED takes each
+    successful shard and answers how many records it held. The first failure is raised once every job has
+    ended; the shards are removed either way."""
     shutil.rmtree(shards_dir, ignore_errors=True)
     try:
         sharded = shard_bundle(delta_dir, n, shards_dir)
         paths = [p for p, counts in zip(sharded.paths, sharded.counts) if counts]
         total = sum(sum(c.values()) for c in sharded.counts)
-        merged: dict[str, Any] = {"indexed": {}, "checkpoints": 0, "details": {}}
         failures: list[tuple[Path, BaseException]] = []
         done = 0
         for i, outcome in executor.run(job, [replace(template, shard=os.fspath(p)) for p in paths]):
             if isinstance(outcome, BaseException):
                 failures.append((paths[i], outcome))
                 continue
-            ids = _ids(paths[i])
-            commit(ids)
-            done += len(ids)
-            for rtype, count in dict(outcome.get("indexed", {})).items():
-                merged["indexed"][rtype] = merged["indexed"].get(rtype, 0) + int(count)
-            merged["checkpoints"] += int(outcome.get("checkpoints", 0))
+            done += finished(paths[i], outcome)
             if progress is not None:
-                progress({"event": "progress", "done": done, "total": total, "message": f"shard {i + 1} done"})
-        merged["details"]["parallel"] = {"mode": "shared", "shards": len(paths), "failed": len(failures)}
+                what = f"shard {i + 1} {'prepared' if template.operation == 'prepare' else 'done'}"
+                progress({"event": "progress", "done": done, "total": total, "message": what})
         if failures:
             where, first = failures[0]
             if isinstance(first, MemdockError):
                 first.details.setdefault("shard", str(where))
                 first.details["failed_shards"] = len(failures)
             raise first
-        return merged
+        return {"shards": len(paths), "failed": len(failures)}
     finally:
         shutil.rmtree(shards_dir, ignore_errors=True)
 
