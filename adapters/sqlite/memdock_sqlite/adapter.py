@@ -25,8 +25,9 @@ class SqliteAdapter(Adapter):
         "range": [0.0, 1.0],
         "semantics": "bm25: the idf-weighted share of the query's terms the chunk holds (1 = every term, whatever "
         "the store size; ties ordered by BM25); vector: (cosine - 0.2) / 0.6 clipped to [0, 1]; hybrid: ranked by "
-        "reciprocal-rank fusion, scored as the larger of the two (comparable with bm25 scores); min_score cuts "
-        "below it",
+        "reciprocal-rank fusion, scored as the larger of the two (comparable with bm25 scores); a chunk just before "
+        "or after a top hit in its thread comes with it, scored neighbour_weight times the hit's score "
+        "(extra.neighbour_of names the hit) when neighbour_weight is set; min_score cuts below it",
         "stable_as_store_grows": True,
     }
 
@@ -181,6 +182,7 @@ class SqliteAdapter(Adapter):
             vector_weight=float(ctx.config.get("hybrid_vector_weight", 1.0)),
             rrf_k=int(ctx.config.get("hybrid_rrf_k", hits.RRF_K)),
             lexical_order=str(ctx.config.get("hybrid_lexical_order", "coverage")),
+            neighbour_weight=float(ctx.config.get("neighbour_weight", 0.0)),
         )
 
     def _graph(self, ctx: Context, fn, **kw) -> dict:

@@ -8,7 +8,7 @@ from typing import Any
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import limit_of, query_text
 
-from . import fts, hits, scoring
+from . import fts, hits, neighbours, scoring
 from .embedders import Embedder
 from .filters import where
 from .vectors import VectorIndex
@@ -61,6 +61,7 @@ def run(
     vector_weight: float = 1.0,
     rrf_k: int = hits.RRF_K,
     lexical_order: str = "coverage",
+    neighbour_weight: float = 0.0,
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = params.get("filters")
@@ -102,6 +103,9 @@ def run(
             )
             for rid in order
         ]
+    if neighbour_weight > 0 and mode != "vector":
+        allowed = _allowed(conn, filters) if filters else None
+        ranked = neighbours.expand(conn, ranked, neighbour_weight, limit, rrf_k, allowed, by_score=mode == "bm25")
     min_score = params.get("min_score")
     if min_score is not None:
         if not isinstance(min_score, (int, float)) or isinstance(min_score, bool) or not 0 <= min_score <= 1:
