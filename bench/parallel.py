@@ -137,10 +137,12 @@ def main() -> int:
         reader = BundleReader(tmp / "corpus")
         entries = sum(1 for _ in reader.records("entry"))
         threads = sum(1 for _ in reader.records("thread"))
-        print(
-            f"{args.backend}: {entries} entries in {threads} threads; the server answers each request after "
-            f"{args.delay_ms:g} ms"
+        served = (
+            "a local model, no server"
+            if args.backend == "sqlite-minilm"
+            else f"the server answers each request after {args.delay_ms:g} ms"
         )
+        print(f"{args.backend}: {entries} entries in {threads} threads; {served}")
         runs = [("serial", 1, "local")] + [(f"local x{n}", n, "local") for n in map(int, args.parallel.split(","))]
         if args.ray:
             try:
