@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
-from memdock_sqlite import db, fts, scoring
+from memdock_sqlite import db, fts, ingest, scoring
 from memdock_sqlite.search import bm25_ranking
 
 WORDS = [
@@ -31,13 +31,12 @@ WORDS = [
 
 def add_chunks(conn, n: int, seed: int) -> None:
     rng = random.Random(seed)
-    rows = [(f"chunk:{seed}:{i}", f"entry:{seed}:{i}", " ".join(rng.choices(WORDS, k=8))) for i in range(n)]
-    conn.executemany(
-        "INSERT INTO chunks(id, entry_id, thread_id, position, header, body, content_hash) "
-        "VALUES (?, ?, 'thread:t', 0, '', ?, ?)",
-        [(cid, eid, body, cid) for cid, eid, body in rows],
-    )
-    conn.commit()
+    chunks = (
+        {"id": f"chunk:{seed}:{i}", "entry_id": f"entry:{seed}:{i}", "thread_id": "thread:t", "position": 0,
+         "text": " ".join(rng.choices(WORDS, k=8))}
+        for i in range(n)
+    )  # fmt: skip
+    ingest.Ingest(conn, on_commit=lambda ids: None).run("chunk", chunks)
 
 
 @pytest.fixture

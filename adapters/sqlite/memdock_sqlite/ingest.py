@@ -56,6 +56,13 @@ ON CONFLICT(id) DO UPDATE SET type=excluded.type, source_id=excluded.source_id, 
   thread_id=excluded.thread_id, weight=excluded.weight, event_time=excluded.event_time, event_ts=excluded.event_ts,
   fact=excluded.fact, resolved=excluded.resolved, attrs=excluded.attrs"""
 
+# What each table's new rows put in its FTS table (rows that already existed are re-indexed by the update trigger).
+FTS_INSERT = {
+    "nodes": "INSERT INTO node_fts(rowid, name, text) SELECT rowid, name, text FROM nodes",
+    "chunks": "INSERT INTO chunk_fts(rowid, header, body) SELECT rowid, header, body FROM chunks",
+    "edges": "INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges",
+}
+
 _THREAD_KNOWN = ("id", "title", "topic", "event_time")
 _ENTITY_KNOWN = ("id", "entity_type", "name")
 _ENTRY_KNOWN = ("id", "thread_id", "position", "author", "role", "entry_type", "title", "body", "event_time")
@@ -218,15 +225,27 @@ class Ingest:
             self.on_commit([r["id"] for r in batch])
 
     def _write(self, rtype: str, batch: list[dict[str, Any]]) -> None:
-        c = self.conn
         if rtype == "thread":
-            c.executemany(_NODE_SQL, [thread_row(r) for r in batch])
+            self._upsert("nodes", _NODE_SQL, [thread_row(r) for r in batch])
         elif rtype == "entity":
-            c.executemany(_NODE_SQL, [entity_row(r) for r in batch])
+            self._upsert("nodes", _NODE_SQL, [entity_row(r) for r in batch])
         elif rtype == "entry":
-            c.executemany(_NODE_SQL, [entry_row(r) for r in batch])
+            self._upsert("nodes", _NODE_SQL, [entry_row(r) for r in batch])
         elif rtype == "chunk":
             entries = self._entry_fields(batch)
-            c.executemany(_CHUNK_SQL, [chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
+            self._upsert("chunks", _CHUNK_SQL, [chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
         elif rtype == "edge":
-            c.executemany(_EDGE_SQL, [edge_row(c, r) for r in batch])
+            self._upsert("edges", _EDGE_SQL, [edge_row(self.conn, r) for r in batch])
+
+    def _upsert(self, table: str, sql: str, rows: list[Row]) -> None:
+        """Upsert ROWS (their id first) and index the new ones in TABLE's FTS table."""
+        c = self.conn
+        if len({r[0] for r in rows}) < len(rows):  # the last of an id wins, as one upsert after another would
+            rows = list({r[0]: r for r in rows}.values())
+        ids = json.dumps([r[0] for r in rows])
+        in_batch = "id IN (SELECT value FROM json_each(?))"
+        known = {i for (i,) in c.execute(f"SELECT id FROM {table} WHERE {in_batch}", (ids,))}
+        c.executemany(sql, rows)
+        if known:
+            ids = json.dumps([r[0] for r in rows if r[0] not in known])
+        c.execute(f"{FTS_INSERT[table]} WHERE {in_batch}", (ids,))
