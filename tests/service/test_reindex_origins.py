@@ -130,6 +130,43 @@ def test_a_ledger_from_before_origins_is_migrated_and_prunes_as_before(tmp_path,
     assert any("apricot orchard" in t for t in texts(store, "apricot orchard"))
 
 
+def test_a_version_1_ledger_is_compacted_keeping_what_it_knows(tmp_path, store, capsys):
+    """Version 2 keeps committed WITHOUT ROWID and a run's seen ids out of the file; an older ledger is rebuilt so,
+    with the same hashes: the next run sends nothing unchanged and still prunes what vanished."""
+    src = write_jsonl(tmp_path / "src", LINES)
+    corpus = import_(src, tmp_path / "corpus")
+    index(corpus, store, capsys)
+    ledger_path = store / "ledger.sqlite"
+    db = sqlite3.connect(ledger_path)
+    before = sorted(db.execute("SELECT id, hash, thread_id, record_type FROM committed"))
+    db.executescript(
+        "CREATE TABLE old (id TEXT PRIMARY KEY, hash TEXT NOT NULL, thread_id TEXT, record_type TEXT NOT NULL);"
+        "INSERT INTO old SELECT * FROM committed; DROP TABLE committed; ALTER TABLE old RENAME TO committed;"
+        "CREATE INDEX committed_thread ON committed(thread_id);"
+        "CREATE TABLE seen (id TEXT PRIMARY KEY); INSERT INTO seen SELECT id FROM committed;"
+        "PRAGMA user_version=1;"
+    )
+    db.close()
+
+    Ledger(ledger_path).close()
+    db = sqlite3.connect(ledger_path)
+    schema = dict(db.execute("SELECT name, sql FROM sqlite_schema WHERE type = 'table'"))
+    assert "WITHOUT ROWID" in schema["committed"] and "seen" not in schema
+    assert sorted(db.execute("SELECT id, hash, thread_id, record_type FROM committed")) == before
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    db.close()
+
+    assert re.search(r"sent 0\b", index(corpus, store, capsys))
+    write_jsonl(src, LINES[:1])
+    import_(src, corpus)
+    assert deleted(index(corpus, store, capsys)) > 0
+    assert texts(store, "walrus migration") == []
+    assert any("apricot orchard" in t for t in texts(store, "apricot orchard"))
+    db = sqlite3.connect(ledger_path)
+    assert "seen" not in {n for (n,) in db.execute("SELECT name FROM sqlite_schema")}
+    db.close()
+
+
 @pytest.mark.parametrize("claim", ["remember", "legacy"])
 def test_a_bundle_claiming_a_reserved_origin_is_refused_and_remember_notes_survive(tmp_path, store, capsys, claim):
     corpus = import_(write_jsonl(tmp_path / "src", LINES), tmp_path / "corpus")

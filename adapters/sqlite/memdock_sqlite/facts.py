@@ -3,36 +3,52 @@ yet leaves the edge unresolved, and `refresh_unresolved` renders those again onc
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Iterable
 from typing import Any
 
 from memdock.sdk import facts
 
+_NODE = "SELECT id, kind, name, text, author, entry_type, event_time FROM nodes"
 
-def lookup(conn: sqlite3.Connection) -> facts.Lookup:
-    """What a fact needs to name a stored node or chunk, in the payload's field names."""
+
+def _node(row: tuple[Any, ...]) -> dict[str, Any]:
+    _, kind, name, text, author, entry_type, event_time = row
+    rec: dict[str, Any] = {"kind": kind, "author": author, "event_time": event_time}
+    if kind == "thread":
+        return {**rec, "title": name}
+    if kind == "entity":  # an entity's type is kept in the entry_type column
+        return {**rec, "entity_type": entry_type, "name": name}
+    return {**rec, "kind": "entry", "entry_type": entry_type, "title": name, "body": text}
+
+
+def lookup(conn: sqlite3.Connection, known: dict[str, dict[str, Any]] | None = None) -> facts.Lookup:
+    """What a fact needs to name a stored node or chunk, in the payload's field names (from KNOWN first)."""
 
     def get(node_id: str) -> dict[str, Any] | None:
-        row = conn.execute(
-            "SELECT kind, name, text, author, entry_type, event_time FROM nodes WHERE id = ?", (node_id,)
-        ).fetchone()
+        if known and node_id in known:
+            return known[node_id]
+        row = conn.execute(f"{_NODE} WHERE id = ?", (node_id,)).fetchone()
         if row is None:
             chunk = conn.execute("SELECT entry_id FROM chunks WHERE id = ?", (node_id,)).fetchone()
             return None if chunk is None else {"kind": "chunk", "entry_id": chunk[0]}
-        kind, name, text, author, entry_type, event_time = row
-        rec: dict[str, Any] = {"kind": kind, "author": author, "event_time": event_time}
-        if kind == "thread":
-            return {**rec, "title": name}
-        if kind == "entity":  # an entity's type is kept in the entry_type column
-            return {**rec, "entity_type": entry_type, "name": name}
-        return {**rec, "kind": "entry", "entry_type": entry_type, "title": name, "body": text}
+        return _node(row)
 
     return get
 
 
-def render(conn: sqlite3.Connection, edge: dict[str, Any]) -> tuple[str, bool]:
+def prefetch(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The stored nodes among IDS, looked up in one query (a batch of edges names each endpoint once)."""
+    rows = conn.execute(f"{_NODE} WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(set(ids))),))
+    return {row[0]: _node(row) for row in rows}
+
+
+def render(
+    conn: sqlite3.Connection, edge: dict[str, Any], known: dict[str, dict[str, Any]] | None = None
+) -> tuple[str, bool]:
     """The fact sentence for EDGE, and whether both endpoints were found."""
-    return facts.render(lookup(conn), edge)
+    return facts.render(lookup(conn, known), edge)
 
 
 def refresh_unresolved(conn: sqlite3.Connection) -> int:

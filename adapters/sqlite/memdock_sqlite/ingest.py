@@ -173,8 +173,8 @@ def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
     )
 
 
-def edge_row(conn: sqlite3.Connection, r: dict[str, Any]) -> Row:
-    text, resolved = facts.render(conn, r)
+def edge_row(conn: sqlite3.Connection, r: dict[str, Any], known: dict[str, dict[str, Any]] | None = None) -> Row:
+    text, resolved = facts.render(conn, r, known)
     return (
         r["id"],
         r["type"],
@@ -235,7 +235,8 @@ class Ingest:
             entries = self._entry_fields(batch)
             self._upsert("chunks", _CHUNK_SQL, [chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
         elif rtype == "edge":
-            self._upsert("edges", _EDGE_SQL, [edge_row(self.conn, r) for r in batch])
+            known = facts.prefetch(self.conn, (i for r in batch for i in (r["source_id"], r["target_id"])))
+            self._upsert("edges", _EDGE_SQL, [edge_row(self.conn, r, known) for r in batch])
 
     def _upsert(self, table: str, sql: str, rows: list[Row]) -> None:
         """Upsert ROWS (their id first) and index the new ones in TABLE's FTS table."""

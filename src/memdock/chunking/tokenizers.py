@@ -63,6 +63,8 @@ def count_upto(tok: Tokenizer, text: str, start: int, end: int, limit: int) -> i
     which matters only for spans of more than 64K characters).
     """
     if isinstance(tok, ApproxTokenizer):
+        if end - start <= _SHORT * limit:  # too short to hold many more than LIMIT tokens: count them all at once
+            return len(_APPROX.findall(text, start, end))
         n = 0
         for _ in _APPROX.finditer(text, start, end):
             n += 1
@@ -80,3 +82,4 @@ def count_upto(tok: Tokenizer, text: str, start: int, end: int, limit: int) -> i
 
 
 _SLICE = 1 << 16
+_SHORT = 4

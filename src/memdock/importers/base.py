@@ -55,6 +55,7 @@ class ImportContext:
         self._warned: dict[tuple[str, str], int] = {}
         self._files_with_problems: set[str] = set()
         self._entry_ids: set[int] = set()
+        self._relative: dict[Path, str] = {}
 
     def warn(self, file: Path | str, line: int | None, message: str, *, kind: str | None = None) -> None:
         """Record a warning. With KIND, only the first of that kind in a file is kept and the rest counted;
@@ -82,6 +83,13 @@ class ImportContext:
         return out
 
     def relative(self, path: Path) -> str:
+        """PATH as a thread's source names it: relative to the import root (resolved once per file)."""
+        known = self._relative.get(path)
+        if known is None:
+            known = self._relative[path] = self._resolve_relative(path)
+        return known
+
+    def _resolve_relative(self, path: Path) -> str:
         try:
             return str(path.resolve().relative_to(self.root.resolve())) if self.root else path.name
         except ValueError:

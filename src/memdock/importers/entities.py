@@ -14,6 +14,7 @@ _ISSUE = re.compile(r"(?<![\w/&#])(?:#|GH-)(\d{1,6})\b")
 _PATH = re.compile(
     r"(?<![\w/:.@-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}|[\w-]+\.(?:py|js|ts|tsx|jsx|md|json|toml|yaml|yml|rs|go|java|c|h|cpp|sh|sql|txt|html|css))\b"
 )
+_PATH_HINT = re.compile(r"/|\.(?:py|js|ts|tsx|jsx|md|json|toml|yaml|yml|rs|go|java|c|h|cpp|sh|sql|txt|html|css)\b")
 _SYMBOL = re.compile(r"`([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(\))?)`")
 _AGENT = re.compile(r"^\s*([A-Za-z][\w.-]*)(?:\s*\(([^)]*)\))?")
 
@@ -39,13 +40,19 @@ def extract_entities(entry: dict[str, Any]) -> Iterator[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     if entry.get("author"):
         found += author_entities(entry["author"])
-    urls = _URL.findall(body)
-    found += [_entity("url", u) for u in urls]
-    scrubbed = _URL.sub(" ", body)
-    found += [_entity("person", m) for m in _MENTION.findall(scrubbed)]
-    found += [_entity("issue", f"#{n}") for n in _ISSUE.findall(scrubbed)]
-    found += [_entity("file", p) for p in _PATH.findall(scrubbed)]
-    found += [_entity("symbol", s.removesuffix("()")) for s in _SYMBOL.findall(scrubbed) if not _PATH.fullmatch(s)]
+    scrubbed = body
+    if "://" in body:
+        found += [_entity("url", u) for u in _URL.findall(body)]
+        scrubbed = _URL.sub(" ", body)
+    # The character tests skip patterns that cannot match: each pattern's look-behind makes a full scan costly.
+    if "@" in scrubbed:
+        found += [_entity("person", m) for m in _MENTION.findall(scrubbed)]
+    if "#" in scrubbed or "GH-" in scrubbed:
+        found += [_entity("issue", f"#{n}") for n in _ISSUE.findall(scrubbed)]
+    if _PATH_HINT.search(scrubbed):
+        found += [_entity("file", p) for p in _PATH.findall(scrubbed)]
+    if "`" in scrubbed:
+        found += [_entity("symbol", s.removesuffix("()")) for s in _SYMBOL.findall(scrubbed) if not _PATH.fullmatch(s)]
     for ent in found:
         if ent["id"] not in seen:
             seen.add(ent["id"])

@@ -27,15 +27,26 @@ from ..ids import digest
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS committed (id TEXT PRIMARY KEY, hash TEXT NOT NULL, thread_id TEXT,
-  record_type TEXT NOT NULL);
+  record_type TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS committed_thread ON committed(thread_id);
 CREATE TABLE IF NOT EXISTS pending (id TEXT PRIMARY KEY, hash TEXT NOT NULL, thread_id TEXT, record_type TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY);
 """
+# The ids a run has seen matter only to that run (one connection): a TEMP table keeps them out of the file.
+_SEEN = "CREATE TEMP TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY)"
 _ORIGINS = """
 CREATE TABLE IF NOT EXISTS origins (id TEXT NOT NULL, origin TEXT NOT NULL, PRIMARY KEY (id, origin)) WITHOUT ROWID;
 """
 _ORIGINS_VERSION = 1
+_COMPACT_VERSION = 2
+_COMPACT = """
+CREATE TABLE committed_compact (id TEXT PRIMARY KEY, hash TEXT NOT NULL, thread_id TEXT,
+  record_type TEXT NOT NULL) WITHOUT ROWID;
+INSERT INTO committed_compact SELECT id, hash, thread_id, record_type FROM committed;
+DROP TABLE committed;
+ALTER TABLE committed_compact RENAME TO committed;
+CREATE INDEX committed_thread ON committed(thread_id);
+DROP TABLE IF EXISTS main.seen;
+"""
 _VOLATILE = ("ingestion_time",)
 _BATCH = 500
 
@@ -55,8 +66,9 @@ class Ledger:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
-            if self.db.execute("PRAGMA user_version").fetchone()[0] < _ORIGINS_VERSION:
-                self._add_origins()
+            if self.db.execute("PRAGMA user_version").fetchone()[0] < _COMPACT_VERSION:
+                self._migrate()
+            self.db.execute(_SEEN)
 
     @classmethod
     def reader(cls, path: Path) -> Ledger:
@@ -72,9 +84,11 @@ class Ledger:
             self.db = sqlite3.connect(path.as_uri() + "?immutable=1", uri=True, check_same_thread=False)
         return self
 
-    def _add_origins(self) -> None:
-        """Migrate a ledger written before origins: every committed record keeps the legacy origin.
-        A read-only ledger stays as it is: reading its counts needs no origins, and writing fails anyway."""
+    def _migrate(self) -> None:
+        """Bring an older ledger up to date. Before origins (version 0), every committed record keeps the legacy
+        origin; before version 2, committed was a rowid table (an extra copy of every id) and the ids a run saw
+        were kept in the file. A read-only ledger stays as it is: reading its counts needs neither, and writing
+        fails anyway."""
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -82,10 +96,16 @@ class Ledger:
                 return
             raise
         try:
-            if self.db.execute("PRAGMA user_version").fetchone()[0] < _ORIGINS_VERSION:
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if version < _ORIGINS_VERSION:
                 self.db.execute(_ORIGINS)
                 self.db.execute("INSERT OR IGNORE INTO origins(id, origin) SELECT id, ? FROM committed", (LEGACY,))
-                self.db.execute(f"PRAGMA user_version={_ORIGINS_VERSION}")
+            if version < _COMPACT_VERSION:
+                table = self.db.execute("SELECT sql FROM sqlite_schema WHERE name = 'committed'").fetchone()[0]
+                if "WITHOUT ROWID" not in table.upper():
+                    for statement in _COMPACT.strip().split(";\n"):
+                        self.db.execute(statement)
+                self.db.execute(f"PRAGMA user_version={_COMPACT_VERSION}")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
