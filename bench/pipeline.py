@@ -5,7 +5,7 @@
 The corpus is markdown files of ~1 MB, one thread each, sections of 40-160 words under `## ` headings (one
 entry per section), words drawn as in bench/synthetic.py. Each stage is the library call behind the CLI
 command (`import_corpus`, `chunk_bundle`, `SubprocessBackend.index`); MB/s is corpus MB over the stage's
-seconds. Store size includes memdock's ledger.
+seconds. Store size includes memdock's ledger and journal, and is shown split into them.
 """
 
 from __future__ import annotations
@@ -55,6 +55,15 @@ def size_of(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
+def parts(store: Path) -> str:
+    """Where the store's bytes are: journal, ledger (with its WAL) and the adapter's data dir, in MB."""
+    ledger = sum(f.stat().st_size for f in store.glob("ledger.sqlite*"))
+    return (
+        f"journal {size_of(store / 'journal') / 1e6:.1f}, ledger {ledger / 1e6:.1f}, "
+        f"data {size_of(store / 'data') / 1e6:.1f}"
+    )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--mb", type=float, default=100.0, help="corpus size in MB (default 100; 5 for a quick run)")
@@ -88,7 +97,7 @@ def main() -> int:
                 (
                     f"index ({name})",
                     time.perf_counter() - t,
-                    f"store {size_of(store) / 1e6:.1f} MB, {size_of(store) / total:.1f}× the text",
+                    f"store {size_of(store) / 1e6:.1f} MB, {size_of(store) / total:.1f}× the text ({parts(store)})",
                 )
             )
             backend.close()
