@@ -154,6 +154,7 @@ class SqliteAdapter(Adapter):
             run = ingest.Ingest(conn, on_commit=committed, batch_size=int(ctx.config.get("batch_size", ingest.BATCH)))
             for rtype in present:
                 self._sql(run.run, rtype, reader.records(rtype))
+            self._sql(run.finish)
             with db.transaction(conn, "indexing"):
                 resolved = facts.refresh_unresolved(conn)
             embedded = self._backfill(ctx, conn)

@@ -18,8 +18,8 @@ DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
 SCHEMA_VERSION = 2
 
-# New rows reach the FTS tables from ingest, one INSERT ... SELECT per batch (ingest.FTS_INSERT), not from AFTER
-# INSERT triggers: with a trigger per row, chunks were indexed 2.5× slower. Deletes and updates keep their triggers.
+# New rows reach the FTS tables from ingest, one INSERT ... SELECT per batch (ingest.FTS_INSERT, node_text.py), not
+# from AFTER INSERT triggers: with a trigger per row, chunks were indexed 2.2× slower. Deletes and updates keep theirs.
 DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 
@@ -33,17 +33,21 @@ CREATE TABLE IF NOT EXISTS nodes(
     position INTEGER,
     author TEXT, role TEXT, entry_type TEXT,
     event_time TEXT, event_ts REAL,
-    attrs TEXT NOT NULL DEFAULT '{}'
+    attrs TEXT NOT NULL DEFAULT '{}',
+    indexed INTEGER NOT NULL DEFAULT 0  -- in node_fts: 0 not yet, 1 name and text, 2 name only (see node_text.py)
 );
 CREATE INDEX IF NOT EXISTS nodes_thread ON nodes(thread_id, position);
+CREATE INDEX IF NOT EXISTS nodes_unindexed ON nodes(indexed) WHERE indexed = 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS node_fts USING fts5(
     name, text, content='nodes', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
-CREATE TRIGGER IF NOT EXISTS nodes_ad AFTER DELETE ON nodes BEGIN
-    INSERT INTO node_fts(node_fts, rowid, name, text) VALUES ('delete', old.rowid, old.name, old.text);
+CREATE TRIGGER IF NOT EXISTS nodes_ad AFTER DELETE ON nodes WHEN old.indexed > 0 BEGIN
+    INSERT INTO node_fts(node_fts, rowid, name, text)
+    VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE old.text END);
 END;
-CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE OF name, text ON nodes BEGIN
-    INSERT INTO node_fts(node_fts, rowid, name, text) VALUES ('delete', old.rowid, old.name, old.text);
-    INSERT INTO node_fts(rowid, name, text) VALUES (new.rowid, new.name, new.text);
+CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE OF name, text ON nodes WHEN old.indexed > 0 BEGIN
+    INSERT INTO node_fts(node_fts, rowid, name, text)
+    VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE old.text END);
+    UPDATE nodes SET indexed = 0 WHERE rowid = new.rowid;
 END;
 
 CREATE TABLE IF NOT EXISTS chunks(
@@ -228,11 +232,12 @@ def _initialise(conn: sqlite3.Connection, version: int) -> None:
     if version == SCHEMA_VERSION:
         return
     with transaction(conn, "creating the database" if version == 0 else f"upgrading the schema from {version}"):
+        if version == 1:  # schema 1 indexed every node's name and text, through triggers
+            conn.execute("ALTER TABLE nodes ADD COLUMN indexed INTEGER NOT NULL DEFAULT 1")
+            for trigger in ("nodes_ai", "chunks_ai", "edges_ai", "nodes_ad", "nodes_au"):
+                conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
         for statement in _statements(DDL):
             conn.execute(statement)
-        if version == 1:
-            for table in ("nodes", "chunks", "edges"):
-                conn.execute(f"DROP TRIGGER IF EXISTS {table}_ai")
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 

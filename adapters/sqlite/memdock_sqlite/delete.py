@@ -8,6 +8,7 @@ from typing import Any
 
 from memdock.errors import InvalidInputError
 
+from . import node_text
 from .db import transaction
 
 _EXISTS = (
@@ -45,6 +46,7 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
     conn.execute("INSERT OR IGNORE INTO doomed SELECT e.id FROM edges e WHERE e.source_id IN (SELECT id FROM doomed)")
     conn.execute("INSERT OR IGNORE INTO doomed SELECT e.id FROM edges e WHERE e.target_id IN (SELECT id FROM doomed)")
     deleted = [r[0] for r in conn.execute(_EXISTS)]
+    chunked = [r[0] for r in conn.execute("SELECT DISTINCT entry_id FROM chunks WHERE id IN (SELECT id FROM doomed)")]
     for table in ("edges", "chunks", "nodes"):
         conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM doomed)")
     orphans = [
@@ -54,6 +56,7 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
         and conn.execute("SELECT 1 FROM edges WHERE source_id = ? OR target_id = ? LIMIT 1", (e, e)).fetchone() is None
     ]
     conn.executemany("DELETE FROM nodes WHERE id = ?", [(e,) for e in orphans])
+    node_text.unhide_unchunked(conn, chunked)
     deleted += orphans
     conn.execute("DELETE FROM doomed")
     return {

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 MAX_TERMS = 64
+HEADER_WEIGHT, BODY_WEIGHT = 2.0, 1.0  # bm25() weights of chunk_fts's columns: a chunk's header line counts twice
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     [

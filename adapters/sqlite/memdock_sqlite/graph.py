@@ -11,6 +11,7 @@ from memdock.sdk.params import group_ids, limit_of, query_text, record_id
 from . import fts, hits
 
 NAME_WEIGHT, TEXT_WEIGHT = 2.0, 1.0
+CHUNKS_PER_HIT = 5
 NEIGHBOURS = 50
 
 
@@ -26,10 +27,29 @@ def _answer(found: list[dict[str, Any]], match: str | None) -> dict[str, Any]:
 
 
 def search_nodes(conn: sqlite3.Connection, params: dict[str, Any], *, episodes: bool = False) -> dict[str, Any]:
-    """Threads, entries and entities whose name or text matches; entries only when EPISODES."""
+    """Threads, entries and entities whose name or text matches; entries only when EPISODES. An entry's text is
+    searched through its chunks where it has any (node_text.py): it is ranked by its best chunk's BM25 or its
+    own, whichever is better."""
     match, limit, groups = _search(params)
     if match is None:
         return _answer([], match)
+    found = {row[1]: row for row in _by_node(conn, match, limit, groups, episodes)}
+    for row in _entries_by_chunk(conn, match, limit, groups):
+        if row[1] not in found or row[-1] < found[row[1]][-1]:
+            found[row[1]] = row
+    rows = sorted(found.values(), key=lambda row: (row[-1], row[1]))[:limit]
+    return _answer(
+        [
+            hits.node_hit(row[:-1], hits.bm25_score(row[-1]), rank, as_episode=episodes, extra={"bm25": row[-1]})
+            for rank, row in enumerate(rows, 1)
+        ],
+        match,
+    )
+
+
+def _by_node(
+    conn: sqlite3.Connection, match: str, limit: int, groups: list[str] | None, episodes: bool
+) -> list[tuple[Any, ...]]:
     conds, args = ["node_fts MATCH ?"], [match]
     if episodes:
         conds.append("n.kind = 'entry'")
@@ -40,18 +60,37 @@ def search_nodes(conn: sqlite3.Connection, params: dict[str, Any], *, episodes: 
             "SELECT 1 FROM edges e WHERE e.target_id = n.id AND e.thread_id IN (SELECT value FROM json_each(?)))))"
         )
         args += [g, g]
-    rows = conn.execute(
+    return conn.execute(
         f"SELECT {hits.NODE_COLUMNS}, bm25(node_fts, {NAME_WEIGHT}, {TEXT_WEIGHT}) AS r FROM node_fts "
         f"JOIN nodes n ON n.rowid = node_fts.rowid WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?",
         [*args, limit],
     ).fetchall()
-    return _answer(
-        [
-            hits.node_hit(row[:-1], hits.bm25_score(row[-1]), rank, as_episode=episodes, extra={"bm25": row[-1]})
-            for rank, row in enumerate(rows, 1)
-        ],
-        match,
+
+
+def _entries_by_chunk(
+    conn: sqlite3.Connection, match: str, limit: int, groups: list[str] | None
+) -> list[tuple[Any, ...]]:
+    """The entries whose chunks match best, each with its best chunk's BM25 (the first LIMIT distinct entries
+    among the best CHUNKS_PER_HIT * LIMIT chunks)."""
+    conds, args = ["chunk_fts MATCH ?"], [match]
+    if groups:
+        conds.append("c.thread_id IN (SELECT value FROM json_each(?))")
+        args.append(json.dumps(groups))
+    best: dict[str, float] = {}
+    for entry_id, r in conn.execute(
+        f"SELECT c.entry_id, bm25(chunk_fts, {fts.HEADER_WEIGHT}, {fts.BODY_WEIGHT}) AS r FROM chunk_fts "
+        f"JOIN chunks c ON c.rowid = chunk_fts.rowid WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?",
+        [*args, CHUNKS_PER_HIT * limit],
+    ):
+        if entry_id not in best and len(best) < limit:
+            best[entry_id] = r
+    if not best:
+        return []
+    rows = conn.execute(
+        f"SELECT {hits.NODE_COLUMNS} FROM nodes n WHERE n.kind = 'entry' AND n.id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(best)),),
     )
+    return [(*row, best[row[1]]) for row in rows]
 
 
 def search_facts(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:

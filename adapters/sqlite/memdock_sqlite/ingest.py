@@ -13,7 +13,7 @@ from typing import Any
 
 from memdock.validation import parse_datetime
 
-from . import facts
+from . import facts, node_text
 from .db import transaction
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
@@ -34,11 +34,11 @@ def _attrs(record: dict[str, Any], known: Iterable[str]) -> str:
 
 
 _NODE_SQL = """INSERT INTO nodes(id, kind, name, text, thread_id, position, author, role, entry_type, event_time,
-  event_ts, attrs)
-VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+  event_ts, attrs, indexed)
+VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0)
 ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, name=excluded.name, text=excluded.text, thread_id=excluded.thread_id,
   position=excluded.position, author=excluded.author, role=excluded.role, entry_type=excluded.entry_type,
-  event_time=excluded.event_time, event_ts=excluded.event_ts, attrs=excluded.attrs"""
+  event_time=excluded.event_time, event_ts=excluded.event_ts, attrs=excluded.attrs, indexed=0"""
 
 _CHUNK_SQL = """INSERT INTO chunks(id, entry_id, thread_id, position, header, body, start, "end", token_count, author,
   role, entry_type, event_time, event_ts, content_hash, attrs)
@@ -57,8 +57,8 @@ ON CONFLICT(id) DO UPDATE SET type=excluded.type, source_id=excluded.source_id, 
   fact=excluded.fact, resolved=excluded.resolved, attrs=excluded.attrs"""
 
 # What each table's new rows put in its FTS table (rows that already existed are re-indexed by the update trigger).
+# Nodes are indexed by node_text.index_pending instead, once a run's chunks are stored.
 FTS_INSERT = {
-    "nodes": "INSERT INTO node_fts(rowid, name, text) SELECT rowid, name, text FROM nodes",
     "chunks": "INSERT INTO chunk_fts(rowid, header, body) SELECT rowid, header, body FROM chunks",
     "edges": "INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges",
 }
@@ -226,11 +226,11 @@ class Ingest:
 
     def _write(self, rtype: str, batch: list[dict[str, Any]]) -> None:
         if rtype == "thread":
-            self._upsert("nodes", _NODE_SQL, [thread_row(r) for r in batch])
+            self._upsert_nodes([thread_row(r) for r in batch])
         elif rtype == "entity":
-            self._upsert("nodes", _NODE_SQL, [entity_row(r) for r in batch])
+            self._upsert_nodes([entity_row(r) for r in batch])
         elif rtype == "entry":
-            self._upsert("nodes", _NODE_SQL, [entry_row(r) for r in batch])
+            self._upsert_nodes([entry_row(r) for r in batch])
         elif rtype == "chunk":
             entries = self._entry_fields(batch)
             self._upsert("chunks", _CHUNK_SQL, [chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
@@ -238,11 +238,19 @@ class Ingest:
             known = facts.prefetch(self.conn, (i for r in batch for i in (r["source_id"], r["target_id"])))
             self._upsert("edges", _EDGE_SQL, [edge_row(self.conn, r, known) for r in batch])
 
+    def finish(self) -> int:
+        """Index the nodes this run (or a killed one before it) stored; returns how many."""
+        with transaction(self.conn, "indexing"):
+            return node_text.index_pending(self.conn)
+
+    def _upsert_nodes(self, rows: list[Row]) -> None:
+        """Upsert nodes, left for `finish` to index (an entry's text is indexed only if it has no chunks)."""
+        self.conn.executemany(_NODE_SQL, _last_of_each(rows))
+
     def _upsert(self, table: str, sql: str, rows: list[Row]) -> None:
         """Upsert ROWS (their id first) and index the new ones in TABLE's FTS table."""
         c = self.conn
-        if len({r[0] for r in rows}) < len(rows):  # the last of an id wins, as one upsert after another would
-            rows = list({r[0]: r for r in rows}.values())
+        rows = _last_of_each(rows)
         ids = json.dumps([r[0] for r in rows])
         in_batch = "id IN (SELECT value FROM json_each(?))"
         known = {i for (i,) in c.execute(f"SELECT id FROM {table} WHERE {in_batch}", (ids,))}
@@ -250,3 +258,8 @@ class Ingest:
         if known:
             ids = json.dumps([r[0] for r in rows if r[0] not in known])
         c.execute(f"{FTS_INSERT[table]} WHERE {in_batch}", (ids,))
+
+
+def _last_of_each(rows: list[Row]) -> list[Row]:
+    """ROWS with one row per id (the first column), the last one, as one upsert after another would leave."""
+    return list({r[0]: r for r in rows}.values()) if len({r[0] for r in rows}) < len(rows) else rows

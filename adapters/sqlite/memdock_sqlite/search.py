@@ -13,7 +13,7 @@ from .embedders import Embedder
 from .filters import where
 from .vectors import VectorIndex
 
-HEADER_WEIGHT, BODY_WEIGHT = 2.0, 1.0
+HEADER_WEIGHT, BODY_WEIGHT = fts.HEADER_WEIGHT, fts.BODY_WEIGHT
 MIN_CANDIDATES = 100
 
 
