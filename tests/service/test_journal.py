@@ -2,6 +2,7 @@
 writes the live ones as a valid bundle, `memdock migrate` moves them to another backend, `forget` removes
 them from the journal's files too, and `Memory.list` pages through a thread."""
 
+import gzip
 import json
 import subprocess
 import sys
@@ -50,7 +51,10 @@ def test_export_holds_what_was_indexed_and_remembered_and_nothing_forgotten(tmp_
     assert len(exported["entry"]) == 8 + 1 and len(exported["thread"]) == 3 + 1
     status = json.loads(out.stdout)
     assert status["counts"]["entry"] == 9 and status["missing"] == 0
-    on_disk = b"".join(p.read_bytes() for p in (tmp_path / "store" / "journal").rglob("*.jsonl"))
+    on_disk = b"".join(
+        gzip.decompress(p.read_bytes()) if p.suffix == ".gz" else p.read_bytes()
+        for p in (tmp_path / "store" / "journal").rglob("*.jsonl*")
+    )
     assert b"hunter2" not in on_disk, "forget removed the note from the journal's files too"
 
     only = memdock("export", "--thread", "ops", "-o", str(tmp_path / "ops"), *store, home=tmp_path)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
+import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 import orjson
 
@@ -19,6 +22,11 @@ from . import source
 from .idset import IdSet
 from .manifest import MANIFEST_NAME, MATRIX_TYPE, PART_FILE, FileEntry, record_key
 from .matrix import EmbeddingMatrix
+
+SEALED = ".gz"
+"""A sealed bundle (a journal segment, see runner/journal.py) may keep a JSONL file gzip-compressed under its name
+plus this suffix. The manifest still describes the plain file: its line count and sha256 are checked on reading."""
+SEALING = re.compile(r"^\..+\.gz\.tmp-[0-9a-f]+$")  # a seal's temp file (atomic.temp_name), left by a killed seal
 
 
 class IncompleteBundleError(InvalidInputError):
@@ -53,9 +61,11 @@ class BundleReader:
         validate: bool = True,
         engine: str | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        sealed: bool = False,
     ):
         self.path = Path(path)
         self.max_line_bytes = max_line_bytes
+        self.sealed = sealed
         self.manifest = self._load_manifest()
         compat = check_payload_version(
             str(self.manifest.get("memory_payload_version", "")), PAYLOAD_VERSION, where=f"{self.path / MANIFEST_NAME}"
@@ -112,6 +122,9 @@ class BundleReader:
                 )
             p = self.path / e.path
             try:
+                if self.sealed and e.format == "jsonl" and not p.exists() and p.with_name(p.name + SEALED).is_file():
+                    listed.add(e.path + SEALED)  # its size and hash are checked as it is read
+                    continue
                 if not p.is_file():
                     raise PayloadError("file listed in the manifest is missing", file=str(p))
                 size = p.stat().st_size
@@ -121,7 +134,11 @@ class BundleReader:
                 ) from None
             if size != e.bytes:
                 raise PayloadError(f"size is {size} bytes, the manifest says {e.bytes}", file=str(p))
+            if self.sealed:
+                listed.add(e.path + SEALED)  # a seal that stopped before removing the plain file left both
         extra = sorted(p.name for p in self.path.iterdir() if p.name != MANIFEST_NAME and p.name not in listed)
+        if self.sealed:
+            extra = [name for name in extra if not SEALING.match(name)]
         if extra:
             raise PayloadError(f"file(s) not listed in the manifest: {', '.join(extra)}", file=str(self.path))
 
@@ -154,7 +171,7 @@ class BundleReader:
         compiled = self.validator.compiled(rtype) if self.validator else None
         key_of = record_key(rtype)
         loads = orjson.loads
-        with open(path, "rb") as f:
+        with self._open(path) as f:
             lines = LineReader(f, name, max_line_bytes=self.max_line_bytes)
             try:
                 for n, raw in lines:
@@ -193,11 +210,21 @@ class BundleReader:
             except PayloadError as exc:
                 self._fail(exc, errors)
                 return
+            except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+                damaged = PayloadError(f"compressed copy cannot be read ({exc})", file=name + SEALED)
+                self._fail(damaged, errors)
+                return
         if lines.lines != entry.count:
             self._fail(PayloadError(f"has {lines.lines} records, the manifest says {entry.count}", file=name), errors)
         digest = "sha256:" + lines.sha256.hexdigest()
         if digest != entry.sha256:
             self._fail(PayloadError(f"sha256 is {digest}, the manifest says {entry.sha256}", file=name), errors)
+
+    def _open(self, path: Path) -> IO[bytes]:
+        """A listed JSONL file's bytes; in a sealed bundle, from its gzip-compressed copy when that is all there is."""
+        if self.sealed and not path.exists():
+            return cast(IO[bytes], gzip.open(path.with_name(path.name + SEALED), "rb"))
+        return open(path, "rb")
 
     @staticmethod
     def _fail(exc: PayloadError, errors: list[PayloadError] | None) -> None:

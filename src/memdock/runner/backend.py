@@ -291,6 +291,8 @@ class SubprocessBackend:
                     if prune:
                         result.details["kept_for_other_sources"] = ledger.kept_for_other_sources(delta.thread_ids)
                     result.details["sent"] = delta.sent
+                    if delta.total_sent:
+                        journal.seal(delta_dir)
                     result.seconds = time.monotonic() - started
                     return result
                 except BaseException:

@@ -8,10 +8,15 @@ content hash), so a record counts as live only where its hash is the one the led
 killed run, an old version of a re-imported record, a record a prune deleted all drop out by themselves, and a
 resumed run's records are found in the segment of the run that first sent them. `forget` rewrites the
 segments that hold a forgotten record without it, so the text is gone from disk too.
+
+Once its run has succeeded, a segment is sealed: its larger JSONL files are gzip-compressed in place (see
+`bundle.reader.SEALED`), which keeps the journal to about a third of the text it holds. Journal reads accept
+sealed and plain files alike, so a segment a killed run left plain, or a killed seal left half done, reads the same.
 """
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import shutil
@@ -20,14 +25,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..atomic import fsync_dir, temp_name
 from ..bundle import BundleReader, BundleWriter
 from ..bundle.manifest import MANIFEST_NAME
+from ..bundle.reader import SEALED, SEALING
 from .ledger import Ledger, record_hash
 
 ORDER = ("thread", "entry", "edge", "entity", "chunk")  # edges before entities: a thread's export takes the
 # entities its edges touch
 _SEGMENT = re.compile(r"^\d{8}$")
 _BATCH = 2000
+SEAL_ABOVE = 64 * 1024
+"""Files smaller than this stay plain: a `remember`'s segment is a few small files, not worth an fsync each."""
+SEAL_LEVEL = 1  # gzip level: about 2.3-2.6x on text at 60-80 MB/s; level 6 saves 10-15 % more at a quarter of the speed
 
 
 @dataclass
@@ -71,6 +81,34 @@ class Journal:
     def discard(self, segment: Path) -> None:
         shutil.rmtree(segment, ignore_errors=True)
 
+    def seal(self, segment: Path) -> int:
+        """Compress SEGMENT's JSONL files of SEAL_ABOVE bytes or more, each durably replacing its plain file;
+        returns the bytes saved. A full disk stops it quietly: the segment stays readable as it is."""
+        saved = 0
+        for leftover in segment.iterdir():  # a killed seal's temp file
+            if SEALING.match(leftover.name):
+                leftover.unlink()
+        for entry in read(segment).files:
+            plain = segment / entry.path
+            if entry.format != "jsonl" or entry.bytes < SEAL_ABOVE or not plain.exists():
+                continue
+            sealed = plain.with_name(plain.name + SEALED)
+            tmp = segment / temp_name(sealed.name)
+            try:
+                with open(plain, "rb") as src, open(tmp, "xb") as raw:
+                    with gzip.GzipFile(filename="", mode="wb", compresslevel=SEAL_LEVEL, fileobj=raw, mtime=0) as gz:
+                        shutil.copyfileobj(src, gz, 1 << 20)
+                    raw.flush()
+                    os.fsync(raw.fileno())
+                os.rename(tmp, sealed)
+                fsync_dir(segment)
+            except OSError:
+                tmp.unlink(missing_ok=True)
+                return saved
+            saved += entry.bytes - sealed.stat().st_size
+            plain.unlink()
+        return saved
+
     def live(self, ledger: Ledger, threads: Sequence[str] | None = None) -> Iterator[tuple[str, dict[str, Any], Path]]:
         """Each live record once, (type, record, its segment), newest version first; only THREADS' records (and
         the entities their edges touch) when given."""
@@ -78,7 +116,7 @@ class Journal:
         wanted = set(threads) if threads else None
         touched: set[str] = set()
         for segment in reversed(self.segments()):
-            reader = BundleReader(segment, validate=False)
+            reader = read(segment)
             for rtype in ORDER:
                 if rtype not in reader.record_types():
                     continue
@@ -119,8 +157,8 @@ class Journal:
     ) -> Exported:
         """Write the live records (of THREADS) as one bundle at OUT, embeddings included."""
         segments = self.segments()
-        chunked = [s for s in segments if BundleReader(s, validate=False).kind == "chunks"]
-        chunker = BundleReader(chunked[-1], validate=False).manifest.get("chunker") if chunked else None
+        chunked = [s for s in segments if read(s).kind == "chunks"]
+        chunker = read(chunked[-1]).manifest.get("chunker") if chunked else None
         kind = "chunks" if chunked else "corpus"
         done = Exported(out)
         vectors: dict[Path, set[str]] = {}
@@ -137,7 +175,7 @@ class Journal:
                 if rtype == "chunk":
                     vectors.setdefault(segment, set()).add(rec["id"])
             for segment, chunk_ids in vectors.items():
-                _copy_vectors(BundleReader(segment, validate=False), chunk_ids, w)
+                _copy_vectors(read(segment), chunk_ids, w)
         done.missing = max(0, ledger.count() - sum(done.counts.values())) if not threads else 0
         return done
 
@@ -146,7 +184,7 @@ class Journal:
         doomed = set(ids)
         rewritten = 0
         for segment in self.segments():
-            reader = BundleReader(segment, validate=False)
+            reader = read(segment)
             if not any(
                 rec["id"] in doomed for t in reader.record_types() if t != "embedding" for rec in reader.records(t)
             ):
@@ -172,8 +210,14 @@ class Journal:
             os.rename(segment, old)
             os.rename(fresh, segment)
             shutil.rmtree(old, ignore_errors=True)
+            self.seal(segment)
             rewritten += 1
         return rewritten
+
+
+def read(segment: Path) -> BundleReader:
+    """A segment as the journal reads it: records as they were sent (validated then), sealed files included."""
+    return BundleReader(segment, validate=False, sealed=True)
 
 
 def _in_threads(rtype: str, rec: dict[str, Any], wanted: set[str], touched: set[str]) -> bool:

@@ -1,0 +1,116 @@
+"""Sealed journal segments: after a successful run the journal's JSONL files are gzip-compressed in place, and
+everything that reads the journal (export, `Memory.list`, forget's rewrite) reads them as it read the plain files.
+A seal killed halfway, or stopped by a full disk, leaves a segment that reads the same; a damaged compressed file
+is an error naming it."""
+
+import errno
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memdock import Memory
+from memdock.bundle import BundleReader
+from memdock.errors import InvalidInputError
+from memdock.inprocess import InProcessBackend
+from memdock.runner import journal as journal_mod
+from memdock.runner.journal import Journal
+
+NOTES = [{"content": f"note {i}: the kite festival moves to pier {i}", "thread": "kites"} for i in range(40)]
+SECRET = "The wifi password is hunter2."
+
+
+def remember(store: Path, notes: list[dict]) -> list[str]:
+    with Memory(InProcessBackend.bundled("sqlite", store)) as memory:
+        return [r.id for r in memory.remember_many(notes)]
+
+
+def exported(store: Path, out: Path) -> dict[str, dict]:
+    backend = InProcessBackend.bundled("sqlite", store)
+    try:
+        backend.export(out)
+    finally:
+        backend.close()
+    reader = BundleReader(out)
+    assert reader.verify() == []
+    return {r["id"]: r for t in reader.record_types() if t != "embedding" for r in reader.records(t)}
+
+
+def journal_text(store: Path) -> bytes:
+    files = list((store / "journal").rglob("*.jsonl")) + list((store / "journal").rglob("*.jsonl.gz"))
+    return b"".join(gzip.decompress(f.read_bytes()) if f.suffix == ".gz" else f.read_bytes() for f in files)
+
+
+@pytest.fixture
+def seal_everything(monkeypatch):
+    monkeypatch.setattr(journal_mod, "SEAL_ABOVE", 0)
+
+
+def test_a_sealed_journal_exports_what_a_plain_one_does(tmp_path, monkeypatch):
+    monkeypatch.setattr(journal_mod, "SEAL_ABOVE", 10**12)
+    remember(tmp_path / "plain", NOTES)
+    monkeypatch.setattr(journal_mod, "SEAL_ABOVE", 0)
+    remember(tmp_path / "sealed", NOTES)
+
+    sealed_files = {p.name for p in (tmp_path / "sealed" / "journal").rglob("*") if p.is_file()}
+    assert any(n.endswith(".jsonl.gz") for n in sealed_files) and not any(n.endswith(".jsonl") for n in sealed_files)
+    plain, sealed = exported(tmp_path / "plain", tmp_path / "e1"), exported(tmp_path / "sealed", tmp_path / "e2")
+
+    def content(records: dict[str, dict]) -> list[tuple[str, str]]:  # ids and times differ between two remembers
+        fields = ("body", "text", "type", "title")
+        return sorted((r["id"].split(":")[0], next((r[f] for f in fields if r.get(f)), "")) for r in records.values())
+
+    assert len(plain) == len(sealed) > len(NOTES) and content(plain) == content(sealed)
+    with Memory(InProcessBackend.bundled("sqlite", tmp_path / "sealed")) as memory:
+        assert [e.text for e in memory.list(thread="kites", limit=100)] == [n["content"] for n in NOTES]
+
+
+def test_forget_takes_the_text_out_of_a_sealed_segment_and_seals_it_again(tmp_path, seal_everything):
+    ids = remember(tmp_path / "store", [*NOTES[:5], {"content": SECRET, "thread": "kites"}])
+    assert b"hunter2" in journal_text(tmp_path / "store")
+    with Memory(InProcessBackend.bundled("sqlite", tmp_path / "store")) as memory:
+        memory.forget(ids[-1])
+    assert b"hunter2" not in journal_text(tmp_path / "store")
+    (segment,) = Journal(tmp_path / "store" / "journal").segments()
+    assert not list(segment.glob("*.jsonl")) and list(segment.glob("*.jsonl.gz"))
+    assert set(exported(tmp_path / "store", tmp_path / "out")) >= set(ids[:5])
+
+
+def test_a_seal_killed_halfway_reads_the_same_and_is_finished_by_the_next(tmp_path, seal_everything):
+    remember(tmp_path / "store", NOTES)
+    before = exported(tmp_path / "store", tmp_path / "before")
+    (segment,) = Journal(tmp_path / "store" / "journal").segments()
+    sealed = sorted(segment.glob("*.jsonl.gz"))
+    plain = sealed[0].with_suffix("")
+    plain.write_bytes(gzip.decompress(sealed[0].read_bytes()))  # killed after the rename, before the unlink
+    stale = segment / f".{sealed[1].name}.tmp-0123456789abcdef"  # killed while compressing
+    stale.write_bytes(b"\x1f\x8b half")
+    assert exported(tmp_path / "store", tmp_path / "halfway") == before
+
+    Journal(tmp_path / "store" / "journal").seal(segment)
+    assert not plain.exists() and not stale.exists()
+    assert exported(tmp_path / "store", tmp_path / "after") == before
+
+
+def test_a_full_disk_while_sealing_leaves_the_segment_plain_and_the_run_done(tmp_path, seal_everything, monkeypatch):
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(journal_mod.shutil, "copyfileobj", full)
+    ids = remember(tmp_path / "store", NOTES)
+    (segment,) = Journal(tmp_path / "store" / "journal").segments()
+    assert list(segment.glob("*.jsonl")) and not list(segment.glob("*.gz")) and not list(segment.glob(".*"))
+    monkeypatch.setattr(journal_mod.shutil, "copyfileobj", shutil.copyfileobj)
+    assert set(ids) <= set(exported(tmp_path / "store", tmp_path / "out"))
+
+
+def test_a_damaged_sealed_file_is_an_error_naming_it(tmp_path, seal_everything):
+    remember(tmp_path / "store", NOTES)
+    (segment,) = Journal(tmp_path / "store" / "journal").segments()
+    entries = next(segment.glob("entry-*.jsonl.gz"))
+    entries.write_bytes(entries.read_bytes()[:200])
+    with pytest.raises(InvalidInputError) as caught:
+        exported(tmp_path / "store", tmp_path / "out")
+    assert str(entries) in str(caught.value)
+    assert not (tmp_path / "out").exists()
