@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [
     str(ROOT / "src"),
     str(ROOT / "tests"),
+    str(ROOT / "tests" / "graphiti"),
     str(ROOT / "tests" / "mem0"),
     str(ROOT / "tests" / "openmemory"),
     str(Path(__file__).resolve().parent),
