@@ -102,3 +102,13 @@ def test_the_cli_indexes_in_parallel(tmp_path, chunks):
     assert out.returncode == 0, out.stderr
     assert "3 shards" in out.stdout + out.stderr
     assert stored(tmp_path / "s")[0] == bundle_ids(chunks)
+
+
+
+def test_progress_is_reported_per_finished_shard_not_per_record(tmp_path, chunks):
+    events: list[dict] = []
+    shared(tmp_path / "store").index(chunks, parallel=4, progress=events.append)
+    assert sorted(e["message"] for e in events) == [f"shard {i} done" for i in range(1, 5)]
+    done = [e["done"] for e in events]
+    assert done == sorted(done) and done[-1] == events[-1]["total"]
+    assert events[-1]["total"] >= len(bundle_ids(chunks)), "entities go to each shard whose edges touch them"
