@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from memdock_sqlite import fts, search, vectors  # noqa: E402
+from memdock_sqlite import candidates, fts, search, vectors  # noqa: E402
 from synthetic import Vocabulary, write_bundle  # noqa: E402
 
 from memdock.registry import Registry  # noqa: E402
@@ -47,7 +47,7 @@ def inprocess(db: Path, texts: list[str]) -> tuple[list[float], list[float]]:
         search.run(conn, {"text": text, "limit": 10}, embedder=None, vectors=index, identity=None)
         adapter.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        ranked = search.bm25_ranking(conn, fts.match_expression(text), None, 10)
+        ranked = candidates.bm25_ranking(conn, fts.match_expression(text), None, 10)
         marks = ",".join("?" * len(ranked))
         conn.execute(f"SELECT * FROM chunks WHERE rowid IN ({marks})", [r[0] for r in ranked]).fetchall()
         bare.append((time.perf_counter() - t) * 1000)

@@ -104,7 +104,6 @@ def test_the_cli_indexes_in_parallel(tmp_path, chunks):
     assert stored(tmp_path / "s")[0] == bundle_ids(chunks)
 
 
-
 def test_progress_is_reported_per_finished_shard_not_per_record(tmp_path, chunks):
     events: list[dict] = []
     shared(tmp_path / "store").index(chunks, parallel=4, progress=events.append)

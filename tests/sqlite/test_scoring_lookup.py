@@ -1,5 +1,6 @@
-"""The coverage score's lookups on a real FTS5 index: both ways of finding which candidates hold a term give the
-same scores, and the cached chunk count follows writes from this connection and from others."""
+"""The coverage score's lookups on a real FTS5 index: which candidates hold each word, found by walking the
+candidates' own matches, agrees with asking chunk by chunk; the cached chunk count follows writes from this
+connection and from others."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
-from memdock_sqlite import db, fts, ingest, scoring
-from memdock_sqlite.search import bm25_ranking
+from memdock_sqlite import candidates, db, fts, ingest, scoring
 
 WORDS = [
     "billing",
@@ -48,16 +48,23 @@ def store(tmp_path):
 
 
 @pytest.mark.parametrize("query", ["billing webhook", "cache stampede deploy", "retry lunch pager queue alert"])
-def test_probing_each_candidate_and_reading_the_whole_list_agree(store, monkeypatch, query):
-    terms = fts.terms(query)
-    candidates = [rid for rid, _ in bm25_ranking(store, fts.match_expression(query), None, 100)]
-    monkeypatch.setattr(scoring, "PROBE_ABOVE", 10**9)
-    read_whole = scoring.coverage(store, terms, candidates)
-    monkeypatch.setattr(scoring, "PROBE_ABOVE", 0)
-    probed = scoring.coverage(store, terms, candidates)
-    assert read_whole == probed
-    assert len(set(read_whole.values())) > 1, "the query should split the candidates"
-    assert max(read_whole.values()) == pytest.approx(1.0)
+@pytest.mark.parametrize("budget", [10**9, 500])
+def test_coverage_agrees_with_asking_each_candidate(store, monkeypatch, query, budget):
+    monkeypatch.setattr(candidates, "BUDGET", budget)
+    chosen = candidates.plan(store, fts.terms(query))
+    weights = scoring.weights_of(store, chosen)
+    levels = candidates.rank(store, chosen, None, 100, 10, weights.__getitem__)
+    scores = scoring.coverage(store, weights, levels)
+
+    def holds(rowid: int, term: str) -> bool:
+        sql = "SELECT 1 FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid = ?"
+        return store.execute(sql, [f'"{term}"', rowid]).fetchone() is not None
+
+    asked = {rid: min(1.0, sum(w for t, w in weights.items() if holds(rid, t))) for rid in scores}
+    assert scores == pytest.approx(asked)
+    assert len(set(scores.values())) > 1 or budget < 10**9, "the query should split the candidates"
+    assert max(scores.values()) == pytest.approx(1.0)
+    assert chosen.narrowed == (budget < 10**9)
 
 
 def test_the_chunk_count_follows_writes_from_this_and_other_connections(store, tmp_path):

@@ -13,12 +13,10 @@ from __future__ import annotations
 import math
 import sqlite3
 
+from .candidates import Level, Plan, holders
+
 MIN_STORE = 1000
 
-
-PROBE_ABOVE = 50
-"""A term whose chunks outnumber the candidates this many times over is looked up candidate by candidate (a seek
-each, ~50 us); below it, reading the term's whole list of chunks once is cheaper."""
 
 _last_count: tuple[sqlite3.Connection, tuple[int, int], int] | None = None
 
@@ -34,41 +32,38 @@ def chunk_count(conn: sqlite3.Connection) -> int:
     return _last_count[2]
 
 
-def document_frequency(conn: sqlite3.Connection, term: str) -> int:
-    return conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?", [f'"{term}"']).fetchone()[0]
-
-
 def idf(df: int, total: int) -> float:
     """BM25's idf, kept positive (log(1 + ...)) so a term in most chunks still counts a little."""
     return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
 
 
-def holders(conn: sqlite3.Connection, term: str, df: int, rowids: list[int]) -> set[int]:
-    """Which of the candidate ROWIDS hold TERM (DF chunks hold it in all)."""
-    if df > PROBE_ABOVE * len(rowids):
-        marks = ",".join("?" * len(rowids))
-        sql = f"SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid IN ({marks})"
-        return {rid for (rid,) in conn.execute(sql, [f'"{term}"', *rowids])}
-    every = conn.execute("SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ?", [f'"{term}"'])
-    return {rid for (rid,) in every} & set(rowids)
+def weights_of(conn: sqlite3.Connection, chosen: Plan) -> dict[str, float]:
+    """Each query word's share of a full match: its idf over the sum of all the query words' idf."""
+    total = max(chunk_count(conn), MIN_STORE)
+    weights = {term: idf(chosen.dfs[term], total) for term in chosen.terms}
+    whole = sum(weights.values()) or 1.0
+    return {term: w / whole for term, w in weights.items()}
 
 
-def coverage(conn: sqlite3.Connection, terms: list[str], rowids: list[int]) -> dict[int, float]:
+def coverage(conn: sqlite3.Connection, weights: dict[str, float], levels: list[Level]) -> dict[int, float]:
     """Each candidate's idf-weighted share of the query terms, in [0, 1]. The candidates matched the query, so
     with one term each holds all of it."""
-    if not terms or not rowids:
-        return {rid: 0.0 for rid in rowids}
+    terms = list(weights)
     if len(terms) == 1:
-        return {rid: 1.0 for rid in rowids}
-    total = max(chunk_count(conn), MIN_STORE)
-    score = dict.fromkeys(rowids, 0.0)
-    dfs = [document_frequency(conn, term) for term in terms]
-    whole = sum(idf(df, total) for df in dfs) or 1.0
-    for term, df in zip(terms, dfs):
-        weight = idf(df, total) / whole
-        for rid in holders(conn, term, df, rowids):
-            score[rid] += weight
-    return {rid: min(1.0, s) for rid, s in score.items()}
+        return {rid: 1.0 for level in levels for rid, _ in level.rows}
+    score: dict[int, float] = {}
+    for level in levels:
+        rowids = [rid for rid, _ in level.rows]
+        if not rowids:
+            continue
+        known = sum(weights[term] for term in level.held)
+        found = dict.fromkeys(rowids, known)
+        for term in terms:
+            if term not in level.held:
+                for rid in holders(conn, level, term, rowids):
+                    found[rid] += weights[term]
+        score.update((rid, min(1.0, s)) for rid, s in found.items())
+    return score
 
 
 def cosine(cos: float) -> float:

@@ -8,31 +8,12 @@ from typing import Any
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import limit_of, query_text
 
-from . import fts, hits, neighbours, scoring
+from . import candidates, fts, hits, neighbours, scoring
 from .embedders import Embedder
 from .filters import where
 from .vectors import VectorIndex
 
-HEADER_WEIGHT, BODY_WEIGHT = fts.HEADER_WEIGHT, fts.BODY_WEIGHT
 MIN_CANDIDATES = 100
-
-
-def bm25_ranking(
-    conn: sqlite3.Connection, match: str, filters: dict[str, Any] | None, k: int
-) -> list[tuple[int, float]]:
-    conds, args = where(filters, "c")
-    if conds:
-        sql = (
-            f"SELECT c.rowid, bm25(chunk_fts, {HEADER_WEIGHT}, {BODY_WEIGHT}) AS r FROM chunk_fts "
-            f"JOIN chunks c ON c.rowid = chunk_fts.rowid WHERE chunk_fts MATCH ? AND {' AND '.join(conds)} "
-            "ORDER BY r LIMIT ?"
-        )
-    else:
-        sql = (
-            f"SELECT rowid, bm25(chunk_fts, {HEADER_WEIGHT}, {BODY_WEIGHT}) AS r FROM chunk_fts "
-            "WHERE chunk_fts MATCH ? ORDER BY r LIMIT ?"
-        )
-    return conn.execute(sql, [match, *args, k]).fetchall()
 
 
 def _allowed(conn: sqlite3.Connection, filters: dict[str, Any] | None) -> set[int] | None:
@@ -76,23 +57,31 @@ def run(
             degraded=True, reason=f"mode {mode} needs embeddings, which are not configured; answered with bm25"
         )
         mode = "bm25"
-    match = fts.match_expression(text)
+    words = fts.terms(text)
     k = max(limit * 5, MIN_CANDIDATES)
-    lexical = bm25_ranking(conn, match, filters, k) if match and mode != "vector" else []
-    cover = scoring.coverage(conn, fts.terms(text), [rid for rid, _ in lexical]) if lexical else {}
+    lexical: list[tuple[int, float]] = []
+    cover: dict[int, float] = {}
+    if words and mode != "vector":
+        chosen = candidates.plan(conn, words)
+        weights = scoring.weights_of(conn, chosen)
+        levels = candidates.rank(conn, chosen, filters, k, limit, weights.__getitem__)
+        lexical = [row for level in levels for row in level.rows]
+        cover = scoring.coverage(conn, weights, levels)
+        if chosen.narrowed:
+            result["reason"] = "; ".join(filter(None, [result.get("reason"), _narrowed(chosen, levels)]))
     dense: list[tuple[int, float]] = []
     if mode in ("vector", "hybrid") and embedder is not None:
         dense = vectors.search(conn, embedder.name, identity, embedder.embed([text])[0], k, _allowed(conn, filters))
     by_coverage = sorted(lexical, key=lambda pair: (-round(cover[pair[0]], 6), pair[1]))
     if mode == "bm25":
         ranked = [(rid, cover[rid], {"bm25": raw}) for rid, raw in by_coverage]
-        if not match:
+        if not words:
             result["reason"] = "the query has no searchable words"
     elif mode == "vector":
         ranked = [(rid, scoring.cosine(cos), {"cosine": cos}) for rid, cos in dense]
     else:
-        words = by_coverage if lexical_order == "coverage" else lexical
-        fused = hits.rrf([[rid for rid, _ in words], [rid for rid, _ in dense]], [1.0, vector_weight], rrf_k)
+        order_by = by_coverage if lexical_order == "coverage" else lexical
+        fused = hits.rrf([[rid for rid, _ in order_by], [rid for rid, _ in dense]], [1.0, vector_weight], rrf_k)
         bm25_of, cos_of = dict(lexical), dict(dense)
         order = sorted(fused, key=lambda rid: -fused[rid])
         ranked = [
@@ -124,3 +113,19 @@ def run(
 def _parts(**scores: float | None) -> dict[str, float]:
     """The scores a fused hit had in each ranking it appeared in (a ranking that missed it is left out)."""
     return {name: value for name, value in scores.items() if value is not None}
+
+
+def _narrowed(chosen: candidates.Plan, levels: list[candidates.Level]) -> str:
+    """How a big store's ranking was narrowed (candidates.py), said in the result's reason."""
+    fewest = levels[-1]
+    said = "ranked by levels of shared words" if len(chosen.terms) > 1 else "ranked"
+    if any(level.newest_only for level in levels):
+        said += f", at most the {candidates.BUDGET:,} newest chunks of each"
+    left_out = [t for t in chosen.terms if t not in fewest.held]
+    if left_out:
+        said += f"; {_words(chosen, left_out)} counted in the score, not in the ranking"
+    return said
+
+
+def _words(chosen: candidates.Plan, words: list[str]) -> str:
+    return ", ".join(f"{w!r} (in {chosen.dfs[w]:,} chunks)" for w in words)
