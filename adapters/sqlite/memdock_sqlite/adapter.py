@@ -24,7 +24,7 @@ class SqliteAdapter(Adapter):
     score = {
         "range": [0.0, 1.0],
         "semantics": "bm25: the idf-weighted share of the query's terms the chunk holds (1 = every term, whatever "
-        "the store size; ties ordered by BM25); vector: (cosine - 0.2) / 0.6 clipped to [0, 1]; hybrid: ranked by "
+        "the store size; ties ordered by BM25; a word in more than 20,000 chunks has its count estimated); vector: (cosine - 0.2) / 0.6 clipped to [0, 1]; hybrid: ranked by "
         "reciprocal-rank fusion, scored as the larger of the two (comparable with bm25 scores); a chunk just before "
         "or after a top hit in its thread comes with it, scored neighbour_weight times the hit's score "
         "(extra.neighbour_of names the hit) when neighbour_weight is set; min_score cuts below it",
