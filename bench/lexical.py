@@ -1,5 +1,6 @@
 """Lexical search side by side on the same chunks, in one run: memdock on sqlite and on tantivy (through a
-worker and through `memdock.Memory`), raw tantivy-py, and bm25s.
+worker and through `memdock.Memory`), SQLite FTS5 alone (the engine under memdock sqlite), raw tantivy-py, and
+bm25s.
 
     pip install -e '.[bench]' && memdock adapters install tantivy
     python bench/lexical.py [--scales 10000,100000[,1000000]] [--queries 500]
@@ -107,6 +108,45 @@ def tantivy_row(docs: list[tuple[str, str]], folder: Path, texts: list[str]) -> 
     return Row("tantivy-py (raw)", index_s, len(docs), size_of(folder), lat, tops)
 
 
+def fts5_row(docs: list[tuple[str, str]], folder: Path, texts: list[str]) -> Row:
+    """SQLite FTS5 alone, in this process: the engine under memdock sqlite, with its tokenizer and layout (a content
+    table and an external-content FTS5 table, rows inserted a thousand at a time) and FTS5's BM25 top 10."""
+    import sqlite3
+
+    sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
+    from memdock_sqlite.fts import match_expression
+
+    folder.mkdir()
+    db = sqlite3.connect(folder / "fts5.db", isolation_level=None)
+    for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "cache_size = -65536"):
+        db.execute(f"PRAGMA {pragma}")
+    db.execute("CREATE TABLE chunks(rowid INTEGER PRIMARY KEY, id TEXT, body TEXT)")
+    db.execute(
+        "CREATE VIRTUAL TABLE chunk_fts USING fts5(body, content='chunks', content_rowid='rowid', "
+        "tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    t = time.perf_counter()
+    for start in range(0, len(docs), 1000):
+        db.execute("BEGIN")
+        batch = [(start + i + 1, cid, text) for i, (cid, text) in enumerate(docs[start : start + 1000])]
+        db.executemany("INSERT INTO chunks(rowid, id, body) VALUES (?, ?, ?)", batch)
+        db.execute("INSERT INTO chunk_fts(rowid, body) SELECT rowid, body FROM chunks WHERE rowid > ?", (start,))
+        db.execute("COMMIT")
+    index_s = time.perf_counter() - t
+    sql = (
+        "SELECT c.id FROM chunk_fts JOIN chunks c ON c.rowid = chunk_fts.rowid WHERE chunk_fts MATCH ? "
+        "ORDER BY bm25(chunk_fts) LIMIT 10"
+    )
+
+    def search(q: str) -> list[str]:
+        match = match_expression(q)
+        return [cid for (cid,) in db.execute(sql, [match])] if match else []
+
+    lat, tops = timed(search, texts)
+    db.close()
+    return Row("sqlite FTS5 alone", index_s, len(docs), size_of(folder), lat, tops)
+
+
 def bm25s_row(docs: list[tuple[str, str]], folder: Path, texts: list[str]) -> Row:
     import bm25s
     import Stemmer
@@ -158,6 +198,8 @@ def run_scale(n: int, vocab: Vocabulary, nq: int, tmp: Path, systems: list[str])
             rows.append(tantivy_row(docs, tmp / f"tantivy-py-{n}", texts))
         elif name == "bm25s":
             rows.append(bm25s_row(docs, tmp / f"bm25s-{n}", texts))
+        elif name == "fts5":
+            rows.append(fts5_row(docs, tmp / f"fts5-{n}", texts))
         print(f"  {name}: {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     return rows
 
@@ -189,7 +231,7 @@ def main() -> int:
         "--scales", default="10000,100000", help="comma-separated chunk counts (add 1000000 for the full run)"
     )
     ap.add_argument("--queries", type=int, default=500)
-    ap.add_argument("--systems", default="sqlite,tantivy,tantivy-py,bm25s", help="comma-separated subset")
+    ap.add_argument("--systems", default="sqlite,fts5,tantivy,tantivy-py,bm25s", help="comma-separated subset")
     args = ap.parse_args()
     systems = args.systems.split(",")
     if "tantivy" in systems and not Registry().get("tantivy").venv.exists():
