@@ -4,8 +4,8 @@
     python bench/payload.py --records 20000 --rss-records 100000
 
 Records are ~1.5 KB chunks; 10 % carry a 384-d vector (inline JSON floats in
-the baseline, the float32 matrix in the bundle). Figures are printed side by
-side; ratios are what to read on a noisy machine.
+the baseline, the float32 matrix in the bundle). Each figure is the median of
+three runs, printed side by side; ratios are what to read on a noisy machine.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import argparse
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from memdock.bundle import BundleReader, BundleWriter
 from memdock.ids import content_hash
+
+RUNS = 3
 
 WORDS = [
     "memory",
@@ -109,6 +112,20 @@ def bench_bundle(records, path: Path, engine: str):
     return wt, time.perf_counter() - t, n, n_emb
 
 
+def bundle_once(sample, path: Path, engine: str, k: int) -> tuple[float, float]:
+    shutil.rmtree(path, ignore_errors=True)
+    bw, br, cnt, _ = bench_bundle(sample, path, engine)
+    assert cnt == k
+    return bw, br
+
+
+def median_of(measure, *args) -> tuple[float, ...]:
+    """Each figure MEASURE(*ARGS) returns, as its median over RUNS runs (this box is noisy; one run can be off by
+    a third)."""
+    results = [measure(*args) for _ in range(RUNS)]
+    return tuple(statistics.median(r[i] for r in results) for i in range(len(results[0])))
+
+
 def rss_child(mode: str, n: int, path: str) -> None:
     if mode == "write":
         with BundleWriter(path, "chunks") as w:
@@ -148,7 +165,7 @@ def main() -> None:
         data = list(make_records(n))
         size_mb = sum(len(orjson.dumps(r)) for r, _ in data) / 1e6
         print(f"{n:,} chunk records, {size_mb / n * 1e6:.0f} B avg without vectors, 10 % with a 384-d vector")
-        rw, rr, _ = bench_raw(data, tmp / "raw.jsonl")
+        rw, rr, _ = median_of(bench_raw, data, tmp / "raw.jsonl")
         print(f"{'':28}{'write rec/s':>14}{'read rec/s':>14}{'write ×raw':>12}{'read ×raw':>11}")
         print(f"{'raw orjson JSONL (baseline)':28}{n / rw:>14,.0f}{n / rr:>14,.0f}{1.0:>12.2f}{1.0:>11.2f}")
         engines = ["jsonschema-rs", "jsonschema"]
@@ -160,8 +177,7 @@ def main() -> None:
                 continue
             sample = data if engine == "jsonschema-rs" else data[: max(1, n // 10)]
             k = len(sample)
-            bw, br, cnt, _ = bench_bundle(sample, tmp / f"bundle-{engine}", engine)
-            assert cnt == k
+            bw, br = median_of(bundle_once, sample, tmp / f"bundle-{engine}", engine, k)
             rw_k, rr_k = rw * k / n, rr * k / n
             label = "bundle + " + engine + ("" if k == n else f" ({k:,})")
             print(f"{label:28}{k / bw:>14,.0f}{k / br:>14,.0f}{rw_k / bw:>12.2f}{rr_k / br:>11.2f}")

@@ -432,3 +432,19 @@ def test_id_set_keeps_exact_membership_across_the_spill():
     assert not any(ids.add(h) for h in (-150, 0, 99, 100, 149))
     assert ids.add(2**63 - 1) and not ids.add(2**63 - 1)
     ids.close()
+
+
+def test_id_set_past_the_spill_tells_ids_sharing_a_filter_bit_apart():
+    from memdock.bundle import idset
+
+    ids = idset.IdSet(spill_at=10)
+    stride = idset.FILTER_BITS  # h and h + stride set the same bit of the filter
+    first = [i * 7919 for i in range(3 * idset.BATCH)]
+    assert all(ids.add(h) for h in first)
+    assert all(ids.add(h + stride) for h in first), "a shared bit is not a repeat"
+    assert all(ids.add(h - 5 * stride) for h in first[:50])
+    assert not any(ids.add(h) for h in first[::97]), "repeats already in the database"
+    assert not any(ids.add(h + stride) for h in first[-20:]), "repeats still waiting in the batch"
+    assert not ids.add(first[10] - 5 * stride)
+    assert len(ids) == 2 * len(first) + 50
+    ids.close()
