@@ -106,4 +106,7 @@ def edge_doc(r: dict[str, Any], fact: str, resolved: bool) -> tantivy.Document:
 
 
 def record(doc: tantivy.Document) -> dict[str, Any]:
-    return orjson.loads(doc.get_first("rec"))
+    stored = doc.get_first("rec")
+    if stored is None:
+        raise ValueError("a tantivy document without its stored record (not written by this adapter)")
+    return orjson.loads(stored)

@@ -144,5 +144,5 @@ class Ingest:
                 fixed.append(docs.edge_doc({**edge, "source_kind": source_kind}, text, True))
         if fixed:
             self.replace = True
-            self.commit(fixed, [doc.get_first("id") for doc in fixed])
+            self.commit(fixed, [str(doc.get_first("id")) for doc in fixed])
         return len(fixed)

@@ -28,7 +28,7 @@ class Reader:
 
     def every(self, query: tantivy.Query) -> list[dict[str, Any]]:
         """Every stored record matching QUERY (for cascades and refreshes, not for ranking)."""
-        first = self.searcher.search(query, PAGE, count=True)
+        first: Any = self.searcher.search(query, PAGE, count=True)  # the bindings' stubs lack SearchResult.count
         hits = first.hits if first.count <= PAGE else self.searcher.search(query, first.count, count=False).hits
         return [record(self.searcher.doc(addr)) for _, addr in hits]
 
@@ -44,4 +44,5 @@ class Reader:
         return self.every(queries.combine(q, [queries.key(self.schema, "kind", [kind])]) if kind else q)
 
     def count(self, kind: str) -> int:
-        return self.searcher.search(queries.key(self.schema, "kind", [kind]), 1, count=True).count
+        found: Any = self.searcher.search(queries.key(self.schema, "kind", [kind]), 1, count=True)
+        return int(found.count)
