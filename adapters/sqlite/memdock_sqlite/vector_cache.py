@@ -9,14 +9,18 @@ vectors are stored.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from memdock.diskfull import disk_full_as_error
 
 NAME = "vector-cache.sqlite"
+LOCK = "vector-cache.lock"
 
 
 def text_key(text: str) -> bytes:
@@ -32,12 +36,13 @@ class VectorCache:
         path = data_dir / NAME
         with disk_full_as_error(path, "opening the vector cache"):
             data_dir.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(path, isolation_level=None, timeout=120)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS vectors(model TEXT NOT NULL, key BLOB NOT NULL, vec BLOB NOT NULL, "
-                "PRIMARY KEY (model, key)) WITHOUT ROWID"
-            )
+            with _creating(data_dir):
+                conn = sqlite3.connect(path, isolation_level=None, timeout=120)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS vectors(model TEXT NOT NULL, key BLOB NOT NULL, vec BLOB NOT NULL, "
+                    "PRIMARY KEY (model, key)) WITHOUT ROWID"
+                )
         return cls(conn, path)
 
     @classmethod
@@ -77,9 +82,22 @@ class VectorCache:
         self.conn.close()
 
 
+@contextmanager
+def _creating(data_dir: Path) -> Iterator[None]:
+    """One prepare job at a time turns the file to WAL and creates its table. Done at once, one job could hold a
+    read lock while another waited to write, and SQLite answers such a deadlock "database is locked" at once,
+    whatever the busy timeout (seen when shard jobs started together on a loaded box)."""
+    fd = os.open(data_dir / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def remove(data_dir: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
+    for name in (NAME, f"{NAME}-wal", f"{NAME}-shm", LOCK):
         try:
-            os.remove(data_dir / f"{NAME}{suffix}")
+            os.remove(data_dir / name)
         except FileNotFoundError:
             pass
