@@ -1,10 +1,15 @@
 """Neighbour expansion: a hit pulls in the chunks just before and after it in its thread, placed at a share of
-its own place, naming the hit it came with; scores still fall with rank; filters still hold; off unless asked
-(a neighbour scores a share of its hit's score whatever words it holds, which is not what min_score means on a
-memory of notes)."""
+its own place, naming the hit it came with; scores still fall with rank; filters still hold. By default only in a
+conversation (threads imported as chat or irc): a neighbour scores a share of its hit's score whatever words it
+holds, which is what a conversation's next turn deserves and not what min_score means on a memory of notes."""
 
+import orjson
 import pytest
 from sqlite_helpers import sqlite_backend
+
+from memdock import Memory
+from memdock.chunking import chunk_bundle
+from memdock.importers.pipeline import import_corpus
 
 QUERY = "thundering herd"
 
@@ -42,7 +47,51 @@ def test_scores_still_fall_with_rank(store):
     assert len(scores) >= 2 and scores == sorted(scores, reverse=True)
 
 
-def test_off_unless_asked(store):
+def test_off_by_default_outside_conversations(store):
     default = sqlite_backend(store).query(QUERY, limit=5).hits
     assert [(h.id, h.score) for h in default] == [(h.id, h.score) for h in search(store, 0)]
     assert not any("neighbour_of" in h.extra for h in default)
+
+
+CHAT = {
+    "sample_id": "trip",
+    "conversation": {
+        "speaker_a": "Ana",
+        "speaker_b": "Bo",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": "Ana", "dia_id": "D1:1", "text": "How was your weekend?"},
+            {"speaker": "Bo", "dia_id": "D1:2", "text": "What did you do on Sunday afternoon?"},
+            {"speaker": "Ana", "dia_id": "D1:3", "text": "We went hiking up the ridge with the dog."},
+            {"speaker": "Bo", "dia_id": "D1:4", "text": "Sounds lovely, I stayed home and read."},
+        ],
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def chat_store(tmp_path_factory):
+    root = tmp_path_factory.mktemp("chat")
+    (root / "chat.json").write_bytes(orjson.dumps(CHAT))
+    import_corpus([root / "chat.json"], "chat", root / "corpus")
+    chunk_bundle(root / "corpus", root / "chunks")
+    sqlite_backend(root / "store").index(root / "chunks")
+    return root / "store"
+
+
+def test_in_a_conversation_the_turn_after_a_hit_comes_with_it_by_default(chat_store):
+    hits = sqlite_backend(chat_store).query("Sunday afternoon", limit=3).hits
+    assert "Sunday afternoon" in hits[0].text
+    answer = next(h for h in hits if "hiking" in h.text)
+    assert answer.extra["neighbour_of"] == hits[0].id
+    assert answer.score == pytest.approx(0.9 * hits[0].score)
+    off = sqlite_backend(chat_store, config={"neighbour_weight": 0}).query("Sunday afternoon", limit=3).hits
+    assert not any("hiking" in h.text for h in off)
+
+
+def test_notes_remembered_one_after_another_are_not_neighbours_by_default(tmp_path):
+    with Memory("sqlite", data_dir=tmp_path / "notes") as memory:
+        memory.remember("What did we decide about the Sunday afternoon deploys?", thread="ops")
+        memory.remember("The office plants need watering twice a week.", thread="ops")
+        hits = memory.recall("Sunday afternoon deploys", limit=5).hits
+    assert len(hits) == 1 and "deploys" in hits[0].text

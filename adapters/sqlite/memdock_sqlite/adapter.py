@@ -24,10 +24,11 @@ class SqliteAdapter(Adapter):
     score = {
         "range": [0.0, 1.0],
         "semantics": "bm25: the idf-weighted share of the query's terms the chunk holds (1 = every term, whatever "
-        "the store size; ties ordered by BM25; a word in more than 20,000 chunks has its count estimated); vector: (cosine - 0.2) / 0.6 clipped to [0, 1]; hybrid: ranked by "
-        "reciprocal-rank fusion, scored as the larger of the two (comparable with bm25 scores); a chunk just before "
-        "or after a top hit in its thread comes with it, scored neighbour_weight times the hit's score "
-        "(extra.neighbour_of names the hit) when neighbour_weight is set; min_score cuts below it",
+        "the store size; ties ordered by BM25; a word in more than 20,000 chunks has its count estimated); vector: "
+        "(cosine - 0.2) / 0.6 clipped to [0, 1]; hybrid: ranked by reciprocal-rank fusion, scored as the larger of "
+        "the two (comparable with bm25 scores); a chunk just before or after a top hit in a conversation (a thread "
+        "imported as chat or irc) comes with it, scored 0.9 times the hit's score (extra.neighbour_of names the "
+        "hit; neighbour_weight sets the share for every thread, 0 turns it off); min_score cuts below it",
         "stable_as_store_grows": True,
     }
 
@@ -180,10 +181,10 @@ class SqliteAdapter(Adapter):
             embedder=embedders.from_config(ctx.config),
             vectors=self._vectors,
             identity=identity,
-            vector_weight=float(ctx.config.get("hybrid_vector_weight", 1.0)),
+            vector_weight=float(ctx.config.get("hybrid_vector_weight", hits.VECTOR_WEIGHT)),
             rrf_k=int(ctx.config.get("hybrid_rrf_k", hits.RRF_K)),
             lexical_order=str(ctx.config.get("hybrid_lexical_order", "coverage")),
-            neighbour_weight=float(ctx.config.get("neighbour_weight", 0.0)),
+            neighbour_weight=_number_or_none(ctx.config.get("neighbour_weight")),
         )
 
     def _graph(self, ctx: Context, fn, **kw) -> dict:
@@ -227,3 +228,7 @@ class SqliteAdapter(Adapter):
     def close(self) -> None:
         if self._reader:
             self._reader[1].close()
+
+
+def _number_or_none(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]

@@ -6,6 +6,11 @@ times its own, so a neighbour of the best hit can outrank a weak match; a neighb
 its place. Its score is WEIGHT times the hit's, and `extra.neighbour_of` names the hit. A place is worth the
 hit's score where the ranking is by score (bm25, so scores still fall with rank), else its reciprocal rank
 (hybrid, ranked by fusion).
+
+By default only a conversation's turns lend places (threads imported as `chat` or `irc`, CONVERSATIONS), at
+CONVERSATION_WEIGHT: there the turn after a hit is its likely answer, while on a memory of notes a note written
+just after a perfect match would score nearly as high for a query it shares nothing with, which is not what a
+score promises there. A `neighbour_weight` configured applies to every thread.
 """
 
 from __future__ import annotations
@@ -20,6 +25,11 @@ _ENTRY = (
     "SELECT id FROM nodes WHERE thread_id = ? AND kind = 'entry' AND position {op} ? ORDER BY position {order} LIMIT 1"
 )
 _SIDES = (("<", "DESC"), (">", "ASC"))  # before, after
+_FORMAT = "SELECT json_extract(n.attrs, '$.format') FROM chunks c JOIN nodes n ON n.id = c.thread_id WHERE c.rowid = ?"
+
+CONVERSATIONS = frozenset({"chat", "irc"})
+CONVERSATION_WEIGHT = 0.9
+"""The weight every rotation fold of `bench/locomo.py --neighbours` chose for bm25 (README)."""
 
 
 def _around(conn: sqlite3.Connection, rowid: int) -> list[int]:
@@ -57,14 +67,17 @@ def expand(
     allowed: set[int] | None,
     *,
     by_score: bool,
+    formats: frozenset[str] | None = None,
 ) -> Ranked:
     """RANKED (best first) with the neighbours of its TOP hits placed at WEIGHT x their hit's place: its score
-    (BY_SCORE) or 1 / (K + rank)."""
+    (BY_SCORE) or 1 / (K + rank); with FORMATS, only hits in threads imported in one of them lend places."""
     if weight <= 0 or not ranked:
         return ranked
     value = {rid: score if by_score else 1.0 / (k + rank) for rank, (rid, score, _) in enumerate(ranked, 1)}
     entries = {rid: (rid, score, extra) for rid, score, extra in ranked}
     for rid, score, _ in ranked[:top]:
+        if formats is not None and _format(conn, rid) not in formats:
+            continue
         lent = weight * value[rid]
         for near in _around(conn, rid):
             if (allowed is not None and near not in allowed) or value.get(near, -1.0) >= lent:
@@ -74,3 +87,9 @@ def expand(
             parent = conn.execute("SELECT id FROM chunks WHERE rowid = ?", (rid,)).fetchone()[0]
             entries[near] = (near, max(own, score * weight), {**extra, "neighbour_of": parent})
     return [entries[rid] for rid in sorted(value, key=lambda r: -value[r])]
+
+
+def _format(conn: sqlite3.Connection, rowid: int) -> str | None:
+    """The importer format of the thread holding chunk ROWID (None for a thread that does not say)."""
+    row = conn.execute(_FORMAT, (rowid,)).fetchone()
+    return row[0] if row else None

@@ -39,10 +39,10 @@ def run(
     embedder: Embedder | None,
     vectors: VectorIndex,
     identity: object,
-    vector_weight: float = 1.0,
+    vector_weight: float = hits.VECTOR_WEIGHT,
     rrf_k: int = hits.RRF_K,
     lexical_order: str = "coverage",
-    neighbour_weight: float = 0.0,
+    neighbour_weight: float | None = None,
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = params.get("filters")
@@ -92,9 +92,16 @@ def run(
             )
             for rid in order
         ]
-    if neighbour_weight > 0 and mode != "vector":
+    weight, formats = (
+        (neighbours.CONVERSATION_WEIGHT, neighbours.CONVERSATIONS)
+        if neighbour_weight is None
+        else (neighbour_weight, None)
+    )
+    if weight > 0 and mode != "vector":
         allowed = _allowed(conn, filters) if filters else None
-        ranked = neighbours.expand(conn, ranked, neighbour_weight, limit, rrf_k, allowed, by_score=mode == "bm25")
+        ranked = neighbours.expand(
+            conn, ranked, weight, limit, rrf_k, allowed, by_score=mode == "bm25", formats=formats
+        )
     min_score = params.get("min_score")
     if min_score is not None:
         if not isinstance(min_score, (int, float)) or isinstance(min_score, bool) or not 0 <= min_score <= 1:
