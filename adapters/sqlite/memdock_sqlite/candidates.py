@@ -15,6 +15,9 @@ seven scored 150,000 rows of a million to return ten. The search ranks chunks by
    holding more than BUDGET chunks ranks the BUDGET newest of them: a one-word query whose word is in more
    than BUDGET chunks ranks the newest BUDGET, and a level asking only for common words does the same.
 
+A query with filters is not narrowed: its cost is the filter's join over every matching chunk, which each level
+would pay again (a thread-filtered one-word query at a million chunks took 8 s narrowed against 0.2 s not).
+
 On bench/sqlite.py's synthetic million chunks this kept 99 % of the unnarrowed top 10 for queries of several
 words and 32 % for the one-word queries it narrowed, at a quarter of the unnarrowed search's p50.
 """
@@ -39,10 +42,11 @@ class Plan:
     terms: list[str]
     dfs: dict[str, int]
     """How many chunks hold each query word (exact up to BUDGET, estimated past it)."""
+    filtered: bool = False
 
     @property
     def narrowed(self) -> bool:
-        return sum(self.dfs.values()) > BUDGET
+        return not self.filtered and sum(self.dfs.values()) > BUDGET
 
     def rarest_first(self) -> list[str]:
         return sorted(self.terms, key=lambda t: (self.dfs[t], self.terms.index(t)))
@@ -72,7 +76,7 @@ def document_frequency(conn: sqlite3.Connection, term: str) -> int:
     """How many chunks hold TERM: counted up to BUDGET; past it, estimated from how far back the BUDGET-th newest
     chunk holding it lies among all chunks' rowids (a word in most of a million chunks costs BUDGET rows, not all)."""
     quoted = f'"{term}"'
-    oldest = _newest(conn, quoted, None)
+    oldest = _newest(conn, quoted)
     if oldest is None:
         return conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?", [quoted]).fetchone()[0]
     lowest = conn.execute("SELECT min(rowid) FROM chunks").fetchone()[0]
@@ -80,8 +84,9 @@ def document_frequency(conn: sqlite3.Connection, term: str) -> int:
     return max(BUDGET, round(BUDGET * (highest - lowest + 1) / (highest - oldest + 1)))
 
 
-def plan(conn: sqlite3.Connection, terms: list[str]) -> Plan:
-    return Plan(terms, {term: document_frequency(conn, term) for term in terms})
+def plan(conn: sqlite3.Connection, terms: list[str], filters: dict[str, Any] | None = None) -> Plan:
+    dfs = {term: document_frequency(conn, term) for term in terms}
+    return Plan(terms, dfs, filtered=bool(where(filters, "c")[0]))
 
 
 def rank(
@@ -106,7 +111,7 @@ def rank(
             break  # a page of chunks each holding a heavier set than this one (or than any later one)
         above = floor
         match = all_of(held)
-        since = _newest(conn, match, filters)
+        since = _newest(conn, match)
         rows = [(rid, r) for rid, r in bm25_ranking(conn, match, filters, k, since) if rid not in seen]
         if rows:
             levels.append(Level(match, held, rows, since is not None))
@@ -146,17 +151,10 @@ def bm25_ranking(
     return conn.execute(sql, [match, *args, k]).fetchall()
 
 
-def _newest(conn: sqlite3.Connection, match: str, filters: dict[str, Any] | None) -> int | None:
-    """The rowid of the BUDGET-th newest chunk matching MATCH and the filters (None when fewer match)."""
-    conds, args = where(filters, "c")
-    if conds:
-        sql = (
-            "SELECT chunk_fts.rowid FROM chunk_fts JOIN chunks c ON c.rowid = chunk_fts.rowid "
-            f"WHERE chunk_fts MATCH ? AND {' AND '.join(conds)} ORDER BY chunk_fts.rowid DESC LIMIT 1 OFFSET ?"
-        )
-    else:
-        sql = "SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
-    row = conn.execute(sql, [match, *args, BUDGET - 1]).fetchone()
+def _newest(conn: sqlite3.Connection, match: str) -> int | None:
+    """The rowid of the BUDGET-th newest chunk matching MATCH (None when fewer match)."""
+    sql = "SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
+    row = conn.execute(sql, [match, BUDGET - 1]).fetchone()
     return row[0] if row else None
 
 

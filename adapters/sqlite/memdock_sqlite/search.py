@@ -62,7 +62,7 @@ def run(
     lexical: list[tuple[int, float]] = []
     cover: dict[int, float] = {}
     if words and mode != "vector":
-        chosen = candidates.plan(conn, words)
+        chosen = candidates.plan(conn, words, filters)
         weights = scoring.weights_of(conn, chosen)
         levels = candidates.rank(conn, chosen, filters, k, limit, weights.__getitem__)
         lexical = [row for level in levels for row in level.rows]
