@@ -31,7 +31,7 @@ from itertools import combinations
 from typing import Any
 
 from .filters import where
-from .fts import BODY_WEIGHT, HEADER_WEIGHT
+from .fts import BODY_WEIGHT, HEADER_WEIGHT, all_of, any_of
 
 BUDGET = 20_000
 MAX_SUBSET_WORDS = 6
@@ -61,15 +61,6 @@ class Level:
     rows: list[tuple[int, float]]
     """(rowid, BM25 under MATCH), best first."""
     newest_only: bool = False
-
-
-def any_of(terms: list[str]) -> str:
-    """An FTS5 OR of the quoted TERMS (words from `fts.terms`: no quotes inside)."""
-    return " OR ".join(f'"{t}"' for t in terms)
-
-
-def all_of(terms: list[str]) -> str:
-    return " AND ".join(f'"{t}"' for t in terms)
 
 
 def document_frequency(conn: sqlite3.Connection, term: str) -> int:

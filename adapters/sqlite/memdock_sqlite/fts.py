@@ -158,6 +158,14 @@ def terms(text: str) -> list[str]:
 def match_expression(text: str) -> str | None:
     """An OR of quoted terms, or None when TEXT has no searchable word (empty, punctuation only)."""
     found = terms(text)
-    if not found:
-        return None
-    return " OR ".join(f'"{t}"' for t in found)
+    return any_of(found) if found else None
+
+
+def any_of(words: list[str]) -> str:
+    """An FTS5 OR of the quoted WORDS (from `terms`: no quotes inside)."""
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+def all_of(words: list[str]) -> str:
+    """An FTS5 AND of the quoted WORDS (from `terms`: no quotes inside)."""
+    return " AND ".join(f'"{w}"' for w in words)
