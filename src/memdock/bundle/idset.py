@@ -61,11 +61,10 @@ class IdSet:
         db.execute("PRAGMA cache_size = -4096")
         db.execute("CREATE TABLE ids(h INTEGER PRIMARY KEY)")
         db.execute("BEGIN")
+        held, self._mem = self._mem or set(), None
         self._db, self._bits = db, bytearray(FILTER_BITS // 8)
-        self._pending, self._mem = list(self._mem or ()), None
-        for h in self._pending:
-            bit = h & (FILTER_BITS - 1)
-            self._bits[bit >> 3] |= 1 << (bit & 7)
+        for h in held:  # through add(), so the bitmap and the batches are kept in one place
+            self.add(h)
         self._flush()
 
     def _flush(self) -> None:
