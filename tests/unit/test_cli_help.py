@@ -66,3 +66,17 @@ def test_a_command_line_imports_only_its_module():
     assert "memdock.runner" not in version.stdout and "memdock.cli.ops" not in version.stdout
     recall = subprocess.run([sys.executable, "-c", code, "recall", "x"], capture_output=True, text=True, check=True)
     assert "memdock.cli.ops" in recall.stdout and "memdock.cli.conformance" not in recall.stdout
+
+
+def test_version_is_answered_before_the_parser_is_built():
+    import subprocess
+    import sys
+
+    from memdock import __version__
+
+    code = (
+        "import sys; from memdock.cli.main import main; main(['--version']);"
+        "print([m for m in ('argparse', 'memdock.errors') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == [f"memdock {__version__}", "[]"]

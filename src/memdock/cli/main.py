@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 
 from .. import __version__
-from ..errors import MemdockError
+
+TYPE_CHECKING = False  # what `from typing import TYPE_CHECKING` gives, without typing's import on every start
+if TYPE_CHECKING:
+    import argparse
 
 COMMAND_MODULES = ["pipeline", "validate", "adapters", "ops", "move", "doctor", "conformance", "mcp"]
 # which module registers each command (and alias): a command line imports only the module it needs, so
@@ -27,6 +29,8 @@ COMMANDS = {
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser for ARGV: with only the command module ARGV names (no modules for a bare `--version`),
     every module otherwise (`memdock --help`, a typo)."""
+    import argparse
+
     parser = argparse.ArgumentParser(prog="memdock", description="Memory backends behind one contract.")
     parser.add_argument("--version", action="version", version=f"memdock {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -44,6 +48,11 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--version"]:  # answered before argparse and the error types are imported: a third of the start
+        print(f"memdock {__version__}")
+        return 0
+    from ..errors import MemdockError
+
     parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)  # `--version` and `--help` end here, before output is imported
