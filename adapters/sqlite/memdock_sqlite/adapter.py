@@ -26,8 +26,9 @@ class SqliteAdapter(Adapter):
         "semantics": "bm25: the idf-weighted share of the query's terms the chunk holds (1 = every term, whatever "
         "the store size; ties ordered by BM25; a word in more than 20,000 chunks has its count estimated); vector: "
         "(cosine - 0.2) / 0.6 clipped to [0, 1]; hybrid: ranked by reciprocal-rank fusion, scored as the larger of "
-        "the two (comparable with bm25 scores); the chunk just after a top hit that asks a question, in a conversation "
-        "(a thread imported as chat or irc), comes with it as its likely answer, scored 0.9 times the hit's score "
+        "the two (comparable with bm25 scores); the turn after a top hit that asks a question (a question mark in its "
+        "header or text), in a conversation (a thread imported as chat or irc), comes with it as its likely answer, "
+        "scored 0.9 times the hit's score "
         "(extra.neighbour_of names the hit; neighbour_weight sets the share for every thread, 0 turns it off); "
         "min_score cuts below it",
         "stable_as_store_grows": True,

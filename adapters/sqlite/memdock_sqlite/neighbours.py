@@ -1,11 +1,13 @@
-"""Answer expansion: a hit that asks a question pulls in the chunk after it, where its answer usually is.
+"""Answer expansion: a hit that asks a question pulls in the turn after it, where its answer usually is.
 
 In a conversation the words of a question often sit in one turn and the answer in the next ("what did you do
-on Sunday?" / "we went hiking"). Each of the top hits that asks a question (its text holds a question mark)
-lends the chunk after it in its thread a place in the ranking worth WEIGHT times its own, so the answer to the
-best hit can outrank a weak match; a chunk already ranked higher keeps its place. Its score is WEIGHT times the
-hit's, and `extra.neighbour_of` names the hit. A place is worth the hit's score where the ranking is by score
-(bm25, so scores still fall with rank), else its reciprocal rank (hybrid, ranked by fusion).
+on Sunday?" / "we went hiking"). Each of the top hits that asks a question (its header or text holds a question
+mark, QUESTION_MARKS) lends the turn after it in its thread (the first chunk of the next entry that has one) a
+place in the ranking worth WEIGHT times its own, so the answer to the best hit can outrank a weak match; a chunk
+already ranked higher keeps its place. Its score is WEIGHT times the hit's score as shown, and
+`extra.neighbour_of` names the hit. A place is worth the hit's score where the ranking is by score (bm25, so
+scores still fall with rank, also when an answer is itself a question and lends in turn), else its reciprocal
+rank (hybrid, ranked by fusion).
 
 Only questions lend, and only forward: on LoCoMo (bench/locomo.py) lending both neighbours of every top hit
 filled the page with the turns around a few hits, which cost multi-hop questions the other turns they needed
@@ -22,34 +24,41 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from .scoring import TIE_DIGITS
+
 Ranked = list[tuple[int, float, dict[str, Any]]]
 
 CONVERSATIONS = frozenset({"chat", "irc"})
 CONVERSATION_WEIGHT = 0.9
 """The weight every rotation fold of `bench/locomo.py --neighbours` chose (README)."""
 
+QUESTION_MARKS = frozenset("?\uff1f\ufe56\u061f\u055e\u1367\u203d\u2047\u2048\u2049\u2e2e")
+"""?, fullwidth and small ? (Chinese, Japanese), Arabic, Armenian and Ethiopic question marks, ‽, ⁇, ⁈, ⁉, ⸮."""
+SKIPPED_ENTRIES = 8
+"""How many following entries without a chunk (a turn that only shared an image) the search for an answer passes."""
+
 _HITS = (
-    "SELECT c.rowid, c.id, c.body, c.entry_id, c.position, c.thread_id, n.position, json_extract(t.attrs, '$.format') "
+    "SELECT c.rowid, c.id, c.header, c.body, c.thread_id, n.position, json_extract(t.attrs, '$.format') "
     "FROM chunks c JOIN nodes n ON n.id = c.entry_id LEFT JOIN nodes t ON t.id = c.thread_id WHERE c.rowid IN ({})"
 )
-_NEXT_IN_ENTRY = "SELECT rowid FROM chunks WHERE entry_id = ? AND position > ? ORDER BY position LIMIT 1"
-_NEXT_ENTRY = "SELECT id FROM nodes WHERE thread_id = ? AND kind = 'entry' AND position > ? ORDER BY position LIMIT 1"
+_NEXT_ENTRIES = "SELECT id FROM nodes WHERE thread_id = ? AND kind = 'entry' AND position > ? ORDER BY position LIMIT ?"
 _FIRST_CHUNK = "SELECT rowid FROM chunks WHERE entry_id = ? ORDER BY position LIMIT 1"
 
 
 def asks(text: str) -> bool:
-    return "?" in text or "\uff1f" in text  # the fullwidth mark of Chinese and Japanese
+    return not QUESTION_MARKS.isdisjoint(text)
 
 
-def _after(conn: sqlite3.Connection, entry: str, position: int, thread: str, entry_position: int | None) -> int | None:
-    """The chunk after the one at POSITION of ENTRY: the next in its entry, else the first of the thread's next
-    entry (index seeks on chunks(entry_id) and nodes(thread_id, position), whatever the thread's size)."""
-    row = conn.execute(_NEXT_IN_ENTRY, (entry, position)).fetchone()
-    if row is None and entry_position is not None:
-        following = conn.execute(_NEXT_ENTRY, (thread, entry_position)).fetchone()
-        if following is not None:
-            row = conn.execute(_FIRST_CHUNK, following).fetchone()
-    return row[0] if row else None
+def _answer(conn: sqlite3.Connection, thread: str, entry_position: int | None) -> int | None:
+    """The first chunk of the first entry after ENTRY_POSITION in THREAD that has one (index seeks on
+    nodes(thread_id, position) and chunks(entry_id), whatever the thread's size)."""
+    if entry_position is None:
+        return None
+    for (following,) in conn.execute(_NEXT_ENTRIES, (thread, entry_position, SKIPPED_ENTRIES + 1)).fetchall():
+        row = conn.execute(_FIRST_CHUNK, (following,)).fetchone()
+        if row is not None:
+            return row[0]
+    return None
 
 
 def expand(
@@ -64,7 +73,8 @@ def expand(
     formats: frozenset[str] | None = None,
 ) -> Ranked:
     """RANKED (best first) with the answers of its TOP hits that ask a question placed at WEIGHT x their hit's
-    place: its score (BY_SCORE) or 1 / (K + rank); with FORMATS, only hits in threads imported in one of them."""
+    place: its score (BY_SCORE) or 1 / (K + rank); with FORMATS, only hits in threads imported in one of them.
+    Equal places keep RANKED's order (its ties are broken by BM25)."""
     if weight <= 0 or not ranked:
         return ranked
     value = {rid: score if by_score else 1.0 / (k + rank) for rank, (rid, score, _) in enumerate(ranked, 1)}
@@ -72,17 +82,17 @@ def expand(
     heads = ranked[:top]
     marks = ",".join("?" * len(heads))
     found = {row[0]: row[1:] for row in conn.execute(_HITS.format(marks), [rid for rid, _, _ in heads])}
-    for rid, score, _ in heads:
+    for rid, _, _ in heads:
         if rid not in found:
             continue
-        cid, body, entry, position, thread, entry_position, fmt = found[rid]
-        if not asks(body) or (formats is not None and fmt not in formats):
+        cid, header, body, thread, entry_position, fmt = found[rid]
+        if not (asks(body) or asks(header)) or (formats is not None and fmt not in formats):
             continue
-        answer = _after(conn, entry, position, thread, entry_position)
-        lent = weight * value[rid]
+        answer = _answer(conn, thread, entry_position)
+        lent = weight * value[rid]  # its place as it stands: raised if it answers a question above it
         if answer is None or (allowed is not None and answer not in allowed) or value.get(answer, -1.0) >= lent:
             continue
         value[answer] = lent
         _, own, extra = entries.get(answer, (answer, 0.0, {}))
-        entries[answer] = (answer, max(own, score * weight), {**extra, "neighbour_of": cid})
-    return [entries[rid] for rid in sorted(value, key=lambda r: -value[r])]
+        entries[answer] = (answer, max(own, entries[rid][1] * weight), {**extra, "neighbour_of": cid})
+    return [entries[rid] for rid in sorted(value, key=lambda r: -round(value[r], TIE_DIGITS))]

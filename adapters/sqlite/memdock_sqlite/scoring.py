@@ -16,6 +16,8 @@ import sqlite3
 from .candidates import Level, Plan, holders
 
 MIN_STORE = 1000
+TIE_DIGITS = 6
+"""Scores equal to this many decimals are a tie (broken by BM25): sums of idf shares differ in their last bits."""
 
 
 _last_count: tuple[sqlite3.Connection, tuple[int, int], int] | None = None

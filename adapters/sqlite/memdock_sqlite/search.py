@@ -72,7 +72,7 @@ def run(
     dense: list[tuple[int, float]] = []
     if mode in ("vector", "hybrid") and embedder is not None:
         dense = vectors.search(conn, embedder.name, identity, embedder.embed([text])[0], k, _allowed(conn, filters))
-    by_coverage = sorted(lexical, key=lambda pair: (-round(cover[pair[0]], 6), pair[1]))
+    by_coverage = sorted(lexical, key=lambda pair: (-round(cover[pair[0]], scoring.TIE_DIGITS), pair[1]))
     if mode == "bm25":
         ranked = [(rid, cover[rid], {"bm25": raw}) for rid, raw in by_coverage]
         if not words:
