@@ -5,6 +5,9 @@ keeps, per entry, its metadata, its body (episodes are the source entries), its 
 state (`pending` before the framework is called, `committed` after), and the ids of the memories the framework made
 from it; chunks are recorded as members of their entry. An index run's entries are staged first,
 so every check happens before anything reaches the framework.
+
+Staging lives in TEMP tables: each connection (each adapter process) sees only its own run's entries, so shard
+processes indexing into one store at once (`parallel_writers: shared`) never clear or write each other's entries.
 """
 
 from __future__ import annotations
@@ -42,9 +45,11 @@ CREATE TABLE IF NOT EXISTS memories (memory_id TEXT PRIMARY KEY, entry_id TEXT N
 CREATE INDEX IF NOT EXISTS memories_entry ON memories (entry_id);
 CREATE TABLE IF NOT EXISTS members (record_id TEXT NOT NULL, entry_id TEXT NOT NULL, PRIMARY KEY (record_id, entry_id));
 CREATE INDEX IF NOT EXISTS members_entry ON members (entry_id);
-CREATE TABLE IF NOT EXISTS staged (seq INTEGER PRIMARY KEY, event_time TEXT, entry TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS staged_members (record_id TEXT NOT NULL, entry_id TEXT NOT NULL, PRIMARY KEY (record_id,
-  entry_id));
+DROP TABLE IF EXISTS main.staged;
+DROP TABLE IF EXISTS main.staged_members;
+CREATE TEMP TABLE IF NOT EXISTS staged (seq INTEGER PRIMARY KEY, event_time TEXT, entry TEXT NOT NULL);
+CREATE TEMP TABLE IF NOT EXISTS staged_members (record_id TEXT NOT NULL, entry_id TEXT NOT NULL,
+  PRIMARY KEY (record_id, entry_id));
 """
 
 
