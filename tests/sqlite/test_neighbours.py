@@ -64,30 +64,32 @@ def test_off_by_default_outside_conversations(store):
     assert not any("neighbour_of" in h.extra for h in default)
 
 
-CHAT = {
-    "sample_id": "trip",
-    "conversation": {
-        "speaker_a": "Ana",
-        "speaker_b": "Bo",
-        "session_1_date_time": "1:56 pm on 8 May, 2023",
-        "session_1": [
-            {"speaker": "Ana", "dia_id": "D1:1", "text": "How was your weekend?"},
-            {"speaker": "Bo", "dia_id": "D1:2", "text": "What did you do on Sunday afternoon?"},
-            {"speaker": "Ana", "dia_id": "D1:3", "text": "We went hiking up the ridge with the dog."},
-            {"speaker": "Bo", "dia_id": "D1:4", "text": "Sounds lovely, I stayed home and read."},
-        ],
-    },
-}
-
-
-@pytest.fixture(scope="module")
-def chat_store(tmp_path_factory):
-    root = tmp_path_factory.mktemp("chat")
-    (root / "chat.json").write_bytes(orjson.dumps(CHAT))
+def chat_store_of(root, *sessions: list[str]):
+    """A chat store of SESSIONS (lists of turns, Ana and Bo in turn)."""
+    conversation: dict = {"speaker_a": "Ana", "speaker_b": "Bo"}
+    for i, turns in enumerate(sessions, 1):
+        conversation[f"session_{i}_date_time"] = f"1:56 pm on {i} May, 2023"
+        conversation[f"session_{i}"] = [
+            {"speaker": ("Ana", "Bo")[j % 2], "dia_id": f"D{i}:{j + 1}", "text": text} for j, text in enumerate(turns)
+        ]
+    (root / "chat.json").write_bytes(orjson.dumps({"sample_id": "s", "conversation": conversation}))
     import_corpus([root / "chat.json"], "chat", root / "corpus")
     chunk_bundle(root / "corpus", root / "chunks")
     sqlite_backend(root / "store").index(root / "chunks")
     return root / "store"
+
+
+@pytest.fixture(scope="module")
+def chat_store(tmp_path_factory):
+    return chat_store_of(
+        tmp_path_factory.mktemp("chat"),
+        [
+            "How was your weekend?",
+            "What did you do on Sunday afternoon?",
+            "We went hiking up the ridge with the dog.",
+            "Sounds lovely, I stayed home and read.",
+        ],
+    )
 
 
 def test_in_a_conversation_the_answer_to_a_hit_comes_with_it_by_default(chat_store):
@@ -107,21 +109,6 @@ def test_notes_remembered_one_after_another_are_not_neighbours_by_default(tmp_pa
         memory.remember("The office plants need watering twice a week.", thread="ops")
         hits = memory.recall("Sunday afternoon deploys", limit=5).hits
     assert len(hits) == 1 and "deploys" in hits[0].text
-
-
-def chat_store_of(root, *sessions: list[str]):
-    """A chat store of SESSIONS (lists of turns, Ana and Bo in turn)."""
-    conversation: dict = {"speaker_a": "Ana", "speaker_b": "Bo"}
-    for i, turns in enumerate(sessions, 1):
-        conversation[f"session_{i}_date_time"] = f"1:56 pm on {i} May, 2023"
-        conversation[f"session_{i}"] = [
-            {"speaker": ("Ana", "Bo")[j % 2], "dia_id": f"D{i}:{j + 1}", "text": text} for j, text in enumerate(turns)
-        ]
-    (root / "chat.json").write_bytes(orjson.dumps({"sample_id": "s", "conversation": conversation}))
-    import_corpus([root / "chat.json"], "chat", root / "corpus")
-    chunk_bundle(root / "corpus", root / "chunks")
-    sqlite_backend(root / "store").index(root / "chunks")
-    return root / "store"
 
 
 def bodies(hits):
