@@ -7,6 +7,7 @@ import sys
 
 from .. import __version__
 
+VERSION = f"memdock {__version__}"
 TYPE_CHECKING = False  # what `from typing import TYPE_CHECKING` gives, without typing's import on every start
 if TYPE_CHECKING:
     import argparse
@@ -32,7 +33,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     import argparse
 
     parser = argparse.ArgumentParser(prog="memdock", description="Memory backends behind one contract.")
-    parser.add_argument("--version", action="version", version=f"memdock {__version__}")
+    parser.add_argument("--version", action="version", version=VERSION)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     first = next((a for a in argv or [] if not a.startswith("-")), None)
     if argv == ["--version"]:
@@ -49,7 +50,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv == ["--version"]:  # answered before argparse and the error types are imported: a third of the start
-        print(f"memdock {__version__}")
+        print(VERSION)
         return 0
     from ..errors import MemdockError
 
