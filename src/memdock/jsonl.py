@@ -17,7 +17,6 @@ MAX_DEPTH = 64
 """The deepest a record may nest objects and arrays (the record itself is level 1). orjson decodes up to
 1,024 levels but encodes only 255, and the ledger and adapters re-encode records, so the bound sits well
 below both; JSON Schema cannot say it, so the reader and the writer check it."""
-_BLOCK = 1 << 20
 _NONFINITE = re.compile(rb"(?<![\"\w])-?(NaN|Infinity)\b")
 
 
@@ -40,44 +39,33 @@ class PayloadError(InvalidInputError):
 
 
 class LineReader:
-    """Yields (line_number, raw_line) from a binary stream, hashing every byte read.
+    """Yields (line_number, raw_line) from a binary stream, hashing every byte read. A raw line keeps its
+    newline (JSON takes it as whitespace).
 
-    Lines are split from 1 MiB blocks. A line longer than max_line_bytes, a blank
-    line, or a last line without its newline is a PayloadError.
+    Each line is read with the stream's own bounded readline: splitting 1 MiB blocks in Python cost more than
+    decoding the JSON. A line longer than max_line_bytes, a blank line, or a last line without its newline is a
+    PayloadError.
     """
 
     def __init__(self, stream: IO[bytes], name: str, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES):
         self.stream, self.name, self.max_line_bytes = stream, name, max_line_bytes
         self.sha256 = hashlib.sha256()
-        self.bytes_read = 0
         self.lines = 0
 
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
-        rest = b""
+        readline, update, limit = self.stream.readline, self.sha256.update, self.max_line_bytes
         n = 0
-        read, update, limit = self.stream.read, self.sha256.update, self.max_line_bytes
-        while True:
-            block = read(_BLOCK)
-            if not block:
-                break
-            update(block)
-            self.bytes_read += len(block)
-            pieces = (rest + block).split(b"\n") if rest else block.split(b"\n")
-            rest = pieces.pop()
-            if len(rest) > limit:
-                raise PayloadError(f"line longer than the limit of {limit} bytes", file=self.name, line=n + 1)
-            for raw in pieces:
-                n += 1
+        while raw := readline(limit + 1):
+            n += 1
+            update(raw)
+            if raw[-1] != 10:  # no newline: a line past the limit, or a last line cut short
                 if len(raw) > limit:
-                    raise PayloadError(
-                        f"line of {len(raw)} bytes is longer than the limit of {limit} bytes", file=self.name, line=n
-                    )
-                if not raw:
-                    raise PayloadError("blank line", file=self.name, line=n)
-                self.lines = n
-                yield n, raw
-        if rest:
-            raise PayloadError("truncated last line: the file does not end with a newline", file=self.name, line=n + 1)
+                    raise PayloadError(f"line longer than the limit of {limit} bytes", file=self.name, line=n)
+                raise PayloadError("truncated last line: the file does not end with a newline", file=self.name, line=n)
+            if len(raw) == 1:
+                raise PayloadError("blank line", file=self.name, line=n)
+            self.lines = n
+            yield n, raw
 
 
 def decode_error(raw: bytes, exc: Exception) -> str:
@@ -121,9 +109,23 @@ def depth_problem(record: Any, limit: int = MAX_DEPTH, *, what: str = "the recor
 def too_deep(raw: bytes, record: Any, limit: int = MAX_DEPTH, *, what: str = "the record") -> str | None:
     """depth_problem for RECORD decoded from RAW. Counting brackets in RAW bounds the depth, so almost every
     line is cleared without walking the record."""
-    if raw.count(b"{") + raw.count(b"[") <= limit:
+    if _brackets_within(raw, limit):
         return None
     return depth_problem(record, limit, what=what)
+
+
+def _brackets_within(raw: bytes, limit: int) -> bool:
+    """Whether RAW holds at most LIMIT opening brackets. bytes.find jumps with memchr and the count stops past
+    LIMIT: twice as fast as two bytes.count on a typical line, which has a handful of brackets."""
+    found = 0
+    for bracket in (b"{", b"["):
+        at = raw.find(bracket)
+        while at >= 0:
+            found += 1
+            if found > limit:
+                return False
+            at = raw.find(bracket, at + 1)
+    return True
 
 
 def has_nonfinite(value: Any) -> bool:

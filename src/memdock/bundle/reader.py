@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import os
 import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any
 
 import orjson
 
@@ -24,6 +25,7 @@ from .manifest import MANIFEST_NAME, MATRIX_TYPE, PART_FILE, FileEntry, record_k
 from .matrix import EmbeddingMatrix
 
 SEALED = ".gz"
+_READ_BUFFER = 1 << 20  # lines are read one by one: an 8 KiB buffer made a read call every few lines
 """A sealed bundle (a journal segment, see runner/journal.py) may keep a JSONL file gzip-compressed under its name
 plus this suffix. The manifest still describes the plain file: its line count and sha256 are checked on reading."""
 SEALING = re.compile(r"^\..+\.gz\.tmp-[0-9a-f]+$")  # a seal's temp file (atomic.temp_name), left by a killed seal
@@ -223,8 +225,8 @@ class BundleReader:
     def _open(self, path: Path) -> IO[bytes]:
         """A listed JSONL file's bytes; in a sealed bundle, from its gzip-compressed copy when that is all there is."""
         if self.sealed and not path.exists():
-            return cast(IO[bytes], gzip.open(path.with_name(path.name + SEALED), "rb"))
-        return open(path, "rb")
+            return io.BufferedReader(gzip.GzipFile(path.with_name(path.name + SEALED), "rb"), _READ_BUFFER)
+        return open(path, "rb", buffering=_READ_BUFFER)
 
     @staticmethod
     def _fail(exc: PayloadError, errors: list[PayloadError] | None) -> None:

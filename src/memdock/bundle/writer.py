@@ -7,7 +7,7 @@ import math
 import os
 import sys
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -20,49 +20,36 @@ from ..diskfull import disk_full_as_error, reraise_disk_full
 from ..errors import InvalidInputError
 from ..jsonl import PayloadError, depth_problem, dumps_line
 from ..schemas import RECORD_TYPES
-from ..validation import SchemaValidator
+from ..validation import Compiled, SchemaValidator
 from .idset import IdSet
 from .manifest import BUNDLE_KINDS, MANIFEST_NAME, MATRIX_FILE, MATRIX_TYPE, FileEntry, part_name, record_key
 from .output import OutputDir
 
 DEFAULT_PART_BYTES = 256 * 1024 * 1024
-_FLUSH_BYTES = 1 << 20
+_BUFFER_BYTES = 1 << 20
 
 
 class _Part:
-    """One open part file; lines are buffered, hashed and written a megabyte at a time.
+    """One open part file: each line is hashed and handed to a 1 MiB write buffer.
 
-    Lines are copied into one bytearray rather than kept as a list: orjson returns bytes objects whose
-    allocation can be several times their length (a 2 KB line held 16 KB), so a list of them made the
-    writer's memory grow with record size and count.
+    Lines are not kept: orjson returns bytes objects whose allocation can be several times their length (a 2 KB
+    line held 16 KB), so a list of them made the writer's memory grow with record size and count.
     """
 
     def __init__(self, path: Path, record_type: str, part: int, fmt: str = "jsonl"):
         self.path, self.record_type, self.part, self.format = path, record_type, part, fmt
-        self.file: IO[bytes] = open(path, "xb")  # noqa: SIM115  (the part stays open while it is written)
+        self.file: IO[bytes] = open(path, "xb", buffering=_BUFFER_BYTES)  # noqa: SIM115  (open while written)
         self.sha = hashlib.sha256()
         self.count = 0
         self.bytes = 0
-        self._buf = bytearray()
 
     def add(self, data: bytes) -> None:
-        self._buf += data
+        self.sha.update(data)
+        self.file.write(data)
         self.count += 1
-        if len(self._buf) >= _FLUSH_BYTES:
-            self.flush()
-
-    def flush(self) -> None:
-        if self._buf:
-            self.sha.update(self._buf)
-            self.file.write(self._buf)
-            self.bytes += len(self._buf)
-            self._buf.clear()
-
-    def pending_bytes(self) -> int:
-        return self.bytes + len(self._buf)
+        self.bytes += len(data)
 
     def close(self) -> FileEntry:
-        self.flush()
         self.file.flush()
         os.fsync(self.file.fileno())
         self.file.close()
@@ -75,6 +62,17 @@ class _Part:
             sha256="sha256:" + self.sha.hexdigest(),
             part=self.part,
         )
+
+
+class _Stream:
+    """What the writer keeps for one record type: how many were written, the ids seen, the key and schema."""
+
+    __slots__ = ("compiled", "count", "key_of", "seen")
+
+    def __init__(self, key_of: Callable[[dict[str, Any]], Any], compiled: Compiled | None):
+        self.key_of, self.compiled = key_of, compiled
+        self.count = 0
+        self.seen = IdSet()
 
 
 class BundleWriter:
@@ -117,8 +115,7 @@ class BundleWriter:
         self._open: dict[str, _Part] = {}
         self._done: list[FileEntry] = []
         self._parts: dict[str, int] = {}
-        self._seen: dict[str, IdSet] = {}
-        self._counts: dict[str, int] = {}
+        self._streams: dict[str, _Stream] = {}
         self._written: list[Path] = []
         self._matrix: _Part | None = None
         self._dim: int | None = None
@@ -126,7 +123,7 @@ class BundleWriter:
 
     def _part_for(self, record_type: str) -> _Part:
         part = self._open.get(record_type)
-        if part is not None and part.pending_bytes() < self.part_max_bytes:
+        if part is not None and part.bytes < self.part_max_bytes:
             return part
         if part is not None:
             self._done.append(part.close())
@@ -137,17 +134,11 @@ class BundleWriter:
         return part
 
     def write(self, record_type: str, record: dict[str, Any]) -> None:
-        if self.closed:
-            raise InvalidInputError("bundle is already closed")
-        if record_type not in RECORD_TYPES:
-            raise InvalidInputError(f"unknown record type {record_type!r}")
-        seen = self._seen.get(record_type)
-        if seen is None:
-            seen = self._seen[record_type] = IdSet()
-        ordinal = self._counts[record_type] = self._counts.get(record_type, 0) + 1
-        key = record_key(record_type)(record) if isinstance(record, dict) else None
-        if self.validator is not None and not self.validator.is_valid(record_type, record):
-            issues = self.validator.issues(record_type, record)
+        stream = self._streams.get(record_type) or self._stream(record_type)
+        ordinal = stream.count = stream.count + 1
+        key = stream.key_of(record) if isinstance(record, dict) else None
+        if stream.compiled is not None and not stream.compiled.is_valid(record):
+            issues = self.validator.issues(record_type, record)  # type: ignore[union-attr]
             more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
             raise PayloadError(
                 issues[0].message + more, file=f"{record_type} record #{ordinal}", record_id=key, path=issues[0].path
@@ -156,7 +147,7 @@ class BundleWriter:
             line = dumps_line(record)
         except InvalidInputError as exc:
             raise PayloadError(exc.message, file=f"{record_type} record #{ordinal}", record_id=key) from None
-        if not seen.add(hash(key)):
+        if not stream.seen.add(hash(key)):
             raise PayloadError(
                 f"duplicate {record_type} id in this bundle", file=f"{record_type} record #{ordinal}", record_id=key
             )
@@ -165,6 +156,17 @@ class BundleWriter:
         except OSError as exc:
             reraise_disk_full(exc, self.path, "writing a bundle")
             raise
+
+    def _stream(self, record_type: str) -> _Stream:
+        """The state of RECORD_TYPE's records, made at its first record (closed writers and unknown types are
+        refused here, so `write` checks nothing more for the records after)."""
+        if self.closed:
+            raise InvalidInputError("bundle is already closed")
+        if record_type not in RECORD_TYPES:
+            raise InvalidInputError(f"unknown record type {record_type!r}")
+        compiled = self.validator.compiled(record_type) if self.validator is not None else None
+        stream = self._streams[record_type] = _Stream(record_key(record_type), compiled)
+        return stream
 
     def write_embedding(self, chunk_id: str, vector: Sequence[float] | array | bytes, model: str) -> int:
         """Append one row to the float32 matrix and its index; returns the row number."""
@@ -239,9 +241,9 @@ class BundleWriter:
         return manifest
 
     def _release_ids(self) -> None:
-        for seen in self._seen.values():
-            seen.close()
-        self._seen.clear()
+        for stream in self._streams.values():
+            stream.seen.close()
+        self._streams.clear()
 
     def abort(self) -> None:
         """Remove everything this writer wrote; no manifest ever appears."""
