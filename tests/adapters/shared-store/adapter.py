@@ -3,7 +3,7 @@ data dir (by id, so a record sent twice is stored once) and logs every record it
 
 import os
 import sqlite3
-import sys
+import time
 from pathlib import Path
 
 from memdock.sdk import Adapter, Context, serve
@@ -12,6 +12,24 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS records(id TEXT PRIMARY KEY, type TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sends(id TEXT NOT NULL, pid INTEGER NOT NULL);
 """
+
+
+def open_shared(path: Path) -> sqlite3.Connection:
+    """The shared file, in WAL mode, its tables made. Several shards may be the first to open it: switching the
+    journal mode reads the file and then needs it alone, and SQLite answers "locked" at once rather than wait
+    when another connection is doing the same (either waiting would deadlock), so that step is retried."""
+    db = sqlite3.connect(path, timeout=60, isolation_level=None)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+    db.executescript(SCHEMA)
+    return db
 
 
 class SharedStore(Adapter):
@@ -27,9 +45,7 @@ class SharedStore(Adapter):
         return {"ok": True, "backend": self.name}
 
     def index(self, ctx: Context):
-        db = sqlite3.connect(ctx.data_dir / "store.sqlite", timeout=60, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(SCHEMA)
+        db = open_shared(ctx.data_dir / "store.sqlite")
         reader = ctx.input_bundle()
         crash_on, indexed = ctx.config.get("crash_on"), {}
         for rtype in reader.record_types():
@@ -49,4 +65,4 @@ class SharedStore(Adapter):
 
 
 if __name__ == "__main__":
-    sys.exit(serve(SharedStore()))
+    serve(SharedStore())
