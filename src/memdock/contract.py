@@ -1,31 +1,73 @@
-"""What every backend offers, whatever runs it: result types, capabilities and the MemoryBackend protocol."""
+"""What every backend offers, whatever runs it: result types, capabilities and the MemoryBackend protocol.
+
+The result types are plain classes (memdock.plain), not dataclasses, and `MemoryBackend` is loaded on first
+use: an adapter imports this module at every one-shot start, and neither `dataclasses` nor `typing` is free.
+"""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol, runtime_checkable
-
 from .operations import FEATURES, OPERATIONS, WRITE_OPERATIONS  # noqa: F401  (re-exported)
+from .plain import Plain, plain_copy
 from .records import Hit
 
-ProgressCallback = Callable[[dict[str, Any]], None]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from .seam import MemoryBackend as MemoryBackend
+
+    ProgressCallback = Callable[[dict[str, Any]], None]
 
 
-@dataclass
-class Capabilities:
-    adapter: str
-    adapter_version: str
-    protocol_versions: list[str]
-    payload_versions: list[str]
-    operations: list[str]
-    features: dict[str, bool]
-    id_shapes: dict[str, str] = field(default_factory=dict)
-    score: dict[str, Any] = field(
-        default_factory=lambda: {"range": [0.0, 1.0], "semantics": "relevance, higher is better"}
+def __getattr__(name: str) -> Any:
+    if name == "MemoryBackend":
+        from .seam import MemoryBackend
+
+        return MemoryBackend
+    if name == "ProgressCallback":
+        from .seam import ProgressCallback
+
+        return ProgressCallback
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_DEFAULT_SCORE = {"range": [0.0, 1.0], "semantics": "relevance, higher is better"}
+
+
+class Capabilities(Plain):
+    """What an adapter says it can do: protocol and payload versions, operations, features, id shapes, score."""
+
+    __slots__ = (
+        "adapter",
+        "adapter_version",
+        "protocol_versions",
+        "payload_versions",
+        "operations",
+        "features",
+        "id_shapes",
+        "score",
+        "extra",
     )
-    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __init__(
+        self,
+        adapter: str,
+        adapter_version: str,
+        protocol_versions: list[str],
+        payload_versions: list[str],
+        operations: list[str],
+        features: dict[str, bool],
+        id_shapes: dict[str, str] | None = None,
+        score: dict[str, Any] | None = None,
+        extra: dict[str, Any] | None = None,
+    ):
+        self.adapter, self.adapter_version = adapter, adapter_version
+        self.protocol_versions, self.payload_versions = protocol_versions, payload_versions
+        self.operations, self.features = operations, features
+        self.id_shapes = {} if id_shapes is None else id_shapes
+        self.score = plain_copy(_DEFAULT_SCORE) if score is None else score
+        self.extra = {} if extra is None else extra
 
     def supports(self, operation: str) -> bool:
         return operation in self.operations
@@ -48,15 +90,17 @@ class Capabilities:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.fields_dict()
 
 
-@dataclass
-class HealthStatus:
-    ok: bool
-    backend: str
-    checks: dict[str, Any] = field(default_factory=dict)
-    message: str = ""
+class HealthStatus(Plain):
+    """Whether the backend is usable now, with the checks behind the answer."""
+
+    __slots__ = ("ok", "backend", "checks", "message")
+
+    def __init__(self, ok: bool, backend: str, checks: dict[str, Any] | None = None, message: str = ""):
+        self.ok, self.backend, self.message = ok, backend, message
+        self.checks = {} if checks is None else checks
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> HealthStatus:
@@ -68,32 +112,43 @@ class HealthStatus:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.fields_dict()
 
 
-@dataclass
-class PrepareResult:
-    ok: bool = True
-    details: dict[str, Any] = field(default_factory=dict)
+class PrepareResult(Plain):
+    """What `prepare` readied (details are the adapter's own)."""
+
+    __slots__ = ("ok", "details")
+
+    def __init__(self, ok: bool = True, details: dict[str, Any] | None = None):
+        self.ok = ok
+        self.details = {} if details is None else details
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> PrepareResult:
         return cls(ok=bool(d.get("ok", True)), details=dict(d.get("details", {})))
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.fields_dict()
 
 
-@dataclass
-class IndexResult:
+class IndexResult(Plain):
     """What one index run did. `sent` counts records handed to the adapter after the ledger's diff."""
 
-    indexed: dict[str, int] = field(default_factory=dict)
-    skipped: int = 0
-    deleted: int = 0
-    checkpoints: int = 0
-    seconds: float = 0.0
-    details: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("indexed", "skipped", "deleted", "checkpoints", "seconds", "details")
+
+    def __init__(
+        self,
+        indexed: dict[str, int] | None = None,
+        skipped: int = 0,
+        deleted: int = 0,
+        checkpoints: int = 0,
+        seconds: float = 0.0,
+        details: dict[str, Any] | None = None,
+    ):
+        self.indexed = {} if indexed is None else indexed
+        self.skipped, self.deleted, self.checkpoints, self.seconds = skipped, deleted, checkpoints, seconds
+        self.details = {} if details is None else details
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> IndexResult:
@@ -107,18 +162,24 @@ class IndexResult:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.fields_dict()
 
 
-@dataclass
-class SearchResult:
+class SearchResult(Plain):
     """Hits of any search operation. `degraded` marks an answer the backend could not fully give, with why."""
 
-    hits: list[Hit] = field(default_factory=list)
-    degraded: bool = False
-    reason: str | None = None
-    took_ms: float | None = None
-    backend: str = ""
+    __slots__ = ("hits", "degraded", "reason", "took_ms", "backend")
+
+    def __init__(
+        self,
+        hits: list[Hit] | None = None,
+        degraded: bool = False,
+        reason: str | None = None,
+        took_ms: float | None = None,
+        backend: str = "",
+    ):
+        self.hits = [] if hits is None else hits
+        self.degraded, self.reason, self.took_ms, self.backend = degraded, reason, took_ms, backend
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> SearchResult:
@@ -143,11 +204,13 @@ class SearchResult:
         return out
 
 
-@dataclass
-class GetResult:
-    item: Hit | None = None
-    degraded: bool = False
-    reason: str | None = None
+class GetResult(Plain):
+    """One node or edge by id (`item` None when there is none)."""
+
+    __slots__ = ("item", "degraded", "reason")
+
+    def __init__(self, item: Hit | None = None, degraded: bool = False, reason: str | None = None):
+        self.item, self.degraded, self.reason = item, degraded, reason
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GetResult:
@@ -163,13 +226,22 @@ class GetResult:
         return out
 
 
-@dataclass
-class DeleteResult:
-    deleted: list[str] = field(default_factory=list)
-    not_found: list[str] = field(default_factory=list)
-    cascaded: int = 0
-    degraded: bool = False
-    reason: str | None = None
+class DeleteResult(Plain):
+    """Which ids were deleted, which were not there, and how many records went with them."""
+
+    __slots__ = ("deleted", "not_found", "cascaded", "degraded", "reason")
+
+    def __init__(
+        self,
+        deleted: list[str] | None = None,
+        not_found: list[str] | None = None,
+        cascaded: int = 0,
+        degraded: bool = False,
+        reason: str | None = None,
+    ):
+        self.deleted = [] if deleted is None else deleted
+        self.not_found = [] if not_found is None else not_found
+        self.cascaded, self.degraded, self.reason = cascaded, degraded, reason
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> DeleteResult:
@@ -182,72 +254,7 @@ class DeleteResult:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
+        out = self.fields_dict()
         if out["reason"] is None:
             del out["reason"]
         return out
-
-
-@runtime_checkable
-class MemoryBackend(Protocol):
-    """One memory backend, however it runs: the seam the service is written against.
-
-    `SubprocessBackend` (memdock.runner) drives any adapter over the protocol in its own process;
-    `InProcessBackend` (memdock.inprocess) runs a Python adapter's SDK object in this process, for tests and
-    embedding where the process boundary is not the point. Every call takes a TIMEOUT in seconds (None: the
-    operation's default); filters are the protocol's `filters` object, thread ids already resolved.
-    """
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def location(self) -> str:
-        """Where the store lives (a directory), for status output."""
-        ...
-
-    def get_capabilities(self) -> Capabilities: ...
-    def healthcheck(self, *, timeout: float | None = None) -> HealthStatus: ...
-    def index(
-        self,
-        bundle: str | os.PathLike[str],
-        *,
-        progress: ProgressCallback | None = None,
-        prune: bool = True,
-        origin: str | None = None,
-        timeout: float | None = None,
-    ) -> IndexResult: ...
-    def query(
-        self,
-        text: str,
-        *,
-        limit: int = 10,
-        filters: dict[str, Any] | None = None,
-        mode: str | None = None,
-        timeout: float | None = None,
-        min_score: float | None = None,
-    ) -> SearchResult: ...
-    def search_nodes(
-        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None, timeout: float | None = None
-    ) -> SearchResult: ...
-    def search_facts(
-        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None, timeout: float | None = None
-    ) -> SearchResult: ...
-    def search_episodes(
-        self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None, timeout: float | None = None
-    ) -> SearchResult: ...
-    def get_node(self, node_id: str, *, timeout: float | None = None) -> GetResult: ...
-    def get_edge(self, edge_id: str, *, timeout: float | None = None) -> GetResult: ...
-    def delete(self, ids: Sequence[str], *, timeout: float | None = None) -> DeleteResult: ...
-    def list_entries(self, thread_ids: Sequence[str], *, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
-        """THREAD_IDS' entry records as stored, oldest first (from the store's journal, whatever the backend)."""
-        ...
-
-    def threads(self) -> dict[str, int]:
-        """Each thread the store holds, with its number of entries (from the core's ledger)."""
-        ...
-
-    def counts(self) -> dict[str, int]:
-        """What the store holds by record type, from the core's ledger (the same for every backend)."""
-        ...
-
-    def close(self) -> None: ...

@@ -7,47 +7,81 @@ written back by `to_dict`, so a round trip loses nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, TypeVar
+from .plain import Plain
 
-T = TypeVar("T", bound="Record")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Self
 
 
-@dataclass
-class Record:
-    record_type: ClassVar[str] = ""
-    unknown: dict[str, Any] = field(default_factory=dict, kw_only=True, repr=False)
+class Record(Plain):
+    """A record type's fields are its __slots__ (in the order `to_dict` writes them), `unknown` aside."""
+
+    __slots__ = ("unknown",)
+    record_type = ""
+    unknown: dict[str, Any]
+
+    def __init__(self, *, unknown: dict[str, Any] | None = None):
+        self.unknown = {} if unknown is None else unknown
+
+    KNOWN: frozenset[str] = frozenset()
+    """The fields a dict's keys are matched against (all but `unknown`)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.KNOWN = frozenset(cls.FIELDS) - {"unknown"}
 
     @classmethod
-    def from_dict(cls: type[T], data: dict[str, Any]) -> T:
-        names = {f.name for f in fields(cls)} - {"unknown"}
-        known = {k: v for k, v in data.items() if k in names}
-        extra = {k: v for k, v in data.items() if k not in names}
-        return cls(**known, unknown=extra)
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        known = cls.KNOWN
+        return cls(
+            **{k: v for k, v in data.items() if k in known}, unknown={k: v for k, v in data.items() if k not in known}
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for f in fields(self):
-            if f.name == "unknown":
-                continue
-            v = getattr(self, f.name)
-            if v is not None:
-                out[f.name] = v
+        for name in self.FIELDS:
+            if name != "unknown" and (v := getattr(self, name)) is not None:
+                out[name] = v
         out.update(self.unknown)
         return out
 
 
-@dataclass
 class Hit(Record):
-    record_type: ClassVar[str] = "hit"
-    id: str
-    kind: str
-    score: float
-    text: str
-    backend: str
-    provenance: dict[str, str] = field(default_factory=dict)
-    query_id: str | None = None
-    rank: int | None = None
-    name: str | None = None
-    event_time: str | None = None
-    extra: dict[str, Any] | None = None
+    """One search result: what was found (id, kind, text), its score and rank, and where it came from."""
+
+    __slots__ = (
+        "id",
+        "kind",
+        "score",
+        "text",
+        "backend",
+        "provenance",
+        "query_id",
+        "rank",
+        "name",
+        "event_time",
+        "extra",
+    )
+    record_type = "hit"
+
+    def __init__(
+        self,
+        id: str,
+        kind: str,
+        score: float,
+        text: str,
+        backend: str,
+        provenance: dict[str, str] | None = None,
+        query_id: str | None = None,
+        rank: int | None = None,
+        name: str | None = None,
+        event_time: str | None = None,
+        extra: dict[str, Any] | None = None,
+        *,
+        unknown: dict[str, Any] | None = None,
+    ):
+        self.id, self.kind, self.score, self.text, self.backend = id, kind, score, text, backend
+        self.provenance = {} if provenance is None else provenance
+        self.query_id, self.rank, self.name, self.event_time, self.extra = query_id, rank, name, event_time, extra
+        super().__init__(unknown=unknown)

@@ -92,7 +92,14 @@ def test_the_service_depends_on_the_contract_not_on_a_backend():
 
 
 def test_the_contract_and_the_operations_table_stand_alone():
-    for package in ("memdock.contract", "memdock.operations", "memdock.threads"):
+    for package in (
+        "memdock.contract",
+        "memdock.seam",
+        "memdock.plain",
+        "memdock.records",
+        "memdock.operations",
+        "memdock.threads",
+    ):
         for module, imports in _imports(package).items():
             bad = _reaches(imports, (*BACKENDS, "memdock.service", "memdock.api", "memdock.cli", "memdock.mcp"))
             assert not bad, f"{module} imports {bad}"
