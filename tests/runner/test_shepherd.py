@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memdock.runner.process import SHEPHERD, shepherd_argv, spawn
+from memdock.runner.process import SHEPHERD, SHEPHERD_PROGRAM, shepherd_argv, spawn
 
 
 def run(argv, *, python=False, tmp_path, module_path=()):
@@ -31,11 +31,23 @@ def test_python_scripts_run_inline_anything_else_is_execed(tmp_path):
     script = tmp_path / "a.py"
     script.write_text("")
     inline = shepherd_argv([sys.executable, "-I", str(script), "--worker"], True, "2", "1", "9")
-    assert inline == [sys.executable, "-I", str(SHEPHERD), "2", "1", "9", "inline", "--", str(script), "--worker"]
+    assert inline == [sys.executable, "-I", *SHEPHERD_PROGRAM, "2", "1", "9", "inline", "--", str(script), "--worker"]
     module = shepherd_argv(
         [sys.executable, "-I", "-m", "pkg", "--worker"], True, "2", "1", "9", module_path=["/a", "/b"]
     )
-    assert module == [sys.executable, "-I", str(SHEPHERD), "2", "1", "9", "module", "/a:/b", "--", "pkg", "--worker"]
+    assert module == [
+        sys.executable,
+        "-I",
+        *SHEPHERD_PROGRAM,
+        "2",
+        "1",
+        "9",
+        "module",
+        "/a:/b",
+        "--",
+        "pkg",
+        "--worker",
+    ]
     for argv, python in (
         ([sys.executable, "-X", "dev", str(script)], True),
         (["node", str(script)], False),
@@ -53,11 +65,13 @@ def test_a_package_runs_inline_as_python_m_would(tmp_path):
     (tmp_path / "folder" / "pkg" / "__init__.py").write_text("")
     main = tmp_path / "folder" / "pkg" / "__main__.py"
     main.write_text(
+        f"RUNNER = {str(SHEPHERD.parent)!r}\n"
         "import json, sys\n"
         "import helper\n"
         "from . import __name__ as package\n"
         "print(json.dumps({'name': __name__, 'package': package, 'argv': sys.argv, 'helper': helper.VALUE,"
-        " 'leaked': [n for n in ('main', 'shepherd', 'descendants') if n in globals()]}))\n"
+        " 'leaked': [n for n in ('main', 'shepherd', 'descendants') if n in globals()],"
+        " 'shepherd_module': 'shepherd' in sys.modules, 'runner_on_path': RUNNER in sys.path}))\n"
         "raise SystemExit(4)\n"
     )
     proc, out, err = run(
@@ -73,6 +87,8 @@ def test_a_package_runs_inline_as_python_m_would(tmp_path):
         "argv": [str(main), "--worker"],
         "helper": "from the shared folder",
         "leaked": [],
+        "shepherd_module": False,
+        "runner_on_path": False,
     }
 
 
@@ -80,9 +96,11 @@ def test_a_package_runs_inline_as_python_m_would(tmp_path):
 def test_inline_script_sees_what_python_script_would(tmp_path, python):
     script = tmp_path / "probe.py"
     script.write_text(
+        f"RUNNER = {str(SHEPHERD.parent)!r}\n"
         "import json, sys\n"
         "print(json.dumps({'name': __name__, 'file': __file__, 'argv': sys.argv, 'path0': sys.path[0],"
-        " 'leaked': [n for n in ('main', 'shepherd', 'descendants') if n in globals()]}))\n"
+        " 'leaked': [n for n in ('main', 'shepherd', 'descendants') if n in globals()],"
+        " 'shepherd_module': 'shepherd' in sys.modules, 'runner_on_path': RUNNER in sys.path}))\n"
         "raise SystemExit(3)\n"
     )
     proc, out, _err = run([sys.executable, str(script), "x", "--y"], python=python, tmp_path=tmp_path)
@@ -94,6 +112,8 @@ def test_inline_script_sees_what_python_script_would(tmp_path, python):
         "argv": [str(script), "x", "--y"],
         "path0": str(tmp_path),
         "leaked": [],
+        "shepherd_module": False,
+        "runner_on_path": False,
     }
 
 

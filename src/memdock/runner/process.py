@@ -70,6 +70,13 @@ def _preexec(writable: Sequence[str] | None, readable: Sequence[str] | None, die
 
 
 SHEPHERD = Path(__file__).with_name("shepherd.py")
+SHEPHERD_PROGRAM = (
+    "-c",
+    f"import sys;sys.path.insert(0,{str(SHEPHERD.parent)!r});import shepherd;del sys.path[0];"
+    "shepherd.main(sys.argv[1:])",
+)
+"""How an interpreter runs the shepherd: imported, so its bytecode is cached (a script given by path is compiled
+again at every start, a millisecond of each call), and under `-c`, so nothing of runner/ stays on the path."""
 SHEPHERD_TERM_GRACE = 1.0
 
 
@@ -128,10 +135,10 @@ def shepherd_argv(
             i += 1
         if i + 1 < len(argv) and argv[i] == "-m":
             paths = os.pathsep.join(str(p) for p in module_path)
-            return [*argv[:i], str(SHEPHERD), *shepherd_args, "module", paths, "--", *argv[i + 1 :]]
+            return [*argv[:i], *SHEPHERD_PROGRAM, *shepherd_args, "module", paths, "--", *argv[i + 1 :]]
         if i < len(argv) and not argv[i].startswith("-") and os.path.isfile(argv[i]):
-            return [*argv[:i], str(SHEPHERD), *shepherd_args, "inline", "--", *argv[i:]]
-    return [sys.executable, "-I", "-S", str(SHEPHERD), *shepherd_args, "exec", "--", *argv]
+            return [*argv[:i], *SHEPHERD_PROGRAM, *shepherd_args, "inline", "--", *argv[i:]]
+    return [sys.executable, "-I", "-S", *SHEPHERD_PROGRAM, *shepherd_args, "exec", "--", *argv]
 
 
 def spawn(

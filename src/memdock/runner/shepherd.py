@@ -1,7 +1,8 @@
 """The shepherd: runs one adapter process as its child and lets no descendant of it outlive the call.
 
-The runner starts this file as a script (`PYTHON [FLAGS] shepherd.py GRACE TERM_GRACE REPORT_FD MODE -- ARGV...`),
-never imports it into the host process, and it uses the standard library only. The runner has made it a
+The runner starts it as a program of its own (`PYTHON [FLAGS] -c "import shepherd; ..." GRACE TERM_GRACE REPORT_FD
+MODE -- ARGV...`, see process.SHEPHERD_PROGRAM), never imports it into the host process, and it uses the standard
+library only. The runner has made it a
 child subreaper (PR_SET_CHILD_SUBREAPER, set before exec, which keeps it), so every process the adapter
 starts, even a daemon that forked twice and called setsid, is re-parented to it rather than to init when its
 parent dies. When the adapter exits, the
@@ -186,6 +187,7 @@ def main(args: list[str]) -> None:
     child = _start(argv, mode != "exec")
     if child == 0:
         os.close(report_fd)
+        sys.modules.pop("shepherd", None)  # imported by name from runner/ (process.SHEPHERD_PROGRAM): not the adapter's
         if mode == "module":
             _run_module(module_path.split(os.pathsep) if module_path else [], argv)
         else:
