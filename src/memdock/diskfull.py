@@ -14,9 +14,10 @@ import os
 import re
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from .errors import BackendError, MemdockError
+
+TYPE_CHECKING = False  # adapters import this module at start: no `typing`
 
 if TYPE_CHECKING:
     import sqlite3

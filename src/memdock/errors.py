@@ -8,7 +8,9 @@ adapter arrives in the caller as the same class.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # adapters import this module at start: no `typing`
+if TYPE_CHECKING:
+    from typing import Any
 
 CATEGORIES = ("config", "invalid_input", "unsupported", "transient", "backend", "cancelled", "version")
 

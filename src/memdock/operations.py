@@ -4,7 +4,9 @@ Kept import-light: adapters import it."""
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Operation:

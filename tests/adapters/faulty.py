@@ -157,4 +157,4 @@ class Faulty(Adapter):
 
 
 if __name__ == "__main__":
-    sys.exit(serve(Faulty(sys.argv[sys.argv.index("--name") + 1])))
+    serve(Faulty(sys.argv[sys.argv.index("--name") + 1]))

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 
-from memdock.sdk import Adapter, Context
+from memdock.sdk import Adapter, Context, adapter_json
 from memdock_graphiti import recipes
 from memdock_graphiti.settings import Settings
 
@@ -19,7 +18,7 @@ LOCAL_SINGLE_WRITER = (
 
 
 class GraphitiAdapter(Adapter):
-    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
+    descriptor_path = adapter_json(__file__)
     features = {
         "embeddings": True,
         "entity_extraction": True,

@@ -8,4 +8,4 @@ from memdock.sdk import serve  # noqa: E402
 
 from .adapter import LeanRAGAdapter  # noqa: E402
 
-sys.exit(serve(LeanRAGAdapter()))
+serve(LeanRAGAdapter())

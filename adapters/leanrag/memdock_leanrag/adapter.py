@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from memdock.sdk import Adapter, Context
+from memdock.sdk import Adapter, Context, adapter_json
 from memdock_leanrag.hits import SCORE_SEMANTICS
 from memdock_leanrag.settings import PINNED_COMMIT, Settings
 
 
 class LeanRAGAdapter(Adapter):
-    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
+    descriptor_path = adapter_json(__file__)
     features = {
         "embeddings": True,
         "entity_extraction": True,

@@ -10,7 +10,7 @@ os.environ["MEM0_TELEMETRY"] = "false"
 
 from memdock_entries.adapter_base import EntryAdapter
 
-from memdock.sdk import Context
+from memdock.sdk import Context, adapter_json
 from memdock_mem0.retrieval import SCORE_SEMANTICS
 from memdock_mem0.settings import Settings
 
@@ -18,7 +18,7 @@ from memdock_mem0.settings import Settings
 class Mem0Adapter(EntryAdapter):
     package = "memdock_mem0"
     settings_class = Settings
-    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
+    descriptor_path = adapter_json(__file__)
     features = {
         "embeddings": True,
         "entity_extraction": False,

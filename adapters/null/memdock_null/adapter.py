@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from memdock.contract import DeleteResult, GetResult, HealthStatus, IndexResult, PrepareResult, SearchResult
-from memdock.sdk import Adapter, Context
+from memdock.sdk import Adapter, Context, adapter_json
 
 
 class NullAdapter(Adapter):
-    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
+    descriptor_path = adapter_json(__file__)
     features = {"retrieval": False}
     score = {"range": [0.0, 1.0], "semantics": "no hits are ever returned"}
 

@@ -8,7 +8,7 @@ from typing import Any
 from memdock_entries.adapter_base import EntryAdapter
 
 from memdock.errors import MemdockError
-from memdock.sdk import Context
+from memdock.sdk import Context, adapter_json
 from memdock_openmemory.retrieval import SCORE_SEMANTICS
 from memdock_openmemory.settings import Settings
 
@@ -16,7 +16,7 @@ from memdock_openmemory.settings import Settings
 class OpenMemoryAdapter(EntryAdapter):
     package = "memdock_openmemory"
     settings_class = Settings
-    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
+    descriptor_path = adapter_json(__file__)
     features = {
         "embeddings": False,
         "entity_extraction": False,

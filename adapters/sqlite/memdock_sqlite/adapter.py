@@ -5,11 +5,10 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from pathlib import Path
 
 from memdock.diskfull import is_disk_full
 from memdock.errors import BackendError, MemdockError
-from memdock.sdk import Adapter, Context
+from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.params import query_text
 from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vector_cache, vectors
@@ -19,7 +18,7 @@ EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing
 
 
 class SqliteAdapter(Adapter):
-    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
+    descriptor_path = adapter_json(__file__)
     features = {"graph_query": True, "temporal": True, "incremental": True, "delete": True, "retrieval": True}
     score = {
         "range": [0.0, 1.0],

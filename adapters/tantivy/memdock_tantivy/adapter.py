@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import tantivy
 
 from memdock.errors import BackendError
-from memdock.sdk import Adapter, Context
+from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.params import query_text
 from memdock_tantivy import delete, ingest, queries, search, store
@@ -19,7 +18,7 @@ KINDS = ("thread", "entry", "entity", "chunk", "edge")
 
 
 class TantivyAdapter(Adapter):
-    descriptor_path = Path(__file__).resolve().parents[1] / "adapter.json"
+    descriptor_path = adapter_json(__file__)
     features = {
         "graph_query": True,
         "temporal": True,

@@ -7,6 +7,6 @@ atomic result files, error envelopes and exit codes. Operations you do not
 implement answer `unsupported`.
 """
 
-from .adapter import Adapter, Context, serve
+from .adapter import Adapter, Context, adapter_json, serve
 
-__all__ = ["Adapter", "Context", "serve"]
+__all__ = ["Adapter", "Context", "adapter_json", "serve"]

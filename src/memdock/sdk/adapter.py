@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import _thread
 import functools
 import json
 import os
 import sys
-import threading
 import time
-from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from .. import PAYLOAD_VERSION, PROTOCOL_VERSION
 from ..atomic import write_atomic
@@ -16,11 +15,19 @@ from ..diskfull import disk_full, is_disk_full
 from ..errors import BackendError, ConfigError, InvalidInputError, MemdockError, UnsupportedOperationError, VersionError
 from ..operations import FEATURES, OPERATIONS
 
+TYPE_CHECKING = False  # every adapter starts by importing this module: no `typing` at run time
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any, BinaryIO, NoReturn, Protocol
 
     from ..bundle import BundleReader
     from ..contract import DeleteResult, GetResult, HealthStatus, IndexResult, PrepareResult, SearchResult
+
+    class EventSink(Protocol):
+        """Where an operation's events go: the protocol's stdout (`_Events`), or callbacks in-process."""
+
+        def emit(self, event: dict[str, Any], request_id: str | None = None) -> None: ...
+
 
 _TRIVIAL_OBJECT_KEYS = {
     "type",
@@ -32,12 +39,6 @@ _TRIVIAL_OBJECT_KEYS = {
     "$schema",
     "$id",
 }
-
-
-class EventSink(Protocol):
-    """Where an operation's events go: the protocol's stdout (`_Events`), or callbacks in-process."""
-
-    def emit(self, event: dict[str, Any], request_id: str | None = None) -> None: ...
 
 
 class Context:
@@ -110,6 +111,13 @@ class _Described:
         return self.default if path is None else str(_descriptor(str(path)).get(self.key, self.default))
 
 
+def adapter_json(module_file: str) -> str:
+    """The adapter.json beside the package that holds MODULE_FILE: `descriptor_path = adapter_json(__file__)`.
+
+    (os.path rather than pathlib: pathlib's imports are a tenth of a one-shot adapter call.)"""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(module_file))), "adapter.json")
+
+
 @functools.cache
 def _descriptor(path: str) -> dict[str, Any]:
     with open(path, "rb") as f:
@@ -128,7 +136,7 @@ class Adapter:
     features: dict[str, bool] = {}
     score: dict[str, Any] = {"range": [0.0, 1.0], "semantics": "relevance, higher is better"}
     id_shapes: dict[str, str] = {}
-    descriptor_path: Path | None = None
+    descriptor_path: str | os.PathLike[str] | None = None
 
     def operations(self, ctx: Context) -> list[str]:
         ops = ["capabilities"]
@@ -235,7 +243,7 @@ class _Events:
 
     def __init__(self, stream: BinaryIO, worker: bool):
         self.stream, self.worker = stream, worker
-        self.lock = threading.Lock()
+        self.lock = _thread.allocate_lock()  # not threading: a one-shot adapter may never need that module
 
     def emit(self, event: dict[str, Any], request_id: str | None = None) -> None:
         if self.worker and request_id:
@@ -352,6 +360,8 @@ def _watch_parent() -> None:
             if os.getppid() != parent:
                 os._exit(0)
 
+    import threading
+
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
@@ -372,17 +382,42 @@ def _run_worker(adapter: Adapter, out: _Events) -> int:
     return 0
 
 
-def serve(adapter: Adapter, argv: list[str] | None = None) -> int:
-    """The adapter program's main: `--request FILE` (one-shot) or `--worker`."""
+def serve(adapter: Adapter, argv: list[str] | None = None) -> NoReturn:
+    """The adapter program's main: `--request FILE` (one-shot) or `--worker`. Ends the process with the exit
+    code once the adapter is closed (see `_exit`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     worker = "--worker" in argv
     out = _Events(_protect_stdout(), worker)
     try:
         if worker:
-            return _run_worker(adapter, out)
-        if "--request" in argv and argv.index("--request") + 1 < len(argv):
-            return _run_request_file(adapter, argv[argv.index("--request") + 1], out)
-        sys.stderr.write("usage: ADAPTER --request FILE | --worker\n")
-        return 2
+            code = _run_worker(adapter, out)
+        elif "--request" in argv and argv.index("--request") + 1 < len(argv):
+            code = _run_request_file(adapter, argv[argv.index("--request") + 1], out)
+        else:
+            sys.stderr.write("usage: ADAPTER --request FILE | --worker\n")
+            code = 2
     finally:
         adapter.close()
+    _exit(code)
+
+
+def _exit(code: int) -> NoReturn:
+    """End the process with CODE after what Python promises at exit, without the interpreter's teardown.
+
+    Python runs the threading module's exit hooks and joins the threads that are not daemons, runs the atexit
+    handlers and flushes the standard streams; it does not promise that objects still alive are finalized. The
+    teardown that would free every object and collect garbage cost a one-shot call more than its request.
+    This is how the standard library ends its own forked workers (multiprocessing: threading._shutdown, the
+    streams flushed, os._exit), plus the atexit handlers."""
+    import atexit
+
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        threading._shutdown()  #
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):  # __stdout__: kept by a logger, say
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+    os._exit(code)

@@ -26,4 +26,4 @@ class HostileReader(Adapter):
 
 
 if __name__ == "__main__":
-    raise SystemExit(serve(HostileReader()))
+    serve(HostileReader())

@@ -22,4 +22,4 @@ class InVenv(Adapter):
 
 
 if __name__ == "__main__":
-    sys.exit(serve(InVenv()))
+    serve(InVenv())

@@ -82,4 +82,4 @@ class Scripted(Adapter):
 
 
 if __name__ == "__main__":
-    sys.exit(serve(Scripted()))
+    serve(Scripted())
