@@ -50,6 +50,21 @@ def test_importing_memdock_loads_no_service_layer():
         assert f"'{heavy}" not in loaded, loaded
 
 
+def test_a_python_adapter_starts_without_the_costly_standard_modules():
+    """What a one-shot call of the null adapter imports before its request: not `dataclasses` (with `inspect`,
+    `ast`, `dis`), `typing`, `pathlib` or `threading`, which together cost it more than the rest of its start."""
+    import subprocess
+    import sys
+
+    code = (
+        f"import sys; sys.path.insert(0, {str(SRC.parents[1] / 'adapters' / 'null')!r});"
+        "import memdock_null.adapter, memdock.sdk, memdock.contract; print(' '.join(sorted(sys.modules)))"
+    )
+    loaded = set(subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True).stdout.split())
+    assert "memdock_null.adapter" in loaded
+    assert not loaded & {"dataclasses", "inspect", "typing", "pathlib", "threading"}
+
+
 def _imports(package: str) -> dict[str, set[str]]:
     """Each module of PACKAGE and the memdock modules it imports (absolute names), read from the source."""
     out: dict[str, set[str]] = {}
