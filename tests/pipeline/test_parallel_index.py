@@ -36,6 +36,22 @@ def test_four_shards_leave_the_store_and_ledger_a_serial_run_leaves(tmp_path, ch
     assert again.skipped == len(bundle_ids(chunks)) and "parallel" not in again.details
 
 
+def test_the_runner_says_it_verified_the_delta_and_each_shard_and_nothing_else(tmp_path, chunks):
+    """The delta and its shards are the runner's own, written from records it validated: the adapter is told so
+    (`params.verified`) and need not check them against the schema again. A bundle handed to `index` as it is
+    carries no such word."""
+
+    def said(store: Path) -> list[str]:
+        return sorted(p.read_text() for p in (store / "data").glob("verified-*"))
+
+    shared(tmp_path / "serial").index(chunks)
+    assert said(tmp_path / "serial") == ["True"]
+    shared(tmp_path / "parallel").index(chunks, parallel=4)
+    assert said(tmp_path / "parallel") == ["True"] * 4
+    shared(tmp_path / "direct").call("index", {"bundle": str(chunks)}, use_pool=False)
+    assert said(tmp_path / "direct") == ["False"]
+
+
 def test_a_shard_job_that_dies_resumes_with_nothing_lost_or_doubled(tmp_path, chunks):
     ids = bundle_ids(chunks)
     victim = next(i for i, t in ids.items() if t == "chunk")

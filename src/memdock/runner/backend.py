@@ -264,7 +264,7 @@ class SubprocessBackend:
                         )
                         raw = self.call(
                             "index",
-                            {"bundle": str(delta_dir)},
+                            {"bundle": str(delta_dir), "verified": True},
                             on_progress=progress,
                             on_checkpoint=checkpoint,
                             use_pool=False,

@@ -69,7 +69,8 @@ def shard_job(spec: ShardSpec) -> dict[str, Any]:
     backend = SubprocessBackend(
         descriptor, spec.store, config=spec.config, env=spec.env, sandbox=spec.sandbox, timeouts=spec.timeouts
     )
-    return backend.call(spec.operation, {"bundle": spec.shard}, use_pool=False, timeout=spec.timeout)
+    params = {"bundle": spec.shard, "verified": True}  # a shard of the delta, whose records the runner validated
+    return backend.call(spec.operation, params, use_pool=False, timeout=spec.timeout)
 
 
 Job = Callable[[ShardSpec], dict[str, Any]]

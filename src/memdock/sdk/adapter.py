@@ -74,21 +74,32 @@ class Context:
         """Call only after the backend has durably committed these records."""
         self._out.emit({"event": "checkpoint", "ids": ids}, self.request_id)
 
-    def input_bundle(self, *, validate: bool = True) -> BundleReader:
+    def input_bundle(self, *, validate: bool | None = None) -> BundleReader:
+        """The bundle of `params.bundle`. VALIDATE None checks every record against the schema unless the runner
+        says it wrote this bundle itself from records it had validated (`params.verified`); the reader checks
+        JSON, nesting, duplicate ids, counts and each part's sha256 either way."""
         from ..bundle import BundleReader
 
         path = self.params.get("bundle")
         if not isinstance(path, str) or not path:
             raise InvalidInputError("index needs params.bundle: the path of a payload bundle")
-        return BundleReader(path, validate=validate)
+        return BundleReader(path, validate=not self.verified if validate is None else validate)
+
+    @property
+    def verified(self) -> bool:
+        """The runner wrote `params.bundle` from records it had validated (its delta of what changed, or a shard
+        of it): the schema check would only repeat its own."""
+        return self.params.get("verified") is True
 
     def staged_bundle(self) -> BundleReader:
         """The input bundle, read through once before anything is written: the first record the schema refuses
         (an integer past int64, a leap second, nesting past the limit, a bad checksum) fails the call here,
-        naming file, line, id and field. The reader returned skips the schema check the pass already did."""
-        problems = self.input_bundle().verify(max_errors=1)
-        if problems:
-            raise problems[0]
+        naming file, line, id and field. The reader returned skips the schema check the pass already did. A
+        bundle the runner verified is not read twice."""
+        if not self.verified:
+            problems = self.input_bundle().verify(max_errors=1)
+            if problems:
+                raise problems[0]
         return self.input_bundle(validate=False)
 
     def log(self, message: str) -> None:
@@ -413,11 +424,12 @@ def _exit(code: int) -> NoReturn:
 
     threading = sys.modules.get("threading")
     if threading is not None:
-        threading._shutdown()  #
+        threading._shutdown()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):  # __stdout__: kept by a logger, say
-        try:
-            stream.flush()
-        except (AttributeError, OSError, ValueError):
-            pass
+        if stream is not None:
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
     os._exit(code)

@@ -1,5 +1,6 @@
 """A backend several writers share: each index call upserts its bundle's records into one SQLite file in the
-data dir (by id, so a record sent twice is stored once) and logs every record it was sent, with its pid."""
+data dir (by id, so a record sent twice is stored once) and logs every record it was sent, with its pid (and, in a file per process, whether the runner said it verified
+the bundle)."""
 
 import os
 import sqlite3
@@ -46,6 +47,7 @@ class SharedStore(Adapter):
 
     def index(self, ctx: Context):
         db = open_shared(ctx.data_dir / "store.sqlite")
+        (ctx.data_dir / f"verified-{os.getpid()}").write_text(str(ctx.verified))
         reader = ctx.input_bundle()
         crash_on, indexed = ctx.config.get("crash_on"), {}
         for rtype in reader.record_types():
