@@ -1,6 +1,6 @@
 """A backend several writers share: each index call upserts its bundle's records into one SQLite file in the
-data dir (by id, so a record sent twice is stored once) and logs every record it was sent, with its pid (and, in a file per process, whether the runner said it verified
-the bundle)."""
+data dir (by id, so a record sent twice is stored once) and logs every record it was sent, with its pid, and in a
+file per process whether the runner said it verified the bundle."""
 
 import os
 import sqlite3
