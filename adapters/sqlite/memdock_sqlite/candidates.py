@@ -24,6 +24,7 @@ words and 32 % for the one-word queries it narrowed, at a quarter of the unnarro
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,11 +66,15 @@ class Level:
 
 def document_frequency(conn: sqlite3.Connection, term: str) -> int:
     """How many chunks hold TERM: counted up to BUDGET; past it, estimated from how far back the BUDGET-th newest
-    chunk holding it lies among all chunks' rowids (a word in most of a million chunks costs BUDGET rows, not all)."""
-    quoted = f'"{term}"'
-    oldest = _newest(conn, quoted)
-    if oldest is None:
-        return conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?", [quoted]).fetchone()[0]
+    chunk holding it lies among all chunks' rowids (a word in most of a million chunks costs BUDGET rows, not all).
+    One walk of at most BUDGET of its rows, newest first, gives both the count and that rowid."""
+    sql = (
+        "SELECT count(*), min(rowid) FROM "
+        "(SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? ORDER BY rowid DESC LIMIT ?)"
+    )
+    counted, oldest = conn.execute(sql, [f'"{term}"', BUDGET]).fetchone()
+    if counted < BUDGET:
+        return int(counted)
     lowest = conn.execute("SELECT min(rowid) FROM chunks").fetchone()[0]
     highest = conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0]
     return max(BUDGET, round(BUDGET * (highest - lowest + 1) / (highest - oldest + 1)))
@@ -151,7 +156,11 @@ def _newest(conn: sqlite3.Connection, match: str) -> int | None:
 
 def holders(conn: sqlite3.Connection, level: Level, term: str, rowids: list[int]) -> set[int]:
     """Which of a level's candidate ROWIDS hold TERM: FTS5 walks the rows matching the level's expression between
-    the lowest and highest candidate and seeks TERM in each (at most BUDGET rows on a big store)."""
-    sql = "SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid BETWEEN ? AND ?"
-    found = conn.execute(sql, [f'({level.match}) AND "{term}"', min(rowids), max(rowids)])
-    return {rid for (rid,) in found} & set(rowids)
+    the lowest and highest candidate and seeks TERM in each (at most BUDGET rows on a big store); SQLite keeps
+    those rows and looks each candidate up among them, so only the holders come back to Python."""
+    sql = (
+        "SELECT value FROM json_each(?) WHERE value IN "
+        "(SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid BETWEEN ? AND ?)"
+    )
+    found = conn.execute(sql, [json.dumps(rowids), f'({level.match}) AND "{term}"', min(rowids), max(rowids)])
+    return {rid for (rid,) in found}
