@@ -19,7 +19,7 @@ from graphiti_core.search.search_utils import RELEVANT_SCHEMA_LIMIT
 
 from memdock.bundle import BundleReader
 from memdock.sdk import Context
-from memdock.validation import parse_datetime
+from memdock.times import parse_datetime
 
 from .removal import remove_episode
 from .runtime import Runtime

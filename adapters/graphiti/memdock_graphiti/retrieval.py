@@ -18,7 +18,7 @@ from graphiti_core.nodes import EntityNode, EpisodicNode
 
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import limit_of, query_text, record_id
-from memdock.validation import parse_datetime
+from memdock.times import parse_datetime
 
 from . import hits, recipes
 from .runtime import Runtime

@@ -11,8 +11,6 @@ import math
 import os
 import struct
 import sys
-import urllib.error
-import urllib.request
 from typing import Any, Protocol
 
 from memdock.errors import BackendError, ConfigError, TransientError
@@ -73,6 +71,9 @@ class HttpEmbedder:
         return out
 
     def _post(self, texts: list[str]) -> list[bytes]:
+        import urllib.error  # here, not at the top: a third of the adapter's start, for a store without HTTP
+        import urllib.request
+
         body = json.dumps({"model": self.model, "input": texts}).encode()
         headers = {"Content-Type": "application/json"}
         if self.api_key:

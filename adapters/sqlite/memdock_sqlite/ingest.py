@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from memdock.validation import parse_datetime
+from memdock.times import parse_datetime
 
 from . import facts, node_text
 from .db import transaction
