@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -79,7 +80,8 @@ def memdock_rows(name: str, bundle: Path, store: Path, n: int, texts: list[str])
     return rows
 
 
-def tantivy_row(docs: list[tuple[str, str]], folder: Path, texts: list[str]) -> Row:
+def tantivy_index(docs: list[tuple[str, str]], folder: Path) -> tuple[Any, float]:
+    """Raw tantivy-py indexing DOCS (id, text) into FOLDER: the index and the seconds it took."""
     import tantivy
 
     sb = tantivy.SchemaBuilder()
@@ -96,7 +98,11 @@ def tantivy_row(docs: list[tuple[str, str]], folder: Path, texts: list[str]) -> 
         writer.add_document(tantivy.Document(id=cid, text=text))
     writer.commit()
     writer.wait_merging_threads()
-    index_s = time.perf_counter() - t
+    return index, time.perf_counter() - t
+
+
+def tantivy_row(docs: list[tuple[str, str]], folder: Path, texts: list[str]) -> Row:
+    index, index_s = tantivy_index(docs, folder)
     index.reload()
     searcher = index.searcher()
 

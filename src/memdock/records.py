@@ -20,12 +20,11 @@ class Record(Plain):
     __slots__ = ("unknown",)
     record_type = ""
     unknown: dict[str, Any]
+    KNOWN: frozenset[str] = frozenset()
+    """The fields a dict's keys are matched against (all but `unknown`)."""
 
     def __init__(self, *, unknown: dict[str, Any] | None = None):
         self.unknown = {} if unknown is None else unknown
-
-    KNOWN: frozenset[str] = frozenset()
-    """The fields a dict's keys are matched against (all but `unknown`)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
