@@ -86,7 +86,4 @@ def parse_datetime(value: str) -> datetime:
     with a date-time, and Python's datetime (like most databases) cannot hold either."""
     if not isinstance(value, str) or not _DATETIME.match(value) or not is_rfc3339_datetime(value):
         raise ValueError(f"{value!r} is not an RFC 3339 date-time")
-    text = value[:10] + "T" + value[11:]
-    if text[-1] in "Zz":
-        text = text[:-1] + "+00:00"
-    return datetime.fromisoformat(text)
+    return parse(value[:10] + "T" + value[11:])
