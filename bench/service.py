@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 
-from memdock_sqlite import search, vectors  # noqa: E402
+from memdock_sqlite import search, vector_index  # noqa: E402
 
 from memdock import MemoryService  # noqa: E402
 from memdock.chunking import chunk_bundle  # noqa: E402
@@ -71,7 +71,7 @@ def main() -> int:
             b.index(tmp / "chunks")
 
         conn = sqlite3.connect(f"file:{store / 'data' / 'memory.sqlite'}?mode=ro", uri=True)
-        index = vectors.VectorIndex()
+        index = vector_index.VectorIndex()
         own = timed(
             lambda q: search.run(conn, {"text": q, "limit": args.limit}, embedder=None, vectors=index, identity=None),
             questions,

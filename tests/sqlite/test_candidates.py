@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
-from memdock_sqlite import candidates, db, fts, ingest, search, vectors
+from memdock_sqlite import candidates, db, fts, ingest, search, vector_index
 
 VOCABULARY = [f"w{i}" for i in range(300)]
 WEIGHTS = [1 / (i + 1) for i in range(300)]  # Zipf-like: w0 is in most chunks, w299 in few
@@ -40,7 +40,7 @@ def df(conn, word: str) -> int:
 
 def answer(conn, text: str, filters: dict | None = None) -> dict:
     params = {"text": text, "limit": 10, **({"filters": filters} if filters else {})}
-    return search.run(conn, params, embedder=None, vectors=vectors.VectorIndex(), identity=None)
+    return search.run(conn, params, embedder=None, vectors=vector_index.VectorIndex(), identity=None)
 
 
 def ranked(result: dict) -> list[tuple[str, float]]:

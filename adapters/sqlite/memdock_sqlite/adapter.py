@@ -11,7 +11,7 @@ from memdock.errors import BackendError, MemdockError
 from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.params import query_text
-from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vector_cache, vectors
+from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vector_cache, vector_index, vectors
 from memdock_sqlite.delete import delete as delete_records
 
 EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing has been indexed"}
@@ -35,7 +35,7 @@ class SqliteAdapter(Adapter):
 
     def __init__(self) -> None:
         self._reader: tuple[tuple, sqlite3.Connection] | None = None
-        self._vectors = vectors.VectorIndex()
+        self._vectors = vector_index.VectorIndex()
 
     def active_features(self, ctx: Context) -> dict[str, bool]:
         return {**self.features, "embeddings": bool(ctx.config.get("embedding_provider"))}

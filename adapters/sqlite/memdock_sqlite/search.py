@@ -11,7 +11,7 @@ from memdock.sdk.params import limit_of, query_text
 from . import candidates, fts, hits, neighbours, scoring
 from .embedders import Embedder
 from .filters import where
-from .vectors import VectorIndex
+from .vector_index import VectorIndex
 
 MIN_CANDIDATES = 100
 

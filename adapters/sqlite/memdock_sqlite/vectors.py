@@ -1,17 +1,11 @@
-"""Chunk vectors: fill in the ones a model has not embedded yet, and rank chunks by cosine similarity.
-
-Vectors live as float32 blobs beside the chunks. A query loads them into one matrix (NumPy when it is
-importable, plain Python otherwise) and keeps it until the store's vector version changes, so a worker
-pays the load once.
-"""
+"""Chunk vectors: fill in the ones a model has not embedded yet, as float32 blobs beside the chunks, and move
+the store's vector version when they change (`vector_index` reloads on it)."""
 
 from __future__ import annotations
 
-import heapq
 import sqlite3
-import struct
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .db import transaction
 from .embedders import Embedder
@@ -136,60 +130,3 @@ def prepare_bundle(
     if batch:
         flush()
     return embedded, cached
-
-
-class VectorIndex:
-    """All of one model's vectors in memory, reloaded when the database's vector version moves."""
-
-    def __init__(self) -> None:
-        self._key: tuple | None = None
-        self._rowids: list[int] = []
-        self._matrix: Any = None
-
-    def _load(self, conn: sqlite3.Connection, model: str, identity: object) -> None:
-        key = (identity, model, version(conn))
-        if key == self._key:
-            return
-        rows = conn.execute("SELECT rowid, vec FROM chunk_vectors WHERE model = ? ORDER BY rowid", (model,)).fetchall()
-        self._rowids = [r[0] for r in rows]
-        try:
-            import numpy as np
-
-            self._matrix = (
-                np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), -1)
-                if rows
-                else np.zeros((0, 0), dtype="<f4")
-            )
-        except ImportError:
-            self._matrix = [struct.unpack(f"<{len(r[1]) // 4}f", r[1]) for r in rows]
-        self._key = key
-
-    def search(
-        self,
-        conn: sqlite3.Connection,
-        model: str,
-        identity: object,
-        query: bytes,
-        k: int,
-        allowed: set[int] | None = None,
-    ) -> list[tuple[int, float]]:
-        """The K nearest chunks as (rowid, cosine), best first, among ALLOWED rowids when given."""
-        self._load(conn, model, identity)
-        if not self._rowids:
-            return []
-        try:
-            import numpy as np
-        except ImportError:
-            q = struct.unpack(f"<{len(query) // 4}f", query)
-            scored = ((sum(a * b for a, b in zip(q, row)), rid) for rid, row in zip(self._rowids, self._matrix))
-            if allowed is not None:
-                scored = ((s, rid) for s, rid in scored if rid in allowed)
-            return [(rid, s) for s, rid in heapq.nlargest(k, scored)]
-        sims = self._matrix @ np.frombuffer(query, dtype="<f4")
-        if allowed is not None:
-            mask = np.fromiter((rid in allowed for rid in self._rowids), dtype=bool, count=len(self._rowids))
-            sims = np.where(mask, sims, -np.inf)
-        k = min(k, len(sims))
-        top = np.argpartition(-sims, k - 1)[:k]
-        top = top[np.argsort(-sims[top])]
-        return [(self._rowids[i], float(sims[i])) for i in top if np.isfinite(sims[i])]

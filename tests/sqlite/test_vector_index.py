@@ -1,0 +1,152 @@
+"""The vector index answers the exact float32 top K from int8 codes (vector_index.py), on a real store: near
+duplicates whose scores differ by less than the codes' error are ranked as the floats rank them, a filter keeps
+to its rows, the index reloads when the vectors change, and a damaged vector is named."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
+from memdock_sqlite import db, vector_index, vectors  # noqa: E402
+
+from memdock.errors import BackendError  # noqa: E402
+
+MODEL = "test-16"
+DIM = 16
+
+
+def unit(x):
+    return (x / np.linalg.norm(x, axis=-1, keepdims=True)).astype("<f4")
+
+
+def store_with(path: Path, rows):
+    conn = db.open_writer(path)
+    with db.transaction(conn, "storing vectors"):
+        conn.executemany(
+            "INSERT INTO chunk_vectors(rowid, model, vec) VALUES (?, ?, ?)",
+            [(rowid, MODEL, vec if isinstance(vec, bytes) else vec.tobytes()) for rowid, vec in rows],
+        )
+        vectors._bump(conn)
+    return conn
+
+
+@pytest.fixture(scope="module")
+def crowd(tmp_path_factory):
+    """2,000 random rows and, around each of five directions, 300 near duplicates: the quantisation error of a
+    row (about 1e-3 here) is larger than the gaps between its duplicates' scores."""
+    rng = np.random.default_rng(7)
+    centres = unit(rng.standard_normal((5, DIM)))
+    dups = unit(np.repeat(centres, 300, axis=0) + 0.02 * rng.standard_normal((1500, DIM)))
+    x = np.concatenate([unit(rng.standard_normal((2000, DIM))), dups]).astype("<f4")
+    rowids = rng.permutation(np.arange(1, len(x) + 1) * 3)  # gaps and no order, as deletes and merges leave them
+    conn = store_with(tmp_path_factory.mktemp("vectors"), zip(rowids.tolist(), x))
+    near_centres = unit(centres + 0.005 * rng.standard_normal((5, DIM)))
+    queries = np.concatenate([near_centres, unit(rng.standard_normal((5, DIM)))])
+    yield conn, rowids, x, queries
+    conn.close()
+
+
+def exact_top(rowids, x, q, k, allowed=None):
+    scores = x.astype(np.float64) @ q.astype(np.float64)
+    keep = [i for i in range(len(rowids)) if allowed is None or int(rowids[i]) in allowed]
+    best = sorted(keep, key=lambda i: -scores[i])[:k]
+    return [(int(rowids[i]), float(scores[i])) for i in best]
+
+
+def assert_exact(got, want):
+    """Same scores rank by rank, and every row returned is one the floats put in the top K (rows whose scores tie
+    within float32 rounding may trade places)."""
+    assert len(got) == len(want)
+    assert [s for _, s in got] == pytest.approx([s for _, s in want], abs=1e-6)
+    floor = want[-1][1] - 1e-6
+    by_rowid = dict(want)
+    for rowid, score in got:
+        assert rowid in by_rowid or score >= floor, (rowid, score, floor)
+
+
+@pytest.mark.parametrize("k", [1, 5, 40, 100])
+def test_the_top_k_is_the_float32_top_k_among_near_duplicates(crowd, k):
+    conn, rowids, x, queries = crowd
+    index = vector_index.VectorIndex()
+    for q in queries:
+        assert_exact(index.search(conn, MODEL, "store", q.tobytes(), k), exact_top(rowids, x, q, k))
+
+
+def test_the_shortlist_alone_would_miss_rows_that_belong(crowd):
+    """The premise of the test above: ranking by codes puts rows of the float top K outside the first re-scored
+    SHORTLIST × K, so the error bound is what brings them in."""
+    conn, rowids, x, queries = crowd
+    held = vector_index.VectorIndex()._load(conn, MODEL, "store")
+    k, missed = 5, 0
+    for q in queries[:5]:
+        approx = (held.codes.astype(np.float32) @ q) * held.scales
+        shortlist = set(held.rowids[np.argsort(-approx)[: vector_index.SHORTLIST * k]].tolist())
+        missed += len({rowid for rowid, _ in exact_top(rowids, x, q, k)} - shortlist)
+    assert missed > 0
+
+
+def test_a_filter_keeps_to_its_rows(crowd):
+    conn, rowids, x, queries = crowd
+    rng = np.random.default_rng(3)
+    allowed = set(rng.choice(rowids, size=700, replace=False).tolist())
+    index = vector_index.VectorIndex()
+    for q in queries:
+        got = index.search(conn, MODEL, "store", q.tobytes(), 20, allowed)
+        assert {rowid for rowid, _ in got} <= allowed
+        assert_exact(got, exact_top(rowids, x, q, 20, allowed))
+    few = set(rowids[:3].tolist())
+    assert {rowid for rowid, _ in index.search(conn, MODEL, "store", queries[0].tobytes(), 20, few)} == few
+    assert index.search(conn, MODEL, "store", queries[0].tobytes(), 20, set()) == []
+
+
+def test_without_numpy_the_same_rows_come_back(crowd):
+    conn, rowids, x, queries = crowd
+    rows = conn.execute("SELECT rowid, vec FROM chunk_vectors WHERE model = ? ORDER BY rowid", (MODEL,))
+    plain = vector_index._Floats(rows)
+    for q in queries:
+        assert_exact(plain.search(conn, MODEL, q.tobytes(), 10, None), exact_top(rowids, x, q, 10))
+
+
+def test_the_index_reloads_when_the_vectors_change(tmp_path):
+    rng = np.random.default_rng(1)
+    x = unit(rng.standard_normal((50, DIM)))
+    conn = store_with(tmp_path, zip(range(1, 51), x))
+    index = vector_index.VectorIndex()
+    q = x[0]
+    assert index.search(conn, MODEL, "store", q.tobytes(), 1)[0][0] == 1
+    with db.transaction(conn, "storing vectors"):
+        conn.execute("DELETE FROM chunk_vectors WHERE rowid = 1")
+        conn.execute("INSERT INTO chunk_vectors(rowid, model, vec) VALUES (99, ?, ?)", (MODEL, q.tobytes()))
+        vectors._bump(conn)
+    assert index.search(conn, MODEL, "store", q.tobytes(), 1)[0][0] == 99
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    ("blob", "says"),
+    [
+        (np.ones(DIM - 1, dtype="<f4").tobytes(), "holds 60 bytes where this model's vectors take 64"),
+        (b"", "holds 0 bytes where this model's vectors take 64"),
+        (np.full(DIM, np.nan, dtype="<f4").tobytes(), "holds a value that is not a finite number"),
+    ],
+    ids=["short", "empty", "nan"],
+)
+def test_a_damaged_vector_is_named_by_its_row(tmp_path, blob, says):
+    rng = np.random.default_rng(2)
+    rows = [(rowid, vec) for rowid, vec in zip(range(1, 10_001), unit(rng.standard_normal((10_000, DIM))))]
+    rows[9_000] = (9_001, blob)  # in a later load batch than the first
+    conn = store_with(tmp_path, rows)
+    with pytest.raises(BackendError, match=f"chunk_vectors row 9001 {says}") as caught:
+        vector_index.VectorIndex().search(conn, MODEL, "store", rows[0][1].tobytes(), 5)
+    assert caught.value.details == {"table": "chunk_vectors", "rowid": 9001}
+    conn.close()
+
+
+def test_a_query_of_other_dimensions_is_refused(crowd):
+    conn, *_ = crowd
+    with pytest.raises(BackendError, match="the query vector has 8 dimensions and the store's test-16 vectors 16"):
+        vector_index.VectorIndex().search(conn, MODEL, "store", np.ones(8, dtype="<f4").tobytes(), 5)
