@@ -11,7 +11,7 @@ import pytest
 
 np = pytest.importorskip("numpy")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
-from memdock_sqlite import db, vector_index, vectors  # noqa: E402
+from memdock_sqlite import db, delete, ingest, vector_index, vectors  # noqa: E402
 
 from memdock.errors import BackendError  # noqa: E402
 
@@ -30,7 +30,7 @@ def store_with(path: Path, rows):
             "INSERT INTO chunk_vectors(rowid, model, vec) VALUES (?, ?, ?)",
             [(rowid, MODEL, vec if isinstance(vec, bytes) else vec.tobytes()) for rowid, vec in rows],
         )
-        vectors._bump(conn)
+        vectors.bump(conn)
     return conn
 
 
@@ -121,8 +121,43 @@ def test_the_index_reloads_when_the_vectors_change(tmp_path):
     with db.transaction(conn, "storing vectors"):
         conn.execute("DELETE FROM chunk_vectors WHERE rowid = 1")
         conn.execute("INSERT INTO chunk_vectors(rowid, model, vec) VALUES (99, ?, ?)", (MODEL, q.tobytes()))
-        vectors._bump(conn)
+        vectors.bump(conn)
     assert index.search(conn, MODEL, "store", q.tobytes(), 1)[0][0] == 99
+    conn.close()
+
+
+@pytest.mark.parametrize("how", ["forget", "vector deleted alone"])
+def test_a_forgotten_chunk_leaves_the_index_at_once(tmp_path, how):
+    """A worker that loaded the codes before a `forget` answers from the store as it is after it, even when every
+    row it would have re-scored first is gone. So does one whose store lost vectors without a version move, as an
+    index run without embeddings configured leaves it when it replaces a chunk's text."""
+    conn = db.open_writer(tmp_path)
+    chunks = [
+        {"id": f"chunk:{i}", "entry_id": f"entry:{i}", "thread_id": "thread:0", "position": 0, "text": f"note {i}"}
+        for i in range(200)
+    ]
+    ingest.Ingest(conn, on_commit=lambda ids: None).run("chunk", iter(chunks))
+    rowid_of = dict(conn.execute("SELECT id, rowid FROM chunks"))
+    rng = np.random.default_rng(4)
+    x = unit(rng.standard_normal((200, DIM)))
+    with db.transaction(conn, "storing vectors"):
+        conn.executemany(
+            "INSERT INTO chunk_vectors(rowid, model, vec) VALUES (?, ?, ?)",
+            [(rowid_of[f"chunk:{i}"], MODEL, x[i].tobytes()) for i in range(200)],
+        )
+        vectors.bump(conn)
+    index = vector_index.VectorIndex()
+    q = x[0]
+    nearest = index.search(conn, MODEL, "store", q.tobytes(), 6)
+    id_of = {rowid: cid for cid, rowid in rowid_of.items()}
+    if how == "forget":
+        before = vectors.version(conn)
+        delete.delete(conn, {"ids": [id_of[rowid] for rowid, _ in nearest[:5]]})
+        assert vectors.version(conn) == before + 1
+    else:
+        with db.transaction(conn):
+            conn.executemany("DELETE FROM chunk_vectors WHERE rowid = ?", [(rowid,) for rowid, _ in nearest[:5]])
+    assert index.search(conn, MODEL, "store", q.tobytes(), 1) == nearest[5:]
     conn.close()
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from memdock.errors import InvalidInputError
 
-from . import node_text
+from . import node_text, vectors
 from .db import transaction
 
 _EXISTS = (
@@ -47,6 +47,10 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
     conn.execute("INSERT OR IGNORE INTO doomed SELECT e.id FROM edges e WHERE e.target_id IN (SELECT id FROM doomed)")
     deleted = [r[0] for r in conn.execute(_EXISTS)]
     chunked = [r[0] for r in conn.execute("SELECT DISTINCT entry_id FROM chunks WHERE id IN (SELECT id FROM doomed)")]
+    embedded = conn.execute(
+        "SELECT 1 FROM chunk_vectors WHERE rowid IN "
+        "(SELECT rowid FROM chunks WHERE id IN (SELECT id FROM doomed)) LIMIT 1"
+    ).fetchone()
     for table in ("edges", "chunks", "nodes"):
         conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM doomed)")
     orphans = [
@@ -57,6 +61,8 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
     ]
     conn.executemany("DELETE FROM nodes WHERE id = ?", [(e,) for e in orphans])
     node_text.unhide_unchunked(conn, chunked)
+    if embedded:
+        vectors.bump(conn)
     deleted += orphans
     conn.execute("DELETE FROM doomed")
     return {

@@ -56,8 +56,13 @@ class VectorIndex:
         if own:
             conn.execute("BEGIN")
         try:
-            held = self._load(conn, model, identity)
-            return held.search(conn, model, query, k, allowed) if k > 0 else []
+            if k <= 0:
+                return []
+            try:
+                return self._load(conn, model, identity).search(conn, model, query, k, allowed)
+            except _Stale:
+                self._key = None
+                return self._load(conn, model, identity).search(conn, model, query, k, allowed)
         finally:
             if own:
                 conn.execute("COMMIT")
@@ -76,6 +81,11 @@ class VectorIndex:
                 self._held = _Codes(rows, count)
             self._key = key
         return self._held
+
+
+class _Stale(Exception):
+    """Rows the codes hold are gone from the store, and its vector version did not move (a chunk's text replaced
+    by an index run without embeddings configured deletes its vector): load again."""
 
 
 def _damaged(rowid: int, what: str) -> BackendError:
@@ -158,29 +168,26 @@ class _Codes:
         short = min(eligible, SHORTLIST * k)
         first = np.argpartition(approx, n - short)[n - short :]
         got_rowids, got_scores = self._exact(conn, model, first, q)
-        if len(got_scores) >= k:
-            kth = np.partition(got_scores, len(got_scores) - k)[len(got_scores) - k]
-            norm = np.float32(np.linalg.norm(q))
-            near = np.flatnonzero(approx >= kth - self.worst * norm - SLACK)
-            near = near[approx[near] + self.errors[near] * norm + SLACK >= kth]
-            more = np.setdiff1d(near, first)
-            if len(more):
-                extra_rowids, extra_scores = self._exact(conn, model, more, q)
-                got_rowids = np.concatenate([got_rowids, extra_rowids])
-                got_scores = np.concatenate([got_scores, extra_scores])
+        kth = np.partition(got_scores, len(got_scores) - k)[len(got_scores) - k]
+        norm = np.float32(np.linalg.norm(q))
+        near = np.flatnonzero(approx >= kth - self.worst * norm - SLACK)
+        near = near[approx[near] + self.errors[near] * norm + SLACK >= kth]
+        more = np.setdiff1d(near, first)
+        if len(more):
+            extra_rowids, extra_scores = self._exact(conn, model, more, q)
+            got_rowids = np.concatenate([got_rowids, extra_rowids])
+            got_scores = np.concatenate([got_scores, extra_scores])
         order = np.lexsort((got_rowids, -got_scores))[:k]
         return [(int(got_rowids[i]), float(got_scores[i])) for i in order]
 
     def _exact(self, conn: sqlite3.Connection, model: str, positions: Any, q: Any) -> tuple[Any, Any]:
-        """The rowids at POSITIONS and their exact cosines, from the float32 vectors in the store (a row
-        deleted since the load is left out)."""
+        """The rowids at POSITIONS and their exact cosines, from the float32 vectors in the store."""
         import numpy as np
 
         rows = _fetch(conn, model, self.rowids[positions].tolist())
-        rows = [(rowid, vec) for rowid, vec in rows if len(vec) == self.dim * 4]
+        if len(rows) < len(positions) or any(len(vec) != self.dim * 4 for _, vec in rows):
+            raise _Stale
         rowids = np.fromiter((rowid for rowid, _ in rows), dtype=np.int64, count=len(rows))
-        if not rows:
-            return rowids, np.empty(0, dtype=np.float32)
         x = np.frombuffer(b"".join(vec for _, vec in rows), dtype="<f4").reshape(len(rows), self.dim)
         return rowids, x @ q
 

@@ -23,7 +23,9 @@ def version(conn: sqlite3.Connection) -> int:
     return int(row[0]) if row else 0
 
 
-def _bump(conn: sqlite3.Connection) -> None:
+def bump(conn: sqlite3.Connection) -> None:
+    """Move the vector version, which makes every worker's `VectorIndex` reload: after vectors are added or
+    deleted."""
     conn.execute(
         "INSERT INTO meta(key, value) VALUES ('vectors_version', '1') "
         "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
@@ -79,7 +81,7 @@ def backfill(
                 "INSERT OR REPLACE INTO chunk_vectors(rowid, model, vec) VALUES (?,?,?)",
                 [(r[0], embedder.name, v) for r, v in zip(rows, vecs)],
             )
-            _bump(conn)
+            bump(conn)
         done += len(rows)
         progress(done, total)
 
