@@ -64,7 +64,7 @@ class VectorIndex:
                 self._key = None
                 return self._load(conn, model, identity).search(conn, model, query, k, allowed)
         finally:
-            if own:
+            if own and conn.in_transaction:
                 conn.execute("COMMIT")
 
     def _load(self, conn: sqlite3.Connection, model: str, identity: object) -> _Codes | _Floats:
