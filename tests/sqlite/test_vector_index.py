@@ -170,13 +170,17 @@ def test_a_forgotten_chunk_leaves_the_index_at_once(tmp_path, how):
     ],
     ids=["short", "empty", "nan"],
 )
-def test_a_damaged_vector_is_named_by_its_row(tmp_path, blob, says):
+@pytest.mark.parametrize("held", ["codes", "floats without numpy"])
+def test_a_damaged_vector_is_named_by_its_row(tmp_path, blob, says, held):
     rng = np.random.default_rng(2)
     rows = [(rowid, vec) for rowid, vec in zip(range(1, 10_001), unit(rng.standard_normal((10_000, DIM))))]
     rows[9_000] = (9_001, blob)  # in a later load batch than the first
     conn = store_with(tmp_path, rows)
     with pytest.raises(BackendError, match=f"chunk_vectors row 9001 {says}") as caught:
-        vector_index.VectorIndex().search(conn, MODEL, "store", rows[0][1].tobytes(), 5)
+        if held == "codes":
+            vector_index.VectorIndex().search(conn, MODEL, "store", rows[0][1].tobytes(), 5)
+        else:
+            vector_index._Floats(conn.execute("SELECT rowid, vec FROM chunk_vectors ORDER BY rowid"))
     assert caught.value.details == {"table": "chunk_vectors", "rowid": 9001}
     conn.close()
 
@@ -185,3 +189,86 @@ def test_a_query_of_other_dimensions_is_refused(crowd):
     conn, *_ = crowd
     with pytest.raises(BackendError, match="the query vector has 8 dimensions and the store's test-16 vectors 16"):
         vector_index.VectorIndex().search(conn, MODEL, "store", np.ones(8, dtype="<f4").tobytes(), 5)
+
+
+def test_damage_in_the_first_row_is_named_by_its_own_row(tmp_path):
+    rng = np.random.default_rng(5)
+    rows = list(zip(range(1, 11), unit(rng.standard_normal((10, DIM)))))
+    rows[0] = (1, np.ones(DIM - 1, dtype="<f4").tobytes())
+    conn = store_with(tmp_path, rows)
+    with pytest.raises(BackendError, match="chunk_vectors row 1 holds 60 bytes where this model's vectors take 64"):
+        vector_index.VectorIndex().search(conn, MODEL, "store", rows[1][1].tobytes(), 5)
+    conn.close()
+
+
+def test_a_store_mended_after_a_failed_load_is_read_again(tmp_path):
+    """The worker's reader keeps no snapshot from the failed load (its rows were read a batch at a time, and the
+    load stopped in the first), even while the error is still held."""
+    rng = np.random.default_rng(6)
+    x = unit(rng.standard_normal((vector_index.LOAD_BATCH + 10, DIM)))
+    rows = [(i + 1, vec) for i, vec in enumerate(x)]
+    rows[19] = (20, np.full(DIM, np.inf, dtype="<f4"))
+    writer = store_with(tmp_path, rows)
+    reader = db.open_db(tmp_path, write=False)
+    index = vector_index.VectorIndex()
+    with pytest.raises(BackendError, match="chunk_vectors row 20 holds a value that is not a finite number") as caught:
+        index.search(reader, MODEL, "store", x[0].tobytes(), 3)
+    with db.transaction(writer):
+        writer.execute("UPDATE chunk_vectors SET vec = ? WHERE rowid = 20", (x[19].tobytes(),))
+        vectors.bump(writer)
+    assert index.search(reader, MODEL, "store", x[19].tobytes(), 1)[0][0] == 20
+    assert caught.value.details["rowid"] == 20
+    reader.close()
+    writer.close()
+
+
+def test_equal_vectors_tie_in_rowid_order_with_or_without_a_filter(tmp_path):
+    """A float32 matrix product rounds equal rows differently by where they sit: their scores must not."""
+    rng = np.random.default_rng(9)
+    same = unit(rng.standard_normal(DIM))
+    others = unit(rng.standard_normal((200, DIM)))
+    rows = [(i + 1, same) for i in range(50)] + [(i + 51, others[i]) for i in range(200)]
+    conn = store_with(tmp_path, rows)
+    index = vector_index.VectorIndex()
+    for q in unit(same + 1e-3 * rng.standard_normal((10, DIM))):
+        got = index.search(conn, MODEL, "store", q.tobytes(), 12)
+        assert [rowid for rowid, _ in got] == list(range(1, 13))
+        assert len({score for _, score in got}) == 1
+        filtered = index.search(conn, MODEL, "store", q.tobytes(), 3, set(range(5, 60)))
+        assert filtered == [(5, got[0][1]), (6, got[0][1]), (7, got[0][1])]
+    conn.close()
+
+
+def test_vectors_and_queries_of_any_length_get_the_exact_top_k(tmp_path):
+    """The embedders store unit vectors; the bound does not rely on it."""
+    rng = np.random.default_rng(9)
+    x = (unit(rng.standard_normal((1500, DIM))) * rng.uniform(0.1, 10, (1500, 1))).astype("<f4")
+    rowids = np.arange(1, 1501)
+    conn = store_with(tmp_path, zip(rowids.tolist(), x))
+    index = vector_index.VectorIndex()
+    for q in (unit(rng.standard_normal((5, DIM))) * 1000).astype("<f4"):
+        got = index.search(conn, MODEL, "store", q.tobytes(), 20)
+        want = exact_top(rowids, x, q, 20)
+        assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-12)
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "says"),
+    [
+        (np.full(DIM, np.nan, dtype="<f4").tobytes(), "the query vector holds a value that is not a finite number"),
+        (b"\0" * 63, "the query vector is 63 bytes, not a vector of float32 values"),
+        (b"", "the query vector is 0 bytes, not a vector of float32 values"),
+    ],
+    ids=["nan", "63 bytes", "empty"],
+)
+def test_a_query_vector_that_is_not_one_is_refused(crowd, query, says):
+    conn, *_ = crowd
+    with pytest.raises(BackendError, match=says):
+        vector_index.VectorIndex().search(conn, MODEL, "store", query, 5)
+
+
+def test_a_zero_query_scores_every_row_zero_and_answers_in_rowid_order(crowd):
+    conn, rowids, *_ = crowd
+    got = vector_index.VectorIndex().search(conn, MODEL, "store", np.zeros(DIM, dtype="<f4").tobytes(), 4)
+    assert got == [(int(r), 0.0) for r in sorted(rowids)[:4]]
