@@ -113,7 +113,7 @@ SYSTEMS = {"memdock": memdock_system, "float32 matrix": matrix_system, "sqlite-v
 
 
 def child(system: str, n: int, nq: int, folder: Path) -> None:
-    """One system in this process: prints a JSON line of its figures and its top 10s."""
+    """One system in this process: prints a JSON line of its figures and each query's top K."""
     import numpy as np
 
     rng = np.random.default_rng(2)
