@@ -140,6 +140,7 @@ async function* readRecords(bundle, file) {
 
 const terms = (s) => (String(s).toLowerCase().match(/[\p{L}\p{N}_]+/gu) || []);
 
+// --8<-- [start:capabilities]
 const ops = {
   capabilities() {
     return {
@@ -151,6 +152,7 @@ const ops = {
       score: { range: [0, 1], semantics: 'share of query terms present in the chunk' },
     };
   },
+// --8<-- [end:capabilities]
 
   healthcheck(req) {
     const s = loadStore(req.data_dir);
@@ -163,6 +165,7 @@ const ops = {
     return { ok: true, details: {} };
   },
 
+// --8<-- [start:index]
   async index(req, ctx) {
     const bundle = req.params && req.params.bundle;
     if (typeof bundle !== 'string') throw new AdapterError('invalid_input', 'index needs params.bundle');
@@ -199,6 +202,7 @@ const ops = {
     commit();
     return { indexed, checkpoints };
   },
+// --8<-- [end:index]
 
   query(req) {
     const q = [...new Set(terms(req.params.text || ''))];
@@ -267,6 +271,7 @@ const ops = {
   },
 };
 
+// --8<-- [start:dispatch]
 async function dispatch(req, worker) {
   const base = { protocol_version: '1.0', request_id: String(req.request_id || ''), operation: String(req.operation || '') };
   try {
@@ -291,7 +296,9 @@ async function dispatch(req, worker) {
 }
 
 const exitCode = (resp) => (resp.ok ? 0 : EXIT[resp.error.category] || 1);
+// --8<-- [end:dispatch]
 
+// --8<-- [start:main]
 async function main() {
   const argv = process.argv.slice(2);
   if (argv.includes('--worker')) {
@@ -320,5 +327,6 @@ async function main() {
   emit({ event: 'result', path: out });
   return exitCode(resp);
 }
+// --8<-- [end:main]
 
 main().then((code) => { process.exitCode = code; }, (e) => { process.stderr.write(String(e && e.stack) + '\n'); process.exitCode = 7; });
