@@ -194,7 +194,7 @@ malformed = st.one_of(
 
 def sdk_may_drop(call: dict) -> bool:
     """Whether the MCP SDK's stdio transport drops this request without an answer: one that holds a lone
-    surrogate, or is nested deeper than its JSON parser goes (about 200 levels). See README (MCP)."""
+    surrogate, or is nested deeper than its JSON parser goes (about 200 levels). See docs/mcp.md."""
     text = _line(call).decode("utf-8", "surrogatepass")
     return any(0xD800 <= ord(c) <= 0xDFFF for c in text) or nesting_depth(call, 150) > 150
 

@@ -1,5 +1,5 @@
 """The public surface is what `memdock.__all__` says, each name importable and documented, the package ships
-its types (py.typed), and the layers stay as the README draws them: the service knows backends only through
+its types (py.typed), and the layers stay as the docs draw them: the service knows backends only through
 the contract; the runner and the in-process backend sit side by side below it."""
 
 import ast
@@ -23,7 +23,7 @@ PUBLIC = {
 
 
 def test_all_is_the_public_surface():
-    assert set(memdock.__all__) == PUBLIC, "a change to the public surface is a decision: update PUBLIC and the README"
+    assert set(memdock.__all__) == PUBLIC, "a change to the public surface is a decision: update PUBLIC and the API reference"
     assert len(memdock.__all__) == len(PUBLIC)
 
 

@@ -30,7 +30,7 @@ Ranked = list[tuple[int, float, dict[str, Any]]]
 
 CONVERSATIONS = frozenset({"chat", "irc"})
 CONVERSATION_WEIGHT = 0.9
-"""The weight every rotation fold of `bench/locomo.py --neighbours` chose (README)."""
+"""The weight every rotation fold of `bench/locomo.py --neighbours` chose (docs/performance.md)."""
 
 QUESTION_MARKS = frozenset("?\uff1f\ufe56\u061f\u055e\u1367\u203d\u2047\u2048\u2049\u2e2e")
 """?, fullwidth and small ? (Chinese, Japanese), Arabic, Armenian and Ethiopic question marks, ‽, ⁇, ⁈, ⁉, ⸮."""
