@@ -23,7 +23,7 @@ PUBLIC = {
 
 
 def test_all_is_the_public_surface():
-    assert set(memdock.__all__) == PUBLIC, "a change to the public surface is a decision: update PUBLIC and the API reference"
+    assert set(memdock.__all__) == PUBLIC, "a change to the public surface is a decision: update PUBLIC and the docs"
     assert len(memdock.__all__) == len(PUBLIC)
 
 
