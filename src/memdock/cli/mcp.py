@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback unless MEMDOCK_MCP_TOKEN "
         "is set: then every request must send `Authorization: Bearer <token>`)",
     )
+    p.add_argument("--ui-allow-writes", action="store_true", help="with --http: let the page at /ui forget")
     p.set_defaults(func=run)
 
 
@@ -45,5 +46,6 @@ def run(args: argparse.Namespace) -> int:
         config=parse_config(args.config),
         deadline=args.deadline,
         sandbox="off" if args.no_sandbox else args.sandbox,
+        ui_writes=args.ui_allow_writes,
     )
     return 0

@@ -119,7 +119,8 @@ class Page:
             names = await self.view.names(others[: results.pictures.MAX_NEIGHBOURS])
         title = result.item.name if result and result.item and result.item.name else node_id
         body = results.node(node_id, result or results.GetResult(), names, lacking)
-        return self.html(title, body)
+        missing = result is not None and result.item is None and not result.degraded
+        return self.html(title, body, status=404 if missing else 200)
 
     async def confirm(self, request: Request) -> Response:
         item = required(request, "id")

@@ -55,11 +55,11 @@ def pager(path: str, offset: int, shown: int, total: int, **query: object) -> Ht
     """Previous / next links for a list of TOTAL shown PAGE at a time from OFFSET."""
     parts: list[Html] = []
     if offset > 0:
-        parts.append(link(path, "← previous", offset=max(0, offset - PAGE) or None, **query))
+        parts.append(link(path, "← previous", **query, offset=max(0, offset - PAGE) or None))
     parts.append(tag("span", f"{offset + 1 if shown else 0}–{offset + shown} of {total}"))
     if offset + shown < total:
-        parts.append(link(path, "next →", offset=offset + PAGE, **query))
-        parts.append(link(path, "last", offset=(total - 1) // PAGE * PAGE, **query))
+        parts.append(link(path, "next →", **query, offset=offset + PAGE))
+        parts.append(link(path, "last", **query, offset=(total - 1) // PAGE * PAGE))
     return tag("nav", join(parts, " "), class_="pager")
 
 
