@@ -88,7 +88,7 @@ class Page:
         entries, info = await asyncio.gather(self.view.entries(tid, offset), self.view.thread_info(tid))
         forget, node = await self.view.lacks("delete"), await self.view.lacks("get_node")
         body = views.thread(tid, info, entries, offset, total, forget, node)
-        return self.html(info.name, body, notice=forgot_notice(request))
+        return self.html(info.name, body, status=200 if total or entries else 404, notice=forgot_notice(request))
 
     async def search(self, request: Request) -> Response:
         query = request.query_params.get("q", "").strip()

@@ -129,11 +129,12 @@ class MemoryView:
         """The threads from OFFSET (LIMIT of them, by id) and how many there are."""
         held = await self.service.threads()
         shown = sorted(held.items())[offset : offset + limit]
-        rows = []
-        for tid, n in shown:
+
+        async def row(tid: str, n: int) -> ThreadRow:
             info = await self.thread_info(tid)
-            rows.append(ThreadRow(tid, info.name, n, await self.last_activity(tid, n)))
-        return rows, len(held)
+            return ThreadRow(tid, info.name, n, await self.last_activity(tid, n))
+
+        return list(await asyncio.gather(*(row(t, n) for t, n in shown))), len(held)
 
     async def thread_size(self, thread_id: str) -> int:
         return (await self.service.threads()).get(thread_id, 0)

@@ -22,8 +22,9 @@ def stem(word: str) -> str:
     w = word.lower()
     for suffix in SUFFIXES:
         if len(w) > len(suffix) + 2 and w.endswith(suffix):
-            return w[: -len(suffix)]
-    return w
+            w = w[: -len(suffix)]
+            break
+    return w[:-1] if len(w) > 3 and w.endswith("e") else w
 
 
 def terms(query: str) -> set[str]:
