@@ -168,7 +168,7 @@ def thread(
     forget_reason: str | None,
     node_reason: str | None,
 ) -> Html:
-    about = [tag("code", thread_id), f"{total:,} entries"]
+    about = [tag("code", thread_id), f"{total:,} entr{'y' if total == 1 else 'ies'}"]
     if info.source:
         about.append(join(["from ", tag("code", info.source)]))
     actions = [
