@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 
 from ..errors import ConfigError
-from .common import add_backend_options, examples, parse_config
+from .common import add_backend_options, examples, serve_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,14 +39,4 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"memdock ui needs Starlette and uvicorn ({exc}); install them with: pip install 'memdock[ui]'"
         ) from None
-    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
-    serve(
-        args.backend,
-        http=args.http,
-        data_dir=args.data_dir,
-        config=parse_config(args.config),
-        deadline=args.deadline,
-        sandbox="off" if args.no_sandbox else args.sandbox,
-        allow_writes=args.allow_writes,
-    )
-    return 0
+    return serve_from_args(serve, args, allow_writes=args.allow_writes)

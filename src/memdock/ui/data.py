@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
-from ..contract import Capabilities, DeleteResult, GetResult, SearchResult
-from ..operations import RETRIEVAL_OPERATIONS
+from ..contract import DeleteResult, GetResult, SearchResult
 from ..service import Entry, Filters, MemoryService, Status
 
 PAGE = 50
@@ -68,8 +67,6 @@ class MemoryView:
     def __init__(self, service: MemoryService, *, allow_writes: bool = False):
         self.service = service
         self.allow_writes = allow_writes
-        self._caps: Capabilities | None = None
-        self._caps_reason = "capabilities not asked yet"
         self._info: dict[str, ThreadInfo] = {}
         self._last: dict[tuple[str, int], str | None] = {}
 
@@ -78,30 +75,14 @@ class MemoryView:
         return self.service.core.name
 
     async def status(self) -> Status:
-        status = await self.service.status()
-        if status.capabilities is not None:
-            self._caps = status.capabilities
-        else:
-            self._caps_reason = status.reason or "the backend did not answer capabilities"
-        return status
-
-    async def capabilities(self) -> Capabilities | None:
-        if self._caps is None:
-            await self.status()
-        return self._caps
+        return await self.service.status()
 
     async def lacks(self, op: str) -> str | None:
         """Why OP is greyed out (the backend's capabilities say it cannot, or the page is read-only), or None."""
-        caps = await self.capabilities()
-        if caps is None:
-            return self._caps_reason
-        if not caps.supports(op):
-            return f"backend {self.name} does not support {op}"
-        if op in RETRIEVAL_OPERATIONS and caps.features.get("retrieval") is False:
-            return f"backend {self.name} stores nothing to retrieve (features.retrieval=false)"
-        if op == "delete" and not self.allow_writes:
+        reason = await asyncio.to_thread(self.service.core.lacking, op)
+        if reason is None and op == "delete" and not self.allow_writes:
             return READ_ONLY
-        return None
+        return reason
 
     async def size(self) -> int | None:
         return await asyncio.to_thread(store_size, self.service.core.backend.location)

@@ -9,9 +9,8 @@ from typing import Any
 
 import uvicorn
 
-from ..connect import open_backend
+from ..api import AsyncMemory
 from ..mcp.http import is_loopback, parse_address, required_token
-from ..service import MemoryService
 from .app import build_app
 from .auth import Guard
 from .data import MemoryView
@@ -43,11 +42,10 @@ def serve(
     """Serve the page until interrupted. The address and token are checked before the backend opens."""
     host, port = parse_address(http or DEFAULT_ADDRESS)
     token = required_token(host, os.environ)
-    opened = open_backend(backend, data_dir=data_dir, config=config, workers=2, sandbox=sandbox)
-    service = MemoryService(opened, deadline=deadline, workers=2)
+    memory = AsyncMemory(backend, data_dir=data_dir, config=config, deadline=deadline, sandbox=sandbox)
     try:
-        view = MemoryView(service, allow_writes=allow_writes)
+        view = MemoryView(memory.service, allow_writes=allow_writes)
         app = build_app(view, Guard(token, loopback=is_loopback(host)), standalone=True)
         _Announcing(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off")).run()
     finally:
-        service.close()
+        memory.service.close()
