@@ -43,11 +43,18 @@ def test_without_the_token_or_with_a_wrong_one_the_page_is_401(shared_store, com
 
 
 def test_mcp_keeps_its_own_token_check_beside_the_page(shared_store):
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    incident = "/ui/thread?id=thread:incident-cache:198b0b24"
     with ui_server("--data-dir", str(shared_store), env=TOKEN_ENV, command="mcp") as base:
         mcp = base.removesuffix("/ui/") + "/mcp"
         plain = request(mcp, data={})
         cookie_only = request(mcp, data={}, headers={"Cookie": "memdock_ui=" + "0" * 64})
+        read_only = request(base.removesuffix("/ui/") + incident, headers=bearer)
+    with ui_server("--data-dir", str(shared_store), "--ui-allow-writes", env=TOKEN_ENV, command="mcp") as base:
+        writable = request(base.removesuffix("/ui/") + incident, headers=bearer)
     assert plain[0] == cookie_only[0] == 401
+    assert "read-only: start the page with --allow-writes" in read_only[1] and "forget…" not in read_only[1]
+    assert "forget the thread…" in writable[1]
 
 
 def test_off_loopback_the_page_needs_a_token():

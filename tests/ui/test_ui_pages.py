@@ -152,3 +152,17 @@ def test_bad_arguments_are_a_400_naming_them(shared_store):
     assert long_id[0] == 400 and "id is 300 characters" in long_id[1]
     assert unknown[0] == 404 and "holds nothing with the id no such &lt;node&gt;" in unknown[1]
     assert host[0] == 421  # a loopback server answers loopback names only (DNS rebinding)
+
+
+def test_forgetting_a_thread_takes_its_entries(own_store):
+    with ui_server("--data-dir", str(own_store), "--allow-writes") as base:
+        _, confirm, _ = request(f"{base}forget?id={INCIDENT}")
+        done = request(f"{base}forget", data={"id": INCIDENT, "csrf": csrf_of(confirm), "back": "/ui/"})
+        _, overview, _ = request(f"{base}?forgot={INCIDENT}&cascaded=2")
+        gone = request(f"{base}thread?id={quote(INCIDENT)}")
+    assert "a thread of 2 entries" in confirm and ">incident-cache</blockquote>" in confirm
+    assert done[0] == 303 and done[2]["location"].startswith("/ui/?forgot=")
+    assert f"Forgot {INCIDENT}, with 2 record(s)" in overview and ">incident-cache</a>" not in overview
+    assert gone[0] == 404
+    with Memory(data_dir=own_store) as m:
+        assert INCIDENT not in m.threads() and not m.recall("stampede").hits
