@@ -19,6 +19,8 @@ TOKEN_ENV = {"MEMDOCK_MCP_TOKEN": TOKEN}
 
 @pytest.mark.parametrize("command", ["ui", "mcp"])
 def test_without_the_token_or_with_a_wrong_one_the_page_is_401(shared_store, command):
+    if command == "mcp":
+        pytest.importorskip("mcp", reason="the mcp extra is not installed")
     args = ["--data-dir", str(shared_store)]
     with ui_server(*args, env=TOKEN_ENV, command=command) as base:
         bare = request(base)
@@ -43,6 +45,7 @@ def test_without_the_token_or_with_a_wrong_one_the_page_is_401(shared_store, com
 
 
 def test_mcp_keeps_its_own_token_check_beside_the_page(shared_store):
+    pytest.importorskip("mcp", reason="the mcp extra is not installed")
     bearer = {"Authorization": f"Bearer {TOKEN}"}
     incident = "/ui/thread?id=thread:incident-cache:198b0b24"
     with ui_server("--data-dir", str(shared_store), env=TOKEN_ENV, command="mcp") as base:

@@ -12,8 +12,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ..contract import GetResult
 from ..errors import InvalidInputError, MemdockError
-from . import results, views
+from . import pictures, results, views
 from .auth import COOKIE, Guard, safe_next
 from .data import MemoryView
 from .html import Html, url
@@ -116,9 +117,9 @@ class Page:
         names: dict[str, str] = {}
         if result is not None and result.item is not None:
             others = [str(e.get("other_id")) for e in (result.item.extra or {}).get("edges", []) if isinstance(e, dict)]
-            names = await self.view.names(others[: results.pictures.MAX_NEIGHBOURS])
+            names = await self.view.names(others[: pictures.MAX_NEIGHBOURS])
         title = result.item.name if result and result.item and result.item.name else node_id
-        body = results.node(node_id, result or results.GetResult(), names, lacking)
+        body = results.node(node_id, result or GetResult(), names, lacking)
         missing = result is not None and result.item is None and not result.degraded
         return self.html(title, body, status=404 if missing else 200)
 
