@@ -34,7 +34,7 @@ def test_without_the_token_or_with_a_wrong_one_the_page_is_401(shared_store, com
         offsite = request(f"{base}login", data={"token": TOKEN, "next": "https://evil.example/"})
     for status, body, headers in (bare, wrong, wrong_cookie, bad_login):
         assert status == 401 and headers["www-authenticate"].startswith("Bearer")
-        assert "Cache stampede" not in body and "incident-cache" not in body
+        assert "Cache stampede" not in body and "incident-cache" not in body and "sqlite" not in body
     assert "wrong token" in wrong[1] and "wrong token" in bad_login[1]
     assert right[0] == 200 and "<code>incident-cache.md</code>" in right[1]
     assert login[0] == 303 and login[2]["location"] == "/ui/search?q=cache"

@@ -40,11 +40,18 @@ class Page:
         self.view, self.guard = view, guard
 
     def html(
-        self, title: str, body: Html, *, status: int = 200, query: str = "", notice: Html | None = None
+        self,
+        title: str,
+        body: Html,
+        *,
+        status: int = 200,
+        query: str = "",
+        notice: Html | None = None,
+        who: bool = True,
     ) -> Response:
-        shown = views.page(
-            title, body, backend=self.view.name, writes=self.view.allow_writes, query=query, notice=notice
-        )
+        """A page; WHO false leaves out which backend answers (for a visitor without the token)."""
+        backend = self.view.name if who else ""
+        shown = views.page(title, body, backend=backend, writes=self.view.allow_writes, query=query, notice=notice)
         return HTMLResponse(shown, status_code=status, headers=HEADERS)
 
     def guarded(self, handler: Handler) -> Handler:
@@ -68,7 +75,8 @@ class Page:
         return run
 
     def login_page(self, next_url: str, problem: str | None) -> Response:
-        response = self.html("Token needed", views.login(self.guard.env, safe_next(next_url), problem), status=401)
+        body = views.login(self.guard.env, safe_next(next_url), problem)
+        response = self.html("Token needed", body, status=401, who=False)
         response.headers["www-authenticate"] = 'Bearer realm="memdock"'
         return response
 
