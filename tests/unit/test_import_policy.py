@@ -16,6 +16,7 @@ OPTIONAL = {"jsonschema_rs", "tiktoken", "mcp", "pytest", "ray"}  # pytest: memd
 EXTRA_PACKAGES = {
     "mcp": {"mcp", "pydantic", "anyio", "uvicorn"},  # the mcp extra brings anyio and uvicorn (streamable HTTP)
     "integrations": {"langchain_core", "llama_index", "pydantic"},  # memdock[langchain], memdock[llama-index]
+    "ui": {"starlette", "uvicorn"},  # memdock[ui] (or memdock[mcp]); `memdock ui` imports it inside the command
 }
 
 

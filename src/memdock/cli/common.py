@@ -81,6 +81,25 @@ def parse_config(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
+def serve_from_args(serve: Callable[..., None], args: argparse.Namespace, **kwargs: Any) -> int:
+    """A server command (`memdock mcp`, `memdock ui`): the service's log on stderr at --log-level, then SERVE
+    over the backend the options name until interrupted."""
+    import logging
+    import sys
+
+    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
+    serve(
+        args.backend,
+        http=args.http,
+        data_dir=args.data_dir,
+        config=parse_config(args.config),
+        deadline=args.deadline,
+        sandbox="off" if args.no_sandbox else args.sandbox,
+        **kwargs,
+    )
+    return 0
+
+
 def open_from_args(args: argparse.Namespace, **kwargs: Any) -> SubprocessBackend:
     return open_backend(
         args.backend,

@@ -12,7 +12,7 @@ TYPE_CHECKING = False  # what `from typing import TYPE_CHECKING` gives, without 
 if TYPE_CHECKING:
     import argparse
 
-COMMAND_MODULES = ["pipeline", "validate", "adapters", "ops", "move", "doctor", "conformance", "mcp"]
+COMMAND_MODULES = ["pipeline", "validate", "adapters", "ops", "move", "doctor", "conformance", "mcp", "ui"]
 # which module registers each command (and alias): a command line imports only the module it needs, so
 # `memdock --version` and `memdock recall` do not pay for the runner, the MCP SDK or the conformance kit
 COMMANDS = {
@@ -24,6 +24,7 @@ COMMANDS = {
     "doctor": "doctor",
     "conformance": "conformance",
     "mcp": "mcp",
+    "ui": "ui",
 }
 
 
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    if args.command != "mcp":  # the MCP server configures logging itself
+    if args.command not in ("mcp", "ui"):  # the servers configure logging themselves
         output.show_core_warnings()
     try:
         return int(args.func(args) or 0)

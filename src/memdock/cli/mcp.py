@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 
 from ..errors import ConfigError
-from .common import add_backend_options, parse_config
+from .common import add_backend_options, serve_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback unless MEMDOCK_MCP_TOKEN "
         "is set: then every request must send `Authorization: Bearer <token>`)",
     )
+    p.add_argument("--ui-allow-writes", action="store_true", help="with --http: let the page at /ui forget")
     p.set_defaults(func=run)
 
 
@@ -37,13 +36,4 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"memdock mcp needs the MCP SDK ({exc}); install it with: pip install 'memdock[mcp]'"
         ) from None
-    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
-    serve(
-        args.backend,
-        http=args.http,
-        data_dir=args.data_dir,
-        config=parse_config(args.config),
-        deadline=args.deadline,
-        sandbox="off" if args.no_sandbox else args.sandbox,
-    )
-    return 0
+    return serve_from_args(serve, args, ui_writes=args.ui_allow_writes)

@@ -89,20 +89,26 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-def http_app(server: Any, host: str, token: str | None) -> ASGIApp:
-    """SERVER's streamable HTTP app at /mcp, behind the bearer check when TOKEN is set."""
+def http_app(server: Any, host: str, token: str | None, ui: ASGIApp | None = None) -> ASGIApp:
+    """SERVER's streamable HTTP app at /mcp, behind the bearer check when TOKEN is set; UI (memdock.ui.mount,
+    which checks the same token itself) answers under /ui."""
     app: ASGIApp = server.streamable_http_app(host=host)
-    return BearerAuth(app, token) if token else app
+    app = BearerAuth(app, token) if token else app
+    if ui is not None:
+        from ..ui.mount import UiMount
+
+        app = UiMount(app, ui)
+    return app
 
 
-def serve_http(server: Any, host: str, port: int, token: str | None) -> None:
+def serve_http(server: Any, host: str, port: int, token: str | None, ui: ASGIApp | None = None) -> None:
     """Serve until interrupted. Prints the URL once listening (port 0 picks a free one)."""
     import sys
 
     import anyio
     import uvicorn
 
-    config = uvicorn.Config(http_app(server, host, token), host=host, port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(http_app(server, host, token, ui), host=host, port=port, log_level="warning", lifespan="on")
     web = uvicorn.Server(config)
 
     async def run() -> None:

@@ -208,8 +208,10 @@ def serve(
     deadline: float = 10.0,
     sandbox: bool | str | None = None,
     http: str | None = None,
+    ui_writes: bool = False,
 ) -> None:
-    """Serve on stdio, or on streamable HTTP at HTTP (HOST:PORT; see memdock.mcp.http for the token rule)."""
+    """Serve on stdio, or on streamable HTTP at HTTP (HOST:PORT; see memdock.mcp.http for the token rule) with
+    the web page at /ui (memdock.ui; UI_WRITES lets it forget)."""
     address = token = None
     if http is not None:  # checked before the backend opens: a refused address costs no adapter process
         from .http import parse_address, required_token
@@ -223,8 +225,10 @@ def serve(
         if address is None:
             server.run("stdio")
         else:
+            from ..ui.mount import ui_app
             from .http import serve_http
 
-            serve_http(server, address[0], address[1], token)
+            ui = ui_app(service, address[0], token, allow_writes=ui_writes)
+            serve_http(server, address[0], address[1], token, ui)
     finally:
         service.close()

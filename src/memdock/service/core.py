@@ -63,6 +63,10 @@ class ServiceCore:
                 self._caps_error = f"backend {self.name} did not answer capabilities: {exc.message}"
         return self._caps
 
+    def lacking(self, op: str) -> str | None:
+        """Why OP would answer degraded on this backend, from its capabilities (None: it is offered)."""
+        return self._lacks(op)
+
     def _lacks(self, op: str) -> str | None:
         caps = self.capabilities()
         if caps is None:
