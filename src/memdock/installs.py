@@ -37,7 +37,7 @@ from filelock import FileLock
 
 from . import __version__
 from .errors import ConfigError
-from .interpreters import Interpreter, find_interpreter, in_range, parse_range
+from .interpreters import Interpreter, find_interpreter, in_range, parse_range, parse_version
 
 if TYPE_CHECKING:
     from .registry import AdapterDescriptor
@@ -87,8 +87,8 @@ def venv_python_version(venv_dir: Path) -> str | None:
         return None
     for line in lines:
         key, _, value = line.partition("=")
-        if key.strip() in ("version", "version_info"):
-            return value.strip()
+        if key.strip() in ("version", "version_info"):  # "3.13.0" or, from newer venvs, "3.13.0.final.0"
+            return ".".join(map(str, parse_version(value)))
     return None
 
 
