@@ -35,12 +35,14 @@ GREENHOUSE = [
 T0 = "2025-03-0{}T10:00:00Z"
 
 
-def write_bundle(path: Path, texts: list[str], thread: str = "thread:greenhouse", author: str = "ops") -> Path:
+def write_bundle(
+    path: Path, texts: list[str], thread: str = "thread:greenhouse", author: str = "ops", prefix: str = "gh"
+) -> Path:
     """One thread of entries (with a chunk each), in reverse file order."""
     with BundleWriter(path, "chunks") as w:
         w.write("thread", {"id": thread, "title": "Greenhouse log", "ingestion_time": T0.format(1)})
         for i, text in reversed(list(enumerate(texts))):
-            eid = f"entry:gh-{i}"
+            eid = f"entry:{prefix}-{i}"
             w.write(
                 "entry",
                 {
@@ -56,7 +58,7 @@ def write_bundle(path: Path, texts: list[str], thread: str = "thread:greenhouse"
             w.write(
                 "chunk",
                 {
-                    "id": f"chunk:gh-{i}",
+                    "id": f"chunk:{prefix}-{i}",
                     "entry_id": eid,
                     "thread_id": thread,
                     "position": 0,
