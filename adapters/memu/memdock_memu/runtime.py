@@ -72,13 +72,13 @@ class Runtime:
 
     def memorize(self, entry: dict[str, Any], where: str) -> list[str]:
         """Give MemU one entry as a document; its new memory item ids. On any failure (a malformed extraction answer
-        included) what MemU stored of it is removed and the category summaries it changed are put back."""
-        self.ready_categories()
+        included) what MemU stored of it is removed. MemU applies category summaries only once every summary call
+        for the entry answered, as its last step, so a failure leaves them as they were."""
+        self.run(self.ready_categories, f"{where}: making MemU's categories")
         folder = self.data_dir / "memu-resources"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / (hashlib.sha256(entry["id"].encode()).hexdigest()[:32] + ".txt")
         path.write_text(entry["body"], encoding="utf-8")
-        summaries = {cid: c.summary for cid, c in self.db.memory_category_repo.categories.items()}
         self.malformed.clear()
         user = self.scope(thread_id=entry["thread_id"], entry_id=entry["id"])
         try:
@@ -87,17 +87,10 @@ class Runtime:
                 raise MalformedAnswer(self.malformed[0])
         except BaseException as exc:
             self.remove_entry(entry["id"])
-            self._restore(summaries)
             if isinstance(exc, Exception) and not isinstance(exc, MemdockError):
                 raise classify(exc, self.endpoint, where, (MalformedAnswer,)) from exc
             raise
         return [str(i["id"]) for i in result.get("items", [])]
-
-    def _restore(self, summaries: dict[str, str | None]) -> None:
-        repo = self.db.memory_category_repo
-        for cid, cat in list(repo.categories.items()):
-            if cid in summaries and cat.summary != summaries[cid]:
-                repo.update_category(category_id=cid, summary=summaries[cid] or "")
 
     def _unlink(self, item_id: str) -> None:
         links = self.db.category_item_repo
