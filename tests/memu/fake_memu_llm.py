@@ -28,6 +28,10 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _prompt(body: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content", "")) for m in body.get("messages") or [])
+
+
 class MemUStandIn:
     """Callable responder; counts extraction and summary calls and can be told to answer garbage."""
 
@@ -36,8 +40,14 @@ class MemUStandIn:
         self.summaries = 0
         self.malformed = False
 
+    @staticmethod
+    def answers(body: dict[str, Any]) -> bool:
+        """Whether BODY is one of MemU's prompts (for a loopback shared with other frameworks' stand-ins)."""
+        prompt = _prompt(body)
+        return EXTRACTOR_MARK in prompt or ("Topic:" in prompt and "Original content:" in prompt)
+
     def __call__(self, body: dict[str, Any]) -> str:
-        prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages") or [])
+        prompt = _prompt(body)
         if EXTRACTOR_MARK in prompt:
             self.extractions += 1
             if self.malformed:

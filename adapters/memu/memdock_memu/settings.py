@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import ClassVar
+
+from memdock_entries.endpoints import ModelEndpoints
 
 from memdock.errors import ConfigError
 
 ENV = {"llm_api_key": "MEMDOCK_MEMU_LLM_API_KEY", "embedding_api_key": "MEMDOCK_MEMU_EMBEDDING_API_KEY"}
-OPENAI = "https://api.openai.com/v1"
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(ModelEndpoints):
+    ENV: ClassVar[dict[str, str]] = ENV
     user_id: str = "memdock"
     llm_base_url: str | None = None
     llm_model: str = "gpt-4o-mini"
@@ -27,27 +27,8 @@ class Settings:
     memory_types: tuple[str, ...] = ("profile", "event")
     max_entry_chars: int = 20_000
 
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> Settings:
-        values = {k: v for k, v in config.items() if k in cls.__dataclass_fields__}
-        if "memory_types" in values:
-            values["memory_types"] = tuple(values["memory_types"])
-        for field, var in ENV.items():
-            if not values.get(field) and env.get(var):
-                values[field] = env[var]
-        return cls(**values)
-
-    @property
-    def llm_url(self) -> str:
-        return (self.llm_base_url or OPENAI).rstrip("/")
-
-    @property
-    def embedding_url(self) -> str:
-        return (self.embedding_base_url or self.llm_url).rstrip("/")
-
-    @property
-    def embedding_key(self) -> str | None:
-        return self.embedding_api_key or self.llm_api_key
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "memory_types", tuple(self.memory_types))  # a JSON list in the config
 
     def missing(self) -> str | None:
         """None when MemU's models are reachable as configured; otherwise what is missing."""
@@ -59,6 +40,3 @@ class Settings:
         problem = self.missing()
         if problem:
             raise ConfigError(f"memu: {problem}")
-
-    def cache_key(self) -> tuple:
-        return tuple(sorted(asdict(self).items()))
