@@ -25,6 +25,7 @@ from typing import Any
 from memdock.errors import BackendError, MemdockError
 
 from .models import pad
+from .seeding import deterministic
 
 GRAPH, NEXT, OLD = "graph", "graph.next", "graph.old"
 LAYER = re.compile(r"Layer\[(\d+)\] Clustering")
@@ -107,13 +108,14 @@ def _rebuild(rt: Any, llm: Any, progress: Callable[[str], None]) -> dict[str, An
         before = sum(rt.timings.seconds[k] for k in ("llm", "embedding"))
         t = time.monotonic()
         try:
-            layers, generated, communities = lr.cluster.Hierarchical_Clustering().perform_clustering(
-                global_config=config,
-                entities=entities,
-                relations=relations,
-                WORKING_DIR=str(work),
-                max_workers=rt.settings.max_workers,
-            )
+            with deterministic(lr.cluster):
+                layers, generated, communities = lr.cluster.Hierarchical_Clustering().perform_clustering(
+                    global_config=config,
+                    entities=entities,
+                    relations=relations,
+                    WORKING_DIR=str(work),
+                    max_workers=rt.settings.max_workers,
+                )
         except MemdockError:
             raise
         except (KeyError, TypeError, AttributeError) as exc:
