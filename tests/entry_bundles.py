@@ -89,3 +89,22 @@ def chat_bundle(tmp_path: Path, threads: int = 12) -> Path:
     import_corpus([src], "jsonl", tmp_path / "corpus")
     chunk_bundle(tmp_path / "corpus", tmp_path / "chunks")
     return tmp_path / "chunks"
+
+
+def index_killed_after_three(b, bundle: Path) -> list[str]:
+    """Index BUNDLE, killing the run (an exception in the checkpoint callback) once three entries are committed;
+    the entry ids committed, in order."""
+    import pytest
+
+    from memdock.errors import MemdockError
+
+    order: list[str] = []
+
+    def kill_after_three(ids: list[str]) -> None:
+        order.extend(i for i in ids if i.startswith("entry:"))
+        if len(order) >= 3:
+            raise RuntimeError("test: killing the index run after three entries")
+
+    with pytest.raises(MemdockError):
+        b.index(bundle, after_checkpoint=kill_after_three)
+    return order

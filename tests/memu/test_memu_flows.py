@@ -5,9 +5,10 @@ import shutil
 
 import pytest
 from entry_bundles import GREENHOUSE as TEXTS
+from entry_bundles import index_killed_after_three
 from memu_support import backend, chat_calls, gate, model_config, write_bundle
 
-from memdock.errors import BackendError, MemdockError
+from memdock.errors import BackendError
 
 pytestmark = gate
 
@@ -51,16 +52,7 @@ def test_filters_by_thread_author_and_time(tmp_path, store, llm):
 def test_the_store_persists_across_processes_and_survives_a_kill(tmp_path, store, llm):
     bundle = write_bundle(tmp_path / "b1", TEXTS)
     b = backend(store, model_config(llm.base_url))
-    order: list[str] = []
-
-    def kill_after_three(ids):
-        order.extend(i for i in ids if i.startswith("entry:"))
-        if len(order) >= 3:
-            raise RuntimeError("test: killing the index run after three entries")
-
-    with pytest.raises(MemdockError):
-        b.index(bundle, after_checkpoint=kill_after_three)
-    assert order == ["entry:gh-0", "entry:gh-1", "entry:gh-2"]
+    assert index_killed_after_three(b, bundle) == ["entry:gh-0", "entry:gh-1", "entry:gh-2"]
 
     again = backend(store, model_config(llm.base_url))  # a new adapter process, the same data dir
     resumed = again.index(bundle)

@@ -33,6 +33,18 @@ def _recreate(data_dir: Path) -> None:
         ) from None
 
 
+FEATURES = {
+    "embeddings": True,
+    "entity_extraction": False,
+    "graph_query": False,
+    "temporal": False,
+    "incremental": True,
+    "delete": True,
+    "retrieval": True,
+    "concurrent_index": False,
+}
+
+
 class EntryAdapter(Adapter):
     package = ""
     settings_class: Any = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memdock_entries.adapter_base import EntryAdapter
+from memdock_entries.adapter_base import FEATURES, EntryAdapter
 
 from memdock.errors import MemdockError
 from memdock.sdk import Context, adapter_json
@@ -17,16 +17,7 @@ class MemUAdapter(EntryAdapter):
     package = "memdock_memu"
     settings_class = Settings
     descriptor_path = adapter_json(__file__)
-    features = {
-        "embeddings": True,
-        "entity_extraction": True,
-        "graph_query": False,
-        "temporal": False,
-        "incremental": True,
-        "delete": True,
-        "retrieval": True,
-        "concurrent_index": False,
-    }
+    features = {**FEATURES, "entity_extraction": True}
     score = {"range": [0.0, 1.0], "semantics": SCORE_SEMANTICS}
     id_shapes = {
         "node": "MemU memory item uuid (recorded in catalog.sqlite against our entry id)",
