@@ -14,7 +14,7 @@ np = __import__("pytest").importorskip("numpy")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "leanrag"))
 
-from memdock_leanrag.seeding import SEED, deterministic  # noqa: E402
+from memdock_leanrag.seeding import SEED, deterministic, sorted_sources  # noqa: E402
 
 
 class FakeUMAP:
@@ -63,3 +63,13 @@ def test_summaries_are_read_in_submission_order_whatever_finishes_first():
     with deterministic(mod), ThreadPoolExecutor(max_workers=3) as pool:
         futures = [pool.submit(job, i) for i in range(3)]
         assert [f.result() for f in mod.as_completed(futures)] == [0, 1, 2]
+
+
+def test_the_other_modules_read_in_submission_order_too_and_source_ids_are_sorted():
+    mod, dedup = cluster_module(), types.SimpleNamespace(as_completed=as_completed)
+    with deterministic(mod, dedup):
+        assert dedup.as_completed is mod.as_completed is not as_completed
+    assert dedup.as_completed is as_completed
+    records = [{"source_id": "c|a|b|a"}, [{"source_id": "z|y"}, {"name": "no sources"}]]
+    sorted_sources(records)
+    assert records == [{"source_id": "a|b|c"}, [{"source_id": "y|z"}, {"name": "no sources"}]]

@@ -1,11 +1,13 @@
 """Making LeanRAG's hierarchy a function of its input and the model's answers, without editing the checkout.
 
 LeanRAG's `_cluster_utils` builds UMAP reductions with no `random_state` (so UMAP draws from an unseeded generator
-and runs its optimisation in parallel threads), and collects each layer's cluster summaries with `as_completed`, so
-the order of the next layer's nodes depends on which summary came back first. For the time of a build, in that
-module only: UMAP is given LeanRAG's own seed (UMAP then also runs single-threaded, as it does whenever it is
-seeded), NumPy's and `random`'s global generators are seeded, and `as_completed` yields the futures in the order
-they were submitted (the summaries still run in parallel; only the order they are read in is fixed).
+and runs its optimisation in parallel threads); it and the entity dedup (`deal_triple`) collect LLM summaries with
+`as_completed`, so the order of the entities and of each next layer's nodes depends on which answer came back
+first; and both join source ids with `"|".join(set(...))`, whose order changes with each process's string hashing.
+For the time of a build, in those modules only: UMAP is given LeanRAG's own seed (UMAP then also runs
+single-threaded, as it does whenever it is seeded), NumPy's and `random`'s global generators are seeded, and
+`as_completed` yields the futures in the order they were submitted (the summaries still run in parallel; only the
+order they are read in is fixed). `sorted_sources` puts the joined source ids of what the build returns in order.
 """
 
 from __future__ import annotations
@@ -27,17 +29,30 @@ def _in_submission_order(futures: Iterable[Any], timeout: float | None = None) -
 
 
 @contextlib.contextmanager
-def deterministic(cluster: Any, seed: int = SEED) -> Iterator[None]:
-    """Within the block, CLUSTER (LeanRAG's `_cluster_utils` module) clusters reproducibly."""
+def deterministic(cluster: Any, *others: Any, seed: int = SEED) -> Iterator[None]:
+    """Within the block, CLUSTER (LeanRAG's `_cluster_utils` module) clusters reproducibly, and it and OTHERS (e.g.
+    the dedup module) read their thread pools' answers in submission order."""
     import numpy as np
 
-    saved = {name: getattr(cluster, name) for name in ("umap", "as_completed")}
-    seeded_umap = types.SimpleNamespace(UMAP=functools.partial(saved["umap"].UMAP, random_state=seed))
-    cluster.umap, cluster.as_completed = seeded_umap, _in_submission_order
+    saved = [(m, name, getattr(m, name)) for m in (cluster, *others) for name in ("as_completed",)]
+    saved.append((cluster, "umap", cluster.umap))
+    for m in (cluster, *others):
+        m.as_completed = _in_submission_order
+    cluster.umap = types.SimpleNamespace(UMAP=functools.partial(cluster.umap.UMAP, random_state=seed))
     np.random.seed(seed)
     random.seed(seed)
     try:
         yield
     finally:
-        for name, value in saved.items():
-            setattr(cluster, name, value)
+        for m, name, value in saved:
+            setattr(m, name, value)
+
+
+def sorted_sources(records: Iterable[Any]) -> None:
+    """Each record's `source_id` ("a|b|c", joined from a set by LeanRAG) with its parts in sorted order, in place;
+    lists of records (a layer) are walked."""
+    for r in records:
+        if isinstance(r, list):
+            sorted_sources(r)
+        elif isinstance(r, dict) and isinstance(r.get("source_id"), str):
+            r["source_id"] = "|".join(sorted(set(r["source_id"].split("|"))))
