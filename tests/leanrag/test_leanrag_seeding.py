@@ -70,6 +70,9 @@ def test_the_other_modules_read_in_submission_order_too_and_source_ids_are_sorte
     with deterministic(mod, dedup):
         assert dedup.as_completed is mod.as_completed is not as_completed
     assert dedup.as_completed is as_completed
-    records = [{"source_id": "c|a|b|a"}, [{"source_id": "z|y"}, {"name": "no sources"}]]
+    records = [{"source_id": "c|a|b|a", "level": [{"source_id": "q|p"}]}, [{"source_id": "z|y"}, {"name": "none"}]]
     sorted_sources(records)
-    assert records == [{"source_id": "a|b|c"}, [{"source_id": "y|z"}, {"name": "no sources"}]]
+    assert records == [
+        {"source_id": "a|b|c", "level": [{"source_id": "p|q"}]},
+        [{"source_id": "y|z"}, {"name": "none"}],
+    ]

@@ -49,10 +49,12 @@ def deterministic(cluster: Any, *others: Any, seed: int = SEED) -> Iterator[None
 
 
 def sorted_sources(records: Iterable[Any]) -> None:
-    """Each record's `source_id` ("a|b|c", joined from a set by LeanRAG) with its parts in sorted order, in place;
-    lists of records (a layer) are walked."""
+    """Each record's `source_id` ("a|b|c", joined from a set by LeanRAG) with its parts once each, in sorted order,
+    in place; lists (a layer) and lists inside records (a community's members) are walked."""
     for r in records:
         if isinstance(r, list):
             sorted_sources(r)
-        elif isinstance(r, dict) and isinstance(r.get("source_id"), str):
-            r["source_id"] = "|".join(sorted(set(r["source_id"].split("|"))))
+        elif isinstance(r, dict):
+            if isinstance(r.get("source_id"), str):
+                r["source_id"] = "|".join(sorted(set(r["source_id"].split("|"))))
+            sorted_sources(v for v in r.values() if isinstance(v, list))
