@@ -1,10 +1,12 @@
-"""The same watercooler entries through sqlite, graphiti, mem0 (extraction on and off) and OpenMemory, in one run.
+"""The same watercooler entries through sqlite, graphiti, mem0 (extraction on and off), OpenMemory and MemU, in one
+run.
 
     python bench/frameworks.py [--entries 40] [--queries 50] [--only sqlite,mem0-infer,...]
 
 Every model call goes to one deterministic stand-in on loopback (real HTTP, no thinking time): graphiti's
 structured-output requests are answered by tests/graphiti/fake_llm.py, mem0's extraction prompt by
-tests/mem0/fake_mem0_llm.py, embeddings by a hashed bag of words (64-d). OpenMemory is the tests' loopback
+tests/mem0/fake_mem0_llm.py, MemU's extraction and category summary prompts by tests/memu/fake_memu_llm.py,
+embeddings by a hashed bag of words (64-d). OpenMemory is the tests' loopback
 server (tests/openmemory/fake_openmemory.py, no mem0 behind it), so its row measures the adapter and HTTP only.
 Printed per backend: index wall time, seconds and LLM calls per entry (counted at the stand-in), and query
 p50/p99 through a worker already started, in milliseconds. A backend whose adapter is not installed is skipped,
@@ -27,11 +29,13 @@ sys.path[:0] = [
     str(ROOT / "tests" / "graphiti"),
     str(ROOT / "tests" / "mem0"),
     str(ROOT / "tests" / "openmemory"),
+    str(ROOT / "tests" / "memu"),
     str(Path(__file__).resolve().parent),
 ]
 
 from fake_llm import respond as graphiti_respond  # noqa: E402
 from fake_mem0_llm import EXTRACTOR_MARK, MemoryExtractor  # noqa: E402
+from fake_memu_llm import MemUStandIn  # noqa: E402
 from fake_openmemory import FakeOpenMemory  # noqa: E402
 from graphiti import latency, subset  # noqa: E402  (bench/graphiti.py)
 from openai_loopback import OpenAILoopback  # noqa: E402
@@ -44,7 +48,7 @@ from memdock.runner.backend import SubprocessBackend  # noqa: E402
 DATA = (
     Path(os.environ.get("MEMDOCK_SHARED_DATA") or ROOT.parent / "shared" / "data") / "watercooler_threads" / "project"
 )
-BACKENDS = ("sqlite", "graphiti", "mem0-infer", "mem0-raw", "openmemory")
+BACKENDS = ("sqlite", "graphiti", "mem0-infer", "mem0-raw", "openmemory", "memu")
 
 
 def main() -> None:
@@ -62,9 +66,12 @@ def main() -> None:
     queries = (queries * (args.queries // max(1, len(queries)) + 1))[: args.queries]
     registry = Registry(use_entry_points=False)
     mem0_extractor = MemoryExtractor()
+    memu = MemUStandIn()
 
     def chat(body: dict) -> str | dict:
         system = str((body.get("messages") or [{}])[0].get("content", ""))
+        if memu.answers(body):
+            return memu(body)
         return mem0_extractor(body) if EXTRACTOR_MARK in system else graphiti_respond(body)
 
     rows, n = [], args.entries
@@ -76,6 +83,7 @@ def main() -> None:
             "mem0-infer": ("mem0", {**models, "embedding_dim": 64, "infer": True}),
             "mem0-raw": ("mem0", {**models, "embedding_dim": 64, "infer": False}),
             "openmemory": ("openmemory", {"server_url": openmemory.url}),
+            "memu": ("memu", models),
         }
         for label in [b for b in args.only.split(",") if b]:
             adapter, cfg = configs[label]
@@ -89,7 +97,7 @@ def main() -> None:
             result = b.index(bundle)
             wall = time.perf_counter() - t
             calls = sum(1 for p in llm.paths() if p.endswith("/chat/completions")) - chats
-            b.query(queries[0], limit=10)  # the worker's start (for mem0: importing it, opening Qdrant) is not a query
+            b.query(queries[0], limit=10)  # the worker's start (importing mem0 or MemU, opening a store) is not a query
             p50, p99 = latency(b, queries)
             b.close()
             rows.append((label, wall, calls, p50, p99))

@@ -35,12 +35,14 @@ GREENHOUSE = [
 T0 = "2025-03-0{}T10:00:00Z"
 
 
-def write_bundle(path: Path, texts: list[str], thread: str = "thread:greenhouse", author: str = "ops") -> Path:
+def write_bundle(
+    path: Path, texts: list[str], thread: str = "thread:greenhouse", author: str = "ops", prefix: str = "gh"
+) -> Path:
     """One thread of entries (with a chunk each), in reverse file order."""
     with BundleWriter(path, "chunks") as w:
         w.write("thread", {"id": thread, "title": "Greenhouse log", "ingestion_time": T0.format(1)})
         for i, text in reversed(list(enumerate(texts))):
-            eid = f"entry:gh-{i}"
+            eid = f"entry:{prefix}-{i}"
             w.write(
                 "entry",
                 {
@@ -56,7 +58,7 @@ def write_bundle(path: Path, texts: list[str], thread: str = "thread:greenhouse"
             w.write(
                 "chunk",
                 {
-                    "id": f"chunk:gh-{i}",
+                    "id": f"chunk:{prefix}-{i}",
                     "entry_id": eid,
                     "thread_id": thread,
                     "position": 0,
@@ -87,3 +89,22 @@ def chat_bundle(tmp_path: Path, threads: int = 12) -> Path:
     import_corpus([src], "jsonl", tmp_path / "corpus")
     chunk_bundle(tmp_path / "corpus", tmp_path / "chunks")
     return tmp_path / "chunks"
+
+
+def index_killed_after_three(b, bundle: Path) -> list[str]:
+    """Index BUNDLE, killing the run (an exception in the checkpoint callback) once three entries are committed;
+    the entry ids committed, in order."""
+    import pytest
+
+    from memdock.errors import MemdockError
+
+    order: list[str] = []
+
+    def kill_after_three(ids: list[str]) -> None:
+        order.extend(i for i in ids if i.startswith("entry:"))
+        if len(order) >= 3:
+            raise RuntimeError("test: killing the index run after three entries")
+
+    with pytest.raises(MemdockError):
+        b.index(bundle, after_checkpoint=kill_after_three)
+    return order

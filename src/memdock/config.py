@@ -12,13 +12,17 @@ variable.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: an adapter's interpreter, which never reads memdock.toml
+    tomllib = None  # type: ignore[assignment]
 
 DEFAULT_BACKEND = "sqlite"
 
@@ -53,6 +57,8 @@ def config_file(env: Mapping[str, str] = os.environ, cwd: Path | None = None) ->
 def load_file(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {}
+    if tomllib is None:
+        raise ConfigError(f"{path}: reading memdock.toml needs Python 3.11 or newer")
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -6,7 +6,10 @@ package index: see `core_wheel`), the adapter's requirements.txt and any
 extras in one pip run, writes a marker, and only then renames it into place.
 A failed install leaves nothing behind, and a virtualenv whose marker is
 missing or does not match the current requirements, extras and memdock version
-is not installed.
+is not installed. The virtualenv is made by the interpreter adapter.json
+`runtime.python` asks for (see `interpreters`), recorded in the marker; one
+whose interpreter is outside that range (its pyvenv.cfg says which it was made
+with) is not installed either, and the next install rebuilds it.
 
 After the rename only `venv/bin/python -m ...` is ever run: the interpreter
 finds its prefix from its own location, whereas console scripts in venv/bin
@@ -34,6 +37,7 @@ from filelock import FileLock
 
 from . import __version__
 from .errors import ConfigError
+from .interpreters import Interpreter, find_interpreter, in_range, parse_range, parse_version
 
 if TYPE_CHECKING:
     from .registry import AdapterDescriptor
@@ -75,8 +79,41 @@ def read_marker(venv_dir: Path) -> dict | None:
     return marker if isinstance(marker, dict) else None
 
 
+def venv_python_version(venv_dir: Path) -> str | None:
+    """The version of the interpreter a virtualenv was made with, from its pyvenv.cfg."""
+    try:
+        lines = (venv_dir / "pyvenv.cfg").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        key, _, value = line.partition("=")
+        if key.strip() in ("version", "version_info"):  # "3.13.0" or, from newer venvs, "3.13.0.final.0"
+            return ".".join(map(str, parse_version(value)))
+    return None
+
+
+def _interpreter_problem(d: AdapterDescriptor, marker: dict) -> str | None:
+    recorded = (marker.get("python") or {}).get("version")
+    actual = venv_python_version(d.venv) or recorded
+    spec = d.runtime.get("python")
+    if spec:
+        try:
+            parse_range(spec, f"{d.path / 'adapter.json'}: runtime.python")
+        except ConfigError as exc:
+            return exc.message
+    if spec and (actual is None or not in_range(actual, spec)):
+        return (
+            f"has a virtualenv made with Python {actual or '(unknown version)'}, outside its runtime.python {spec}; "
+            "installing again rebuilds it with an interpreter in range"
+        )
+    if recorded and actual and recorded != actual:
+        return f"has a virtualenv whose Python is {actual}, but it was installed with {recorded}"
+    return None
+
+
 def install_state(d: AdapterDescriptor) -> InstallState:
-    """Installed only when the virtualenv's marker matches the adapter's requirements and this memdock."""
+    """Installed only when the virtualenv's marker matches the adapter's requirements and this memdock, and its
+    interpreter is in the adapter's runtime.python range."""
     if not (d.venv / "bin" / "python").exists():
         return InstallState(False, "is not installed")
     marker = read_marker(d.venv)
@@ -94,7 +131,8 @@ def install_state(d: AdapterDescriptor) -> InstallState:
         return InstallState(False, "was installed from an older requirements.txt")
     if marker.get("memdock") != want["memdock"]:
         return InstallState(False, f"was installed with memdock {marker.get('memdock')}, this is {__version__}")
-    return InstallState(True)
+    problem = _interpreter_problem(d, marker)
+    return InstallState(False, problem) if problem else InstallState(True)
 
 
 # -- memdock itself ----------------------------------------------------------------------------
@@ -188,12 +226,13 @@ def install(d: AdapterDescriptor, extras: Sequence[str] = (), *, force: bool = F
         current = read_marker(d.venv) if not force and install_state(d).ok else None
         if current is not None:
             extras = sorted(set(current.get("extras") or []) | set(extras))
-        want = expected_marker(d, extras)
-        if current == want:
+        interp = find_interpreter(d.runtime.get("python"), f"adapter {d.name}")
+        want = {**expected_marker(d, extras), "python": {"path": interp.path, "version": interp.version}}
+        if current is not None and {**current, "python": want["python"]} == want:
             return f"{d.name} is already installed in {d.venv} (use --force to rebuild it)"
         tmp = Path(tempfile.mkdtemp(prefix=f".{d.venv.name}.tmp-", dir=parent))
         try:
-            _build(d, tmp, extras, want)
+            _build(d, tmp, extras, want, interp)
             _swap_into_place(tmp, d.venv)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -201,10 +240,22 @@ def install(d: AdapterDescriptor, extras: Sequence[str] = (), *, force: bool = F
     return f"{d.name} installed in {d.venv}"
 
 
-def _build(d: AdapterDescriptor, tmp: Path, extras: Sequence[str], want: dict) -> None:
+def _make_venv(env_dir: Path, interp: Interpreter) -> None:
+    if interp.path == sys.executable:
+        venv.EnvBuilder(with_pip=True).create(env_dir)
+        return
+    cmd = [interp.path, "-m", "venv", str(env_dir)]
+    print("$ " + " ".join(cmd), flush=True)
+    if subprocess.run(cmd).returncode != 0:
+        raise ConfigError(f"{interp.describe()} could not make a virtualenv (command above)")
+
+
+def _build(d: AdapterDescriptor, tmp: Path, extras: Sequence[str], want: dict, interp: Interpreter) -> None:
     env_dir = tmp / "venv"
-    print(f"creating a virtualenv for {d.name} (it becomes {d.venv} once complete)", flush=True)
-    venv.EnvBuilder(with_pip=True).create(env_dir)
+    print(
+        f"creating a virtualenv for {d.name} with {interp.describe()} (it becomes {d.venv} once complete)", flush=True
+    )
+    _make_venv(env_dir, interp)
     wheels = tmp / "wheels"
     wheels.mkdir()
     core = core_wheel(wheels)
@@ -214,6 +265,7 @@ def _build(d: AdapterDescriptor, tmp: Path, extras: Sequence[str], want: dict) -
         "pip",
         "install",
         "-q",
+        "--prefer-binary",  # an interpreter older than the newest wheels support takes an older wheel, not an sdist
         str(core),
         "-r",
         str(d.path / d.runtime["requirements"]),
@@ -221,12 +273,39 @@ def _build(d: AdapterDescriptor, tmp: Path, extras: Sequence[str], want: dict) -
     ]
     print("$ " + " ".join(cmd), flush=True)
     if subprocess.run(cmd).returncode != 0:
-        kept = f"its previous install in {d.venv} is unchanged" if d.venv.exists() else "nothing was installed"
         raise ConfigError(
-            f"installing {d.name} failed (command above); {kept}. "
+            f"installing {d.name} failed (command above); {_kept(d)}. "
             f"Fix the cause and run: memdock adapters install {d.name}"
         )
+    for wheel in d.runtime.get("wheels", []):
+        _install_platform_wheel(d, env_dir, interp, wheel)
     (env_dir / MARKER).write_bytes(orjson.dumps(want, option=orjson.OPT_INDENT_2))
+
+
+def _kept(d: AdapterDescriptor) -> str:
+    return f"its previous install in {d.venv} is unchanged" if d.venv.exists() else "nothing was installed"
+
+
+def _install_platform_wheel(d: AdapterDescriptor, env_dir: Path, interp: Interpreter, wheel: dict) -> None:
+    """A wheel pip would refuse by its platform tag, put into site-packages with `--platform --target` (pip's route
+    for installing for another platform), then imported to show its compiled module loads on this machine."""
+    python = str(env_dir / "bin" / "python")
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True
+    ).stdout.strip()
+    major_minor = ".".join(interp.version.split(".")[:2])
+    steps = [
+        [python, "-m", "pip", "install", "-q", "--no-deps", "--only-binary=:all:", "--platform", wheel["platform"]]
+        + ["--python-version", major_minor, "--target", site, wheel["requirement"]],
+        [python, "-c", f"import {wheel['import']}"],
+    ]
+    for cmd in steps:
+        print("$ " + " ".join(cmd), flush=True)
+        if not site or subprocess.run(cmd).returncode != 0:
+            raise ConfigError(
+                f"installing {d.name}: {wheel['requirement']} for {wheel['platform']} failed (command above); "
+                f"{_kept(d)}. Its compiled module may need a newer C library than this machine has"
+            )
 
 
 def _swap_into_place(tmp: Path, target: Path) -> None:
@@ -238,3 +317,23 @@ def _swap_into_place(tmp: Path, target: Path) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def interpreter_of(d: AdapterDescriptor) -> str:
+    """Which Python runs D, for `adapters list` and `doctor`: its virtualenv's, the one an install would use, or why
+    there is none."""
+    if d.runtime["kind"] != "python":
+        return "-"
+    spec = d.runtime.get("python")
+    if d.runtime.get("requirements") and install_state(d).ok:
+        made = (read_marker(d.venv) or {}).get("python") or {}
+        version = venv_python_version(d.venv) or made.get("version", "?")
+        return f"{version} ({d.venv / 'bin' / 'python'}" + (f", made with {made['path']})" if made else ")")
+    try:
+        interp = find_interpreter(spec, f"adapter {d.name}")
+    except ConfigError:
+        return f"none in range {spec} (see: memdock adapters install {d.name})"
+    if not d.runtime.get("requirements") and interp.path != sys.executable:
+        return f"none: runtime.python {spec} excludes memdock's own Python and the adapter has no virtualenv"
+    pending = ", once installed" if d.runtime.get("requirements") else ""
+    return f"{interp.version} ({interp.path}{pending})"

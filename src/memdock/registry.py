@@ -87,6 +87,15 @@ class AdapterDescriptor:
             if not state.ok:
                 raise ConfigError(f"adapter {self.name} {state.reason}; run: memdock adapters install {self.name}")
             return str(self.venv / "bin" / "python")
+        from .interpreters import in_range, running
+
+        spec = self.runtime.get("python")
+        if spec and not in_range(running().version, spec):
+            raise ConfigError(
+                f"adapter {self.name} needs Python {spec} (adapter.json runtime.python) but has no requirements file, "
+                f"so it would run on memdock's own Python {running().version}; give it a requirements file so "
+                f"`memdock adapters install {self.name}` makes it a virtualenv with an interpreter in range"
+            )
         return sys.executable
 
     def python_path(self) -> list[Path]:

@@ -7,7 +7,9 @@ offset, and a time without a zone as UTC (the caller decides whether that deserv
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import datetime, timezone
+
+UTC = timezone.utc  # noqa: UP017  (datetime.UTC is 3.11+; adapters may run on 3.10)
 
 
 def parse(text: str) -> datetime:

@@ -3,11 +3,10 @@ with nothing doubled on the server; unchanged entries sent nowhere; changes repl
 
 import pytest
 from entry_bundles import GREENHOUSE as TEXTS
-from entry_bundles import SHARED_DATA, write_bundle
+from entry_bundles import SHARED_DATA, index_killed_after_three, write_bundle
 from openmemory_support import backend, gate
 
 from memdock.chunking import chunk_bundle
-from memdock.errors import MemdockError
 from memdock.importers.pipeline import import_corpus
 
 pytestmark = gate
@@ -24,16 +23,7 @@ def contents(server):
 def test_kill_resume_reindex_change_delete(tmp_path, server):
     bundle = write_bundle(tmp_path / "b1", TEXTS)
     b = backend(tmp_path / "store", {"server_url": server.url})
-    order: list[str] = []
-
-    def kill_after_three(ids):
-        order.extend(i for i in ids if i.startswith("entry:"))
-        if len(order) >= 3:
-            raise RuntimeError("test: killing the index run after three entries")
-
-    with pytest.raises(MemdockError):
-        b.index(bundle, after_checkpoint=kill_after_three)
-    assert order == ["entry:gh-0", "entry:gh-1", "entry:gh-2"]
+    assert index_killed_after_three(b, bundle) == ["entry:gh-0", "entry:gh-1", "entry:gh-2"]
     assert len(server.active()) - 3 in (0, 1), "at most the entry in flight when the kill landed"
 
     resumed = b.index(bundle)

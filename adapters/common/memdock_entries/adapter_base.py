@@ -1,6 +1,8 @@
 """The protocol side the entry-catalog adapters share: one runtime per config and data dir (a worker keeps it across
 requests), and the operations routed to the adapter package's modules, imported only when first used
-(`capabilities` must stay quick: mem0's import alone takes seconds).
+(`capabilities` must stay quick: mem0's import alone takes seconds). A runtime whose data dir was removed between
+calls is dropped, so a call never answers from files that no longer exist: it starts an empty store, or fails saying
+why it cannot.
 
 An adapter names its `package`, its `settings_class` (with `from_config` and `cache_key`) and builds its runtime in
 `make_runtime`; the package provides `indexer.index(rt, ctx)`, `retrieval.search_memories / search_episodes /
@@ -13,7 +15,34 @@ import importlib
 from pathlib import Path
 from typing import Any
 
+from memdock.errors import BackendError
 from memdock.sdk import Adapter, Context
+
+
+def _recreate(data_dir: Path) -> None:
+    """The data dir was removed since the last call: start an empty one, or say why this process cannot."""
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BackendError(
+            f"the data dir {data_dir} was removed while this adapter process had it open, and it cannot make it again "
+            f"({exc.strerror}; the sandbox allows writes only beneath the folder it was started with). What was stored "
+            "there is gone; the next adapter process starts an empty store",
+            details={"data_dir": str(data_dir)},
+            retryable=False,
+        ) from None
+
+
+FEATURES = {
+    "embeddings": True,
+    "entity_extraction": False,
+    "graph_query": False,
+    "temporal": False,
+    "incremental": True,
+    "delete": True,
+    "retrieval": True,
+    "concurrent_index": False,
+}
 
 
 class EntryAdapter(Adapter):
@@ -33,8 +62,11 @@ class EntryAdapter(Adapter):
     def _rt(self, ctx: Context) -> Any:
         settings = self.settings(ctx)
         key = (settings.cache_key(), str(ctx.data_dir))
-        if self._runtime is None or self._runtime_key != key:
+        gone = self._runtime is not None and not self._runtime.catalog.path.exists()
+        if self._runtime is None or self._runtime_key != key or gone:
             self.close()
+            if gone:
+                _recreate(ctx.data_dir)
             self._runtime, self._runtime_key = self.make_runtime(settings, ctx.data_dir), key
         return self._runtime
 

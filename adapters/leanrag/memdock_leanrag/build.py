@@ -25,6 +25,7 @@ from typing import Any
 from memdock.errors import BackendError, MemdockError
 
 from .models import pad
+from .seeding import deterministic, sorted_sources
 
 GRAPH, NEXT, OLD = "graph", "graph.next", "graph.old"
 LAYER = re.compile(r"Layer\[(\d+)\] Clustering")
@@ -82,8 +83,10 @@ def _rebuild(rt: Any, llm: Any, progress: Callable[[str], None]) -> dict[str, An
 
     llm.purpose = "entity dedup (summaries of merged descriptions)"
     lr.dedup.use_llm = llm.complete
-    lr.dedup.deal_duplicate_entity(working_dir=str(raw), output_path=str(work))
+    with deterministic(lr.cluster, lr.dedup):
+        lr.dedup.deal_duplicate_entity(working_dir=str(raw), output_path=str(work))
     entities, relations = lr.build_graph.get_common_rag_res(str(work))
+    sorted_sources([*entities.values(), *relations.values()])
     progress(f"dedup: {len(entities)} entities, {len(relations)} relations")
 
     layers: list[Any] = []
@@ -107,13 +110,15 @@ def _rebuild(rt: Any, llm: Any, progress: Callable[[str], None]) -> dict[str, An
         before = sum(rt.timings.seconds[k] for k in ("llm", "embedding"))
         t = time.monotonic()
         try:
-            layers, generated, communities = lr.cluster.Hierarchical_Clustering().perform_clustering(
-                global_config=config,
-                entities=entities,
-                relations=relations,
-                WORKING_DIR=str(work),
-                max_workers=rt.settings.max_workers,
-            )
+            with deterministic(lr.cluster, lr.dedup):
+                layers, generated, communities = lr.cluster.Hierarchical_Clustering().perform_clustering(
+                    global_config=config,
+                    entities=entities,
+                    relations=relations,
+                    WORKING_DIR=str(work),
+                    max_workers=rt.settings.max_workers,
+                )
+            sorted_sources([*layers, *communities.values(), *generated.values()])
         except MemdockError:
             raise
         except (KeyError, TypeError, AttributeError) as exc:

@@ -8,7 +8,7 @@ from typing import Any
 
 os.environ["MEM0_TELEMETRY"] = "false"
 
-from memdock_entries.adapter_base import EntryAdapter
+from memdock_entries.adapter_base import FEATURES, EntryAdapter
 
 from memdock.sdk import Context, adapter_json
 from memdock_mem0.retrieval import SCORE_SEMANTICS
@@ -19,16 +19,7 @@ class Mem0Adapter(EntryAdapter):
     package = "memdock_mem0"
     settings_class = Settings
     descriptor_path = adapter_json(__file__)
-    features = {
-        "embeddings": True,
-        "entity_extraction": False,
-        "graph_query": False,
-        "temporal": False,
-        "incremental": True,
-        "delete": True,
-        "retrieval": True,
-        "concurrent_index": False,
-    }
+    features = FEATURES
     score = {"range": [0.0, 1.0], "semantics": SCORE_SEMANTICS}
     id_shapes = {
         "node": "mem0 memory uuid (random, recorded in catalog.sqlite against our entry id)",

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from memdock_entries.models import Calls
 
 from .settings import Settings
 
@@ -24,28 +24,6 @@ COLLECTION = "memdock"
 
 class MalformedAnswer(Exception):
     """The LLM's extraction answer is not the JSON object mem0 expects."""
-
-
-@dataclass
-class Calls:
-    """Model calls and the seconds they took, per kind (llm, embedding)."""
-
-    count: dict[str, int] = field(default_factory=dict)
-    seconds: dict[str, float] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def add(self, kind: str, dt: float) -> None:
-        with self.lock:
-            self.count[kind] = self.count.get(kind, 0) + 1
-            self.seconds[kind] = self.seconds.get(kind, 0.0) + dt
-
-    def reset(self) -> None:
-        with self.lock:
-            self.count.clear()
-            self.seconds.clear()
-
-    def summary(self) -> dict[str, Any]:
-        return {k: {"calls": n, "seconds": round(self.seconds.get(k, 0.0), 3)} for k, n in self.count.items()}
 
 
 def _prepare_environment(data_dir: Path) -> None:

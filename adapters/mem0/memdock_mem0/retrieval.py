@@ -11,6 +11,8 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from memdock_entries.hits import episode_hit
+
 from memdock.sdk.params import limit_of, query_text, record_id
 
 from .filters import mem0_filters
@@ -59,32 +61,6 @@ def memory_hit(m: dict[str, Any], score: float | None = None) -> dict[str, Any]:
     return hit
 
 
-def episode_hit(entry: dict[str, Any], score: float, memory_ids: list[str]) -> dict[str, Any]:
-    hit = {
-        "id": entry["id"],
-        "kind": "episode",
-        "score": _score(score),
-        "text": entry["body"],
-        "provenance": {"thread_id": entry["thread_id"], "entry_id": entry["id"]},
-        "backend": BACKEND,
-        "extra": {
-            k: v
-            for k, v in (
-                ("author", entry.get("author")),
-                ("role", entry.get("role")),
-                ("entry_type", entry.get("entry_type")),
-                ("memory_ids", memory_ids),
-            )
-            if v
-        },
-    }
-    if entry.get("title"):
-        hit["name"] = entry["title"]
-    if entry.get("event_time"):
-        hit["event_time"] = entry["event_time"]
-    return hit
-
-
 def _memories(rt: Runtime, params: dict[str, Any], top_k: int) -> list[dict[str, Any]]:
     text = query_text(params)
     filters = mem0_filters(params, rt.scope())
@@ -112,7 +88,7 @@ def search_episodes(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
         best[eid] = (max(score, _score(m.get("score"))), ids + [str(m["id"])])
     entries = rt.catalog.entries(best)
     ranked = sorted(((eid, *v) for eid, v in best.items() if eid in entries), key=lambda x: -x[1])[:limit]
-    return {"hits": [episode_hit(entries[eid], score, ids) for eid, score, ids in ranked]}
+    return {"hits": [episode_hit(entries[eid], score, ids, BACKEND) for eid, score, ids in ranked]}
 
 
 def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
@@ -121,7 +97,7 @@ def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     entry = rt.catalog.entry(rid)
     if entry is not None and entry["state"] == "committed":
         ids = rt.catalog.memories(rid)
-        hit = episode_hit(entry, 1.0, ids)
+        hit = episode_hit(entry, 1.0, ids, BACKEND)
         fetched = (rt.run(partial(rt.memory.get, i), "get_node") for i in ids)
         hit["extra"]["memories"] = [m["memory"] for m in fetched if m]
         return {"item": hit}

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from memdock_entries.catalog import Catalog
+from memdock_entries.models import Calls
 
-from .engine import Calls, build
+from .engine import build
 from .errors import classify
 from .settings import Settings
 

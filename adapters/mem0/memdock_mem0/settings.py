@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import ClassVar
+
+from memdock_entries.endpoints import ModelEndpoints
 
 from memdock.errors import ConfigError
 
 ENV = {"llm_api_key": "MEMDOCK_MEM0_LLM_API_KEY", "embedding_api_key": "MEMDOCK_MEM0_EMBEDDING_API_KEY"}
-OPENAI = "https://api.openai.com/v1"
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(ModelEndpoints):
+    ENV: ClassVar[dict[str, str]] = ENV
     infer: bool = True
     user_id: str = "memdock"
     llm_base_url: str | None = None
@@ -31,26 +31,6 @@ class Settings:
     embedding_timeout_s: float = 60.0
     max_entry_chars: int = 20_000
     min_score: float = 0.0
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> Settings:
-        values = {k: v for k, v in config.items() if k in cls.__dataclass_fields__}
-        for field, var in ENV.items():
-            if not values.get(field) and env.get(var):
-                values[field] = env[var]
-        return cls(**values)
-
-    @property
-    def llm_url(self) -> str:
-        return (self.llm_base_url or OPENAI).rstrip("/")
-
-    @property
-    def embedding_url(self) -> str:
-        return (self.embedding_base_url or self.llm_url).rstrip("/")
-
-    @property
-    def embedding_key(self) -> str | None:
-        return self.embedding_api_key or self.llm_api_key
 
     @property
     def local_embedder(self) -> bool:
@@ -94,6 +74,3 @@ class Settings:
             raise ConfigError(
                 f"embedding_model {self.embedding_model!r}: cannot read its size ({exc}); set embedding_dim"
             ) from None
-
-    def cache_key(self) -> tuple:
-        return tuple(sorted(asdict(self).items()))

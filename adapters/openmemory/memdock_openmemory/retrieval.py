@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from memdock_entries.filters import Filters
+from memdock_entries.hits import best_episodes, episode_hit, node_hit
 
 from memdock.sdk.params import limit_of, query_text, record_id
 
@@ -76,55 +77,8 @@ def _scored(rt: Runtime, params: dict[str, Any]) -> list[tuple[float, dict[str, 
 
 
 def memory_hit(m: dict[str, Any], entry: dict[str, Any], score: float) -> dict[str, Any]:
-    hit = {
-        "id": str(m["id"]),
-        "kind": "node",
-        "score": score,
-        "text": m.get("content") or m.get("text") or "",
-        "provenance": {"thread_id": entry["thread_id"], "entry_id": entry["id"]},
-        "backend": BACKEND,
-        "extra": {
-            k: v
-            for k, v in (
-                ("app_id", m.get("app_id")),
-                ("app_name", m.get("app_name")),
-                ("state", m.get("state")),
-                ("categories", m.get("categories")),
-                ("created_at", m.get("created_at")),
-                ("author", entry.get("author")),
-                ("role", entry.get("role")),
-                ("entry_type", entry.get("entry_type")),
-            )
-            if v
-        },
-    }
-    if entry.get("event_time"):
-        hit["event_time"] = entry["event_time"]
-    return hit
-
-
-def episode_hit(entry: dict[str, Any], score: float, memory_ids: list[str]) -> dict[str, Any]:
-    hit = {
-        "id": entry["id"],
-        "kind": "episode",
-        "score": score,
-        "text": entry["body"],
-        "provenance": {"thread_id": entry["thread_id"], "entry_id": entry["id"]},
-        "backend": BACKEND,
-        "extra": {
-            k: v
-            for k, v in (
-                ("author", entry.get("author")),
-                ("role", entry.get("role")),
-                ("entry_type", entry.get("entry_type")),
-                ("memory_ids", memory_ids),
-            )
-            if v
-        },
-    }
-    if entry.get("event_time"):
-        hit["event_time"] = entry["event_time"]
-    return hit
+    extra = {k: m.get(k) for k in ("app_id", "app_name", "state", "categories", "created_at")}
+    return node_hit(str(m["id"]), m.get("content") or m.get("text") or "", entry, score, BACKEND, extra)
 
 
 def search_memories(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
@@ -133,13 +87,8 @@ def search_memories(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def search_episodes(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
-    limit = limit_of(params)
-    best: dict[str, tuple[float, dict[str, Any], list[str]]] = {}
-    for score, m, entry in _scored(rt, params):
-        prev = best.get(entry["id"])
-        best[entry["id"]] = (max(score, prev[0]) if prev else score, entry, (prev[2] if prev else []) + [str(m["id"])])
-    ranked = sorted(best.values(), key=lambda x: -x[0])[:limit]
-    return {"hits": [episode_hit(entry, score, ids) for score, entry, ids in ranked]}
+    scored = ((score, str(m["id"]), entry) for score, m, entry in _scored(rt, params))
+    return {"hits": best_episodes(scored, limit_of(params), BACKEND)}
 
 
 def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
@@ -147,7 +96,7 @@ def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     rid = record_id(params)
     entry = rt.catalog.entry(rid)
     if entry is not None and entry["state"] == "committed":
-        return {"item": episode_hit(entry, 1.0, rt.catalog.memories(rid))}
+        return {"item": episode_hit(entry, 1.0, rt.catalog.memories(rid), BACKEND)}
     owner = rt.catalog.entry_of_memory(rid)
     if owner is None:
         return {"item": None}

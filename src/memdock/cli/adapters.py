@@ -6,7 +6,7 @@ import argparse
 import shutil
 
 from ..errors import ConfigError
-from ..installs import install, install_state
+from ..installs import install, install_state, interpreter_of
 from ..registry import AdapterDescriptor, Registry
 from . import output
 from .common import examples
@@ -66,14 +66,17 @@ def _installed(d: AdapterDescriptor) -> str:
 def run_list(args: argparse.Namespace) -> int:
     registry = Registry.default()
     found, broken = registry.discover(), registry.broken()
-    rows = [(d.name, d.version, d.runtime["kind"], _installed(d), d.origin, d.description) for d in found.values()]
+    rows = [
+        (d.name, d.version, d.runtime["kind"], _installed(d), interpreter_of(d), d.origin, d.description)
+        for d in found.values()
+    ]
     if args.json:
         output.emit_json(
-            [dict(zip(("name", "version", "runtime", "installed", "origin", "description"), r)) for r in rows]
+            [dict(zip(("name", "version", "runtime", "installed", "python", "origin", "description"), r)) for r in rows]
             + [{"name": b.name, "broken": True, "path": b.path, "origin": b.origin, "error": b.error} for b in broken]
         )
         return 0
-    print(output.table(rows, ["name", "version", "runtime", "installed", "from", "description"]))
+    print(output.table(rows, ["name", "version", "runtime", "installed", "python", "from", "description"]))
     if broken:
         print("\nbroken (skipped; fix the descriptor or remove it from MEMDOCK_ADAPTER_PATH):")
         for b in broken:
@@ -87,6 +90,11 @@ def run_show(args: argparse.Namespace) -> int:
         output.emit_json({**d.raw, "path": str(d.path), "origin": d.origin, "installed": _installed(d)})
         return 0
     print(f"{d.name} {d.version} ({d.runtime['kind']}, from {d.origin})\n  {d.description}\n  folder: {d.path}")
+    if d.runtime["kind"] == "python":
+        print(
+            f"  python: {interpreter_of(d)}"
+            + (f"   (runtime.python {d.runtime['python']})" if "python" in d.runtime else "")
+        )
     print(
         f"  protocols: {', '.join(d.protocol_versions)}   worker mode: {'yes' if d.supports_worker else 'no'}   "
         f"installed: {_installed(d)}"

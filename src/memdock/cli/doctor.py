@@ -9,6 +9,7 @@ import sys
 
 from .. import PAYLOAD_VERSION, PROTOCOL_VERSION, __version__
 from ..config import resolve
+from ..installs import interpreter_of
 from ..registry import Registry
 from ..runner import landlock
 from ..runner.process import descendant_control
@@ -46,6 +47,9 @@ def run(args: argparse.Namespace) -> int:
         "backend": f"{settings.backend} (from {settings.backend_source})",
         "store": str(settings.store),
         "adapters": sorted(found),
+        "adapter interpreters": [
+            f"{n}: {interpreter_of(found[n])}" for n in sorted(found) if found[n].runtime["kind"] == "python"
+        ],
         "broken adapters": [b.describe() for b in broken],
     }
     if args.json:

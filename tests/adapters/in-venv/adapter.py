@@ -17,7 +17,7 @@ class InVenv(Adapter):
         return {
             "ok": True,
             "backend": self.name,
-            "message": f"prefix={sys.prefix} memdock={Path(memdock.__file__).parent}",
+            "message": f"prefix={sys.prefix} memdock={Path(memdock.__file__).parent} python={sys.version.split()[0]}",
         }
 
 
