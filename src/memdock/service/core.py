@@ -198,17 +198,17 @@ class ServiceCore:
     ) -> Remembered:
         """Import, chunk and index one entry. Nothing else in its thread is touched (no pruning)."""
         note = Note.of(content, thread=thread, author=author, role=role, type=type, title=title, time=time)
-        return self._remember([note])[0]
+        return self.remember_notes([note])[0]
 
     def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
         """Remember several entries with one index call. Each item is the content, or a mapping with
         `content` and any of remember's keyword arguments. All are checked before anything is written."""
-        notes = [_note(item, i) for i, item in enumerate(items)]
-        if len(notes) > MAX_BATCH:
-            raise InvalidInputError(f"remember_many takes at most {MAX_BATCH} items at once, got {len(notes)}")
-        return self._remember(notes) if notes else []
+        return self.remember_notes(notes_of(items))
 
-    def _remember(self, notes: list[Note]) -> list[Remembered]:
+    def remember_notes(self, notes: list[Note]) -> list[Remembered]:
+        """Index checked NOTES with one call; their results in order."""
+        if not notes:
+            return []
         work = Path(tempfile.mkdtemp(prefix="memdock-remember-"))
         try:
             bundle, entry_ids = remember.build(work, notes)
@@ -263,6 +263,14 @@ class ServiceCore:
             degraded=caps is None or not health.ok,
             reason=self._caps_error if caps is None else None,
         )
+
+
+def notes_of(items: Iterable[str | Mapping[str, Any]]) -> list[Note]:
+    """remember_many's ITEMS as checked notes; an error names the item."""
+    notes = [_note(item, i) for i, item in enumerate(items)]
+    if len(notes) > MAX_BATCH:
+        raise InvalidInputError(f"remember_many takes at most {MAX_BATCH} items at once, got {len(notes)}")
+    return notes
 
 
 def _note(item: Any, index: int) -> Note:
