@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 
 from ..errors import ConfigError, InvalidInputError
+from ..limits import MAX_LIMIT, MIN_LIMIT
 from ..runner.backend import SubprocessBackend, open_backend
 
 
@@ -46,7 +47,7 @@ def add_backend_options(p: argparse.ArgumentParser, *, json_flag: bool = True) -
         p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-SEARCH_LIMIT = (1, 1000)  # what every adapter accepts as params.limit (memdock.sdk.params.limit_of)
+SEARCH_LIMIT = (MIN_LIMIT, MAX_LIMIT)
 
 
 def bounded_int(flag: str, low: int, high: int) -> Callable[[str], int]:

@@ -21,6 +21,7 @@ from pydantic import ConfigDict, Field
 from .. import __version__
 from ..connect import open_backend
 from ..errors import MemdockError
+from ..limits import MAX_LIMIT, MIN_LIMIT
 from ..service import Filters, MemoryService
 
 INSTRUCTIONS = (
@@ -34,7 +35,7 @@ INSTRUCTIONS = (
 )
 
 Query = Annotated[str, Field(description="what to look for, in plain words")]
-Limit = Annotated[int, Field(description="how many results (1-50)", ge=1, le=50)]
+Limit = Annotated[int, Field(description=f"how many results ({MIN_LIMIT}-{MAX_LIMIT})", ge=MIN_LIMIT, le=MAX_LIMIT)]
 Threads = Annotated[
     str | list[str] | None, Field(description="only these threads: names or thread ids (as memory_remember returns)")
 ]

@@ -234,7 +234,7 @@ class ServiceCore:
             shutil.rmtree(work, ignore_errors=True)
 
     def list(self, *, thread: Any, limit: int = 20, offset: int = 0) -> list[Entry]:
-        """THREAD's entries (a name or id, or several), oldest first, LIMIT from OFFSET (LIMIT clamped to 1-50)."""
+        """THREAD's entries (a name or id, or several), oldest first, LIMIT from OFFSET (LIMIT as memdock.limits)."""
         threads = [thread_id_for(t) for t in arguments.threads(thread)]
         if not threads:
             raise InvalidInputError("thread is required: list pages through one thread (or several)")
