@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from ..bundle import OutputNotEmptyError
 from ..errors import ConfigError, InvalidInputError
 from ..limits import MAX_LIMIT, MIN_LIMIT
 from ..runner.backend import SubprocessBackend, open_backend
@@ -67,6 +68,11 @@ def bounded_int(flag: str, low: int, high: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def names_force(exc: OutputNotEmptyError) -> InvalidInputError:
+    """The writer's error in the CLI's words: the switch is --force (overwrite=True is the Python one)."""
+    return InvalidInputError(f"{exc.path} is not empty; add --force to replace the bundle there")
 
 
 def parse_config(pairs: list[str]) -> dict[str, Any]:

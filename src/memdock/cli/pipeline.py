@@ -12,13 +12,12 @@ from pathlib import Path
 from ..bundle import BundleReader, OutputNotEmptyError
 from ..chunking import ChunkOptions, chunk_bundle
 from ..chunking.chunker import MAX_WINDOW_TOKENS
-from ..errors import InvalidInputError
 from ..importers import IMPORTERS
 from ..importers.base import MAX_ENTRY_BYTES
 from ..importers.pipeline import import_corpus
 from ..jsonl import DEFAULT_MAX_LINE_BYTES
 from . import output
-from .common import add_backend_options, bounded_int, examples, open_from_args
+from .common import add_backend_options, bounded_int, examples, names_force, open_from_args
 
 PARTIAL_EXIT = 10
 
@@ -171,7 +170,7 @@ def _progress(label: str, quiet: bool, unit: str = "") -> Iterator[output.Progre
     try:
         yield bar
     except OutputNotEmptyError as exc:
-        raise InvalidInputError(f"{exc.path} is not empty; add --force to replace the bundle there") from None
+        raise names_force(exc) from None
     finally:
         bar.done()
 

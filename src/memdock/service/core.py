@@ -175,7 +175,9 @@ class ServiceCore:
     # -- writes --------------------------------------------------------------------------------
 
     def forget(self, ids: Sequence[str] | str) -> DeleteResult:
-        wanted = arguments.identifiers(ids)
+        """Delete IDS with what depends on them. A value without a `kind:` prefix is a thread name (as remember
+        and recall take it), so `forget("prefs")` deletes the thread `remember(..., thread="prefs")` filled."""
+        wanted = [i if ":" in i else thread_id_for(i) for i in arguments.identifiers(ids)]
         lacking = self._lacks("delete")
         if lacking:
             return DeleteResult(not_found=wanted, degraded=True, reason=lacking)
