@@ -49,6 +49,10 @@ class JsonUsageParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def note(message: str) -> None:
+    sys.stderr.write("memdock: " + message + "\n")
+
+
 def warn(message: str) -> None:
     sys.stderr.write("memdock: warning: " + message + "\n")
 
