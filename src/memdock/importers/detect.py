@@ -2,9 +2,10 @@
 
 Each file is classed by its name and its first few kilobytes: `.jsonl` is jsonl, `.json` chat (LoCoMo-style),
 `.md` a watercooler thread when it has a thread title (`# X — Thread`) or an `Entry:` line and markdown notes
-otherwise, `.txt` an IRC log when most of its first lines are `[HH:MM] <nick> text`, plain text otherwise. Other
-files (and LICENSE, COPYING, NOTICE files) are not counted. The format most files have is chosen; a tie is refused (give `-f`). Files of another
-format are listed, since the chosen importer may skip them (they are added with their own `-f`).
+otherwise, `.txt` an IRC log when most of its first lines are `[HH:MM] <nick> text`, plain text otherwise.
+Other files (and LICENSE, COPYING, NOTICE files) are not counted. The format most files have is chosen; a tie
+is refused (give `-f`). Files of another format are listed, since the chosen importer may skip them (they are
+added with their own `-f`).
 """
 
 from __future__ import annotations
