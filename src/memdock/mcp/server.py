@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer as _Server
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import ToolAnnotations
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from .. import __version__
 from ..connect import open_backend
@@ -40,6 +40,20 @@ Threads = Annotated[
     str | list[str] | None, Field(description="only these threads: names or thread ids (as memory_remember returns)")
 ]
 Values = Annotated[str | list[str] | None, Field(description="one value or several (any of them matches)")]
+
+
+class RememberItem(BaseModel):
+    """One memory_remember_many item given as an object (the same fields as memory_remember)."""
+
+    model_config = ConfigDict(extra="forbid")
+    content: str = Field(description="the text to remember")
+    thread: str | None = Field(None, description="thread name or id to file it under (default: memory)")
+    author: str | None = Field(None, description="who wrote or said it")
+    role: str | None = Field(None, description="the author's role")
+    type: str | None = Field(None, description="entry type: Note, Decision, Plan...")
+    title: str | None = Field(None, description="a short title")
+    time: str | None = Field(None, description="when it happened, ISO 8601 (default: now)")
+
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 # Not idempotent: without `time` a note is stamped now, so the same call twice stores two entries (a client that
@@ -141,16 +155,17 @@ def build_server(service: MemoryService) -> Any:
     @tool(ADDS)
     async def memory_remember_many(
         items: Annotated[
-            list[dict[str, Any]],
+            list[str | RememberItem],
             Field(
-                description="entries to store, each an object with 'content' and optionally "
+                description="entries to store: each the text itself, or an object with 'content' and optionally "
                 "thread, author, role, type, title, time (as memory_remember takes them)",
                 min_length=1,
             ),
         ],
     ) -> dict[str, Any]:
         """Store several entries at once (one indexing pass: much faster than one memory_remember each)."""
-        return {"remembered": [r.to_dict() for r in await service.remember_many(items)]}
+        plain = [i if isinstance(i, str) else i.model_dump(exclude_none=True) for i in items]
+        return {"remembered": [r.to_dict() for r in await service.remember_many(plain)]}
 
     @tool(DELETES)
     async def memory_forget(
@@ -188,7 +203,15 @@ def build_server(service: MemoryService) -> Any:
         return json.dumps([e.to_dict() for e in entries])
 
     _refuse_unknown_arguments(server)
+    _advertise_no_prompts(server)
     return server
+
+
+def _advertise_no_prompts(server: Any) -> None:
+    """The SDK answers prompts/list for every server, so clients see a prompts capability; memdock has none."""
+    handlers = server._lowlevel_server._request_handlers
+    for method in ("prompts/list", "prompts/get"):
+        handlers.pop(method, None)
 
 
 def _refuse_unknown_arguments(server: Any) -> None:
