@@ -82,9 +82,14 @@ class Memory:
         filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
         return self._core.query(query, limit=limit, filters=filters, mode=mode, min_score=min_score)
 
-    def list(self, *, thread: Many, limit: int = 20, offset: int = 0) -> list[Entry]:
-        """THREAD's entries (a name or id), oldest first: LIMIT of them (at most 50) from OFFSET."""
+    def list(self, *, thread: Many = None, limit: int = 20, offset: int = 0) -> list[Entry]:
+        """Entries oldest first, LIMIT of them (1-1000, memdock.limits) from OFFSET: THREAD's (a name or id, or
+        several) when given, else the whole memory's. Page with OFFSET += LIMIT until a short page."""
         return self._core.list(thread=thread, limit=limit, offset=offset)
+
+    def count(self, *, thread: Many = None) -> int:
+        """How many entries the memory holds (THREAD's, when given)."""
+        return self._core.count(thread=thread)
 
     def threads(self) -> dict[str, int]:
         """Each thread id the memory holds, with its number of entries."""
@@ -173,8 +178,11 @@ class AsyncMemory:
         filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
         return await self.service.query(query, limit=limit, filters=filters, mode=mode, min_score=min_score)
 
-    async def list(self, *, thread: Many, limit: int = 20, offset: int = 0) -> list[Entry]:
+    async def list(self, *, thread: Many = None, limit: int = 20, offset: int = 0) -> list[Entry]:
         return await self.service.list(thread=thread, limit=limit, offset=offset)
+
+    async def count(self, *, thread: Many = None) -> int:
+        return await self.service.count(thread=thread)
 
     async def threads(self) -> dict[str, int]:
         return await self.service.threads()

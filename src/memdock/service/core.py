@@ -235,17 +235,25 @@ class ServiceCore:
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
-    def list(self, *, thread: Any, limit: int = 20, offset: int = 0) -> list[Entry]:
-        """THREAD's entries (a name or id, or several), oldest first, LIMIT from OFFSET (LIMIT as memdock.limits)."""
-        threads = [thread_id_for(t) for t in arguments.threads(thread)]
-        if not threads:
-            raise InvalidInputError("thread is required: list pages through one thread (or several)")
+    def list(self, *, thread: Any = None, limit: int = 20, offset: int = 0) -> list[Entry]:
+        """THREAD's entries (a name or id, or several; every thread's when None), oldest first, LIMIT from OFFSET
+        (LIMIT as memdock.limits)."""
+        threads = [] if thread is None else [thread_id_for(t) for t in arguments.threads(thread)]
+        if thread is not None and not threads:
+            raise InvalidInputError("thread is empty: give a thread name or id, or leave it out for every thread")
         limit, offset = arguments.limit(limit), arguments.offset(offset)
         return [Entry.from_record(r) for r in self.backend.list_entries(threads, limit=limit, offset=offset)]
 
     def threads(self) -> dict[str, int]:
         """Each thread id the memory holds, with its number of entries."""
         return self.backend.threads()
+
+    def count(self, *, thread: Any = None) -> int:
+        """How many entries the memory holds (in THREAD, a name or id, or several, when given)."""
+        held = self.backend.threads()
+        if thread is None:
+            return sum(held.values())
+        return sum(held.get(thread_id_for(t), 0) for t in arguments.threads(thread))
 
     # -- status --------------------------------------------------------------------------------
 

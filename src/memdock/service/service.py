@@ -104,8 +104,11 @@ class MemoryService:
             why = f"no answer within the {deadline:g}s deadline"
             return [Remembered("", "", degraded=True, reason=why) for _ in notes]
 
-    async def list(self, *, thread: Any, limit: int = 20, offset: int = 0) -> list[Entry]:
+    async def list(self, *, thread: Any = None, limit: int = 20, offset: int = 0) -> list[Entry]:
         return await self._call(self.core.list, thread=thread, limit=limit, offset=offset, degraded=lambda why: [])
+
+    async def count(self, *, thread: Any = None) -> int:
+        return await self._call(self.core.count, thread=thread, degraded=lambda why: 0)
 
     async def threads(self) -> dict[str, int]:
         return await self._call(self.core.threads, degraded=lambda why: {})
