@@ -27,6 +27,7 @@ TOOLS = {
     "memory_get_edge",
     "memory_remember",
     "memory_remember_many",
+    "memory_update",
     "memory_forget",
     "memory_status",
 }

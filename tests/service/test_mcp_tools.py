@@ -37,3 +37,21 @@ def test_no_prompts_capability_is_advertised(tmp_path):
 
     caps = asyncio.run(session("--backend", "null", "--data-dir", str(tmp_path / "s"))(script))
     assert caps.prompts is None and caps.tools is not None and caps.resources is not None
+
+
+def test_metadata_where_and_update_over_mcp(tmp_path):
+    async def script(s):
+        first = data(await s.call_tool("memory_remember", {"content": "the map is in the car", "metadata": {"box": 1}}))
+        await s.call_tool(
+            "memory_remember_many", {"items": [{"content": "the map is in the desk", "metadata": {"box": 2}}]}
+        )
+        boxed = data(await s.call_tool("memory_recall", {"query": "map", "where": {"box": 1}}))
+        moved = data(await s.call_tool("memory_update", {"id": first["id"], "metadata": {"box": 3}}))
+        after = data(await s.call_tool("memory_recall", {"query": "map", "where": {"box": [3]}}))
+        bad = await s.call_tool("memory_recall", {"query": "map", "where": {"box": {"$gt": 1}}})
+        return boxed, moved, after, bad
+
+    boxed, moved, after, bad = asyncio.run(session("--data-dir", str(tmp_path / "store"))(script))
+    assert [h["text"] for h in boxed["hits"]] == ["the map is in the car"]
+    assert not moved["degraded"] and [h["text"] for h in after["hits"]] == ["the map is in the car"]
+    assert bad.is_error and "unsupported: where['box']: operator '$gt'" in bad.content[0].text

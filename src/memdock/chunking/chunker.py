@@ -135,7 +135,7 @@ class Chunker:
             }
             if header:
                 rec["header"] = header
-            for k in ("author", "role", "entry_type", "event_time"):
+            for k in ("author", "role", "entry_type", "event_time", "metadata"):
                 if entry.get(k):
                     rec[k] = entry[k]
             yield rec

@@ -13,6 +13,7 @@ from ..contract import SearchResult
 from ..errors import ConfigError, InvalidInputError
 from ..service import Filters, arguments
 from ..service.core import ServiceCore
+from ..service.metadata import parse_pairs
 from . import output
 from .common import SEARCH_LIMIT, add_backend_options, bounded_int, examples, open_from_args
 
@@ -53,6 +54,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="bm25: words; vector: meaning (needs embeddings); hybrid: both; auto (default): the backend's best",
     )
     p.add_argument(
+        "--where",
+        action="append",
+        metavar="KEY=VALUE",
+        help="only entries whose metadata KEY is VALUE (repeat a key for any of several values)",
+    )
+    p.add_argument(
         "--min-score",
         type=float,
         metavar="S",
@@ -75,6 +82,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--type", help="entry type: Note, Decision, Plan...")
     p.add_argument("--title", help="a short title")
     p.add_argument("--time", help="when it happened, ISO 8601 (default: now)")
+    p.add_argument(
+        "--meta",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a metadata field of your own (repeatable; VALUE is JSON when it parses as a number, true, ...)",
+    )
     add_backend_options(p)
     p.set_defaults(func=run_remember)
 
@@ -199,7 +212,14 @@ def run_recall(args: argparse.Namespace) -> int:
     )
     with closing(_open_service(args)) as service:
         _refuse_if_missing(service)
-        result = service.query(text, limit=args.limit, filters=filters, mode=args.mode, min_score=args.min_score)
+        result = service.query(
+            text,
+            limit=args.limit,
+            filters=filters,
+            mode=args.mode,
+            min_score=args.min_score,
+            where=parse_pairs(args.where, "--where"),
+        )
         _print_answer(service, result, args.json)
     return 0
 
@@ -260,6 +280,7 @@ def run_remember(args: argparse.Namespace) -> int:
             type=args.type,
             title=args.title,
             time=args.time,
+            metadata=parse_pairs(args.meta, "--meta"),
         )
     if args.json:
         output.emit_json(result.to_dict())

@@ -52,6 +52,7 @@ class MemdockRetriever(BaseRetriever):
     type: str | list[str] | None = None
     mode: str | None = None
     min_score: float | None = None
+    where: dict[str, Any] | None = None
 
     @model_validator(mode="after")
     def _has_a_memory(self) -> MemdockRetriever:
@@ -68,6 +69,7 @@ class MemdockRetriever(BaseRetriever):
         return {
             "limit": limit,
             "min_score": self.min_score,
+            "where": self.where,
             "thread": self.thread,
             "since": self.since,
             "until": self.until,

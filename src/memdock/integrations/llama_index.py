@@ -45,6 +45,7 @@ class MemdockRetriever(BaseRetriever):
         type: str | list[str] | None = None,
         mode: str | None = None,
         min_score: float | None = None,
+        where: dict[str, Any] | None = None,
     ):
         if memory is None and async_memory is None:
             raise ValueError("MemdockRetriever needs a Memory (memory=) or an AsyncMemory (async_memory=)")
@@ -60,6 +61,7 @@ class MemdockRetriever(BaseRetriever):
             "type": type,
             "mode": mode,
             "min_score": min_score,
+            "where": where,
         }
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

@@ -53,6 +53,7 @@ class RememberItem(BaseModel):
     type: str | None = Field(None, description="entry type: Note, Decision, Plan...")
     title: str | None = Field(None, description="a short title")
     time: str | None = Field(None, description="when it happened, ISO 8601 (default: now)")
+    metadata: dict[str, Any] | None = Field(None, description="fields of your own (a JSON object)")
 
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -100,11 +101,19 @@ def build_server(service: MemoryService) -> Any:
             float | None,
             Field(ge=0, le=1, description="only hits scoring at least this, 0 to 1 (1: holds every query word)"),
         ] = None,
+        where: Annotated[
+            dict[str, Any] | None,
+            Field(
+                description='only entries whose metadata matches: {"key": value}, {"key": [any, of, these]} or '
+                '{"key": {"$in": [...]}}; several keys must all match'
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         """Search the memory for passages relevant to a question or topic, best first, with their thread and entry.
         Scores lie in [0, 1] and keep their meaning as the memory grows."""
         filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
-        return (await service.query(query, limit=limit, filters=filters, min_score=min_score)).to_dict()
+        result = await service.query(query, limit=limit, filters=filters, min_score=min_score, where=where)
+        return result.to_dict()
 
     @tool(READ_ONLY)
     async def memory_search_nodes(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
@@ -145,12 +154,26 @@ def build_server(service: MemoryService) -> Any:
         type: Annotated[str | None, Field(description="entry type: Note, Decision, Plan...")] = None,
         title: Annotated[str | None, Field(description="a short title")] = None,
         time: Annotated[str | None, Field(description="when it happened, ISO 8601 (default: now)")] = None,
+        metadata: Annotated[
+            dict[str, Any] | None, Field(description="fields of your own (a JSON object), for memory_recall's where")
+        ] = None,
     ) -> dict[str, Any]:
         """Store a new entry in memory so later searches find it. Returns its id and its thread's id."""
         result = await service.remember(
-            content, thread=thread, author=author, role=role, type=type, title=title, time=time
+            content, thread=thread, author=author, role=role, type=type, title=title, time=time, metadata=metadata
         )
         return result.to_dict()
+
+    @tool(ADDS)
+    async def memory_update(
+        id: Annotated[str, Field(description="the entry id memory_remember returned")],
+        content: Annotated[str | None, Field(description="the new text (default: keep it)")] = None,
+        metadata: Annotated[
+            dict[str, Any] | None, Field(description="the new metadata, replacing the old (default: keep it)")
+        ] = None,
+    ) -> dict[str, Any]:
+        """Change an entry's text and/or metadata in place; it keeps its id, thread, author and time."""
+        return (await service.update(id, text=content, metadata=metadata)).to_dict()
 
     @tool(ADDS)
     async def memory_remember_many(

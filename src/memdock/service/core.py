@@ -11,6 +11,7 @@ The service knows backends only through the `MemoryBackend` protocol (memdock.co
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 import tempfile
@@ -24,7 +25,7 @@ from ..contract import Capabilities, DeleteResult, GetResult, HealthStatus, Memo
 from ..errors import BackendError, InvalidInputError, TransientError, UnsupportedOperationError
 from ..operations import RETRIEVAL_OPERATIONS
 from ..threads import thread_id_for
-from . import arguments, remember
+from . import arguments, metadata, remember
 from .filters import Filters
 from .remember import Note
 from .results import Entry, Remembered, Status
@@ -125,20 +126,32 @@ class ServiceCore:
         filters: Filters | None = None,
         mode: str | None = None,
         min_score: float | None = None,
+        where: Mapping[str, Any] | None = None,
     ) -> SearchResult:
         """Hits best first; with MIN_SCORE, only those scoring at least that (scores lie in [0, 1]). The backend
-        is asked to cut below it before the limit, and hits from one that does not know the option are cut here."""
+        is asked to cut below it before the limit, and hits from one that does not know the option are cut here.
+        WHERE filters on the entries' metadata (see service/metadata.py); a backend that does not declare
+        `features.metadata_filter` answers degraded, never with unfiltered hits."""
         text, limit, mode = arguments.text(text), arguments.limit(limit), arguments.mode(mode)
         min_score = _min_score(min_score)
         if filters is not None and not isinstance(filters, Filters):
             raise InvalidInputError(f"filters must be a memdock Filters, got {type(filters).__name__}")
         wire = filters.to_wire() if filters else None
+        extra: dict[str, Any] = {}
+        if min_score:
+            extra["min_score"] = min_score
+        matching = metadata.where(where)
+        if matching:
+            extra["where"] = matching
+            caps = self.capabilities()
+            if caps is not None and not caps.features.get("metadata_filter"):
+                why = f"backend {self.name} cannot filter on metadata (features.metadata_filter is not true)"
+                return SearchResult(degraded=True, reason=why, backend=self.name)
 
         def call(t: float | None) -> SearchResult:
-            if not min_score:
-                return self.backend.query(text, limit=limit, filters=wire, mode=mode, timeout=t)
-            result = self.backend.query(text, limit=limit, filters=wire, mode=mode, timeout=t, min_score=min_score)
-            result.hits = [h for h in result.hits if h.score is not None and h.score >= min_score]
+            result = self.backend.query(text, limit=limit, filters=wire, mode=mode, timeout=t, **extra)
+            if min_score:
+                result.hits = [h for h in result.hits if h.score is not None and h.score >= min_score]
             return result
 
         return self._search("query", call)
@@ -197,9 +210,12 @@ class ServiceCore:
         type: str | None = None,
         title: str | None = None,
         time: Any = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> Remembered:
         """Import, chunk and index one entry. Nothing else in its thread is touched (no pruning)."""
-        note = Note.of(content, thread=thread, author=author, role=role, type=type, title=title, time=time)
+        note = Note.of(
+            content, thread=thread, author=author, role=role, type=type, title=title, time=time, metadata=metadata
+        )
         return self.remember_notes([note])[0]
 
     def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
@@ -234,6 +250,32 @@ class ServiceCore:
             )
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+    def update(
+        self, entry_id: str, *, text: str | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> Remembered:
+        """ENTRY_ID with new TEXT and/or METADATA, under the same id, thread, author, role, type, title and time:
+        the old entry is deleted with its chunks and the new one indexed (two writes, not one transaction)."""
+        entry_id = arguments.identifier(entry_id, name="id")
+        if text is None and metadata is None:
+            raise InvalidInputError("update needs text or metadata (or both)")
+        old = self.backend.find_entry(entry_id) if hasattr(self.backend, "find_entry") else None
+        if old is None:
+            raise InvalidInputError(f"no entry {entry_id} in this memory: update takes the id remember returned")
+        note = remember.Note.of(
+            old.get("body", "") if text is None else text,
+            thread=old["thread_id"],
+            author=old.get("author"),
+            role=old.get("role"),
+            type=old.get("entry_type"),
+            title=old.get("title"),
+            time=old.get("event_time"),
+            metadata=old.get("metadata") if metadata is None else metadata,
+        )
+        deleted = self.forget([entry_id])
+        if deleted.degraded:
+            return Remembered(entry_id, old["thread_id"], degraded=True, reason=deleted.reason)
+        return self.remember_notes([dataclasses.replace(note, entry_id=entry_id)])[0]
 
     def list(self, *, thread: Any = None, limit: int = 20, offset: int = 0) -> list[Entry]:
         """THREAD's entries (a name or id, or several; every thread's when None), oldest first, LIMIT from OFFSET
@@ -290,7 +332,7 @@ def _note(item: Any, index: int) -> Note:
             return Note.of(item)
         if not isinstance(item, Mapping):
             raise InvalidInputError(f"must be a string or a mapping with 'content', got {type(item).__name__}")
-        unknown = set(item) - {"content", "thread", "author", "role", "type", "title", "time"}
+        unknown = set(item) - {"content", "thread", "author", "role", "type", "title", "time", "metadata"}
         if unknown:
             raise InvalidInputError(f"has unknown key(s) {sorted(map(str, unknown))}")
         if "content" not in item:

@@ -67,9 +67,17 @@ class MemoryService:
         filters: Filters | None = None,
         mode: str | None = None,
         min_score: float | None = None,
+        where: Mapping[str, Any] | None = None,
     ) -> SearchResult:
         return await self._call(
-            self.core.query, text, limit=limit, filters=filters, mode=mode, min_score=min_score, degraded=_no_hits
+            self.core.query,
+            text,
+            limit=limit,
+            filters=filters,
+            mode=mode,
+            min_score=min_score,
+            where=where,
+            degraded=_no_hits,
         )
 
     async def search_nodes(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
@@ -103,6 +111,19 @@ class MemoryService:
         except TimeoutError:
             why = f"no answer within the {deadline:g}s deadline"
             return [Remembered("", "", degraded=True, reason=why) for _ in notes]
+
+    async def update(
+        self, entry_id: str, *, text: str | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> Remembered:
+        return await self._call(
+            self.core.update,
+            entry_id,
+            text=text,
+            metadata=metadata,
+            seconds=max(self.deadline, INDEX_DEADLINE),
+            write=True,
+            degraded=lambda why: Remembered(entry_id, "", degraded=True, reason=why),
+        )
 
     async def list(self, *, thread: Any = None, limit: int = 20, offset: int = 0) -> list[Entry]:
         return await self._call(self.core.list, thread=thread, limit=limit, offset=offset, degraded=lambda why: [])
