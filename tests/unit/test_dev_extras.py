@@ -15,3 +15,12 @@ def test_dev_holds_every_extra_the_integration_tests_import():
     for extra in ("mcp", "langchain", "llama-index"):
         wanted = {Requirement(r).name for r in extras[extra]}
         assert wanted <= dev, f"[dev] lacks {sorted(wanted - dev)} from [{extra}]"
+
+
+def test_doctor_names_each_extra_and_how_to_install_a_missing_one(monkeypatch):
+    from memdock.cli import doctor
+
+    monkeypatch.setitem(doctor.EXTRAS, "imaginary", ("memdock_no_such_module",))
+    said = doctor.extras()
+    assert "imaginary: missing (pip install 'memdock[imaginary]')" in said
+    assert "mcp: installed" in said

@@ -94,6 +94,7 @@ class Progress:
     silent off a terminal or when quiet. Redrawn at most every REFRESH seconds, and at the end."""
 
     REFRESH = 0.1
+    ETA_AFTER = (1.0, 0.01)  # seconds run and share done before an ETA is shown: the first frames' rate is noise
 
     def __init__(
         self,
@@ -134,7 +135,7 @@ class Progress:
             parts.append(self._amount(done))
         if rate > 0:
             parts.append(f"· {self._amount(rate)}/s")
-            if total and done < total:
+            if total and done < total and elapsed >= self.ETA_AFTER[0] and done >= self.ETA_AFTER[1] * total:
                 parts.append(f"· ETA {_duration((total - done) / rate)}")
         if note:
             parts.append(note)
