@@ -2,11 +2,10 @@
 said), each note found by the words of its title; `-f markdown` accepted; a folder mixing formats decided."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from test_cli_messages import memdock
 
 from memdock.errors import InvalidInputError
 from memdock.importers.detect import classify, detect
@@ -19,16 +18,6 @@ NOTES = {
     "standup.md": "# Standup\n\n## Monday\nAna fixed the flaky build.\n\n## Tuesday\nBo shipped the parser.\n",
     "ideas.txt": "Try a quieter keyboard for the open space.\n",
 }
-
-
-def memdock(*args: str, home: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "memdock", *args],
-        capture_output=True,
-        text=True,
-        env={"MEMDOCK_HOME": str(home), "PATH": "/usr/bin:/bin"},
-        timeout=300,
-    )
 
 
 def notes(folder: Path) -> Path:
