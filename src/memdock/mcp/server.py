@@ -29,7 +29,9 @@ INSTRUCTIONS = (
     "Use memory_recall to find passages about a topic; memory_search_facts for relations between people, entries, "
     "files and issues; memory_search_nodes for threads, entries and entities by name; memory_search_episodes for "
     "whole entries; memory_get_node / memory_get_edge to open an id from a result; memory_remember (or "
-    "memory_remember_many) to store new notes; memory_forget to delete by id; memory_status to see the backend and "
+    "memory_remember_many) to store new notes, with metadata of your own that memory_recall's where filters on; "
+    "memory_update to change a note in place; memory_forget to delete by id (a thread also by name); "
+    "memory_status to see the backend and "
     "what it holds. A thread is named the same way everywhere: by its name or by the thread_id memory_remember "
     "returned."
 )
@@ -192,9 +194,11 @@ def build_server(service: MemoryService) -> Any:
 
     @tool(DELETES)
     async def memory_forget(
-        ids: Annotated[list[str], Field(description="ids to delete (with what depends on them)")],
+        ids: Annotated[
+            list[str], Field(description="ids to delete (with what depends on them); a thread also by its name")
+        ],
     ) -> dict[str, Any]:
-        """Delete entries, threads or other records by id, with their chunks and edges."""
+        """Delete entries, threads or other records by id (a thread also by name), with their chunks and edges."""
         return (await service.forget(ids)).to_dict()
 
     @tool(READ_ONLY)
