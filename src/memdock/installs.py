@@ -219,6 +219,12 @@ def _build(d: AdapterDescriptor, tmp: Path, extras: Sequence[str], want: dict) -
         str(d.path / d.runtime["requirements"]),
         *extras,
     ]
+    wanted = [*requirement_lines(d.path / d.runtime["requirements"]), *extras]
+    print(
+        f"installing memdock's core and {len(wanted)} requirement(s) of {d.name} into it: {', '.join(wanted)} "
+        "(pip is quiet while it downloads and builds; this can take a minute)",
+        flush=True,
+    )
     print("$ " + " ".join(cmd), flush=True)
     if subprocess.run(cmd).returncode != 0:
         kept = f"its previous install in {d.venv} is unchanged" if d.venv.exists() else "nothing was installed"
@@ -227,6 +233,12 @@ def _build(d: AdapterDescriptor, tmp: Path, extras: Sequence[str], want: dict) -
             f"Fix the cause and run: memdock adapters install {d.name}"
         )
     (env_dir / MARKER).write_bytes(orjson.dumps(want, option=orjson.OPT_INDENT_2))
+
+
+def requirement_lines(path: Path) -> list[str]:
+    """The requirements a requirements file names (comments, blank lines and pip options left out)."""
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return [line for line in lines if line and not line.startswith("-")]
 
 
 def _swap_into_place(tmp: Path, target: Path) -> None:
