@@ -54,9 +54,20 @@ class Memory:
         type: str | None = None,
         title: str | None = None,
         time: When = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> Remembered:
-        """Store one entry in THREAD (a name or id; default `memory`). Returns its id and its thread's id."""
-        return self._core.remember(content, thread=thread, author=author, role=role, type=type, title=title, time=time)
+        """Store one entry in THREAD (a name or id; default `memory`), with METADATA (a JSON object of your own
+        fields, filtered on by recall's `where`). Returns its id and its thread's id."""
+        return self._core.remember(
+            content, thread=thread, author=author, role=role, type=type, title=title, time=time, metadata=metadata
+        )
+
+    def update(
+        self, entry_id: str, *, text: str | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> Remembered:
+        """Replace an entry's TEXT and/or METADATA in place (it keeps its id, thread, author and time; metadata
+        given replaces the old). An id the memory does not hold is an InvalidInputError."""
+        return self._core.update(entry_id, text=text, metadata=metadata)
 
     def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
         """Store several entries with one index call: each item is the text, or a mapping with `content` and
@@ -76,15 +87,22 @@ class Memory:
         limit: int = 10,
         mode: str | None = None,
         min_score: float | None = None,
+        where: Mapping[str, Any] | None = None,
     ) -> SearchResult:
         """Passages relevant to QUERY, best first, restricted by the filters given. Scores lie in [0, 1]: 1 when a
-        passage holds every query term (see the backend's capabilities); MIN_SCORE drops hits below it."""
+        passage holds every query term (see the backend's capabilities); MIN_SCORE drops hits below it. WHERE
+        keeps entries whose metadata matches: {"key": value}, {"key": [any, of, these]}, {"key": {"$in": [...]}}."""
         filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
-        return self._core.query(query, limit=limit, filters=filters, mode=mode, min_score=min_score)
+        return self._core.query(query, limit=limit, filters=filters, mode=mode, min_score=min_score, where=where)
 
-    def list(self, *, thread: Many, limit: int = 20, offset: int = 0) -> list[Entry]:
-        """THREAD's entries (a name or id), oldest first: LIMIT of them (at most 50) from OFFSET."""
+    def list(self, *, thread: Many = None, limit: int = 20, offset: int = 0) -> list[Entry]:
+        """Entries oldest first, LIMIT of them (1-1000, memdock.limits) from OFFSET: THREAD's (a name or id, or
+        several) when given, else the whole memory's. Page with OFFSET += LIMIT until a short page."""
         return self._core.list(thread=thread, limit=limit, offset=offset)
+
+    def count(self, *, thread: Many = None) -> int:
+        """How many entries the memory holds (THREAD's, when given)."""
+        return self._core.count(thread=thread)
 
     def threads(self) -> dict[str, int]:
         """Each thread id the memory holds, with its number of entries."""
@@ -148,10 +166,16 @@ class AsyncMemory:
         type: str | None = None,
         title: str | None = None,
         time: When = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> Remembered:
         return await self.service.remember(
-            content, thread=thread, author=author, role=role, type=type, title=title, time=time
+            content, thread=thread, author=author, role=role, type=type, title=title, time=time, metadata=metadata
         )
+
+    async def update(
+        self, entry_id: str, *, text: str | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> Remembered:
+        return await self.service.update(entry_id, text=text, metadata=metadata)
 
     async def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
         return await self.service.remember_many(items)
@@ -169,12 +193,18 @@ class AsyncMemory:
         limit: int = 10,
         mode: str | None = None,
         min_score: float | None = None,
+        where: Mapping[str, Any] | None = None,
     ) -> SearchResult:
         filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
-        return await self.service.query(query, limit=limit, filters=filters, mode=mode, min_score=min_score)
+        return await self.service.query(
+            query, limit=limit, filters=filters, mode=mode, min_score=min_score, where=where
+        )
 
-    async def list(self, *, thread: Many, limit: int = 20, offset: int = 0) -> list[Entry]:
+    async def list(self, *, thread: Many = None, limit: int = 20, offset: int = 0) -> list[Entry]:
         return await self.service.list(thread=thread, limit=limit, offset=offset)
+
+    async def count(self, *, thread: Many = None) -> int:
+        return await self.service.count(thread=thread)
 
     async def threads(self) -> dict[str, int]:
         return await self.service.threads()

@@ -271,6 +271,12 @@ def _build(d: AdapterDescriptor, tmp: Path, extras: Sequence[str], want: dict, i
         str(d.path / d.runtime["requirements"]),
         *extras,
     ]
+    wanted = [*requirement_lines(d.path / d.runtime["requirements"]), *extras]
+    print(
+        f"installing memdock's core and {len(wanted)} requirement(s) of {d.name} into it: {', '.join(wanted)} "
+        "(pip is quiet while it downloads and builds; this can take a minute)",
+        flush=True,
+    )
     print("$ " + " ".join(cmd), flush=True)
     if subprocess.run(cmd).returncode != 0:
         raise ConfigError(
@@ -306,6 +312,12 @@ def _install_platform_wheel(d: AdapterDescriptor, env_dir: Path, interp: Interpr
                 f"installing {d.name}: {wheel['requirement']} for {wheel['platform']} failed (command above); "
                 f"{_kept(d)}. Its compiled module may need a newer C library than this machine has"
             )
+
+
+def requirement_lines(path: Path) -> list[str]:
+    """The requirements a requirements file names (comments, blank lines and pip options left out)."""
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return [line for line in lines if line and not line.startswith("-")]
 
 
 def _swap_into_place(tmp: Path, target: Path) -> None:

@@ -68,4 +68,5 @@ FEATURES = (
     "incremental",
     "delete",
     "concurrent_index",
+    "metadata_filter",
 )

@@ -51,6 +51,7 @@ class MemoryBackend(Protocol):
         mode: str | None = None,
         timeout: float | None = None,
         min_score: float | None = None,
+        where: dict[str, Any] | None = None,
     ) -> SearchResult: ...
     def search_nodes(
         self, text: str, *, limit: int = 10, group_ids: Sequence[str] | None = None, timeout: float | None = None

@@ -59,7 +59,7 @@ def write_through_link(path: str, data: bytes, **_kw) -> None:
 class Faulty(Adapter):
     name = "faulty"
     version = "0.1.0"
-    features = {"incremental": True, "delete": True}
+    features = {"incremental": True, "delete": True, "metadata_filter": True}
 
     def __init__(self, name: str):
         self.name = name
@@ -104,6 +104,7 @@ class Faulty(Adapter):
                         "entry_id": rec["entry_id"],
                         "thread_id": rec["thread_id"],
                         "text": rec["text"],
+                        "metadata": rec.get("metadata") or {},
                     }
                 batch.append(rec["id"])
                 n += 1
@@ -122,7 +123,11 @@ class Faulty(Adapter):
         q = terms(ctx.params.get("text", ""))
         store = self._load(ctx)
         scored = []
+        where = {} if FAULT == "ignores_where" else ctx.params.get("where") or {}
         for cid, c in store["chunks"].items():
+            meta = c.get("metadata") or {}
+            if any(k not in meta or meta[k] not in values for k, values in where.items()):
+                continue
             overlap = len(q & terms(c["text"]))
             if overlap:
                 scored.append((overlap / len(q), cid, c))

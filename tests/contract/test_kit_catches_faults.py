@@ -28,6 +28,7 @@ FAULTS = [
         "no_survivors",
         "left processes running after it exited, which memdock had to kill: 1 after healthcheck",
     ),
+    ("faulty-ignores-where", "metadata_filter", "ignored the where filter"),
     ("faulty-result-symlink", "result_file_hygiene", "result.json is a symbolic link; memdock never follows one"),
 ]
 

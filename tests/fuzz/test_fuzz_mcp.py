@@ -31,18 +31,19 @@ ANSWER_WITHIN = 120.0
 """A hang guard, not a timing assertion: a server that stopped serving never answers."""
 
 TOOL_ARGS = {
-    "memory_recall": ["query", "limit", "thread", "since", "until", "author", "role", "type"],
+    "memory_recall": ["query", "limit", "thread", "since", "until", "author", "role", "type", "where"],
     "memory_search_nodes": ["query", "limit", "thread"],
     "memory_search_facts": ["query", "limit", "thread"],
     "memory_search_episodes": ["query", "limit", "thread"],
     "memory_get_node": ["id"],
     "memory_get_edge": ["id"],
-    "memory_remember": ["content", "thread", "author", "role", "type", "title", "time"],
+    "memory_remember": ["content", "thread", "author", "role", "type", "title", "time", "metadata"],
     "memory_remember_many": ["items"],
+    "memory_update": ["id", "content", "metadata"],
     "memory_forget": ["ids"],
     "memory_status": [],
 }
-READS = [t for t in TOOL_ARGS if t not in ("memory_remember", "memory_remember_many", "memory_forget")]
+READS = [t for t in TOOL_ARGS if t not in ("memory_remember", "memory_remember_many", "memory_update", "memory_forget")]
 
 
 class StdioServer:
@@ -123,12 +124,14 @@ def _line(value) -> bytes:
 words = st.one_of(st.text(min_size=1, max_size=20), st.sampled_from(["cache", "migrate_v2", "the", "onboarding"]))
 times = st.datetimes().map(lambda d: d.isoformat() + "Z") | st.sampled_from(EDGE_STRINGS)
 PLAUSIBLE = {
-    "limit": st.integers(1, 50),
+    "limit": st.integers(1, 1000),
     "thread": words | st.lists(words, max_size=2),
     "author": words | st.lists(words, max_size=2),
     "role": words | st.lists(words, max_size=2),
     "type": words | st.lists(words, max_size=2),
-    "items": st.lists(st.fixed_dictionaries({"content": words}), min_size=1, max_size=2),
+    "items": st.lists(words | st.fixed_dictionaries({"content": words}), min_size=1, max_size=2),
+    "metadata": st.dictionaries(words, words | st.integers(), max_size=2),
+    "where": st.dictionaries(words, words | st.lists(words, min_size=1, max_size=2), max_size=2),
     "ids": st.lists(words, min_size=1, max_size=2),
     "since": times,
     "until": times,

@@ -95,3 +95,33 @@ def test_bad_input_is_refused(store):
 
     with pytest.raises(ValueError, match="for sync calls"):
         asyncio.run(sync_only())
+
+
+def test_k_given_to_invoke_and_min_score_are_honoured(store):
+    folder, ids = store
+    with Memory(data_dir=folder) as memory:
+        retriever = MemdockRetriever(memory=memory, limit=5)
+        assert len(retriever.invoke("staging", k=1)) == 1
+        assert len(retriever.invoke("staging")) > 1
+        strict = MemdockRetriever(memory=memory, min_score=0.99).invoke("staging logo")
+        assert [d.metadata["entry_id"] for d in strict] == [ids[2]]
+        with pytest.raises(TypeError, match="thread_ids"):
+            retriever.invoke("staging", thread_ids=["x"])
+
+
+class _DegradedMemory:
+    """A memory whose answer came back degraded with a hit (a backend past its deadline for part of it)."""
+
+    def recall(self, query, **options):
+        from memdock.contract import SearchResult
+        from memdock.records import Hit
+
+        hit = Hit(id="chunk:1", kind="chunk", score=0.5, text="partial", backend="x", provenance={})
+        return SearchResult(hits=[hit], degraded=True, reason="the 10s deadline passed")
+
+
+def test_a_degraded_answer_is_visible_in_the_metadata_and_logged(caplog):
+    with caplog.at_level("WARNING", logger="memdock.integrations"):
+        docs = MemdockRetriever(memory=_DegradedMemory()).invoke("anything")
+    assert docs[0].metadata["degraded"] is True and "deadline" in docs[0].metadata["reason"]
+    assert "degraded: the 10s deadline passed" in caplog.text

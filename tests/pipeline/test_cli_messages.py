@@ -24,7 +24,7 @@ def memdock(*args: str, home: Path) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("command", [["recall", "anything"], ["search", "facts", "anything"]])
 def test_a_missing_or_empty_store_is_said_so(tmp_path, command):
     missing = memdock(*command, "--data-dir", str(tmp_path / "nowhere"), home=tmp_path)
-    assert missing.returncode == 0 and "there is no store at" in missing.stdout and "no results" not in missing.stdout
+    assert missing.returncode == 3 and "there is no store at" in missing.stderr and "no results" not in missing.stdout
     assert not (tmp_path / "nowhere").exists(), "a query creates no store"
     (tmp_path / "empty").mkdir()
     empty = memdock(*command, "--data-dir", str(tmp_path / "empty"), "--json", home=tmp_path)

@@ -76,3 +76,12 @@ def test_the_line_says_percent_amount_rate_and_eta():
     assert bar.line(1000, 1000, 5.0) == "indexing: 100.0% 1,000 records/1,000 records · 200 records/s"
     assert bar.line(7, None, 2.0, "a.md") == "indexing: 7 records · 4 records/s a.md"
     assert Progress("importing", unit="B").line(3_000_000, 12_000_000, 60.0).endswith("· 0.1 MB/s · ETA 3m00s")
+
+
+def test_the_first_frames_show_no_eta_until_the_rate_means_something():
+    from memdock.cli.output import Progress
+
+    bar = Progress("indexing", total=1_000_000, quiet=True)
+    assert "ETA" not in bar.line(40, 1_000_000, 0.002)
+    assert "ETA" not in bar.line(5_000, 1_000_000, 3.0), "0.5% done: too little to tell"
+    assert "ETA 10s" in bar.line(500_000, 1_000_000, 10.0)

@@ -156,3 +156,26 @@ def test_a_virtualenv_is_installed_only_when_its_marker_matches(tmp_path):
     assert "was installed with memdock 0.0.1" in listed(sys.executable, env, "in-venv")["installed"]
     (target / MARKER).write_text(json.dumps(marker))
     assert listed(sys.executable, env, "in-venv")["installed"] == "yes"
+
+
+def test_install_says_what_it_installs_before_pip_runs_quietly(tmp_path, monkeypatch, capsys):
+    import subprocess as sp
+
+    from memdock import installs
+    from memdock.registry import Registry
+
+    class QuietVenv:
+        def __init__(self, **kw):
+            pass
+
+        def create(self, env_dir):
+            Path(env_dir).mkdir(parents=True)
+
+    monkeypatch.setattr(installs.venv, "EnvBuilder", QuietVenv)
+    monkeypatch.setattr(installs, "core_wheel", lambda out: out / "memdock.whl")
+    monkeypatch.setattr(installs.subprocess, "run", lambda cmd: sp.CompletedProcess(cmd, 0))
+    descriptor = Registry().get("tantivy")
+    installs._build(descriptor, tmp_path, ["extra-pkg"], {})
+    said = capsys.readouterr().out
+    assert "installing memdock's core and 3 requirement(s) of tantivy" in said
+    assert "tantivy==0.27.0, jsonschema-rs==0.60.3, extra-pkg" in said and "can take a minute" in said

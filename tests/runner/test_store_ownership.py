@@ -67,7 +67,7 @@ def test_an_empty_folder_becomes_a_marked_store_and_a_query_makes_no_new_one(tmp
     assert query(store, tmp_path / "home", "ok").returncode == 0
 
     out = query(tmp_path / "mistyped", tmp_path / "home", "ok")
-    assert out.returncode == 0 and "there is no store at" in out.stdout
+    assert out.returncode == 3 and "there is no store at" in out.stderr
     assert not (tmp_path / "mistyped").exists()
 
 

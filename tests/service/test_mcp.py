@@ -27,6 +27,7 @@ TOOLS = {
     "memory_get_edge",
     "memory_remember",
     "memory_remember_many",
+    "memory_update",
     "memory_forget",
     "memory_status",
 }
@@ -263,7 +264,8 @@ MCP_BAD = [
     ("memory_recall", {"query": "zebra", "thread_ids": ["thread:x"]}, "thread_ids"),
     ("memory_recall", {"query": "zebra", "roles": ["critic"]}, "roles"),
     ("memory_search_facts", {"query": "zebra", "group_ids": ["x"]}, "group_ids"),
-    ("memory_remember_many", {"items": [{"content": "ok"}, {"text": "no content"}]}, "items[1] has unknown key"),
+    ("memory_remember_many", {"items": [{"content": "ok"}, {"text": "no content"}]}, "items.1.RememberItem.text"),
+    ("memory_remember_many", {"items": [{"content": "ok"}, 5]}, "items.1"),
     ("memory_remember_many", {"items": [{"content": "ok"}, {"content": " "}]}, "items[1] content is empty"),
     ("memory_forget", {"ids": ["e" * 257]}, "invalid_input: ids is 257 characters"),
 ]

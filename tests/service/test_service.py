@@ -39,11 +39,12 @@ def test_bad_arguments_fail_before_any_backend_call(tmp_path, call):
     c.close()
 
 
-def test_limits_are_clamped_not_refused(sqlite_store):
+def test_limits_out_of_range_are_refused(sqlite_store):
     c = core("sqlite", sqlite_store)
-    assert len(c.query("the", limit=500).hits) <= 50
-    assert len(c.query("the", limit=500).hits) == len(c.query("the", limit=50).hits) > 8 - 1
-    assert len(c.query("cache", limit=0).hits) == 1
+    for bad in (0, 1001):
+        with pytest.raises(InvalidInputError, match="from 1 to 1000"):
+            c.query("the", limit=bad)
+    assert len(c.query("cache", limit=1).hits) == 1
     c.close()
 
 

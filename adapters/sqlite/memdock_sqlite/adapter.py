@@ -19,7 +19,14 @@ EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing
 
 class SqliteAdapter(Adapter):
     descriptor_path = adapter_json(__file__)
-    features = {"graph_query": True, "temporal": True, "incremental": True, "delete": True, "retrieval": True}
+    features = {
+        "graph_query": True,
+        "temporal": True,
+        "incremental": True,
+        "delete": True,
+        "retrieval": True,
+        "metadata_filter": True,
+    }
     score = {
         "range": [0.0, 1.0],
         "semantics": "bm25: the idf-weighted share of the query's terms the chunk holds (1 = every term, whatever "

@@ -17,6 +17,31 @@ def _time(filters: dict[str, Any], key: str) -> float:
         raise InvalidInputError(f"filters.{key}: not an RFC 3339 date-time: {filters[key]!r}") from None
 
 
+def with_metadata(filters: dict[str, Any] | None, matching: Any) -> dict[str, Any] | None:
+    """FILTERS with params.where (the metadata filter: {key: [values, any of which matches]}) folded in."""
+    if matching is None:
+        return filters
+    if not isinstance(matching, dict) or not all(
+        isinstance(k, str) and isinstance(v, list) and v for k, v in matching.items()
+    ):
+        raise InvalidInputError("params.where must be an object of key: [value, ...]")
+    return {**(filters or {}), "metadata": matching}
+
+
+def _metadata(matching: dict[str, list[Any]], alias: str) -> tuple[list[str], list[Any]]:
+    """Each key's value (from the record's attrs, where ingest keeps `metadata`) one of the values given. JSON
+    compares by type: the string "1" is not the number 1, and true is not 1."""
+    conds, args = [], []
+    for key, values in matching.items():
+        path = "$.metadata." + json.dumps(key)
+        conds.append(
+            f"EXISTS (SELECT 1 FROM json_each(?) w WHERE w.type = json_type({alias}.attrs, ?) "
+            f"AND w.value IS json_extract({alias}.attrs, ?))"
+        )
+        args.extend([json.dumps(values), path, path])
+    return conds, args
+
+
 def where(filters: dict[str, Any] | None, alias: str) -> tuple[list[str], list[Any]]:
     """SQL conditions and their parameters. Authors match case-insensitively, and "Codex (lee)" matches
     "codex" or "lee" as well as itself, because watercooler authors are written as "agent (user)"."""
@@ -46,4 +71,8 @@ def where(filters: dict[str, Any] | None, alias: str) -> tuple[list[str], list[A
         if filters.get(key):
             conds.append(f"lower({alias}.{column}) IN (SELECT lower(value) FROM json_each(?))")
             args.append(json.dumps([str(v) for v in filters[key]]))
+    if filters.get("metadata"):
+        more, values = _metadata(filters["metadata"], alias)
+        conds += more
+        args += values
     return conds, args

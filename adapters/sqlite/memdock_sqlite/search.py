@@ -10,7 +10,7 @@ from memdock.sdk.params import limit_of, query_text
 
 from . import candidates, fts, hits, neighbours, scoring
 from .embedders import Embedder
-from .filters import where
+from .filters import where, with_metadata
 from .vector_index import VectorIndex
 
 MIN_CANDIDATES = 100
@@ -45,7 +45,7 @@ def run(
     neighbour_weight: float | None = None,
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
-    filters = params.get("filters")
+    filters = with_metadata(params.get("filters"), params.get("where"))
     mode = params.get("mode") or "auto"
     if mode not in ("auto", "bm25", "vector", "hybrid"):
         raise InvalidInputError(f"params.mode must be auto, bm25, vector or hybrid, got {mode!r}")

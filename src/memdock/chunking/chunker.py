@@ -37,7 +37,7 @@ class ChunkOptions:
     max_tokens: int = 900
     overlap: int = 100
     tokenizer: str = "approx"
-    header: str = "auto"  # on | off | auto (on for watercooler threads and chats: HEADER_FORMATS)
+    header: str = "auto"  # on | off | auto (on for HEADER_FORMATS; elsewhere the title alone: see title_line)
 
     def __post_init__(self) -> None:
         if (
@@ -85,11 +85,30 @@ def header_line(thread: dict[str, Any] | None, entry: dict[str, Any]) -> str:
     return f"{head} — {entry['title']}" if entry.get("title") else head
 
 
+def title_line(thread: dict[str, Any] | None, entry: dict[str, Any]) -> str:
+    """What `auto` puts above a chunk outside HEADER_FORMATS: the entry's title (a note's heading), else a text
+    file's own title (its first heading or its name), so a note is found by the words of its title."""
+    if entry.get("title"):
+        return str(entry["title"])
+    if thread and thread.get("format") == "text" and thread.get("title"):
+        return str(thread["title"])
+    return ""
+
+
 class Chunker:
     def __init__(self, options: ChunkOptions | None = None):
         self.options = options or ChunkOptions()
         self.tokenizer = get_tokenizer(self.options.tokenizer)
         self.splitter = Splitter(self.tokenizer, max_tokens=self.options.max_tokens, overlap=self.options.overlap)
+
+    def _header(self, entry: dict[str, Any], thread: dict[str, Any] | None) -> str:
+        if self.options.header == "on":
+            return header_line(thread, entry)
+        if self.options.header == "off":
+            return ""
+        if (thread or {}).get("format") in HEADER_FORMATS:
+            return header_line(thread, entry)
+        return title_line(thread, entry)
 
     def chunks_for(self, entry: dict[str, Any], thread: dict[str, Any] | None) -> list[dict[str, Any]]:
         return list(self.iter_chunks(entry, thread))
@@ -97,10 +116,7 @@ class Chunker:
     def iter_chunks(self, entry: dict[str, Any], thread: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
         """The chunk records of ENTRY, one window at a time (a long entry is never held as a list of chunks)."""
         body = entry.get("body", "")
-        use_header = self.options.header == "on" or (
-            self.options.header == "auto" and (thread or {}).get("format") in HEADER_FORMATS
-        )
-        header = header_line(thread, entry) if use_header else ""
+        header = self._header(entry, thread)
         htok = self.tokenizer.count(header) if header else 0
         budget = max(self.options.max_tokens // 4, self.options.max_tokens - htok)
         for pos, w in enumerate(self.splitter.windows(body, budget)):
@@ -119,7 +135,7 @@ class Chunker:
             }
             if header:
                 rec["header"] = header
-            for k in ("author", "role", "entry_type", "event_time"):
+            for k in ("author", "role", "entry_type", "event_time", "metadata"):
                 if entry.get(k):
                     rec[k] = entry[k]
             yield rec

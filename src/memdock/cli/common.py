@@ -8,7 +8,9 @@ from typing import Any
 
 import orjson
 
+from ..bundle import OutputNotEmptyError
 from ..errors import ConfigError, InvalidInputError
+from ..limits import MAX_LIMIT, MIN_LIMIT
 from ..runner.backend import SubprocessBackend, open_backend
 
 
@@ -46,7 +48,7 @@ def add_backend_options(p: argparse.ArgumentParser, *, json_flag: bool = True) -
         p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-SEARCH_LIMIT = (1, 1000)  # what every adapter accepts as params.limit (memdock.sdk.params.limit_of)
+SEARCH_LIMIT = (MIN_LIMIT, MAX_LIMIT)
 
 
 def bounded_int(flag: str, low: int, high: int) -> Callable[[str], int]:
@@ -66,6 +68,11 @@ def bounded_int(flag: str, low: int, high: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def names_force(exc: OutputNotEmptyError) -> InvalidInputError:
+    """The writer's error in the CLI's words: the switch is --force (overwrite=True is the Python one)."""
+    return InvalidInputError(f"{exc.path} is not empty; add --force to replace the bundle there")
 
 
 def parse_config(pairs: list[str]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import platform
 import shutil
 import sys
@@ -28,6 +29,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+EXTRAS = {
+    "mcp": ("mcp",),
+    "langchain": ("langchain_core",),
+    "llama-index": ("llama_index.core",),
+    "fast": ("jsonschema_rs",),
+    "embeddings": ("sentence_transformers",),
+    "ray": ("ray",),
+}
+"""Each optional extra of memdock and the module that shows it installed."""
+
+
+def extras() -> list[str]:
+    """Each extra, installed or missing with the command that installs it."""
+    out = []
+    for name, modules in EXTRAS.items():
+        missing = [m for m in modules if not _importable(m)]
+        out.append(f"{name}: installed" if not missing else f"{name}: missing (pip install 'memdock[{name}]')")
+    return out
+
+
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
     settings = resolve()
     registry = Registry.default()
@@ -51,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
             f"{n}: {interpreter_of(found[n])}" for n in sorted(found) if found[n].runtime["kind"] == "python"
         ],
         "broken adapters": [b.describe() for b in broken],
+        "extras": extras(),
     }
     if args.json:
         output.emit_json(report)

@@ -30,10 +30,15 @@ COMMANDS = {
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser for ARGV: with only the command module ARGV names (no modules for a bare `--version`),
-    every module otherwise (`memdock --help`, a typo)."""
+    every module otherwise (`memdock --help`, a typo). Under --json a usage error is a JSON error object."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="memdock", description="Memory backends behind one contract.")
+    parser_class = argparse.ArgumentParser
+    if argv and "--json" in argv:
+        from .output import JsonUsageParser
+
+        parser_class = JsonUsageParser
+    parser = parser_class(prog="memdock", description="Memory backends behind one contract.")
     parser.add_argument("--version", action="version", version=VERSION)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     first = next((a for a in argv or [] if not a.startswith("-")), None)
@@ -53,15 +58,16 @@ def main(argv: list[str] | None = None) -> int:
     if argv == ["--version"]:  # answered before argparse and the error types are imported: a third of the start
         print(VERSION)
         return 0
-    from ..errors import MemdockError
+    from ..errors import CancelledError, MemdockError
 
+    as_json = "--json" in argv
     parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)  # `--version` and `--help` end here, before output is imported
     except MemdockError as exc:  # an option's value refused by its type (cli.common.bounded_int)
         from . import output
 
-        output.error(str(exc))
+        output.failed(exc, as_json)
         return exc.exit_code
     from . import output
 
@@ -73,10 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except MemdockError as exc:
-        output.error(str(exc))
+        output.failed(exc, as_json)
         return exc.exit_code
     except KeyboardInterrupt:
-        output.error("interrupted")
+        output.failed(CancelledError("interrupted"), as_json)
         return 130
     except BrokenPipeError:
         return 0

@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..bundle import OutputNotEmptyError
 from ..config import resolve
 from ..errors import InvalidInputError
 from ..registry import Registry
@@ -15,7 +16,7 @@ from ..runner.backend import SubprocessBackend
 from ..runner.journal import Exported
 from ..threads import thread_id_for
 from . import output
-from .common import add_backend_options, open_from_args, parse_config
+from .common import add_backend_options, names_force, open_from_args, parse_config
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,7 +52,10 @@ def _export(args: argparse.Namespace, source: SubprocessBackend, out: Path, *, f
     threads = [thread_id_for(t) for t in args.thread] if getattr(args, "thread", None) else None
     if not source.counts():
         raise InvalidInputError(f"the store {source.store.root} holds nothing to export: index or remember first")
-    done = source.export(out, threads=threads, force=force)
+    try:
+        done = source.export(out, threads=threads, force=force)
+    except OutputNotEmptyError as exc:
+        raise names_force(exc) from None
     if done.missing:
         output.warn(
             f"{done.missing} record(s) were indexed before this store kept a journal and are not in the export; "

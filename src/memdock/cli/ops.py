@@ -4,12 +4,16 @@ recall, remember, search, get and forget (through the same service as the Python
 from __future__ import annotations
 
 import argparse
+import sys
 from contextlib import closing
 from pathlib import Path
+from typing import BinaryIO
 
 from ..contract import SearchResult
+from ..errors import ConfigError, InvalidInputError
 from ..service import Filters, arguments
 from ..service.core import ServiceCore
+from ..service.metadata import parse_pairs
 from . import output
 from .common import SEARCH_LIMIT, add_backend_options, bounded_int, examples, open_from_args
 
@@ -50,6 +54,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="bm25: words; vector: meaning (needs embeddings); hybrid: both; auto (default): the backend's best",
     )
     p.add_argument(
+        "--where",
+        action="append",
+        metavar="KEY=VALUE",
+        help="only entries whose metadata KEY is VALUE (repeat a key for any of several values)",
+    )
+    p.add_argument(
         "--min-score",
         type=float,
         metavar="S",
@@ -65,13 +75,19 @@ def register(sub: argparse._SubParsersAction) -> None:
             'memdock remember "Use jittered expiry." --type Decision --time 2026-01-20T10:00:00Z',
         ),
     )
-    p.add_argument("content", metavar="TEXT", help="the text to remember")
+    p.add_argument("content", metavar="TEXT", help="the text to remember; - reads it from stdin (UTF-8)")
     p.add_argument("--thread", help="thread name or id to file it under (default: memory)")
     p.add_argument("--author", help="who wrote or said it")
     p.add_argument("--role", help="the author's role")
     p.add_argument("--type", help="entry type: Note, Decision, Plan...")
     p.add_argument("--title", help="a short title")
     p.add_argument("--time", help="when it happened, ISO 8601 (default: now)")
+    p.add_argument(
+        "--meta",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a metadata field of your own (repeatable; VALUE is JSON when it parses as a number, true, ...)",
+    )
     add_backend_options(p)
     p.set_defaults(func=run_remember)
 
@@ -195,9 +211,15 @@ def run_recall(args: argparse.Namespace) -> int:
         names=CLI_NAMES,
     )
     with closing(_open_service(args)) as service:
-        if _say_if_missing(service, args.json):
-            return 0
-        result = service.query(text, limit=args.limit, filters=filters, mode=args.mode, min_score=args.min_score)
+        _refuse_if_missing(service)
+        result = service.query(
+            text,
+            limit=args.limit,
+            filters=filters,
+            mode=args.mode,
+            min_score=args.min_score,
+            where=parse_pairs(args.where, "--where"),
+        )
         _print_answer(service, result, args.json)
     return 0
 
@@ -205,13 +227,12 @@ def run_recall(args: argparse.Namespace) -> int:
 _NOTHING_YET = "nothing was added or remembered there yet (memdock add SOURCE -f FORMAT, or memdock remember TEXT)"
 
 
-def _say_if_missing(service: ServiceCore, as_json: bool) -> bool:
-    """A query names a store that does not exist: said so, and no folder is made for it (a mistyped --data-dir)."""
+def _refuse_if_missing(service: ServiceCore) -> None:
+    """A query names a store that does not exist: an error (exit 3), and no folder is made for it (a mistyped
+    --data-dir)."""
     where = service.backend.location
-    if Path(where).exists():
-        return False
-    _say_nothing_there(service, f"there is no store at {where}", as_json)
-    return True
+    if not Path(where).exists():
+        raise ConfigError(f"there is no store at {where}: {_NOTHING_YET}", details={"store": where})
 
 
 def _print_answer(service: ServiceCore, result: SearchResult, as_json: bool) -> None:
@@ -231,16 +252,35 @@ def _say_nothing_there(service: ServiceCore, what: str, as_json: bool) -> None:
         print(why)
 
 
+def read_stdin(stream: BinaryIO | None = None) -> str:
+    """TEXT given as `-`: stdin, which must be UTF-8 and hold something (an error says which it is not)."""
+    raw = (stream or sys.stdin.buffer).read()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InvalidInputError(
+            f"stdin is not UTF-8 text: byte {exc.start} (line {line}) is 0x{raw[exc.start]:02X}; convert it first, "
+            "e.g. iconv -f latin1 -t utf-8",
+            details={"source": "stdin", "byte": exc.start, "line": line},
+        ) from None
+    if not text.strip():
+        raise InvalidInputError("stdin is empty: `memdock remember -` reads the note from stdin; pipe some text in")
+    return text
+
+
 def run_remember(args: argparse.Namespace) -> int:
+    content = read_stdin() if args.content == "-" else args.content
     with closing(_open_service(args)) as service:
         result = service.remember(
-            args.content,
+            content,
             thread=args.thread,
             author=args.author,
             role=args.role,
             type=args.type,
             title=args.title,
             time=args.time,
+            metadata=parse_pairs(args.meta, "--meta"),
         )
     if args.json:
         output.emit_json(result.to_dict())
@@ -256,8 +296,7 @@ def run_search(args: argparse.Namespace) -> int:
     if args.thread:
         arguments.threads(args.thread, name="--thread")
     with closing(_open_service(args)) as service:
-        if _say_if_missing(service, args.json):
-            return 0
+        _refuse_if_missing(service)
         search = {"nodes": service.search_nodes, "facts": service.search_facts, "episodes": service.search_episodes}
         _print_answer(service, search[args.what](text, limit=args.limit, thread=args.thread), args.json)
     return 0
@@ -289,4 +328,4 @@ def run_forget(args: argparse.Namespace) -> int:
             + (f"; not found: {', '.join(res.not_found)}" if res.not_found else "")
             + (f" (degraded: {res.reason})" if res.degraded else "")
         )
-    return 1 if res.degraded else 0
+    return 1 if res.degraded or res.not_found else 0

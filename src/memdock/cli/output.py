@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
 import textwrap
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 
 def is_tty(stream: Any = None) -> bool:
@@ -30,6 +31,26 @@ def emit_json(data: Any) -> None:
 def error(message: str) -> None:
     prefix = "memdock: error: "
     sys.stderr.write(prefix + message + "\n")
+
+
+def failed(exc: Any, as_json: bool) -> None:
+    """A MemdockError said on stderr, and under --json also as one object on stdout:
+    `{"error": {"category", "message", "details"}}` (the exit code is the error's, as without --json)."""
+    error(str(exc))
+    if as_json:
+        emit_json({"error": {"category": exc.category, "message": exc.message, "details": exc.details}})
+
+
+class JsonUsageParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors, under --json, are a JSON error object on stdout (exit 2 still)."""
+
+    def error(self, message: str) -> NoReturn:
+        emit_json({"error": {"category": "usage", "message": message, "details": {"usage": self.format_usage()}}})
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def note(message: str) -> None:
+    sys.stderr.write("memdock: " + message + "\n")
 
 
 def warn(message: str) -> None:
@@ -73,6 +94,7 @@ class Progress:
     silent off a terminal or when quiet. Redrawn at most every REFRESH seconds, and at the end."""
 
     REFRESH = 0.1
+    ETA_AFTER = (1.0, 0.01)  # seconds run and share done before an ETA is shown: the first frames' rate is noise
 
     def __init__(
         self,
@@ -113,7 +135,7 @@ class Progress:
             parts.append(self._amount(done))
         if rate > 0:
             parts.append(f"· {self._amount(rate)}/s")
-            if total and done < total:
+            if total and done < total and elapsed >= self.ETA_AFTER[0] and done >= self.ETA_AFTER[1] * total:
                 parts.append(f"· ETA {_duration((total - done) / rate)}")
         if note:
             parts.append(note)

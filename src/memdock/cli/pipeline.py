@@ -12,15 +12,16 @@ from pathlib import Path
 from ..bundle import BundleReader, OutputNotEmptyError
 from ..chunking import ChunkOptions, chunk_bundle
 from ..chunking.chunker import MAX_WINDOW_TOKENS
-from ..errors import InvalidInputError
 from ..importers import IMPORTERS
 from ..importers.base import MAX_ENTRY_BYTES
+from ..importers.detect import ALIASES, canonical, detect
 from ..importers.pipeline import import_corpus
 from ..jsonl import DEFAULT_MAX_LINE_BYTES
 from . import output
-from .common import add_backend_options, bounded_int, examples, open_from_args
+from .common import add_backend_options, bounded_int, examples, names_force, open_from_args
 
 PARTIAL_EXIT = 10
+FORMAT_CHOICES = sorted([*IMPORTERS, *ALIASES])
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,7 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("sources", nargs="+", help="files or folders")
-    p.add_argument("--format", "-f", required=True, choices=sorted(IMPORTERS), help="the sources' format")
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=FORMAT_CHOICES,
+        help="the sources' format (markdown = text; default: read from the files, and said)",
+    )
     p.add_argument("--no-prune", action="store_true", help="do not delete records that vanished from re-added threads")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
     _chunk_options(p)
@@ -62,7 +68,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("sources", nargs="+", help="files or folders")
-    p.add_argument("--format", "-f", required=True, choices=sorted(IMPORTERS), help="the sources' format")
+    p.add_argument(
+        "--format", "-f", required=True, choices=FORMAT_CHOICES, help="the sources' format (markdown = text)"
+    )
     p.add_argument("--output", "-o", required=True, help="corpus bundle directory to write")
     p.add_argument("--map", action="append", default=[], metavar="OLD=NEW", help="jsonl: rename a field before mapping")
     p.add_argument(
@@ -133,6 +141,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 ADD_EXAMPLES = """examples:
+  memdock add notes/                      (the format is read from the files, and said)
   memdock add fixtures/threads -f watercooler
   memdock add notes/*.txt -f text -b tantivy
   memdock add chat.json -f chat --header on --max-tokens 400
@@ -160,7 +169,8 @@ def _chunk_options(p: argparse.ArgumentParser) -> None:
         "--header",
         choices=["auto", "on", "off"],
         default="auto",
-        help="prefix each chunk with a header line (auto: on for watercooler threads and chats)",
+        help="prefix each chunk with a header line (auto: on for watercooler threads and chats; elsewhere the "
+        "entry's title or the note's heading, so titles are found)",
     )
 
 
@@ -171,7 +181,7 @@ def _progress(label: str, quiet: bool, unit: str = "") -> Iterator[output.Progre
     try:
         yield bar
     except OutputNotEmptyError as exc:
-        raise InvalidInputError(f"{exc.path} is not empty; add --force to replace the bundle there") from None
+        raise names_force(exc) from None
     finally:
         bar.done()
 
@@ -181,7 +191,7 @@ def run_import(args: argparse.Namespace) -> int:
     with _progress("importing", args.quiet, unit="B") as bar:
         summary = import_corpus(
             args.sources,
-            args.format,
+            canonical(args.format),
             args.output,
             mapping=mapping or None,
             overwrite=args.force,
@@ -241,11 +251,23 @@ def run_shard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _format_of(args: argparse.Namespace) -> str:
+    """-f as given (an alias made canonical), else the format read from the files, said on stderr."""
+    if args.format:
+        return canonical(args.format)
+    found = detect(args.sources)
+    if not args.quiet:
+        for line in found.describe().splitlines():
+            output.note(line.strip())
+    return found.format
+
+
 def run_add(args: argparse.Namespace) -> int:
+    fmt = _format_of(args)
     tmp = Path(tempfile.mkdtemp(prefix="memdock-add-"))
     try:
         with _progress("importing", args.quiet, unit="B") as bar:
-            summary = import_corpus(args.sources, args.format, tmp / "corpus", on_bytes=bar.update)
+            summary = import_corpus(args.sources, fmt, tmp / "corpus", on_bytes=bar.update)
         for w in summary.warnings:
             output.warn(w)
         for f in summary.failed:

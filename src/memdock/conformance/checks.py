@@ -238,6 +238,25 @@ def check_delete_cascade(h: Harness) -> str:
     return f"deleted {len(result.deleted)} ids ({result.cascaded} by cascade)"
 
 
+def check_metadata_filter(h: Harness) -> str:
+    """An adapter declaring features.metadata_filter must apply params.where: only matching entries, and none
+    for a key no entry holds (an adapter that cannot must not declare it: the service then answers degraded)."""
+    if not _caps(h).features.get("metadata_filter"):
+        raise Skip("adapter does not declare features.metadata_filter")
+    if not _retrieval(h):
+        raise Skip("adapter declares no retrieval")
+    b = h.backend()
+    b.index(golden.write_tagged(h.root / "golden-tagged"))
+    hits = b.query(golden.TAGGED_QUERY, limit=10, where={"shelf": ["b"]}).hits
+    wrong = [x.id for x in hits if x.provenance.get("entry_id") != "entry:kit-tag-1"]
+    if wrong or not hits:
+        raise Fail(f"where shelf=b ignored the where filter: {[x.id for x in hits]} (wanted only entry:kit-tag-1)")
+    stray = b.query(golden.TAGGED_QUERY, limit=10, where={"colour": ["red"]}).hits
+    if stray:
+        raise Fail(f"where on a key no entry holds ignored the where filter: {[x.id for x in stray]}")
+    return "where kept only the matching entry, and nothing for an unknown key"
+
+
 def check_unsupported_ops(h: Harness) -> str:
     caps = _caps(h)
     b = h.backend()
@@ -481,6 +500,7 @@ CHECKS = [
     ("reindex_idempotent", check_reindex_idempotent),
     ("resume_after_kill", check_resume_after_kill),
     ("delete_cascade", check_delete_cascade),
+    ("metadata_filter", check_metadata_filter),
     ("unsupported_ops", check_unsupported_ops),
     ("writes_confined", check_writes_confined),
     ("stdout_clean", check_stdout_clean),

@@ -120,3 +120,23 @@ def write_bad_bundle(path: Path) -> tuple[Path, str]:
             },
         )
     return path, "chunk-00001.jsonl"
+
+
+TAGGED = [("a", "The copper kettle sits on shelf a."), ("b", "The copper kettle sits on shelf b."),
+          ("c", "The copper kettle sits on shelf c.")]  # fmt: skip
+TAGGED_QUERY = "copper kettle shelf"
+
+
+def write_tagged(path: Path) -> Path:
+    """A chunks bundle of TAGGED entries alike in words, each chunk with metadata {"shelf": its letter}."""
+    thread = "thread:kit-tags"
+    with BundleWriter(path, "chunks", producer=("memdock-conformance", "1")) as w:
+        w.write("thread", {"id": thread, "title": "kit-tags", "ingestion_time": T0, "event_time": T0})
+        for i, (shelf, text) in enumerate(TAGGED):
+            eid, meta = f"entry:kit-tag-{i}", {"shelf": shelf}
+            w.write("entry", {"id": eid, "thread_id": thread, "position": i, "body": text, "metadata": meta,
+                              "ingestion_time": T0, "event_time": T0})  # fmt: skip
+            w.write("chunk", {"id": f"chunk:kit-tag-{i}", "entry_id": eid, "thread_id": thread, "position": 0,
+                              "text": text, "start": 0, "end": len(text), "token_count": len(text.split()),
+                              "content_hash": content_hash(text), "metadata": meta})  # fmt: skip
+    return path

@@ -22,7 +22,9 @@ IMPORTERS: dict[str, type] = {
 
 def get_importer(name: str, **options: Any) -> Importer:
     from ..errors import ConfigError
+    from .detect import canonical
 
+    name = canonical(name)
     if name not in IMPORTERS:
         raise ConfigError(f"unknown format {name!r}; choose one of {', '.join(IMPORTERS)}")
     return IMPORTERS[name](**options) if options else IMPORTERS[name]()

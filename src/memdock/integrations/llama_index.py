@@ -13,13 +13,17 @@ hit's score. Give `async_memory=AsyncMemory(...)` for a native async path.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from ..contract import SearchResult
 from ..records import Hit
 from .provenance import metadata
+
+log = logging.getLogger("memdock.integrations")
 
 
 class MemdockRetriever(BaseRetriever):
@@ -40,6 +44,8 @@ class MemdockRetriever(BaseRetriever):
         role: str | list[str] | None = None,
         type: str | list[str] | None = None,
         mode: str | None = None,
+        min_score: float | None = None,
+        where: dict[str, Any] | None = None,
     ):
         if memory is None and async_memory is None:
             raise ValueError("MemdockRetriever needs a Memory (memory=) or an AsyncMemory (async_memory=)")
@@ -54,18 +60,30 @@ class MemdockRetriever(BaseRetriever):
             "role": role,
             "type": type,
             "mode": mode,
+            "min_score": min_score,
+            "where": where,
         }
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if self._memory is None:
             raise ValueError("MemdockRetriever needs memory=Memory(...) for sync calls")
-        return [to_node(h) for h in self._memory.recall(query_bundle.query_str, **self._options).hits]
+        return to_nodes(self._memory.recall(query_bundle.query_str, **self._options))
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if self._async_memory is None:
             return self._retrieve(query_bundle)
-        result = await self._async_memory.recall(query_bundle.query_str, **self._options)
-        return [to_node(h) for h in result.hits]
+        return to_nodes(await self._async_memory.recall(query_bundle.query_str, **self._options))
+
+
+def to_nodes(result: SearchResult) -> list[NodeWithScore]:
+    """RESULT's hits as nodes; a degraded answer is marked in each node's metadata and logged (as LangChain's)."""
+    if result.degraded:
+        log.warning("memdock recall degraded: %s", result.reason)
+    nodes = [to_node(h) for h in result.hits]
+    if result.degraded:
+        for node in nodes:
+            node.node.metadata.update(degraded=True, reason=result.reason)
+    return nodes
 
 
 def to_node(hit: Hit) -> NodeWithScore:

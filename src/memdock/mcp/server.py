@@ -16,11 +16,12 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer as _Server
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import ToolAnnotations
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from .. import __version__
 from ..connect import open_backend
 from ..errors import MemdockError
+from ..limits import MAX_LIMIT, MIN_LIMIT
 from ..service import Filters, MemoryService
 
 INSTRUCTIONS = (
@@ -28,17 +29,34 @@ INSTRUCTIONS = (
     "Use memory_recall to find passages about a topic; memory_search_facts for relations between people, entries, "
     "files and issues; memory_search_nodes for threads, entries and entities by name; memory_search_episodes for "
     "whole entries; memory_get_node / memory_get_edge to open an id from a result; memory_remember (or "
-    "memory_remember_many) to store new notes; memory_forget to delete by id; memory_status to see the backend and "
+    "memory_remember_many) to store new notes, with metadata of your own that memory_recall's where filters on; "
+    "memory_update to change a note in place; memory_forget to delete by id (a thread also by name); "
+    "memory_status to see the backend and "
     "what it holds. A thread is named the same way everywhere: by its name or by the thread_id memory_remember "
     "returned."
 )
 
 Query = Annotated[str, Field(description="what to look for, in plain words")]
-Limit = Annotated[int, Field(description="how many results (1-50)", ge=1, le=50)]
+Limit = Annotated[int, Field(description=f"how many results ({MIN_LIMIT}-{MAX_LIMIT})", ge=MIN_LIMIT, le=MAX_LIMIT)]
 Threads = Annotated[
     str | list[str] | None, Field(description="only these threads: names or thread ids (as memory_remember returns)")
 ]
 Values = Annotated[str | list[str] | None, Field(description="one value or several (any of them matches)")]
+
+
+class RememberItem(BaseModel):
+    """One memory_remember_many item given as an object (the same fields as memory_remember)."""
+
+    model_config = ConfigDict(extra="forbid")
+    content: str = Field(description="the text to remember")
+    thread: str | None = Field(None, description="thread name or id to file it under (default: memory)")
+    author: str | None = Field(None, description="who wrote or said it")
+    role: str | None = Field(None, description="the author's role")
+    type: str | None = Field(None, description="entry type: Note, Decision, Plan...")
+    title: str | None = Field(None, description="a short title")
+    time: str | None = Field(None, description="when it happened, ISO 8601 (default: now)")
+    metadata: dict[str, Any] | None = Field(None, description="fields of your own (a JSON object)")
+
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 # Not idempotent: without `time` a note is stamped now, so the same call twice stores two entries (a client that
@@ -85,11 +103,19 @@ def build_server(service: MemoryService) -> Any:
             float | None,
             Field(ge=0, le=1, description="only hits scoring at least this, 0 to 1 (1: holds every query word)"),
         ] = None,
+        where: Annotated[
+            dict[str, Any] | None,
+            Field(
+                description='only entries whose metadata matches: {"key": value}, {"key": [any, of, these]} or '
+                '{"key": {"$in": [...]}}; several keys must all match'
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         """Search the memory for passages relevant to a question or topic, best first, with their thread and entry.
         Scores lie in [0, 1] and keep their meaning as the memory grows."""
         filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
-        return (await service.query(query, limit=limit, filters=filters, min_score=min_score)).to_dict()
+        result = await service.query(query, limit=limit, filters=filters, min_score=min_score, where=where)
+        return result.to_dict()
 
     @tool(READ_ONLY)
     async def memory_search_nodes(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
@@ -130,32 +156,49 @@ def build_server(service: MemoryService) -> Any:
         type: Annotated[str | None, Field(description="entry type: Note, Decision, Plan...")] = None,
         title: Annotated[str | None, Field(description="a short title")] = None,
         time: Annotated[str | None, Field(description="when it happened, ISO 8601 (default: now)")] = None,
+        metadata: Annotated[
+            dict[str, Any] | None, Field(description="fields of your own (a JSON object), for memory_recall's where")
+        ] = None,
     ) -> dict[str, Any]:
         """Store a new entry in memory so later searches find it. Returns its id and its thread's id."""
         result = await service.remember(
-            content, thread=thread, author=author, role=role, type=type, title=title, time=time
+            content, thread=thread, author=author, role=role, type=type, title=title, time=time, metadata=metadata
         )
         return result.to_dict()
 
     @tool(ADDS)
+    async def memory_update(
+        id: Annotated[str, Field(description="the entry id memory_remember returned")],
+        content: Annotated[str | None, Field(description="the new text (default: keep it)")] = None,
+        metadata: Annotated[
+            dict[str, Any] | None, Field(description="the new metadata, replacing the old (default: keep it)")
+        ] = None,
+    ) -> dict[str, Any]:
+        """Change an entry's text and/or metadata in place; it keeps its id, thread, author and time."""
+        return (await service.update(id, text=content, metadata=metadata)).to_dict()
+
+    @tool(ADDS)
     async def memory_remember_many(
         items: Annotated[
-            list[dict[str, Any]],
+            list[str | RememberItem],
             Field(
-                description="entries to store, each an object with 'content' and optionally "
+                description="entries to store: each the text itself, or an object with 'content' and optionally "
                 "thread, author, role, type, title, time (as memory_remember takes them)",
                 min_length=1,
             ),
         ],
     ) -> dict[str, Any]:
         """Store several entries at once (one indexing pass: much faster than one memory_remember each)."""
-        return {"remembered": [r.to_dict() for r in await service.remember_many(items)]}
+        plain = [i if isinstance(i, str) else i.model_dump(exclude_none=True) for i in items]
+        return {"remembered": [r.to_dict() for r in await service.remember_many(plain)]}
 
     @tool(DELETES)
     async def memory_forget(
-        ids: Annotated[list[str], Field(description="ids to delete (with what depends on them)")],
+        ids: Annotated[
+            list[str], Field(description="ids to delete (with what depends on them); a thread also by its name")
+        ],
     ) -> dict[str, Any]:
-        """Delete entries, threads or other records by id, with their chunks and edges."""
+        """Delete entries, threads or other records by id (a thread also by name), with their chunks and edges."""
         return (await service.forget(ids)).to_dict()
 
     @tool(READ_ONLY)
@@ -187,7 +230,15 @@ def build_server(service: MemoryService) -> Any:
         return json.dumps([e.to_dict() for e in entries])
 
     _refuse_unknown_arguments(server)
+    _advertise_no_prompts(server)
     return server
+
+
+def _advertise_no_prompts(server: Any) -> None:
+    """The SDK answers prompts/list for every server, so clients see a prompts capability; memdock has none."""
+    handlers = server._lowlevel_server._request_handlers
+    for method in ("prompts/list", "prompts/get"):
+        handlers.pop(method, None)
 
 
 def _refuse_unknown_arguments(server: Any) -> None:

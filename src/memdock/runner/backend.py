@@ -311,10 +311,13 @@ class SubprocessBackend:
         mode: str | None = None,
         timeout: float | None = None,
         min_score: float | None = None,
+        where: dict[str, Any] | None = None,
     ) -> SearchResult:
         params: dict[str, Any] = {"text": text, "limit": limit}
         if filters:
             params["filters"] = filters
+        if where:
+            params["where"] = where
         if mode:
             params["mode"] = mode
         if min_score:
@@ -393,6 +396,19 @@ class SubprocessBackend:
                 return Journal(self.store.journal_path).export(ledger, Path(out), threads, force=force)
             finally:
                 ledger.close()
+
+    def find_entry(self, entry_id: str) -> dict[str, Any] | None:
+        """The live entry record ENTRY_ID from the journal (None when the store holds no such entry)."""
+        if not self.store.ledger_path.exists():
+            return None
+        ledger = Ledger.reader(self.store.ledger_path)
+        try:
+            for rtype, rec, _ in Journal(self.store.journal_path).live(ledger, None):
+                if rtype == "entry" and rec["id"] == entry_id:
+                    return rec
+        finally:
+            ledger.close()
+        return None
 
     def list_entries(self, thread_ids: Sequence[str], *, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
         """THREAD_IDS' live entries from the journal, oldest first (event time, then position)."""

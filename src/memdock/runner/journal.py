@@ -155,7 +155,10 @@ class Journal:
     def export(
         self, ledger: Ledger, out: Path, threads: Sequence[str] | None = None, *, force: bool = False
     ) -> Exported:
-        """Write the live records (of THREADS) as one bundle at OUT, embeddings included."""
+        """Write the live records (of THREADS) as one bundle at OUT, embeddings included. A thread left with no
+        entries (all forgotten) is not written: its records would bring back a thread the user emptied."""
+        filled = {rec.get("thread_id") for rtype, rec, _ in self.live(ledger, threads) if rtype == "entry"}
+        emptied = 0
         segments = self.segments()
         chunked = [s for s in segments if read(s).kind == "chunks"]
         chunker = read(chunked[-1]).manifest.get("chunker") if chunked else None
@@ -170,13 +173,16 @@ class Journal:
             overwrite=force,
         ) as w:
             for rtype, rec, segment in self.live(ledger, threads):
+                if rtype == "thread" and rec["id"] not in filled:
+                    emptied += 1
+                    continue
                 w.write(rtype, rec)
                 done.counts[rtype] = done.counts.get(rtype, 0) + 1
                 if rtype == "chunk":
                     vectors.setdefault(segment, set()).add(rec["id"])
             for segment, chunk_ids in vectors.items():
                 _copy_vectors(read(segment), chunk_ids, w)
-        done.missing = max(0, ledger.count() - sum(done.counts.values())) if not threads else 0
+        done.missing = max(0, ledger.count() - sum(done.counts.values()) - emptied) if not threads else 0
         return done
 
     def forget(self, ids: Iterable[str]) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidInputError
+from ..limits import MAX_LIMIT, MIN_LIMIT
 
 
 def query_text(params: dict[str, Any]) -> str:
@@ -18,8 +19,8 @@ def query_text(params: dict[str, Any]) -> str:
 
 def limit_of(params: dict[str, Any]) -> int:
     limit = params.get("limit", 10)
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 1000:
-        raise InvalidInputError(f"params.limit must be an integer from 1 to 1000, got {limit!r}")
+    if not isinstance(limit, int) or isinstance(limit, bool) or not MIN_LIMIT <= limit <= MAX_LIMIT:
+        raise InvalidInputError(f"params.limit must be an integer from {MIN_LIMIT} to {MAX_LIMIT}, got {limit!r}")
     return limit
 
 

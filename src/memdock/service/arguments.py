@@ -15,8 +15,8 @@ from .. import times
 from ..errors import InvalidInputError
 from ..ids import is_valid_id
 from ..importers.base import MAX_ENTRY_BYTES
+from ..limits import MAX_LIMIT, MIN_LIMIT
 
-MIN_LIMIT, MAX_LIMIT = 1, 50
 MAX_ID = 256
 MAX_QUERY = 10_000
 MAX_FIELD = 1_000
@@ -127,7 +127,8 @@ def rfc3339(value: datetime) -> str:
 
 
 def limit(value: Any, *, name: str = "limit") -> int:
-    """Clamped to 1-50 rather than refused: an agent asking for 500 results wants many, not an error."""
+    """An integer from MIN_LIMIT to MAX_LIMIT (memdock.limits), refused otherwise: a caller asking for 200 gets
+    200 or an error saying why, never 50 in silence."""
     if isinstance(value, bool):
         raise InvalidInputError(f"{name} must be an integer, got {value!r}")
     if isinstance(value, float):
@@ -142,7 +143,9 @@ def limit(value: Any, *, name: str = "limit") -> int:
     elif not isinstance(value, int):
         raise InvalidInputError(f"{name} must be an integer, got {_kind(value)}")
     number: int = value
-    return max(MIN_LIMIT, min(MAX_LIMIT, number))
+    if not MIN_LIMIT <= number <= MAX_LIMIT:
+        raise InvalidInputError(f"{name} must be an integer from {MIN_LIMIT} to {MAX_LIMIT}, got {number}")
+    return number
 
 
 def offset(value: Any, *, name: str = "offset") -> int:

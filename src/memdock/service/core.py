@@ -11,6 +11,7 @@ The service knows backends only through the `MemoryBackend` protocol (memdock.co
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 import tempfile
@@ -24,7 +25,7 @@ from ..contract import Capabilities, DeleteResult, GetResult, HealthStatus, Memo
 from ..errors import BackendError, InvalidInputError, TransientError, UnsupportedOperationError
 from ..operations import RETRIEVAL_OPERATIONS
 from ..threads import thread_id_for
-from . import arguments, remember
+from . import arguments, metadata, remember
 from .filters import Filters
 from .remember import Note
 from .results import Entry, Remembered, Status
@@ -129,20 +130,32 @@ class ServiceCore:
         filters: Filters | None = None,
         mode: str | None = None,
         min_score: float | None = None,
+        where: Mapping[str, Any] | None = None,
     ) -> SearchResult:
         """Hits best first; with MIN_SCORE, only those scoring at least that (scores lie in [0, 1]). The backend
-        is asked to cut below it before the limit, and hits from one that does not know the option are cut here."""
+        is asked to cut below it before the limit, and hits from one that does not know the option are cut here.
+        WHERE filters on the entries' metadata (see service/metadata.py); a backend that does not declare
+        `features.metadata_filter` answers degraded, never with unfiltered hits."""
         text, limit, mode = arguments.text(text), arguments.limit(limit), arguments.mode(mode)
         min_score = _min_score(min_score)
         if filters is not None and not isinstance(filters, Filters):
             raise InvalidInputError(f"filters must be a memdock Filters, got {type(filters).__name__}")
         wire = filters.to_wire() if filters else None
+        extra: dict[str, Any] = {}
+        if min_score:
+            extra["min_score"] = min_score
+        matching = metadata.where(where)
+        if matching:
+            extra["where"] = matching
+            caps = self.capabilities()
+            if caps is not None and not caps.features.get("metadata_filter"):
+                why = f"backend {self.name} cannot filter on metadata (features.metadata_filter is not true)"
+                return SearchResult(degraded=True, reason=why, backend=self.name)
 
         def call(t: float | None) -> SearchResult:
-            if not min_score:
-                return self.backend.query(text, limit=limit, filters=wire, mode=mode, timeout=t)
-            result = self.backend.query(text, limit=limit, filters=wire, mode=mode, timeout=t, min_score=min_score)
-            result.hits = [h for h in result.hits if h.score is not None and h.score >= min_score]
+            result = self.backend.query(text, limit=limit, filters=wire, mode=mode, timeout=t, **extra)
+            if min_score:
+                result.hits = [h for h in result.hits if h.score is not None and h.score >= min_score]
             return result
 
         return self._search("query", call)
@@ -179,7 +192,9 @@ class ServiceCore:
     # -- writes --------------------------------------------------------------------------------
 
     def forget(self, ids: Sequence[str] | str) -> DeleteResult:
-        wanted = arguments.identifiers(ids)
+        """Delete IDS with what depends on them. A value without a `kind:` prefix is a thread name (as remember
+        and recall take it), so `forget("prefs")` deletes the thread `remember(..., thread="prefs")` filled."""
+        wanted = [i if ":" in i else thread_id_for(i) for i in arguments.identifiers(ids)]
         lacking = self._lacks("delete")
         if lacking:
             return DeleteResult(not_found=wanted, degraded=True, reason=lacking)
@@ -199,20 +214,23 @@ class ServiceCore:
         type: str | None = None,
         title: str | None = None,
         time: Any = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> Remembered:
         """Import, chunk and index one entry. Nothing else in its thread is touched (no pruning)."""
-        note = Note.of(content, thread=thread, author=author, role=role, type=type, title=title, time=time)
-        return self._remember([note])[0]
+        note = Note.of(
+            content, thread=thread, author=author, role=role, type=type, title=title, time=time, metadata=metadata
+        )
+        return self.remember_notes([note])[0]
 
     def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
         """Remember several entries with one index call. Each item is the content, or a mapping with
         `content` and any of remember's keyword arguments. All are checked before anything is written."""
-        notes = [_note(item, i) for i, item in enumerate(items)]
-        if len(notes) > MAX_BATCH:
-            raise InvalidInputError(f"remember_many takes at most {MAX_BATCH} items at once, got {len(notes)}")
-        return self._remember(notes) if notes else []
+        return self.remember_notes(notes_of(items))
 
-    def _remember(self, notes: list[Note]) -> list[Remembered]:
+    def remember_notes(self, notes: list[Note]) -> list[Remembered]:
+        """Index checked NOTES with one call; their results in order."""
+        if not notes:
+            return []
         work = Path(tempfile.mkdtemp(prefix="memdock-remember-"))
         try:
             bundle, entry_ids = remember.build(work, notes)
@@ -237,17 +255,51 @@ class ServiceCore:
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
-    def list(self, *, thread: Any, limit: int = 20, offset: int = 0) -> list[Entry]:
-        """THREAD's entries (a name or id, or several), oldest first, LIMIT from OFFSET (LIMIT clamped to 1-50)."""
-        threads = [thread_id_for(t) for t in arguments.threads(thread)]
-        if not threads:
-            raise InvalidInputError("thread is required: list pages through one thread (or several)")
+    def update(
+        self, entry_id: str, *, text: str | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> Remembered:
+        """ENTRY_ID with new TEXT and/or METADATA, under the same id, thread, author, role, type, title and time:
+        the old entry is deleted with its chunks and the new one indexed (two writes, not one transaction)."""
+        entry_id = arguments.identifier(entry_id, name="id")
+        if text is None and metadata is None:
+            raise InvalidInputError("update needs text or metadata (or both)")
+        old = self.backend.find_entry(entry_id) if hasattr(self.backend, "find_entry") else None
+        if old is None:
+            raise InvalidInputError(f"no entry {entry_id} in this memory: update takes the id remember returned")
+        note = remember.Note.of(
+            old.get("body", "") if text is None else text,
+            thread=old["thread_id"],
+            author=old.get("author"),
+            role=old.get("role"),
+            type=old.get("entry_type"),
+            title=old.get("title"),
+            time=old.get("event_time"),
+            metadata=old.get("metadata") if metadata is None else metadata,
+        )
+        deleted = self.forget([entry_id])
+        if deleted.degraded:
+            return Remembered(entry_id, old["thread_id"], degraded=True, reason=deleted.reason)
+        return self.remember_notes([dataclasses.replace(note, entry_id=entry_id)])[0]
+
+    def list(self, *, thread: Any = None, limit: int = 20, offset: int = 0) -> list[Entry]:
+        """THREAD's entries (a name or id, or several; every thread's when None), oldest first, LIMIT from OFFSET
+        (LIMIT as memdock.limits)."""
+        threads = [] if thread is None else [thread_id_for(t) for t in arguments.threads(thread)]
+        if thread is not None and not threads:
+            raise InvalidInputError("thread is empty: give a thread name or id, or leave it out for every thread")
         limit, offset = arguments.limit(limit), arguments.offset(offset)
         return [Entry.from_record(r) for r in self.backend.list_entries(threads, limit=limit, offset=offset)]
 
     def threads(self) -> dict[str, int]:
         """Each thread id the memory holds, with its number of entries."""
         return self.backend.threads()
+
+    def count(self, *, thread: Any = None) -> int:
+        """How many entries the memory holds (in THREAD, a name or id, or several, when given)."""
+        held = self.backend.threads()
+        if thread is None:
+            return sum(held.values())
+        return sum(held.get(thread_id_for(t), 0) for t in arguments.threads(thread))
 
     # -- status --------------------------------------------------------------------------------
 
@@ -269,6 +321,14 @@ class ServiceCore:
         )
 
 
+def notes_of(items: Iterable[str | Mapping[str, Any]]) -> list[Note]:
+    """remember_many's ITEMS as checked notes; an error names the item."""
+    notes = [_note(item, i) for i, item in enumerate(items)]
+    if len(notes) > MAX_BATCH:
+        raise InvalidInputError(f"remember_many takes at most {MAX_BATCH} items at once, got {len(notes)}")
+    return notes
+
+
 def _note(item: Any, index: int) -> Note:
     """One remember_many item as a checked Note; an error names the item."""
     try:
@@ -276,7 +336,7 @@ def _note(item: Any, index: int) -> Note:
             return Note.of(item)
         if not isinstance(item, Mapping):
             raise InvalidInputError(f"must be a string or a mapping with 'content', got {type(item).__name__}")
-        unknown = set(item) - {"content", "thread", "author", "role", "type", "title", "time"}
+        unknown = set(item) - {"content", "thread", "author", "role", "type", "title", "time", "metadata"}
         if unknown:
             raise InvalidInputError(f"has unknown key(s) {sorted(map(str, unknown))}")
         if "content" not in item:

@@ -16,6 +16,7 @@ from ..importers.base import edge
 from ..importers.entities import extract_entities
 from ..threads import DEFAULT_THREAD, ID_PREFIX, thread_id_for
 from . import arguments
+from .metadata import check as check_metadata
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ class Note:
     type: str | None = None
     title: str | None = None
     time: datetime | None = None
+    metadata: dict[str, Any] | None = None
+    entry_id: str | None = None  # set by update: the entry keeps its id
 
     @classmethod
     def of(
@@ -41,6 +44,7 @@ class Note:
         type: Any = None,
         title: Any = None,
         time: Any = None,
+        metadata: Any = None,
     ) -> Note:
         return cls(
             content=arguments.content(content),
@@ -50,6 +54,7 @@ class Note:
             type=arguments.optional(type, name="type"),
             title=arguments.optional(title, name="title"),
             time=arguments.when(time),
+            metadata=check_metadata(metadata),
         )
 
     @property
@@ -68,7 +73,7 @@ def build(out: Path, notes: Sequence[Note]) -> tuple[Path, list[str]]:
             when = note.time or datetime.now(UTC)
             stamp = arguments.rfc3339(when)
             entry: dict[str, Any] = {
-                "id": f"entry:{digest(tid, stamp, note.author or '', note.content)}",
+                "id": note.entry_id or f"entry:{digest(tid, stamp, note.author or '', note.content)}",
                 "thread_id": tid,
                 "position": max(0, int(when.timestamp() * 1000)),
                 "body": note.content,
@@ -81,6 +86,8 @@ def build(out: Path, notes: Sequence[Note]) -> tuple[Path, list[str]]:
                     entry[key] = getattr(note, key)
             if note.type:
                 entry["entry_type"] = note.type
+            if note.metadata:
+                entry["metadata"] = note.metadata
             ids.append(entry["id"])
             if entry["id"] in written:
                 continue  # the same note twice in one batch is one entry

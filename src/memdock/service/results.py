@@ -43,6 +43,7 @@ class Entry:
     role: str | None = None
     type: str | None = None
     title: str | None = None
+    metadata: dict[str, Any] | None = None
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Entry:
@@ -53,6 +54,7 @@ class Entry:
             time=record.get("event_time"),
             author=record.get("author"),
             role=record.get("role"),
+            metadata=record.get("metadata"),
             type=record.get("entry_type"),
             title=record.get("title"),
         )

@@ -2,6 +2,10 @@
 
 Each call runs the synchronous core on a thread of the service's own, so the event loop never blocks on
 a backend; the core enforces the deadline, and `asyncio.wait_for` is a backstop a little beyond it.
+
+Reads and writes run in separate lanes. Writes are serialised by the store's lock anyway, so they get one
+thread of their own: a burst of remembers queues there, and never takes the threads a recall needs (the
+store's readers never wait on its writer: the adapters read through their own snapshot, e.g. SQLite WAL).
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ from functools import partial
 from typing import Any, TypeVar
 
 from ..contract import DeleteResult, GetResult, MemoryBackend, SearchResult
-from .core import DEFAULT_DEADLINE, INDEX_DEADLINE, ServiceCore
+from .batcher import WriteBatcher
+from .core import DEFAULT_DEADLINE, INDEX_DEADLINE, MAX_BATCH, ServiceCore, notes_of
 from .filters import Filters
+from .remember import Note
 from .results import Entry, Remembered, Status
 
 R = TypeVar("R")
@@ -28,7 +34,9 @@ class MemoryService:
     def __init__(self, backend: MemoryBackend, *, deadline: float = DEFAULT_DEADLINE, workers: int = 2):
         self.core = ServiceCore(backend, deadline=deadline)
         self.deadline = deadline
-        self._threads = ThreadPoolExecutor(max_workers=workers + 1, thread_name_prefix="memdock-service")
+        self._threads = ThreadPoolExecutor(max_workers=workers + 1, thread_name_prefix="memdock-read")
+        self._writes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdock-write")
+        self._batcher = WriteBatcher(self._writes, self.core.remember_notes, MAX_BATCH)
 
     async def _call(
         self,
@@ -36,14 +44,20 @@ class MemoryService:
         *args: Any,
         degraded: Callable[[str], R],
         seconds: float | None = None,
+        write: bool = False,
         **kwargs: Any,
     ) -> R:
         loop = asyncio.get_running_loop()
-        budget = (seconds or self.deadline) + BACKSTOP
+        deadline = seconds or self.deadline
+        lane = self._threads
+        if write:
+            lane = self._writes
+            self._batcher.close_batch()
         try:
-            return await asyncio.wait_for(loop.run_in_executor(self._threads, partial(fn, *args, **kwargs)), budget)
+            job = loop.run_in_executor(lane, partial(fn, *args, **kwargs))
+            return await asyncio.wait_for(job, deadline + BACKSTOP)
         except TimeoutError:
-            return degraded(f"no answer within {budget:g}s")
+            return degraded(f"no answer within the {deadline:g}s deadline")
 
     async def query(
         self,
@@ -53,9 +67,17 @@ class MemoryService:
         filters: Filters | None = None,
         mode: str | None = None,
         min_score: float | None = None,
+        where: Mapping[str, Any] | None = None,
     ) -> SearchResult:
         return await self._call(
-            self.core.query, text, limit=limit, filters=filters, mode=mode, min_score=min_score, degraded=_no_hits
+            self.core.query,
+            text,
+            limit=limit,
+            filters=filters,
+            mode=mode,
+            min_score=min_score,
+            where=where,
+            degraded=_no_hits,
         )
 
     async def search_nodes(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
@@ -74,31 +96,48 @@ class MemoryService:
         return await self._call(self.core.get_edge, edge_id, degraded=_no_item)
 
     async def remember(self, content: str, **fields: Any) -> Remembered:
-        return await self._call(
-            self.core.remember,
-            content,
-            **fields,
-            seconds=max(self.deadline, INDEX_DEADLINE),
-            degraded=lambda why: Remembered("", "", degraded=True, reason=why),
-        )
+        return (await self._remember([Note.of(content, **fields)]))[0]
 
     async def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
-        items = list(items)
+        return await self._remember(notes_of(items))
+
+    async def _remember(self, notes: list[Note]) -> list[Remembered]:
+        """NOTES indexed with whatever other remembers are waiting (see batcher.py); checked before queueing."""
+        if not notes:
+            return []
+        deadline = max(self.deadline, INDEX_DEADLINE)
+        try:
+            return await asyncio.wait_for(self._batcher.submit(notes), deadline + BACKSTOP)
+        except TimeoutError:
+            why = f"no answer within the {deadline:g}s deadline"
+            return [Remembered("", "", degraded=True, reason=why) for _ in notes]
+
+    async def update(
+        self, entry_id: str, *, text: str | None = None, metadata: Mapping[str, Any] | None = None
+    ) -> Remembered:
         return await self._call(
-            self.core.remember_many,
-            items,
+            self.core.update,
+            entry_id,
+            text=text,
+            metadata=metadata,
             seconds=max(self.deadline, INDEX_DEADLINE),
-            degraded=lambda why: [Remembered("", "", degraded=True, reason=why) for _ in items],
+            write=True,
+            degraded=lambda why: Remembered(entry_id, "", degraded=True, reason=why),
         )
 
-    async def list(self, *, thread: Any, limit: int = 20, offset: int = 0) -> list[Entry]:
+    async def list(self, *, thread: Any = None, limit: int = 20, offset: int = 0) -> list[Entry]:
         return await self._call(self.core.list, thread=thread, limit=limit, offset=offset, degraded=lambda why: [])
+
+    async def count(self, *, thread: Any = None) -> int:
+        return await self._call(self.core.count, thread=thread, degraded=lambda why: 0)
 
     async def threads(self) -> dict[str, int]:
         return await self._call(self.core.threads, degraded=lambda why: {})
 
     async def forget(self, ids: Sequence[str] | str) -> DeleteResult:
-        return await self._call(self.core.forget, ids, degraded=lambda why: DeleteResult(degraded=True, reason=why))
+        return await self._call(
+            self.core.forget, ids, write=True, degraded=lambda why: DeleteResult(degraded=True, reason=why)
+        )
 
     async def status(self) -> Status:
         return await self._call(
@@ -111,6 +150,7 @@ class MemoryService:
     def close(self) -> None:
         self.core.close()
         self._threads.shutdown(wait=False, cancel_futures=True)
+        self._writes.shutdown(wait=False, cancel_futures=True)
 
     async def __aenter__(self) -> MemoryService:
         return self
