@@ -1,0 +1,172 @@
+"""`query` over chunks and the structural searches over nodes and facts: full-text matches ranked by ts_rank_cd.
+
+The query's words go through the same English configuration as the stored text (stop words dropped, stems kept)
+and are OR-ed, so a passage holding any of them is a candidate, as with BM25. ts_rank_cd (cover density: how many
+query words, how often and how close) with normalisation 32 (rank / (rank + 1)) gives scores in [0, 1); A weight
+(headers, titles, names) counts 1.0 and B (bodies) 0.4. Postgres has no corpus-wide term statistics in its rank,
+so a rare word weighs no more than a common one (the difference from BM25; see docs/backends/postgres.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from memdock_entries import hits
+from memdock_entries.filters import Filters
+
+from memdock.errors import InvalidInputError
+from memdock.sdk.params import group_ids, limit_of, query_text, record_id
+
+from .lookup import fetch
+
+BACKEND = "postgres"
+NO_WORDS = "the query has no searchable words"
+NEIGHBOURS = 50
+TSQUERY = (
+    "WITH q AS (SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) AS q "
+    "FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) AS l) "
+)
+
+
+def _answer(found: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    return {"hits": found, "backend": BACKEND, **extra}
+
+
+def _filters(f: Filters, alias: str, args: dict[str, Any]) -> str:
+    """SQL conditions for F over a chunks or entries alias, their values added to ARGS."""
+    conds = []
+    if f.threads:
+        conds.append(f"{alias}.thread_id = ANY(%(threads)s)")
+        args["threads"] = list(f.threads)
+    if f.since is not None:
+        conds.append(f"{alias}.ts >= %(since)s")
+        args["since"] = f.since
+    if f.until is not None:
+        conds.append(f"{alias}.ts <= %(until)s")
+        args["until"] = f.until
+    for key, column, values in (("authors", "author_keys", f.authors), ("roles", "role", f.roles)):
+        if values:
+            conds.append(f"{alias}.{column} && %({key})s" if key == "authors" else f"{alias}.{column} = ANY(%({key})s)")
+            args[key] = [v.strip() for v in values]
+    if f.types:
+        conds.append(f"{alias}.entry_type = ANY(%(types)s)")
+        args["types"] = list(f.types)
+    return "".join(f" AND {c}" for c in conds)
+
+
+def _ranked(conn: psycopg.Connection, text: str, body: str, args: dict[str, Any]) -> list[tuple[dict, float]] | None:
+    """The ranked (rec, score) rows of BODY, a query over `q.q`; None when the text has no searchable words."""
+    rows = conn.execute(
+        f"{TSQUERY} SELECT q.q IS NULL, r.* FROM q LEFT JOIN LATERAL ({body}) r ON true",
+        {
+            "text": text,
+            **args,
+        },
+    ).fetchall()
+    if rows and rows[0][0]:
+        return None
+    return [(rec, float(score)) for _, rec, score in rows if rec is not None]
+
+
+def run_query(conn: psycopg.Connection, params: dict[str, Any]) -> dict[str, Any]:
+    text, limit = query_text(params), limit_of(params)
+    mode = params.get("mode") or "auto"
+    if mode not in ("auto", "bm25", "vector", "hybrid"):
+        raise InvalidInputError(f"params.mode must be auto, bm25, vector or hybrid, got {mode!r}")
+    extra: dict[str, Any] = {}
+    if mode in ("vector", "hybrid"):
+        extra = {
+            "degraded": True,
+            "reason": f"mode {mode} needs embeddings, which the postgres adapter does not have yet; answered with "
+            "full-text ranking",
+        }
+    args: dict[str, Any] = {"limit": limit}
+    where = _filters(Filters.parse(params), "c", args)
+    body = (
+        "SELECT c.rec, ts_rank_cd(c.tsv, q.q, 32) AS s FROM chunks c "
+        f"WHERE c.tsv @@ q.q{where} ORDER BY s DESC, c.id LIMIT %(limit)s"
+    )
+    ranked = _ranked(conn, text, body, args)
+    if ranked is None:
+        return _answer([], reason=NO_WORDS)
+    found = [
+        hits.chunk_hit(BACKEND, rec, s, rank, {"mode": "fulltext", "ts_rank_cd": s})
+        for rank, (rec, s) in enumerate(ranked, 1)
+    ]
+    return _answer(found, **extra)
+
+
+def search_nodes(conn: psycopg.Connection, params: dict[str, Any], *, episodes: bool = False) -> dict[str, Any]:
+    """Threads, entries and entities whose name or text matches; entries only when EPISODES.
+
+    A group (thread) restricts threads and entries to it; entities, which belong to no thread, are kept only
+    when an edge of that thread mentions them."""
+    text, limit, groups = query_text(params), limit_of(params), group_ids(params)
+    args: dict[str, Any] = {"limit": limit, "groups": groups}
+    in_group = " AND n.thread_id = ANY(%(groups)s)" if groups else ""
+    parts = [f"SELECT n.rec, n.tsv FROM entries n WHERE n.tsv @@ q.q{in_group}"]
+    if not episodes:
+        parts.append(f"SELECT n.rec, n.tsv FROM threads n WHERE n.tsv @@ q.q{in_group.replace('thread_id', 'id')}")
+        mentioned = " AND n.id IN (SELECT target_id FROM edges WHERE thread_id = ANY(%(groups)s))" if groups else ""
+        parts.append(f"SELECT n.rec, n.tsv FROM entities n WHERE n.tsv @@ q.q{mentioned}")
+    body = (
+        f"SELECT u.rec, ts_rank_cd(u.tsv, q.q, 32) AS s FROM ({' UNION ALL '.join(parts)}) u "
+        "ORDER BY s DESC, u.rec->>'id' LIMIT %(limit)s"
+    )
+    ranked = _ranked(conn, text, body, args)
+    if ranked is None:
+        return _answer([], reason=NO_WORDS)
+    return _answer(
+        [
+            hits.node_hit(BACKEND, rec, s, rank, as_episode=episodes, extra={"ts_rank_cd": s})
+            for rank, (rec, s) in enumerate(ranked, 1)
+        ]
+    )
+
+
+def search_facts(conn: psycopg.Connection, params: dict[str, Any]) -> dict[str, Any]:
+    text, limit, groups = query_text(params), limit_of(params), group_ids(params)
+    in_group = " AND e.thread_id = ANY(%(groups)s)" if groups else ""
+    body = (
+        "SELECT e.rec, ts_rank_cd(e.tsv, q.q, 32) AS s FROM edges e "
+        f"WHERE e.tsv @@ q.q{in_group} ORDER BY s DESC, e.id LIMIT %(limit)s"
+    )
+    ranked = _ranked(conn, text, body, {"limit": limit, "groups": groups})
+    if ranked is None:
+        return _answer([], reason=NO_WORDS)
+    return _answer([hits.fact_hit(BACKEND, rec, s, rank) for rank, (rec, s) in enumerate(ranked, 1)])
+
+
+def neighbours(conn: psycopg.Connection, node_id: str) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        "(SELECT rec, 'out' FROM edges WHERE source_id = %(id)s ORDER BY id LIMIT %(n)s) UNION ALL "
+        "(SELECT rec, 'in' FROM edges WHERE target_id = %(id)s ORDER BY id LIMIT %(n)s)",
+        {"id": node_id, "n": NEIGHBOURS},
+    ).fetchall()
+    out = [
+        {
+            "edge_id": e["id"],
+            "type": e["type"],
+            "direction": d,
+            "other_id": e["target_id"] if d == "out" else e["source_id"],
+            "fact": e["fact"],
+        }
+        for e, d in rows
+    ]
+    return out[:NEIGHBOURS]
+
+
+def get_node(conn: psycopg.Connection, params: dict[str, Any]) -> dict[str, Any]:
+    node_id = record_id(params)
+    rec = fetch(conn, [node_id]).get(node_id)
+    if rec is None:
+        return {"item": None}
+    if rec["kind"] == "chunk":
+        return {"item": hits.chunk_hit(BACKEND, rec, 1.0, 1)}
+    return {"item": hits.node_hit(BACKEND, rec, 1.0, None, extra={"edges": neighbours(conn, node_id)})}
+
+
+def get_edge(conn: psycopg.Connection, params: dict[str, Any]) -> dict[str, Any]:
+    edge_id = record_id(params)
+    rec = fetch(conn, [edge_id], ("edges",)).get(edge_id)
+    return {"item": hits.fact_hit(BACKEND, rec, 1.0, None) if rec else None}
