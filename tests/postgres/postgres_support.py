@@ -43,7 +43,8 @@ class Server:
     give a password (scram-sha-256) is set up beside the trusted superuser, for the password tests."""
 
     def __init__(self) -> None:
-        os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.gettempdir())  # pgserver's lock files go there
+        if not os.environ.get("XDG_RUNTIME_DIR"):  # pgserver keeps its lock files there: a private dir
+            os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="memdock-pg-run-")
         try:
             import pgserver
         except ImportError:
