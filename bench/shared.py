@@ -174,9 +174,8 @@ def main() -> None:
     finally:
         server.cleanup()
     print(f"\n{args.agents} agents x {args.ops} operations (half remember, half recall) over MCP HTTP")
-    print(
-        f"{'store':24} {'ops/s':>8} {'recall p50 ms':>14} {'recall p99 ms':>14} {'written':>8} {'lost':>5} {'degraded':>9}"
-    )
+    head = ("ops/s", "recall p50 ms", "recall p99 ms", "written", "lost", "degraded")
+    print(f"{'store':24} " + " ".join(f"{h:>{w}}" for h, w in zip(head, (8, 14, 14, 8, 5, 9))))
     for r in rows:
         print(
             f"{r['label']:24} {r['ops_per_s']:8.1f} {r['p50']:14.1f} {r['p99']:14.1f} {r['written']:8d} "
