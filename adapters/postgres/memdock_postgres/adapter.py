@@ -29,9 +29,12 @@ class PostgresAdapter(Adapter):
     }
     score = {
         "range": [0.0, 1.0],
-        "semantics": "Postgres full-text rank ts_rank_cd (cover density, normalisation 32: r/(r+1)) of the query's "
-        "words OR-ed, headers and titles weighted 1.0 and bodies 0.4; no corpus-wide term weights (unlike BM25); "
-        "no embeddings, so vector and hybrid modes answer with full-text ranking, marked degraded",
+        "semantics": "query: the idf-weighted share of the query's terms the chunk holds, as sqlite scores it (1 = "
+        "every term, whatever the store size; BM25's idf; a word in more than 20,000 chunks counted as 20,000), ties "
+        "ordered by Postgres's ts_rank_cd; search_nodes, search_episodes and search_facts: ts_rank_cd with "
+        "normalisation 32 (r/(r+1)), titles and names weighted 1.0, bodies 0.4; no embeddings, so vector and "
+        "hybrid modes answer with bm25, marked degraded",
+        "stable_as_store_grows": True,
     }
 
     def __init__(self) -> None:

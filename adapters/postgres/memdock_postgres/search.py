@@ -1,10 +1,12 @@
-"""`query` over chunks and the structural searches over nodes and facts: full-text matches ranked by ts_rank_cd.
+"""`query` over chunks and the structural searches over nodes and facts, on Postgres full-text search.
 
 The query's words go through the same English configuration as the stored text (stop words dropped, stems kept)
-and are OR-ed, so a passage holding any of them is a candidate, as with BM25. ts_rank_cd (cover density: how many
-query words, how often and how close) with normalisation 32 (rank / (rank + 1)) gives scores in [0, 1); A weight
-(headers, titles, names) counts 1.0 and B (bodies) 0.4. Postgres has no corpus-wide term statistics in its rank,
-so a rare word weighs no more than a common one (the difference from BM25; see docs/backends/postgres.md)."""
+and are OR-ed, so a passage holding any of them is a candidate, as with BM25. Chunks are ranked as the sqlite
+adapter ranks them: by the idf-weighted share of the query's words a chunk holds (BM25's idf, the store counted
+as at least 1000 chunks, a word's chunk count read from the GIN index and capped at 20,000), ties ordered by
+ts_rank_cd (cover density; normalisation 32, r/(r+1)), where sqlite orders them by BM25. Nodes and facts are
+ranked by ts_rank_cd alone. A (headers, titles, names) counts 1.0 in ts_rank_cd, B (bodies) 0.4.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +27,16 @@ NEIGHBOURS = 50
 TSQUERY = (
     "WITH q AS (SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) AS q "
     "FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) AS l) "
+)
+MIN_STORE, DF_CAP, TIE_DIGITS = 1000, 20000, 6
+WEIGHTED = (
+    "WITH t AS (SELECT l AS term, to_tsquery('simple', quote_literal(l)) AS tq "
+    "FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) AS l), "
+    f"n AS (SELECT greatest(count(*), {MIN_STORE})::float8 AS n FROM chunks), "
+    "w AS (SELECT t.tq, ln(1 + (n.n - d.df + 0.5) / (d.df + 0.5)) AS idf FROM t, n, LATERAL "
+    f"(SELECT count(*) AS df FROM (SELECT 1 FROM chunks c WHERE c.tsv @@ t.tq LIMIT {DF_CAP}) x) d), "
+    "q AS (SELECT to_tsquery('simple', (SELECT string_agg(quote_literal(term), ' | ') FROM t)) AS q, "
+    "(SELECT sum(idf) FROM w) AS whole) "
 )
 
 
@@ -54,18 +66,15 @@ def _filters(f: Filters, alias: str, args: dict[str, Any]) -> str:
     return "".join(f" AND {c}" for c in conds)
 
 
-def _ranked(conn: psycopg.Connection, text: str, body: str, args: dict[str, Any]) -> list[tuple[dict, float]] | None:
-    """The ranked (rec, score) rows of BODY, a query over `q.q`; None when the text has no searchable words."""
-    rows = conn.execute(
-        f"{TSQUERY} SELECT q.q IS NULL, r.* FROM q LEFT JOIN LATERAL ({body}) r ON true",
-        {
-            "text": text,
-            **args,
-        },
-    ).fetchall()
+def _ranked(
+    conn: psycopg.Connection, text: str, body: str, args: dict[str, Any], head: str = TSQUERY
+) -> list[tuple[Any, ...]] | None:
+    """The ranked (rec, score, ...) rows of BODY, a query over `q.q`; None when the text has no searchable words."""
+    sql = f"{head} SELECT q.q IS NULL, r.* FROM q LEFT JOIN LATERAL ({body}) r ON true"
+    rows = conn.execute(sql, {"text": text, **args}).fetchall()
     if rows and rows[0][0]:
         return None
-    return [(rec, float(score)) for _, rec, score in rows if rec is not None]
+    return [(row[1], *map(float, row[2:])) for row in rows if row[1] is not None]
 
 
 def run_query(conn: psycopg.Connection, params: dict[str, Any]) -> dict[str, Any]:
@@ -83,15 +92,16 @@ def run_query(conn: psycopg.Connection, params: dict[str, Any]) -> dict[str, Any
     args: dict[str, Any] = {"limit": limit}
     where = _filters(Filters.parse(params), "c", args)
     body = (
-        "SELECT c.rec, ts_rank_cd(c.tsv, q.q, 32) AS s FROM chunks c "
-        f"WHERE c.tsv @@ q.q{where} ORDER BY s DESC, c.id LIMIT %(limit)s"
+        "SELECT c.rec, round(least(1, (SELECT sum(w.idf) FROM w WHERE c.tsv @@ w.tq) / q.whole)::numeric, "
+        f"{TIE_DIGITS}) AS s, ts_rank_cd(c.tsv, q.q, 32) AS r FROM chunks c "
+        f"WHERE c.tsv @@ q.q{where} ORDER BY s DESC, r DESC, c.id LIMIT %(limit)s"
     )
-    ranked = _ranked(conn, text, body, args)
+    ranked = _ranked(conn, text, body, args, WEIGHTED)
     if ranked is None:
         return _answer([], reason=NO_WORDS)
     found = [
-        hits.chunk_hit(BACKEND, rec, s, rank, {"mode": "fulltext", "ts_rank_cd": s})
-        for rank, (rec, s) in enumerate(ranked, 1)
+        hits.chunk_hit(BACKEND, rec, s, rank, {"mode": "bm25", "coverage": s, "ts_rank_cd": r})
+        for rank, (rec, s, r) in enumerate(ranked, 1)
     ]
     return _answer(found, **extra)
 
