@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing as mp
-import os
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from pg_local import local_postgres  # noqa: E402
 
 from memdock.registry import Registry  # noqa: E402
 from memdock.runner.backend import SubprocessBackend  # noqa: E402
@@ -151,28 +153,17 @@ def main() -> None:
     ap.add_argument("--agents", type=int, default=8)
     ap.add_argument("--ops", type=int, default=200, help="operations per agent, half remember, half recall")
     args = ap.parse_args()
-    os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="memdock-pg-run-"))
-    import pgserver
-
     tmp = Path(tempfile.mkdtemp(prefix="memdock-bench-shared-"))
-    server = pgserver.get_server(tmp / "pgdata", cleanup_mode="delete")
-    socket_dir = server.get_uri().split("host=", 1)[1]
     rows = []
-    try:
+    with local_postgres() as new_database:
         for label, backend, servers in (
             ("sqlite, 1 server", "sqlite", 1),
             ("postgres, 1 server", "postgres", 1),
             ("postgres, 2 servers", "postgres", 2),
         ):
-            config: dict[str, str] = {}
-            if backend == "postgres":
-                db = f"bench_{servers}"
-                server.psql(f"CREATE DATABASE {db}")
-                config = {"postgres_dsn": f"postgresql://postgres@/{db}?host={socket_dir}"}
+            config = {"postgres_dsn": new_database(f"bench_{servers}")} if backend == "postgres" else {}
             rows.append(run(label, backend, servers, config, args.agents, args.ops, tmp / label.replace(" ", "_")))
             print(f"done: {rows[-1]}", file=sys.stderr)
-    finally:
-        server.cleanup()
     print(f"\n{args.agents} agents x {args.ops} operations (half remember, half recall) over MCP HTTP")
     head = ("ops/s", "recall p50 ms", "recall p99 ms", "written", "lost", "degraded")
     print(f"{'store':24} " + " ".join(f"{h:>{w}}" for h, w in zip(head, (8, 14, 14, 8, 5, 9))))
