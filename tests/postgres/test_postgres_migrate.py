@@ -103,7 +103,8 @@ def test_four_shard_jobs_leave_what_a_serial_run_leaves(pg, tmp_path, chunks, ex
         with backend(pg.dsn(db), tmp_path / f"store-{parallel}", config={"batch_size": 50}) as b:
             result = b.index(chunks, parallel=parallel, executor=executor if parallel > 1 else None)
         if parallel > 1:
-            assert result.details.get("shards", 0) >= 2 or "shard" in json.dumps(result.details), result.details
+            ran = result.details["parallel"]
+            assert ran["mode"] == "shared" and ran["shards"] == 4 and ran["failed"] == 0, ran
         dumps.append(
             {
                 table: pg.psql(f"SELECT id, rec::text, tsv::text FROM memdock.{table} ORDER BY id", db)
