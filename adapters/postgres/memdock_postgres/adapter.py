@@ -29,10 +29,13 @@ class PostgresAdapter(Adapter):
     }
     score = {
         "range": [0.0, 1.0],
-        "semantics": "query: the idf-weighted share of the query's terms the chunk holds, as sqlite scores it (1 = "
-        "every term, whatever the store size; BM25's idf; a word in more than 20,000 chunks counted as 20,000), ties "
-        "ordered by Postgres's ts_rank_cd; search_nodes, search_episodes and search_facts: ts_rank_cd with "
-        "normalisation 32 (r/(r+1)), titles and names weighted 1.0, bodies 0.4; no embeddings, so vector and "
+        "semantics": "query: the idf-weighted share of the query's terms the chunk holds, as sqlite scores it "
+        "(1 = every term, whatever the store size; BM25's idf; a word in more than 20,000 chunks counted as "
+        "20,000), ties ordered by Postgres's ts_rank_cd; the turn after a top hit that asks a question (a question "
+        "mark in its header or text), in a conversation (a thread imported as chat or irc), comes with it as its "
+        "likely answer, scored 0.9 times the hit's score (extra.neighbour_of names the hit; neighbour_weight sets "
+        "the share for every thread, 0 turns it off); search_nodes, search_episodes and search_facts: ts_rank_cd "
+        "with normalisation 32 (r/(r+1)), titles and names weighted 1.0, bodies 0.4; no embeddings, so vector and "
         "hybrid modes answer with bm25, marked degraded",
         "stable_as_store_grows": True,
     }
@@ -96,7 +99,8 @@ class PostgresAdapter(Adapter):
 
     def query(self, ctx: Context) -> dict:
         query_text(ctx.params)
-        return self._read(ctx, "searching chunks", search.run_query)
+        weight = ctx.config.get("neighbour_weight")
+        return self._read(ctx, "searching chunks", search.run_query, None if weight is None else float(weight))
 
     def search_nodes(self, ctx: Context) -> dict:
         query_text(ctx.params)

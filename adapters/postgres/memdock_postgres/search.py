@@ -4,7 +4,8 @@ The query's words go through the same English configuration as the stored text (
 and are OR-ed, so a passage holding any of them is a candidate, as with BM25. Chunks are ranked as the sqlite
 adapter ranks them: by the idf-weighted share of the query's words a chunk holds (BM25's idf, the store counted
 as at least 1000 chunks, a word's chunk count read from the GIN index and capped at 20,000), ties ordered by
-ts_rank_cd (cover density; normalisation 32, r/(r+1)), where sqlite orders them by BM25. Nodes and facts are
+ts_rank_cd (cover density; normalisation 32, r/(r+1)), where sqlite orders them by BM25; a hit that asks a
+question brings the turn after it, as in sqlite (the neighbours module). Nodes and facts are
 ranked by ts_rank_cd alone. A (headers, titles, names) counts 1.0 in ts_rank_cd, B (bodies) 0.4.
 """
 
@@ -19,6 +20,7 @@ from memdock_entries.filters import Filters
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import group_ids, limit_of, query_text, record_id
 
+from . import neighbours
 from .lookup import fetch
 
 BACKEND = "postgres"
@@ -77,17 +79,21 @@ def _ranked(
     return [(row[1], *map(float, row[2:])) for row in rows if row[1] is not None]
 
 
-def run_query(conn: psycopg.Connection, params: dict[str, Any]) -> dict[str, Any]:
+def run_query(conn: psycopg.Connection, params: dict[str, Any], neighbour_weight: float | None = None) -> dict:
     text, limit = query_text(params), limit_of(params)
     mode = params.get("mode") or "auto"
     if mode not in ("auto", "bm25", "vector", "hybrid"):
         raise InvalidInputError(f"params.mode must be auto, bm25, vector or hybrid, got {mode!r}")
+    min_score = params.get("min_score")
+    if min_score is not None and (
+        not isinstance(min_score, (int, float)) or isinstance(min_score, bool) or not 0 <= min_score <= 1
+    ):
+        raise InvalidInputError(f"params.min_score must be a number in [0, 1], got {min_score!r}")
     extra: dict[str, Any] = {}
     if mode in ("vector", "hybrid"):
         extra = {
             "degraded": True,
-            "reason": f"mode {mode} needs embeddings, which the postgres adapter does not have yet; answered with "
-            "full-text ranking",
+            "reason": f"mode {mode} needs embeddings, which the postgres adapter does not have yet; answered with bm25",
         }
     args: dict[str, Any] = {"limit": limit}
     where = _filters(Filters.parse(params), "c", args)
@@ -96,13 +102,14 @@ def run_query(conn: psycopg.Connection, params: dict[str, Any]) -> dict[str, Any
         f"{TIE_DIGITS}) AS s, ts_rank_cd(c.tsv, q.q, 32) AS r FROM chunks c "
         f"WHERE c.tsv @@ q.q{where} ORDER BY s DESC, r DESC, c.id LIMIT %(limit)s"
     )
-    ranked = _ranked(conn, text, body, args, WEIGHTED)
-    if ranked is None:
+    rows = _ranked(conn, text, body, args, WEIGHTED)
+    if rows is None:
         return _answer([], reason=NO_WORDS)
-    found = [
-        hits.chunk_hit(BACKEND, rec, s, rank, {"mode": "bm25", "coverage": s, "ts_rank_cd": r})
-        for rank, (rec, s, r) in enumerate(ranked, 1)
-    ]
+    ranked = [(rec, s, {"mode": "bm25", "coverage": s, "ts_rank_cd": r}) for rec, s, r in rows]
+    ranked = neighbours.expand(conn, ranked, *neighbours.settings(neighbour_weight), where, args)
+    if min_score is not None:
+        ranked = [item for item in ranked if item[1] >= min_score]
+    found = [hits.chunk_hit(BACKEND, rec, s, rank, part) for rank, (rec, s, part) in enumerate(ranked[:limit], 1)]
     return _answer(found, **extra)
 
 
@@ -147,7 +154,7 @@ def search_facts(conn: psycopg.Connection, params: dict[str, Any]) -> dict[str, 
     return _answer([hits.fact_hit(BACKEND, rec, s, rank) for rank, (rec, s) in enumerate(ranked, 1)])
 
 
-def neighbours(conn: psycopg.Connection, node_id: str) -> list[dict[str, Any]]:
+def edges_of(conn: psycopg.Connection, node_id: str) -> list[dict[str, Any]]:
     rows = conn.execute(
         "(SELECT rec, 'out' FROM edges WHERE source_id = %(id)s ORDER BY id LIMIT %(n)s) UNION ALL "
         "(SELECT rec, 'in' FROM edges WHERE target_id = %(id)s ORDER BY id LIMIT %(n)s)",
@@ -173,7 +180,7 @@ def get_node(conn: psycopg.Connection, params: dict[str, Any]) -> dict[str, Any]
         return {"item": None}
     if rec["kind"] == "chunk":
         return {"item": hits.chunk_hit(BACKEND, rec, 1.0, 1)}
-    return {"item": hits.node_hit(BACKEND, rec, 1.0, None, extra={"edges": neighbours(conn, node_id)})}
+    return {"item": hits.node_hit(BACKEND, rec, 1.0, None, extra={"edges": edges_of(conn, node_id)})}
 
 
 def get_edge(conn: psycopg.Connection, params: dict[str, Any]) -> dict[str, Any]:
