@@ -436,8 +436,7 @@ def main() -> int:
         questions, {n: raw[n] for n in raw if n.startswith("bm25 header")}, sids
     )
     headline["memdock bm25, defaults (untuned)"] = scores["bm25 defaults"]
-    if "postgres defaults" in scores:  # beside sqlite without the next-turn neighbour, which postgres lacks
-        headline["memdock sqlite bm25, header on, no neighbour"] = scores["bm25 header=on"]
+    if "postgres defaults" in scores:
         headline["memdock postgres, defaults (untuned)"] = scores["postgres defaults"]
     if hybrid_names:
         headline["memdock hybrid (rotated)"], chosen["hybrid"] = rotate(
