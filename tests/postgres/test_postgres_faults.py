@@ -4,6 +4,7 @@ else or by a newer memdock, several processes migrating at once, and no connecti
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 
 import psycopg
@@ -142,33 +143,49 @@ def test_a_schema_from_a_newer_memdock_is_refused_naming_both_versions(pg, tmp_p
     fresh.close()
 
 
+def _waiting_on_locks(pg, db: str) -> int:
+    rows = pg.psql(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' "
+        "AND application_name = 'memdock-postgres'",
+        db,
+    )
+    return rows[0][0]
+
+
 def test_processes_migrating_at_once_migrate_once(pg, tmp_path):
-    """An older memdock made the schema at version 1; four processes of this one open it at the same moment."""
+    """An older memdock made the schema at version 1; four processes of this one open it at the same moment: the
+    test holds memdock_meta locked until all four wait on it, then lets them race to migrate."""
     schema = _schema_module()
     db = pg.new_database()
     with psycopg.connect(pg.dsn(db), autocommit=True) as conn:
         assert schema.ensure(conn, "memdock", "test", create=True, target=1)
-    backends = [backend(pg.dsn(db), tmp_path / f"s{i}") for i in range(4)]
-    start, errors = threading.Barrier(len(backends)), []
+    backends = [backend(pg.dsn(db), tmp_path / f"s{i}", retries=0) for i in range(4)]
+    errors: list[MemdockError] = []
 
     def prepare(b) -> None:
-        start.wait()
         try:
             b.prepare()
         except MemdockError as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=prepare, args=(b,)) for b in backends]
-    for t in threads:
-        t.start()
+    with psycopg.connect(pg.dsn(db)) as gate_conn:
+        gate_conn.execute("LOCK TABLE memdock.memdock_meta IN ACCESS EXCLUSIVE MODE")
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 300
+        while _waiting_on_locks(pg, db) < len(backends):
+            assert time.monotonic() < deadline, "the four processes never reached the schema"
+            assert not errors, errors
+            time.sleep(0.05)  # a poll interval: the condition itself is read from pg_stat_activity
+        gate_conn.commit()
     for t in threads:
         t.join()
     assert errors == []
     meta = dict(pg.psql("SELECT key, value FROM memdock.memdock_meta", db))
     assert meta["schema_version"] == str(schema.SCHEMA_VERSION)
-    assert pg.psql("SELECT count(*) FROM pg_indexes WHERE schemaname = 'memdock' AND indexname = 'chunks_tsv'", db) == [
-        (1,)
-    ]
+    indexes = pg.psql("SELECT count(*) FROM pg_indexes WHERE schemaname = 'memdock' AND indexname = 'chunks_tsv'", db)
+    assert indexes == [(1,)]
     for b in backends:
         b.close()
 
