@@ -87,7 +87,7 @@ def test_migrate_from_sqlite_keeps_every_record(pg, tmp_path, chunks):
     print(json.dumps({q: {"sqlite": before[q], "postgres": after[q], "shared": overlap[q]} for q in QUERIES}, indent=1))
     # Same records, same scoring rule (idf-weighted share of the query's words); the engines differ in stemming
     # (FTS5's Porter against Postgres's English Snowball), stop words, and how ties are ordered (BM25 against
-    # ts_rank_cd): measured here 6 to 9 of each top 10 shared, 7.75 on average (docs/backends/postgres.md).
+    # ts_rank_cd): measured here 6 to 9 of each top 10 shared, 7.25 on average (docs/backends/postgres.md).
     assert min(overlap.values()) >= 6 and sum(overlap.values()) / len(QUERIES) >= 7, overlap
 
 
