@@ -26,14 +26,12 @@ from .lookup import fetch
 BACKEND = "postgres"
 NO_WORDS = "the query has no searchable words"
 NEIGHBOURS = 50
-TSQUERY = (
-    "WITH q AS (SELECT to_tsquery('simple', string_agg(quote_literal(l), ' | ')) AS q "
-    "FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) AS l) "
-)
-MIN_STORE, DF_CAP, TIE_DIGITS = 1000, 20000, 6
+MAX_TERMS, MIN_STORE, DF_CAP, TIE_DIGITS = 64, 1000, 20000, 6
+# The query's distinct lexemes (at most MAX_TERMS: an OR over thousands of words costs a scan for no gain).
+LEXEMES = f"(SELECT l FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) AS l LIMIT {MAX_TERMS}) AS x"
+TSQUERY = f"WITH q AS (SELECT to_tsquery('simple', string_agg(quote_literal(x.l), ' | ')) AS q FROM {LEXEMES}) "
 WEIGHTED = (
-    "WITH t AS (SELECT l AS term, to_tsquery('simple', quote_literal(l)) AS tq "
-    "FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) AS l), "
+    f"WITH t AS (SELECT x.l AS term, to_tsquery('simple', quote_literal(x.l)) AS tq FROM {LEXEMES}), "
     f"n AS (SELECT greatest(count(*), {MIN_STORE})::float8 AS n FROM chunks), "
     "w AS (SELECT t.tq, ln(1 + (n.n - d.df + 0.5) / (d.df + 0.5)) AS idf FROM t, n, LATERAL "
     f"(SELECT count(*) AS df FROM (SELECT 1 FROM chunks c WHERE c.tsv @@ t.tq LIMIT {DF_CAP}) x) d), "
@@ -58,13 +56,13 @@ def _filters(f: Filters, alias: str, args: dict[str, Any]) -> str:
     if f.until is not None:
         conds.append(f"{alias}.ts <= %(until)s")
         args["until"] = f.until
-    for key, column, values in (("authors", "author_keys", f.authors), ("roles", "role", f.roles)):
+    if f.authors:  # any of the author's keys: "Codex (lee)" is found as itself, codex or lee
+        conds.append(f"{alias}.author_keys && %(authors)s")
+        args["authors"] = [v.strip() for v in f.authors]
+    for key, column, values in (("roles", "role", f.roles), ("types", "entry_type", f.types)):
         if values:
-            conds.append(f"{alias}.{column} && %({key})s" if key == "authors" else f"{alias}.{column} = ANY(%({key})s)")
+            conds.append(f"{alias}.{column} = ANY(%({key})s)")
             args[key] = [v.strip() for v in values]
-    if f.types:
-        conds.append(f"{alias}.entry_type = ANY(%(types)s)")
-        args["types"] = list(f.types)
     return "".join(f" AND {c}" for c in conds)
 
 
