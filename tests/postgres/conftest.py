@@ -1,0 +1,32 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from postgres_support import ENABLED, REAL_HOME, Server
+
+
+@pytest.fixture(autouse=True)
+def _adapter_home(monkeypatch):
+    """The postgres adapter's venv lives in the real memdock home; stores stay in each test's tmp dir."""
+    if REAL_HOME:
+        monkeypatch.setenv("MEMDOCK_HOME", REAL_HOME)
+    else:
+        monkeypatch.delenv("MEMDOCK_HOME", raising=False)
+
+
+@pytest.fixture(scope="session")
+def pg():
+    if not ENABLED:
+        pytest.skip("postgres integration tests: set MEMDOCK_IT_POSTGRES=1")
+    server = Server()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def dsn(pg) -> str:
+    """A fresh database on the session's server: one memory per test."""
+    return pg.dsn(pg.new_database())
