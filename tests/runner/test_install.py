@@ -175,7 +175,9 @@ def test_install_says_what_it_installs_before_pip_runs_quietly(tmp_path, monkeyp
     monkeypatch.setattr(installs, "core_wheel", lambda out: out / "memdock.whl")
     monkeypatch.setattr(installs.subprocess, "run", lambda cmd: sp.CompletedProcess(cmd, 0))
     descriptor = Registry().get("tantivy")
-    installs._build(descriptor, tmp_path, ["extra-pkg"], {})
+    from memdock.interpreters import running
+
+    installs._build(descriptor, tmp_path, ["extra-pkg"], {}, running())
     said = capsys.readouterr().out
     assert "installing memdock's core and 3 requirement(s) of tantivy" in said
     assert "tantivy==0.27.0, jsonschema-rs==0.60.3, extra-pkg" in said and "can take a minute" in said

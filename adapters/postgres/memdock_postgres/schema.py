@@ -127,7 +127,8 @@ def ensure(conn: psycopg.Connection, schema: str, where: str, *, create: bool, t
 
 
 def counts(conn: psycopg.Connection, schema: str) -> dict[str, Any]:
-    return {
-        t: conn.execute(_statement(f"SELECT count(*) FROM {{s}}.{t}", schema)).fetchone()[0]  # type: ignore[index]
-        for t in TABLES
-    }
+    out: dict[str, Any] = {}
+    for t in TABLES:
+        row = conn.execute(_statement(f"SELECT count(*) FROM {{s}}.{t}", schema)).fetchone()
+        out[t] = row[0] if row else 0
+    return out
