@@ -54,6 +54,7 @@ NOTE_BYTES = 457
 Docs = list[tuple[str, str]]
 Search = Callable[[str], list[str]]
 OPEN: list[Memory] = []  # closed once their queries are done
+BASELINE: list[Path] = []  # --baseline: another checkout, run as base-sqlite and base-tantivy
 
 
 @dataclass
@@ -143,10 +144,12 @@ def read_markdown(folder: Path) -> Docs:
 # -- systems -------------------------------------------------------------------------------------------------------
 
 
-def memdock_add(name: str, source: Path, fmt: str, store: Path) -> tuple[float, Search]:
-    cmd = ["memdock", "add", str(source), "-f", fmt, "-b", name, "--data-dir", str(store), "-q"]
+def memdock_add(name: str, source: Path, fmt: str, store: Path, tree: Path | None = None) -> tuple[float, Search]:
+    """`memdock add` as the user runs it; from another checkout's src (a baseline) when TREE is given."""
+    cmd = [sys.executable, "-m", "memdock", "add", str(source), "-f", fmt, "-b", name, "--data-dir", str(store), "-q"]
+    env = dict(os.environ, PYTHONPATH=str(tree / "src")) if tree else None
     t = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
     seconds = time.perf_counter() - t
     memory = Memory(name, data_dir=store)
     OPEN.append(memory)
@@ -253,6 +256,8 @@ PEERS = {"bm25s": bm25s_peer, "lancedb": lancedb_peer, "llamaindex": llamaindex_
 def run_one(system: str, source: Path, fmt: str, docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search]:
     if system.startswith("memdock-"):
         return memdock_add(system.removeprefix("memdock-"), source, fmt, folder)
+    if system.startswith("base-"):
+        return memdock_add(system.removeprefix("base-"), source, fmt, folder, BASELINE[0])
     if system == "tantivy-py":
         return tantivy_py(docs_of, folder)
     return PEERS[system](docs_of, folder)
@@ -337,6 +342,9 @@ def tables(path: Path, text_bytes: int) -> None:
 def available(systems: list[str]) -> list[str]:
     out = []
     for s in systems:
+        if s.startswith("base-"):
+            out += [s] if BASELINE else []
+            continue
         desc = Registry().get(s.removeprefix("memdock-")) if s.startswith("memdock-") else None
         if desc is not None and desc.runtime.get("requirements") and not desc.venv.exists():
             print(f"{s}: adapter not installed (memdock adapters install ...); left out", file=sys.stderr)
@@ -360,10 +368,20 @@ def main() -> int:
     ap.add_argument("--markdown-mb", type=float, default=100.0, help="0 to leave part 2 out")
     ap.add_argument("--systems", default="tantivy-py,memdock-sqlite,memdock-tantivy,bm25s,lancedb,llamaindex")
     ap.add_argument("--markdown-systems", default="tantivy-py,memdock-sqlite,memdock-tantivy")
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout of memdock (say, main's): adds base-sqlite and base-tantivy, its `memdock add`, to both "
+        "parts, so before and after are measured in one run",
+    )
     ap.add_argument("--tmp", default=None, help="where stores go (default: the system's temp dir)")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("LANCE_LOG", "error")
+    if args.baseline:
+        BASELINE.append(args.baseline.resolve())
+        args.systems += ",base-sqlite,base-tantivy"
+        args.markdown_systems += ",base-sqlite,base-tantivy"
     work = args.work = Path(tempfile.mkdtemp(prefix="peers-", dir=args.tmp))
     try:
         source = work / "notes.jsonl"
