@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -25,8 +26,8 @@ from ..diskfull import disk_full, disk_full_as_error, reraise_disk_full, said_di
 from ..errors import InvalidInputError, MemdockError, VersionError
 from ..protocol import SUPPORTED_PROTOCOLS, negotiate, payload_compatible
 from ..registry import AdapterDescriptor, Registry
-from .delta import build_delta
-from .journal import Exported, Journal
+from .delta import Delta, build_delta
+from .journal import Exported, Journal, inflate
 from .launch import CallRecord, Launch
 from .ledger import Ledger
 from .oneshot import run_once
@@ -215,7 +216,7 @@ class SubprocessBackend:
         raises stops the adapter (the conformance kit uses this to kill a run midway).
         """
         started = time.monotonic()
-        reader = BundleReader(bundle)
+        reader = BundleReader(bundle, trust_seal=True)
         if reader.kind not in ("chunks", "corpus"):
             raise InvalidInputError(f"{bundle}: cannot index a {reader.kind} bundle; give a corpus or chunks bundle")
         caps = self.get_capabilities()
@@ -231,6 +232,7 @@ class SubprocessBackend:
                 try:
                     delta = build_delta(reader, ledger, delta_dir, origin)
                     result = IndexResult(skipped=delta.skipped)
+                    sent = self._adapter_input(delta)
 
                     def checkpoint(ids: list[str]) -> None:
                         nonlocal committed
@@ -252,19 +254,19 @@ class SubprocessBackend:
                     if not delta.total_sent:
                         journal.discard(delta_dir)
                     elif pool is not None and mode == "shared":
-                        raw = send_in_shards(delta_dir, shards_dir, shards, spec, pool, checkpoint, progress)
+                        raw = send_in_shards(sent, shards_dir, shards, spec, pool, checkpoint, progress)
                         ledger.commit_all_pending()
                         result = IndexResult.from_dict(raw)
                         result.skipped = delta.skipped
                     else:
                         prepared = (
-                            prepare_in_shards(delta_dir, shards_dir, shards, spec, pool, progress)
+                            prepare_in_shards(sent, shards_dir, shards, spec, pool, progress)
                             if pool is not None
                             else None
                         )
                         raw = self.call(
                             "index",
-                            {"bundle": str(delta_dir), "verified": True},
+                            {"bundle": str(sent), "verified": True},
                             on_progress=progress,
                             on_checkpoint=checkpoint,
                             use_pool=False,
@@ -291,8 +293,8 @@ class SubprocessBackend:
                     if prune:
                         result.details["kept_for_other_sources"] = ledger.kept_for_other_sources(delta.thread_ids)
                     result.details["sent"] = delta.sent
-                    if delta.total_sent:
-                        journal.seal(delta_dir)
+                    if sent != delta.adapter_input:
+                        shutil.rmtree(sent, ignore_errors=True)
                     result.seconds = time.monotonic() - started
                     return result
                 except BaseException:
@@ -301,6 +303,14 @@ class SubprocessBackend:
                     raise
             finally:
                 ledger.close()
+
+    def _adapter_input(self, delta: Delta) -> Path:
+        """The bundle the adapter reads: the input itself when all of it goes, else the journal segment; an adapter
+        not on memdock's Python SDK gets the segment inflated into a plain bundle (it may not read gzip parts)."""
+        sent = delta.adapter_input
+        if sent != delta.path or self.descriptor.runtime.get("kind") == "python" or not delta.total_sent:
+            return sent
+        return inflate(delta.path, self.store.work_root / f"delta-{delta.path.name}")
 
     def query(
         self,
