@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..bundle import BundleReader, BundleWriter, source
-from .ledger import Ledger, record_hash
+from .ledger import Item, Ledger, record_hash
 
 ORDER = ("thread", "entry", "entity", "edge", "chunk")
 _BATCH = 2000
@@ -64,7 +64,7 @@ def build_delta(reader: BundleReader, ledger: Ledger, out: Path, origin: str | N
         compress=True,
     ) as w:
         for rtype in ORDER:
-            batch: list[tuple[dict, tuple[str, str, str | None, str]]] = []
+            batch: list[tuple[dict, Item]] = []
             for rec in reader.records(rtype):
                 tid = _thread_of(rtype, rec)
                 if rtype == "thread":
@@ -101,5 +101,5 @@ def _copy_embeddings(reader: BundleReader, ledger: Ledger, w: BundleWriter) -> N
         return
     with matrix:
         for row in reader.records("embedding"):
-            if ledger.db.execute("SELECT 1 FROM pending WHERE id=?", (row["chunk_id"],)).fetchone():
+            if ledger.is_pending(row["chunk_id"]):
                 w.write_embedding(row["chunk_id"], matrix.row_bytes(row["row"]), row["model"])
