@@ -42,6 +42,7 @@ from .parallel import (
     serial_reason,
     writers_mode,
 )
+from .sources import FileState, Plan
 from .store import Store
 from .worker import WorkerPool
 
@@ -201,6 +202,7 @@ class SubprocessBackend:
         parallel: int = 1,
         executor: str | Executor | None = None,
         address: str | None = None,
+        files: Plan | None = None,
     ) -> IndexResult:
         """Index a chunks (or corpus) bundle: send what the ledger lacks, resume after a kill, delete what vanished.
 
@@ -214,6 +216,9 @@ class SubprocessBackend:
 
         AFTER_CHECKPOINT is called with each checkpoint's ids once the ledger has them; an exception it
         raises stops the adapter (the conformance kit uses this to kill a run midway).
+
+        FILES (a re-add, see `runner/sources.py`): the records of the source files it skipped count as seen, the
+        threads of files that left the source are pruned too, and the ledger keeps the files' state for next time.
         """
         started = time.monotonic()
         reader = BundleReader(bundle, trust_seal=True)
@@ -231,6 +236,9 @@ class SubprocessBackend:
                 committed = False
                 try:
                     delta = build_delta(reader, ledger, delta_dir, origin)
+                    if files is not None:
+                        ledger.carry(files.carried)
+                        delta.thread_ids = sorted({*delta.thread_ids, *files.left})
                     result = IndexResult(skipped=delta.skipped)
                     sent = self._adapter_input(delta)
 
@@ -295,6 +303,8 @@ class SubprocessBackend:
                     result.details["sent"] = delta.sent
                     if sent != delta.adapter_input:
                         shutil.rmtree(sent, ignore_errors=True)
+                    if files is not None:
+                        ledger.save_files(files.files())
                     result.seconds = time.monotonic() - started
                     return result
                 except BaseException:
@@ -366,7 +376,11 @@ class SubprocessBackend:
     def threads(self) -> dict[str, int]:
         return self._from_ledger(Ledger.threads)
 
-    def _from_ledger(self, read: Callable[[Ledger], dict[str, int]]) -> dict[str, int]:
+    def source_files(self, origin: str) -> dict[str, FileState]:
+        """The state of ORIGIN's source files when last indexed (nothing for a source never indexed here)."""
+        return self._from_ledger(lambda ledger: ledger.files(origin))
+
+    def _from_ledger(self, read: Callable[[Ledger], dict[str, Any]]) -> dict[str, Any]:
         """What the ledger says (nothing for a store never indexed, or a ledger that cannot be read)."""
         path = self.store.ledger_path
         if not path.exists():

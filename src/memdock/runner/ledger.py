@@ -31,6 +31,7 @@ import orjson
 from ..bundle.source import LEGACY, REMEMBER
 from ..diskfull import disk_full_as_error, sqlite_transaction
 from .ledger_migrate import VERSION, migrate
+from .sources import FileState
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS names (n INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL);
@@ -39,6 +40,8 @@ CREATE TABLE IF NOT EXISTS committed (id TEXT PRIMARY KEY, hash BLOB NOT NULL, t
   origin INTEGER) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS committed_thread ON committed(thread) WHERE thread IS NOT NULL;
 CREATE TABLE IF NOT EXISTS also (id TEXT NOT NULL, origin INTEGER NOT NULL, PRIMARY KEY (id, origin)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS files (origin INTEGER NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
+  mtime_ns INTEGER NOT NULL, sha256 BLOB NOT NULL, threads BLOB NOT NULL, PRIMARY KEY (origin, path)) WITHOUT ROWID;
 """
 # What a run has seen and sent matters only to that run (one connection): TEMP tables keep them out of the file.
 _TEMP = """
@@ -325,6 +328,30 @@ class Ledger:
         return dict(
             sorted((names[t], n) for t, n in self.db.execute("SELECT type, count(*) FROM committed GROUP BY 1"))
         )
+
+    def carry(self, thread_ids: Sequence[str]) -> None:
+        """Count the committed records of THREAD_IDS as seen by this run (their source files were unchanged and not
+        read again), so the run neither prunes nor re-sends them."""
+        with self._transaction():
+            for part in self._in_threads(thread_ids):
+                self.db.execute(
+                    f"INSERT OR IGNORE INTO seen SELECT id FROM committed WHERE thread IN ({_marks(part)})", part
+                )
+
+    def files(self, origin: str) -> dict[str, FileState]:
+        """What ORIGIN's source files were when last indexed: path -> size, mtime, sha256 and their threads."""
+        n = self._name(ORIGIN, origin, create=False)
+        q = "SELECT path, size, mtime_ns, sha256, threads FROM files WHERE origin = ?"
+        return {p: FileState(size, mtime, sha, orjson.loads(t)) for p, size, mtime, sha, t in self.db.execute(q, (n,))}
+
+    def save_files(self, files: dict[str, FileState]) -> None:
+        """FILES are now this run's origin's source files (a file not among them has left it)."""
+        with self._transaction():
+            self.db.execute("DELETE FROM files WHERE origin = ?", (self._run,))
+            self.db.executemany(
+                "INSERT INTO files VALUES (?,?,?,?,?,?)",
+                [(self._run, p, f.size, f.mtime_ns, f.sha256, orjson.dumps(f.threads)) for p, f in files.items()],
+            )
 
     def count(self) -> int:
         return self.db.execute("SELECT count(*) FROM committed").fetchone()[0]
