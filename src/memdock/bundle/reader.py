@@ -178,10 +178,21 @@ class BundleReader:
         finally:
             seen.close()
 
+    def records_with_lines(self, record_type: str) -> Iterator[tuple[dict[str, Any], bytes]]:
+        """`records`, each with the line it was read from (to copy it on without writing it again)."""
+        seen = IdSet()
+        try:
+            for entry in self.entries(record_type):
+                yield from self._iter_entry(entry, seen, None, with_lines=True)
+        finally:
+            seen.close()
+
     def read_part(self, entry: FileEntry) -> Iterator[dict[str, Any]]:
         return self._iter_entry(entry, IdSet(), None)
 
-    def _iter_entry(self, entry: FileEntry, seen: IdSet, errors: list[PayloadError] | None) -> Iterator[dict[str, Any]]:
+    def _iter_entry(
+        self, entry: FileEntry, seen: IdSet, errors: list[PayloadError] | None, *, with_lines: bool = False
+    ) -> Iterator[Any]:
         path = self.path / entry.path
         name = str(path)
         rtype = entry.record_type
@@ -207,7 +218,7 @@ class BundleReader:
                         )
                         continue
                     if not checked:
-                        yield rec
+                        yield (rec, raw) if with_lines else rec
                         continue
                     key = key_of(rec)
                     deep = too_deep(raw, rec)
@@ -227,7 +238,7 @@ class BundleReader:
                             errors,
                         )
                         continue
-                    yield rec
+                    yield (rec, raw) if with_lines else rec
             except PayloadError as exc:
                 self._fail(exc, errors)
                 return

@@ -9,6 +9,7 @@ import sys
 import zlib
 from array import array
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -55,6 +56,9 @@ class _Part:
         self.zip = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, 31) if compress else None
         self.pending: list[bytes] = []
         self.pending_bytes = 0
+        # zlib lets go of the GIL while it compresses: one thread does it (in order) beside the caller's work
+        self.deflater = ThreadPoolExecutor(1, thread_name_prefix="deflate") if compress else None
+        self.deflating: list[Future[None]] = []
 
     def add(self, data: bytes) -> None:
         self.sha.update(data)
@@ -69,14 +73,31 @@ class _Part:
             self._deflate()
 
     def _deflate(self) -> None:
-        """Compress what waits in one call (a call per line made zlib's overhead most of the cost)."""
-        self.file.write(self.zip.compress(b"".join(self.pending)))  # type: ignore[union-attr]
+        """Hand what waits to the deflating thread in one block (a zlib call per line cost more than the work);
+        a write that failed there (a full disk) is raised here, at the next block or at close."""
+        block = b"".join(self.pending)
         self.pending.clear()
         self.pending_bytes = 0
+        self.deflating = [f for f in self.deflating if not f.done() or f.result()]
+        self.deflating.append(self.deflater.submit(self._compress, block))  # type: ignore[union-attr]
+
+    def _compress(self, block: bytes) -> None:
+        self.file.write(self.zip.compress(block))  # type: ignore[union-attr]
+
+    def _drain(self) -> None:
+        if self.deflater is None:
+            return
+        try:
+            for f in self.deflating:
+                f.result()
+        finally:
+            self.deflater.shutdown(wait=True)
+            self.deflating.clear()
 
     def close(self) -> FileEntry:
         if self.zip is not None:
             self._deflate()
+            self._drain()
             self.file.write(self.zip.flush())
         self.file.flush()
         os.fsync(self.file.fileno())
@@ -190,6 +211,17 @@ class BundleWriter:
             reraise_disk_full(exc, self.path, "writing a bundle")
             raise
 
+    def write_line(self, record_type: str, line: bytes) -> None:
+        """Append LINE, one record's JSON line as a reader that checked it read it, unchanged: no check, no
+        re-encoding (a journal segment copies its input's lines so)."""
+        if record_type not in self._streams:
+            self._stream(record_type)
+        try:
+            self._part_for(record_type).add(line)
+        except OSError as exc:
+            reraise_disk_full(exc, self.path, "writing a bundle")
+            raise
+
     def _stream(self, record_type: str) -> _Stream:
         """The state of RECORD_TYPE's records, made at its first record (closed writers and unknown types are
         refused here, so `write` checks nothing more for the records after)."""
@@ -283,6 +315,8 @@ class BundleWriter:
         """Remove everything this writer wrote; no manifest ever appears."""
         for part in list(self._open.values()) + ([self._matrix] if self._matrix else []):
             try:
+                if part.deflater is not None:
+                    part.deflater.shutdown(wait=True)
                 part.file.close()
             except OSError:
                 pass

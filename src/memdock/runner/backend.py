@@ -235,6 +235,7 @@ class SubprocessBackend:
                 delta_dir = journal.next_segment()  # the delta is kept: it is the journal (see runner/journal.py)
                 committed = False
                 try:
+                    fresh = ledger.empty()  # a first index into an empty store: nothing can vanish
                     delta = build_delta(reader, ledger, delta_dir, origin)
                     if files is not None:
                         ledger.carry(files.carried)
@@ -289,7 +290,7 @@ class SubprocessBackend:
                         elif parallel > 1:
                             result.details["parallel"] = serial_reason(self.descriptor.name, mode, parallel, caps)
                     ledger.finish_run()
-                    gone = ledger.vanished(delta.thread_ids) if prune else []
+                    gone = ledger.vanished(delta.thread_ids) if prune and not fresh else []
                     if gone and caps.has("delete") and caps.supports("delete"):
                         kept = ledger.held_elsewhere(gone)
                         doomed = [i for i in gone if i not in kept]
@@ -299,7 +300,8 @@ class SubprocessBackend:
                         ledger.release(gone)
                         result.deleted = len(doomed)
                     if prune:
-                        result.details["kept_for_other_sources"] = ledger.kept_for_other_sources(delta.thread_ids)
+                        others = 0 if fresh else ledger.kept_for_other_sources(delta.thread_ids)
+                        result.details["kept_for_other_sources"] = others
                     result.details["sent"] = delta.sent
                     if sent != delta.adapter_input:
                         shutil.rmtree(sent, ignore_errors=True)

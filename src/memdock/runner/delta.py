@@ -64,12 +64,12 @@ def build_delta(reader: BundleReader, ledger: Ledger, out: Path, origin: str | N
         compress=True,
     ) as w:
         for rtype in ORDER:
-            batch: list[tuple[dict, Item]] = []
-            for rec in reader.records(rtype):
+            batch: list[tuple[bytes, Item]] = []
+            for rec, line in reader.records_with_lines(rtype):
                 tid = _thread_of(rtype, rec)
                 if rtype == "thread":
                     threads.add(rec["id"])
-                batch.append((rec, (rec["id"], record_hash(rec), tid, rtype)))
+                batch.append((line, (rec["id"], record_hash(rec), tid, rtype)))
                 if len(batch) >= _BATCH:
                     _flush(batch, rtype, ledger, w, delta)
             _flush(batch, rtype, ledger, w, delta)
@@ -83,9 +83,9 @@ def _flush(batch: list, rtype: str, ledger: Ledger, w: BundleWriter, delta: Delt
         return
     flags = ledger.changed([item for _, item in batch])
     pending = []
-    for (rec, item), changed in zip(batch, flags):
+    for (line, item), changed in zip(batch, flags):
         if changed:
-            w.write(rtype, rec)
+            w.write_line(rtype, line)
             pending.append(item)
         else:
             delta.skipped += 1

@@ -75,6 +75,7 @@ class Ledger:
             self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA cache_size=-65536")  # a run's commit of hashed (random) ids touches many pages
             if self.db.execute("PRAGMA user_version").fetchone()[0] < VERSION:
                 migrate(self.db, _SCHEMA, self._name)
             self.db.executescript(_SCHEMA)
@@ -352,6 +353,9 @@ class Ledger:
                 "INSERT INTO files VALUES (?,?,?,?,?,?)",
                 [(self._run, p, f.size, f.mtime_ns, f.sha256, orjson.dumps(f.threads)) for p, f in files.items()],
             )
+
+    def empty(self) -> bool:
+        return self.db.execute("SELECT 1 FROM committed LIMIT 1").fetchone() is None
 
     def count(self) -> int:
         return self.db.execute("SELECT count(*) FROM committed").fetchone()[0]
