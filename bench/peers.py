@@ -17,8 +17,9 @@ copy a real thread file under a new name, its Entry-ID comments left out so the 
 
 For each: ingest seconds and ratio to tantivy-py (min-max over the repetitions), store bytes over text bytes,
 query p50/p99 (ms; memdock through `memdock.Memory`, in-process worker), and top-10 overlap with tantivy-py
-(shared hits over the longer list, by id). Then where each memdock store's bytes are: per file, and per table
-and index of each SQLite file (SQLite's dbstat).
+(shared hits over the longer list, by id); for memdock, the seconds of a second `memdock add` of the unchanged
+source over the first's (re-add×1st, last repetition). Then where each memdock store's bytes are: per file, and
+per table and index of each SQLite file (SQLite's dbstat).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class Result:
     store: int = 0
     lat: list[float] = field(default_factory=list)
     tops: list[list[str]] = field(default_factory=list)
+    readd: float | None = None  # a second `memdock add` of the unchanged source, over the first
 
 
 # -- corpora -------------------------------------------------------------------------------------------------------
@@ -284,6 +286,9 @@ def compare(
             if rep == args.reps - 1:
                 res.lat, res.tops = timed(search, queries)
                 stores[system] = folder
+                if not system.endswith("-py") and system.split("-")[0] in ("memdock", "base"):
+                    again, _ = run_one(system, source, fmt, docs_of, folder)
+                    res.readd = again / seconds
             else:
                 shutil.rmtree(folder, ignore_errors=True)
             while OPEN:
@@ -300,14 +305,18 @@ def report(label: str, results: dict[str, Result], text_bytes: int, *, same_ids:
     names its entries, the peers a file's parts)."""
     ref = results["tantivy-py"].tops
     print(f"\n{label} ({text_bytes / 1e6:.2f} MB of text)")
-    heads = ("ingest s", "× tantivy-py", "store×text", "p50 ms", "p99 ms", "∩tv@10")
-    print(f"{'system':<18} " + " ".join(f"{h:>{w}}" for h, w in zip(heads, (14, 14, 10, 8, 8, 7))))
+    heads = ("ingest s", "× tantivy-py", "store×text", "p50 ms", "p99 ms", "∩tv@10", "re-add×1st")
+    print(f"{'system':<18} " + " ".join(f"{h:>{w}}" for h, w in zip(heads, (14, 14, 10, 8, 8, 7, 10))))
     for name, r in results.items():
         secs = f"{min(r.seconds):.2f}-{max(r.seconds):.2f}"
         ratio = f"{min(r.ratios):.3f}-{max(r.ratios):.3f}"
         ov = overlap(r.tops, ref) if same_ids and r.tops and any(ref) else float("nan")
         p50, p99 = (statistics.median(r.lat), pct(r.lat, 99)) if r.lat else (float("nan"),) * 2
-        print(f"{name:<18} {secs:>14} {ratio:>14} {r.store / text_bytes:>10.2f} {p50:>8.2f} {p99:>8.2f} {ov:>7.2f}")
+        readd = f"{r.readd:.3f}" if r.readd is not None else "-"
+        print(
+            f"{name:<18} {secs:>14} {ratio:>14} {r.store / text_bytes:>10.2f} {p50:>8.2f} {p99:>8.2f} {ov:>7.2f} "
+            f"{readd:>10}"
+        )
 
 
 def breakdown(store: Path, text_bytes: int) -> None:
