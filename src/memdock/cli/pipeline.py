@@ -13,6 +13,7 @@ from typing import Any
 from ..bundle import BundleReader, BundleWriter, OutputNotEmptyError, source
 from ..chunking import ChunkOptions, chunk_bundle
 from ..chunking.chunker import MAX_WINDOW_TOKENS
+from ..contract import IndexResult
 from ..errors import InvalidInputError
 from ..importers import IMPORTERS, get_importer
 from ..importers.base import MAX_ENTRY_BYTES
@@ -252,7 +253,11 @@ def run_add(args: argparse.Namespace) -> int:
         with open_from_args(args) as b:
             files = _plan(args, b)
             if files.skip and not files.read and not files.left:
-                print(f"unchanged since the last add: {len(files.skip)} file(s), nothing to index")
+                if args.json:
+                    unchanged = IndexResult(details={"sent": {}, "files_unchanged": len(files.skip)})
+                    output.emit_json(unchanged.to_dict())
+                else:
+                    print(f"unchanged since the last add: {len(files.skip)} file(s), nothing to index")
                 return 0
             if files.read or not files.skip:
                 summary = _import_and_chunk(args, tmp, files)
