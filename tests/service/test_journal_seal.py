@@ -124,3 +124,26 @@ def test_a_damaged_sealed_file_is_an_error_naming_it(tmp_path, seal_everything):
         exported(tmp_path / "store", tmp_path / "out")
     assert str(entries) in str(caught.value)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_forget_killed_before_the_journal_rewrite_is_finished_by_the_next_forget(tmp_path, monkeypatch):
+    """Issue 33, broken 4: the backend and the ledger had deleted the thread, the journal still held its entries'
+    text; forgetting the thread again (now not found) must still take the text out."""
+    store = tmp_path / "store"
+    remember(store, [*NOTES[:3], {"content": SECRET, "thread": "kites"}])
+    rewrite = Journal.forget
+
+    def killed(self, ids):
+        raise KeyboardInterrupt  # the run dies here, after the backend and the ledger forgot
+
+    monkeypatch.setattr(Journal, "forget", killed)
+    with Memory(InProcessBackend.bundled("sqlite", store)) as memory:
+        (thread,) = memory.threads()
+        with pytest.raises(KeyboardInterrupt):
+            memory.forget(thread)
+    monkeypatch.setattr(Journal, "forget", rewrite)
+    assert b"hunter2" in journal_text(store)
+    with Memory(InProcessBackend.bundled("sqlite", store)) as memory:
+        memory.forget(thread)
+        assert memory.threads() == {}
+    assert b"hunter2" not in journal_text(store) and b"kite festival" not in journal_text(store)

@@ -235,6 +235,7 @@ class SubprocessBackend:
                 delta_dir = journal.next_segment()  # the delta is kept: it is the journal (see runner/journal.py)
                 committed = False
                 try:
+                    self._finish_forgets(ledger, timeout)
                     fresh = ledger.empty()  # a first index into an empty store: nothing can vanish
                     delta = build_delta(reader, ledger, delta_dir, origin)
                     if files is not None:
@@ -399,15 +400,30 @@ class SubprocessBackend:
             ledger.close()
 
     def delete(self, ids: Sequence[str], *, timeout: float | None = None) -> DeleteResult:
+        """Delete IDS (and what depends on them) from the backend, the ledger and the journal's text. The ids are
+        noted in the ledger first, so a forget killed midway is finished by the next one, or the next index."""
         with disk_full_as_error(self.store.root, "deleting"), self.store.write_lock(self.lock_timeout):
-            result = DeleteResult.from_dict(self.call("delete", {"ids": list(ids)}, use_pool=False, timeout=timeout))
             ledger = Ledger(self.store.ensure().ledger_path)
             try:
-                ledger.forget(list(ids) + result.deleted)
+                self._finish_forgets(ledger, timeout)
+                return self._forget(ledger, list(ids), timeout)
             finally:
                 ledger.close()
-            Journal(self.store.journal_path).forget(list(ids) + result.deleted)
+
+    def _forget(self, ledger: Ledger, ids: list[str], timeout: float | None) -> DeleteResult:
+        ledger.mark_forgetting(ids)
+        result = DeleteResult.from_dict(self.call("delete", {"ids": ids}, use_pool=False, timeout=timeout))
+        ledger.mark_forgetting(result.deleted)
+        ledger.forget(ids + result.deleted)
+        Journal(self.store.journal_path).forget(ids + result.deleted)
+        ledger.forgotten()
         return result
+
+    def _finish_forgets(self, ledger: Ledger, timeout: float | None = None) -> None:
+        """Finish a forget an earlier run was killed in (its ids are still noted in the ledger)."""
+        left = ledger.forgetting()
+        if left:
+            self._forget(ledger, left, timeout)
 
     def export(
         self, out: str | os.PathLike[str], *, threads: Sequence[str] | None = None, force: bool = False

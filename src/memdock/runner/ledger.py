@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS committed (id TEXT PRIMARY KEY, hash BLOB NOT NULL, t
   origin INTEGER) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS committed_thread ON committed(thread) WHERE thread IS NOT NULL;
 CREATE TABLE IF NOT EXISTS also (id TEXT NOT NULL, origin INTEGER NOT NULL, PRIMARY KEY (id, origin)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS forgetting (id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS files (origin INTEGER NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
   mtime_ns INTEGER NOT NULL, sha256 BLOB NOT NULL, threads BLOB NOT NULL, PRIMARY KEY (origin, path)) WITHOUT ROWID;
 """
@@ -308,6 +309,19 @@ class Ledger:
                 part = list(ids[start : start + _BATCH])
                 self.db.execute(f"DELETE FROM committed WHERE id IN ({_marks(part)})", part)
                 self.db.execute(f"DELETE FROM also WHERE id IN ({_marks(part)})", part)
+
+    def mark_forgetting(self, ids: Sequence[str]) -> None:
+        """Note, durably, that IDS are being forgotten: a forget killed before the journal lost their text is
+        finished by the next write (see `SubprocessBackend.delete`)."""
+        with self._transaction():
+            self.db.executemany("INSERT OR IGNORE INTO forgetting(id) VALUES (?)", [(i,) for i in ids])
+
+    def forgetting(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT id FROM forgetting ORDER BY id")]
+
+    def forgotten(self) -> None:
+        with self._transaction():
+            self.db.execute("DELETE FROM forgetting")
 
     def hashes(self, ids: Sequence[str]) -> dict[str, bytes]:
         """The committed content hash of each of IDS the ledger holds."""
