@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from lexical import HEAP, overlap, pct, size_of, timed  # noqa: E402
+from lexical import HEAP, bm25s_search, overlap, pct, size_of, timed  # noqa: E402
 from synthetic import DATA, Vocabulary  # noqa: E402
 
 from memdock import Memory  # noqa: E402
@@ -201,16 +201,7 @@ def bm25s_peer(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search
     retriever.index(tokens, show_progress=False)
     retriever.save(str(folder), corpus=[{"id": d, "text": x} for d, x in docs])
     seconds = time.perf_counter() - t
-    ids = [d for d, _ in docs]
-
-    def search(q: str) -> list[str]:
-        qt = bm25s.tokenize([q], stopwords="en", stemmer=stemmer, show_progress=False)
-        if not qt.vocab:
-            return []
-        found, scores = retriever.retrieve(qt, k=10, show_progress=False, n_threads=1)
-        return [ids[i] for i, s in zip(found[0], scores[0]) if s > 0]
-
-    return seconds, search
+    return seconds, bm25s_search(retriever, stemmer, [d for d, _ in docs])
 
 
 def lancedb_peer(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search]:
@@ -369,6 +360,18 @@ def available(systems: list[str]) -> list[str]:
     return out
 
 
+def part(
+    label: str, systems: str, source: Path, fmt: str, docs_of: Callable[[], Docs], text_bytes: int, args: Any
+) -> None:
+    """One part of the run: the systems side by side, then where each memdock store's bytes are."""
+    chosen = ["tantivy-py"] + [s for s in available(systems.split(",")) if s != "tantivy-py"]
+    stores = compare(label, chosen, source, fmt, docs_of, text_bytes, args)
+    print(f"\nwhere the bytes are ({label.split(' (')[0]})")
+    for name, store in stores.items():
+        if name.startswith(("memdock-", "base-")):
+            breakdown(store, text_bytes)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--notes", type=int, default=20000)
@@ -396,23 +399,13 @@ def main() -> int:
         source = work / "notes.jsonl"
         docs = write_notes(source, args.notes)
         text_bytes = sum(len(x.encode()) for _, x in docs)
-        systems = ["tantivy-py"] + [s for s in available(args.systems.split(",")) if s != "tantivy-py"]
         label = f"{args.notes:,} short notes from one JSONL file, {args.reps} repetitions interleaved"
-        stores = compare(label, systems, source, "jsonl", lambda: read_notes(source), text_bytes, args)
-        print("\nwhere the bytes are (short notes)")
-        for name, store in stores.items():
-            if name.startswith("memdock-"):
-                breakdown(store, text_bytes)
+        part(label, args.systems, source, "jsonl", lambda: read_notes(source), text_bytes, args)
         if args.markdown_mb > 0:
             folder = work / "markdown"
             md_bytes = write_markdown(folder, args.markdown_mb)
-            md = ["tantivy-py"] + [s for s in available(args.markdown_systems.split(",")) if s != "tantivy-py"]
             label = f"{md_bytes / 1e6:.0f} MB of watercooler markdown ({len(list(folder.iterdir()))} files)"
-            stores = compare(label, md, folder, "watercooler", lambda: read_markdown(folder), md_bytes, args)
-            print("\nwhere the bytes are (markdown)")
-            for name, store in stores.items():
-                if name.startswith("memdock-"):
-                    breakdown(store, md_bytes)
+            part(label, args.markdown_systems, folder, "watercooler", lambda: read_markdown(folder), md_bytes, args)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_one_pass import chunk
 
 from memdock.bundle import BundleWriter
-from memdock.ids import content_hash, digest
+from memdock.ids import digest
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
 
@@ -50,21 +51,7 @@ def write_chunks(path: Path) -> Path:
     with BundleWriter(path, "chunks") as w:
         for i in range(N):
             text = f"note {i} on the {('apple', 'pear', 'plum', 'fig')[i % 4]} harvest, lot {i * 7919 % 10007}"
-            key = digest("kill", str(i))
-            w.write(
-                "chunk",
-                {
-                    "id": f"chunk:{key}",
-                    "entry_id": f"entry:{key}",
-                    "thread_id": f"thread:{digest(str(i // 50))}",
-                    "position": 0,
-                    "text": text,
-                    "start": 0,
-                    "end": len(text),
-                    "token_count": 10,
-                    "content_hash": content_hash(text),
-                },
-            )
+            w.write("chunk", chunk(i, text, key=digest("kill", str(i)), per_thread=50))
     return path
 
 

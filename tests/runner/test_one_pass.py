@@ -17,12 +17,14 @@ from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
 
 
-def chunk(i: int, text: str | None = None) -> dict:
+def chunk(i: int, text: str | None = None, *, key: str | None = None, per_thread: int = 10) -> dict:
+    """The Ith chunk (id chunk:KEY, by default I), PER_THREAD to a thread."""
     text = text or f"note {i:03d} about apples and pears"
+    key = key or f"{i:03d}"
     return {
-        "id": f"chunk:{i:03d}",
-        "entry_id": f"entry:{i:03d}",
-        "thread_id": f"thread:{i // 10}",
+        "id": f"chunk:{key}",
+        "entry_id": f"entry:{key}",
+        "thread_id": f"thread:{i // per_thread}",
         "position": 0,
         "text": text,
         "start": 0,
