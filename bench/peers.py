@@ -370,11 +370,12 @@ def part(
     for name, store in stores.items():
         if name.startswith(("memdock-", "base-")):
             breakdown(store, text_bytes)
+    sys.stdout.flush()
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--notes", type=int, default=20000)
+    ap.add_argument("--notes", type=int, default=20000, help="0 to leave part 1 out")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--markdown-mb", type=float, default=100.0, help="0 to leave part 2 out")
@@ -396,11 +397,12 @@ def main() -> int:
         args.markdown_systems += ",base-sqlite,base-tantivy"
     work = args.work = Path(tempfile.mkdtemp(prefix="peers-", dir=args.tmp))
     try:
-        source = work / "notes.jsonl"
-        docs = write_notes(source, args.notes)
-        text_bytes = sum(len(x.encode()) for _, x in docs)
-        label = f"{args.notes:,} short notes from one JSONL file, {args.reps} repetitions interleaved"
-        part(label, args.systems, source, "jsonl", lambda: read_notes(source), text_bytes, args)
+        if args.notes > 0:
+            source = work / "notes.jsonl"
+            docs = write_notes(source, args.notes)
+            text_bytes = sum(len(x.encode()) for _, x in docs)
+            label = f"{args.notes:,} short notes from one JSONL file, {args.reps} repetitions interleaved"
+            part(label, args.systems, source, "jsonl", lambda: read_notes(source), text_bytes, args)
         if args.markdown_mb > 0:
             folder = work / "markdown"
             md_bytes = write_markdown(folder, args.markdown_mb)
