@@ -166,7 +166,13 @@ def bm25s_row(docs: list[tuple[str, str]], folder: Path, texts: list[str]) -> Ro
     )
     index_s = time.perf_counter() - t
     retriever.save(str(folder))
-    ids = [cid for cid, _ in docs]
+    lat, tops = timed(bm25s_search(retriever, stemmer, [cid for cid, _ in docs]), texts)
+    return Row("bm25s", index_s, len(docs), size_of(folder), lat, tops)
+
+
+def bm25s_search(retriever: Any, stemmer: Any, ids: list[str]) -> Callable[[str], list[str]]:
+    """A bm25s index's top 10 ids for a query (its stopwords and stemmer), hits that scored only."""
+    import bm25s
 
     def search(q: str) -> list[str]:
         tokens = bm25s.tokenize([q], stopwords="en", stemmer=stemmer, show_progress=False)
@@ -175,8 +181,7 @@ def bm25s_row(docs: list[tuple[str, str]], folder: Path, texts: list[str]) -> Ro
         found, scores = retriever.retrieve(tokens, k=10, show_progress=False, n_threads=1)
         return [ids[i] for i, s in zip(found[0], scores[0]) if s > 0]
 
-    lat, tops = timed(search, texts)
-    return Row("bm25s", index_s, len(docs), size_of(folder), lat, tops)
+    return search
 
 
 def overlap(a: list[list[str]], b: list[list[str]]) -> float:

@@ -49,7 +49,7 @@ def shard_bundle(
     src, dest = Path(bundle).resolve(), Path(out).resolve()
     if dest == src or src in dest.parents:
         raise InvalidInputError(f"the shards' folder {out} is inside the bundle {bundle}; choose a folder outside it")
-    reader = BundleReader(bundle)
+    reader = BundleReader(bundle, sealed=True, trust_seal=True)  # a journal segment's parts are compressed
     if reader.kind not in ("corpus", "chunks"):
         raise InvalidInputError(
             f"{bundle}: a {reader.kind} bundle has no threads to shard by; give a corpus or chunks bundle"

@@ -1,17 +1,18 @@
-"""Sealed journal segments: after a successful run the journal's JSONL files are gzip-compressed in place, and
+"""Sealed journal segments: the journal's JSONL files are gzip-compressed as a run writes them (segments of older
+runs were compressed in place after the run, `Journal.seal`), and
 everything that reads the journal (export, `Memory.list`, forget's rewrite) reads them as it read the plain files.
 A seal killed halfway, or stopped by a full disk, leaves a segment that reads the same; a damaged compressed file
 is an error naming it."""
 
 import errno
 import gzip
-import shutil
 from pathlib import Path
 
 import pytest
 
 from memdock import Memory
 from memdock.bundle import BundleReader
+from memdock.bundle import writer as writer_mod
 from memdock.errors import InvalidInputError
 from memdock.inprocess import InProcessBackend
 from memdock.runner import journal as journal_mod
@@ -93,16 +94,25 @@ def test_a_seal_killed_halfway_reads_the_same_and_is_finished_by_the_next(tmp_pa
     assert exported(tmp_path / "store", tmp_path / "after") == before
 
 
-def test_a_full_disk_while_sealing_leaves_the_segment_plain_and_the_run_done(tmp_path, seal_everything, monkeypatch):
-    def full(*args, **kwargs):
+def test_a_full_disk_while_the_run_writes_its_compressed_segment_fails_it_before_the_backend(
+    tmp_path, monkeypatch, caplog
+):
+    """The journal is compressed as the run writes it (no seal after the run): a full disk there stops the run
+    with a disk_full error before the adapter is called, and the store keeps what it had."""
+    ids = remember(tmp_path / "store", NOTES[:5])
+
+    def full(self):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(journal_mod.shutil, "copyfileobj", full)
-    ids = remember(tmp_path / "store", NOTES)
-    (segment,) = Journal(tmp_path / "store" / "journal").segments()
-    assert list(segment.glob("*.jsonl")) and not list(segment.glob("*.gz")) and not list(segment.glob(".*"))
-    monkeypatch.setattr(journal_mod.shutil, "copyfileobj", shutil.copyfileobj)
-    assert set(ids) <= set(exported(tmp_path / "store", tmp_path / "out"))
+    monkeypatch.setattr(writer_mod._Part, "_deflate", full)
+    with Memory(InProcessBackend.bundled("sqlite", tmp_path / "store")) as memory:
+        assert all(r.degraded for r in memory.remember_many(NOTES[5:]))
+    assert "disk full" in caplog.text and "journal/00000002 while writing a bundle" in caplog.text
+    monkeypatch.undo()
+    assert len(Journal(tmp_path / "store" / "journal").segments()) == 1
+    assert set(exported(tmp_path / "store", tmp_path / "out")) >= set(ids)
+    with Memory(InProcessBackend.bundled("sqlite", tmp_path / "store")) as memory:
+        assert [e.text for e in memory.list(thread="kites", limit=100)] == [n["content"] for n in NOTES[:5]]
 
 
 def test_a_damaged_sealed_file_is_an_error_naming_it(tmp_path, seal_everything):
@@ -114,3 +124,26 @@ def test_a_damaged_sealed_file_is_an_error_naming_it(tmp_path, seal_everything):
         exported(tmp_path / "store", tmp_path / "out")
     assert str(entries) in str(caught.value)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_forget_killed_before_the_journal_rewrite_is_finished_by_the_next_forget(tmp_path, monkeypatch):
+    """Issue 33, broken 4: the backend and the ledger had deleted the thread, the journal still held its entries'
+    text; forgetting the thread again (now not found) must still take the text out."""
+    store = tmp_path / "store"
+    remember(store, [*NOTES[:3], {"content": SECRET, "thread": "kites"}])
+    rewrite = Journal.forget
+
+    def killed(self, ids):
+        raise KeyboardInterrupt  # the run dies here, after the backend and the ledger forgot
+
+    monkeypatch.setattr(Journal, "forget", killed)
+    with Memory(InProcessBackend.bundled("sqlite", store)) as memory:
+        (thread,) = memory.threads()
+        with pytest.raises(KeyboardInterrupt):
+            memory.forget(thread)
+    monkeypatch.setattr(Journal, "forget", rewrite)
+    assert b"hunter2" in journal_text(store)
+    with Memory(InProcessBackend.bundled("sqlite", store)) as memory:
+        memory.forget(thread)
+        assert memory.threads() == {}
+    assert b"hunter2" not in journal_text(store) and b"kite festival" not in journal_text(store)

@@ -23,6 +23,7 @@ from . import source
 from .idset import IdSet
 from .manifest import MANIFEST_NAME, MATRIX_TYPE, PART_FILE, FileEntry, record_key
 from .matrix import EmbeddingMatrix
+from .seal import files_match, sealed_here, take
 
 SEALED = ".gz"
 """A sealed bundle (a journal segment, see runner/journal.py) may keep a JSONL file gzip-compressed under its name
@@ -54,6 +55,9 @@ class BundleReader:
     unlisted file is present. Reading a file checks every record, the line
     count and the sha256; a mismatch is raised when that file's end is reached.
     `verify()` reads everything and returns every problem instead of raising.
+
+    TRUST_SEAL: a bundle this memdock sealed (see `bundle.seal`) whose files all match their sha256 is read
+    without the per-record checks its writer already made (`trusted`); any other is checked as usual.
     """
 
     def __init__(
@@ -64,11 +68,13 @@ class BundleReader:
         engine: str | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         sealed: bool = False,
+        trust_seal: bool = False,
     ):
         self.path = Path(path)
         self.max_line_bytes = max_line_bytes
         self.sealed = sealed
         self.manifest = self._load_manifest()
+        seal = take(self.manifest)
         compat = check_payload_version(
             str(self.manifest.get("memory_payload_version", "")), PAYLOAD_VERSION, where=f"{self.path / MANIFEST_NAME}"
         )
@@ -82,6 +88,15 @@ class BundleReader:
         self.validator = SchemaValidator(engine, lenient=self.newer_minor) if validate else None
         self.files = [FileEntry.from_dict(f) for f in self.manifest["files"]]
         self._check_files_present()
+        self.trusted = (
+            validate
+            and trust_seal
+            and not self.newer_minor
+            and sealed_here(self.manifest, seal)
+            and files_match(self.path, self.files)
+        )
+        if self.trusted:
+            self.validator = None
 
     @property
     def kind(self) -> str:
@@ -163,14 +178,26 @@ class BundleReader:
         finally:
             seen.close()
 
+    def records_with_lines(self, record_type: str) -> Iterator[tuple[dict[str, Any], bytes]]:
+        """`records`, each with the line it was read from (to copy it on without writing it again)."""
+        seen = IdSet()
+        try:
+            for entry in self.entries(record_type):
+                yield from self._iter_entry(entry, seen, None, with_lines=True)
+        finally:
+            seen.close()
+
     def read_part(self, entry: FileEntry) -> Iterator[dict[str, Any]]:
         return self._iter_entry(entry, IdSet(), None)
 
-    def _iter_entry(self, entry: FileEntry, seen: IdSet, errors: list[PayloadError] | None) -> Iterator[dict[str, Any]]:
+    def _iter_entry(
+        self, entry: FileEntry, seen: IdSet, errors: list[PayloadError] | None, *, with_lines: bool = False
+    ) -> Iterator[Any]:
         path = self.path / entry.path
         name = str(path)
         rtype = entry.record_type
         compiled = self.validator.compiled(rtype) if self.validator else None
+        checked = not self.trusted
         key_of = record_key(rtype)
         loads = orjson.loads
         with self._open(path) as f:
@@ -190,6 +217,9 @@ class BundleReader:
                             errors,
                         )
                         continue
+                    if not checked:
+                        yield (rec, raw) if with_lines else rec
+                        continue
                     key = key_of(rec)
                     deep = too_deep(raw, rec)
                     if deep:  # the id only when it is a plain value: a deep one could not even be printed
@@ -208,7 +238,7 @@ class BundleReader:
                             errors,
                         )
                         continue
-                    yield rec
+                    yield (rec, raw) if with_lines else rec
             except PayloadError as exc:
                 self._fail(exc, errors)
                 return

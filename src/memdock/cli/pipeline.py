@@ -8,15 +8,19 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from ..bundle import BundleReader, OutputNotEmptyError
+from ..bundle import BundleReader, BundleWriter, OutputNotEmptyError, source
 from ..chunking import ChunkOptions, chunk_bundle
 from ..chunking.chunker import MAX_WINDOW_TOKENS
-from ..importers import IMPORTERS
+from ..contract import IndexResult
+from ..importers import IMPORTERS, get_importer
 from ..importers.base import MAX_ENTRY_BYTES
 from ..importers.detect import ALIASES, canonical, detect
-from ..importers.pipeline import import_corpus
+from ..importers.pipeline import ImportSummary, import_corpus
 from ..jsonl import DEFAULT_MAX_LINE_BYTES
+from ..runner.backend import SubprocessBackend
+from ..runner.sources import Plan, plan, settle
 from . import output
 from .common import add_backend_options, bounded_int, examples, names_force, open_from_args
 
@@ -263,24 +267,51 @@ def _format_of(args: argparse.Namespace) -> str:
 
 
 def run_add(args: argparse.Namespace) -> int:
-    fmt = _format_of(args)
+    """Import, chunk and index; on a re-add only the files changed since the last run are read (`runner/sources`)."""
+    args.format = _format_of(args)
     tmp = Path(tempfile.mkdtemp(prefix="memdock-add-"))
+    summary = None
     try:
-        with _progress("importing", args.quiet, unit="B") as bar:
-            summary = import_corpus(args.sources, fmt, tmp / "corpus", on_bytes=bar.update)
-        for w in summary.warnings:
-            output.warn(w)
-        for f in summary.failed:
-            output.error(f)
-        opts = ChunkOptions(
-            max_tokens=args.max_tokens, overlap=args.overlap, tokenizer=args.tokenizer, header=args.header
-        )
-        with _progress("chunking", args.quiet, unit="entries") as bar:
-            chunk_bundle(tmp / "corpus", tmp / "chunks", opts, on_entry=lambda i, n: bar.update(i, n))
-        code = _index(args, tmp / "chunks")
+        with open_from_args(args) as b:
+            files = _plan(args, b)
+            if files.skip and not files.read and not files.left:
+                if args.json:
+                    unchanged = IndexResult(details={"sent": {}, "files_unchanged": len(files.skip)})
+                    output.emit_json(unchanged.to_dict())
+                else:
+                    print(f"unchanged since the last add: {len(files.skip)} file(s), nothing to index")
+                return 0
+            if files.read or not files.skip:
+                summary = _import_and_chunk(args, tmp, files)
+            else:  # only files that left: an empty bundle prunes their threads
+                BundleWriter(tmp / "chunks", "chunks").close()
+            code = _index(args, tmp / "chunks", backend=b, origin=files.origin, files=files)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return PARTIAL_EXIT if summary.partial else code
+    return PARTIAL_EXIT if summary is not None and summary.partial else code
+
+
+def _plan(args: argparse.Namespace, b: SubprocessBackend) -> Plan:
+    roots = [Path(s) for s in args.sources]
+    importer = get_importer(args.format)
+    paths = [f for r in roots if r.exists() for f in importer.sources(r)]
+    origin = source.for_import(args.format, roots)
+    return plan(origin, paths, b.source_files(origin))
+
+
+def _import_and_chunk(args: argparse.Namespace, tmp: Path, files: Plan) -> ImportSummary:
+    with _progress("importing", args.quiet, unit="B") as bar:
+        summary = import_corpus(args.sources, args.format, tmp / "corpus", on_bytes=bar.update, skip=set(files.skip))
+    for w in summary.warnings:
+        output.warn(w)
+    for f in summary.failed:
+        output.error(f)
+    for moved in settle(files, summary.threads):
+        output.warn(f"{moved}: changed while it was imported; indexed as read, `memdock add` again reads it as it is")
+    opts = ChunkOptions(max_tokens=args.max_tokens, overlap=args.overlap, tokenizer=args.tokenizer, header=args.header)
+    with _progress("chunking", args.quiet, unit="entries") as bar:
+        chunk_bundle(tmp / "corpus", tmp / "chunks", opts, on_entry=lambda i, n: bar.update(i, n))
+    return summary
 
 
 def run_index(args: argparse.Namespace) -> int:
@@ -297,10 +328,10 @@ def run_index(args: argparse.Namespace) -> int:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _index(args: argparse.Namespace, bundle: Path) -> int:
+def _index(args: argparse.Namespace, bundle: Path, backend: SubprocessBackend | None = None, **kw: Any) -> int:
     bar = output.Progress("indexing", quiet=args.quiet, unit="records")
     try:
-        with open_from_args(args) as b:
+        with backend or open_from_args(args) as b:
             result = b.index(
                 bundle,
                 progress=lambda ev: bar.update(ev.get("done", 0), ev.get("total")),
@@ -308,6 +339,7 @@ def _index(args: argparse.Namespace, bundle: Path) -> int:
                 parallel=args.parallel,
                 executor=args.executor,
                 address=args.address,
+                **kw,
             )
     finally:
         bar.done()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,7 @@ SHOWN_PROBLEMS = 5
 class ImportSummary:
     counts: dict[str, int] = field(default_factory=dict)
     files: int = 0
+    threads: dict[Path, list[str]] = field(default_factory=dict)  # each file read (resolved): its threads' ids
     failed: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -38,12 +40,14 @@ def import_corpus(
     on_file: Callable[[int, int, Path], None] | None = None,
     max_entry_bytes: int = MAX_ENTRY_BYTES,
     on_bytes: Callable[[int, int], None] | None = None,
+    skip: Collection[Path] = (),
 ) -> ImportSummary:
     """Import SOURCES into a corpus bundle at OUT. Raises InvalidInputError, writing nothing, when no source
     exists or none yields an entry; an entry over MAX_ENTRY_BYTES of UTF-8 is skipped with a warning.
 
     ON_BYTES(done, total) reports progress in source bytes, moving within a file too: an entry's source line,
-    against the file's line count, says how far into the file the importer is."""
+    against the file's line count, says how far into the file the importer is. Files in SKIP (resolved paths:
+    unchanged since the last run, see `runner/sources.py`) are left unread."""
     started = time.monotonic()
     if max_entry_bytes < 1:
         raise InvalidInputError(f"max_entry_bytes must be at least 1, got {max_entry_bytes}")
@@ -58,7 +62,7 @@ def import_corpus(
         found = importer.sources(root)
         if not found:
             ctx.error(root, f"no file the {fmt} importer reads is in this folder")
-        files += [(root, f) for f in found]
+        files += [(root, f) for f in found if Path(os.path.realpath(f)) not in skip]
     if not files:
         raise InvalidInputError("nothing to import: " + "; ".join(map(str, ctx.errors)))
     summary = ImportSummary()
@@ -71,7 +75,9 @@ def import_corpus(
                 on_file(i, len(files), path)
             entries_before = summary.counts.get("entry", 0)
             before, lines = sum(sizes[:i]), _lines(path) if on_bytes else 0
+            threads = summary.threads.setdefault(Path(os.path.realpath(path)), [])
             for parsed in importer.read(path, ctx):
+                threads.append(parsed.thread["id"])
                 if on_bytes:
                     line = max((_line(parsed, e) or 0 for e in parsed.entries), default=0)
                     on_bytes(before + int(sizes[i] * min(1.0, line / lines)) if lines else before, sum(sizes))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -25,8 +26,8 @@ from ..diskfull import disk_full, disk_full_as_error, reraise_disk_full, said_di
 from ..errors import InvalidInputError, MemdockError, VersionError
 from ..protocol import SUPPORTED_PROTOCOLS, negotiate, payload_compatible
 from ..registry import AdapterDescriptor, Registry
-from .delta import build_delta
-from .journal import Exported, Journal
+from .delta import Delta, build_delta
+from .journal import Exported, Journal, inflate
 from .launch import CallRecord, Launch
 from .ledger import Ledger
 from .oneshot import run_once
@@ -41,7 +42,8 @@ from .parallel import (
     serial_reason,
     writers_mode,
 )
-from .store import Store
+from .sources import FileState, Plan
+from .store import Store, store_holding
 from .worker import WorkerPool
 
 MAX_CALL_RECORDS = 1024
@@ -200,6 +202,7 @@ class SubprocessBackend:
         parallel: int = 1,
         executor: str | Executor | None = None,
         address: str | None = None,
+        files: Plan | None = None,
     ) -> IndexResult:
         """Index a chunks (or corpus) bundle: send what the ledger lacks, resume after a kill, delete what vanished.
 
@@ -213,9 +216,12 @@ class SubprocessBackend:
 
         AFTER_CHECKPOINT is called with each checkpoint's ids once the ledger has them; an exception it
         raises stops the adapter (the conformance kit uses this to kill a run midway).
+
+        FILES (a re-add, see `runner/sources.py`): the records of the source files it skipped count as seen, the
+        threads of files that left the source are pruned too, and the ledger keeps the files' state for next time.
         """
         started = time.monotonic()
-        reader = BundleReader(bundle)
+        reader = BundleReader(bundle, trust_seal=True)
         if reader.kind not in ("chunks", "corpus"):
             raise InvalidInputError(f"{bundle}: cannot index a {reader.kind} bundle; give a corpus or chunks bundle")
         caps = self.get_capabilities()
@@ -229,8 +235,14 @@ class SubprocessBackend:
                 delta_dir = journal.next_segment()  # the delta is kept: it is the journal (see runner/journal.py)
                 committed = False
                 try:
+                    self._finish_forgets(ledger, timeout)
+                    fresh = ledger.empty()  # a first index into an empty store: nothing can vanish
                     delta = build_delta(reader, ledger, delta_dir, origin)
+                    if files is not None:
+                        ledger.carry(files.carried)
+                        delta.thread_ids = sorted({*delta.thread_ids, *files.left})
                     result = IndexResult(skipped=delta.skipped)
+                    sent = self._adapter_input(delta)
 
                     def checkpoint(ids: list[str]) -> None:
                         nonlocal committed
@@ -252,19 +264,19 @@ class SubprocessBackend:
                     if not delta.total_sent:
                         journal.discard(delta_dir)
                     elif pool is not None and mode == "shared":
-                        raw = send_in_shards(delta_dir, shards_dir, shards, spec, pool, checkpoint, progress)
+                        raw = send_in_shards(sent, shards_dir, shards, spec, pool, checkpoint, progress)
                         ledger.commit_all_pending()
                         result = IndexResult.from_dict(raw)
                         result.skipped = delta.skipped
                     else:
                         prepared = (
-                            prepare_in_shards(delta_dir, shards_dir, shards, spec, pool, progress)
+                            prepare_in_shards(sent, shards_dir, shards, spec, pool, progress)
                             if pool is not None
                             else None
                         )
                         raw = self.call(
                             "index",
-                            {"bundle": str(delta_dir), "verified": True},
+                            {"bundle": str(sent), "verified": True},
                             on_progress=progress,
                             on_checkpoint=checkpoint,
                             use_pool=False,
@@ -279,7 +291,7 @@ class SubprocessBackend:
                         elif parallel > 1:
                             result.details["parallel"] = serial_reason(self.descriptor.name, mode, parallel, caps)
                     ledger.finish_run()
-                    gone = ledger.vanished(delta.thread_ids) if prune else []
+                    gone = ledger.vanished(delta.thread_ids) if prune and not fresh else []
                     if gone and caps.has("delete") and caps.supports("delete"):
                         kept = ledger.held_elsewhere(gone)
                         doomed = [i for i in gone if i not in kept]
@@ -289,10 +301,13 @@ class SubprocessBackend:
                         ledger.release(gone)
                         result.deleted = len(doomed)
                     if prune:
-                        result.details["kept_for_other_sources"] = ledger.kept_for_other_sources(delta.thread_ids)
+                        others = 0 if fresh else ledger.kept_for_other_sources(delta.thread_ids)
+                        result.details["kept_for_other_sources"] = others
                     result.details["sent"] = delta.sent
-                    if delta.total_sent:
-                        journal.seal(delta_dir)
+                    if sent != delta.adapter_input:
+                        shutil.rmtree(sent, ignore_errors=True)
+                    if files is not None:
+                        ledger.save_files(files.files())
                     result.seconds = time.monotonic() - started
                     return result
                 except BaseException:
@@ -301,6 +316,14 @@ class SubprocessBackend:
                     raise
             finally:
                 ledger.close()
+
+    def _adapter_input(self, delta: Delta) -> Path:
+        """The bundle the adapter reads: the input itself when all of it goes, else the journal segment; an adapter
+        not on memdock's Python SDK gets the segment inflated into a plain bundle (it may not read gzip parts)."""
+        sent = delta.adapter_input
+        if sent != delta.path or self.descriptor.runtime.get("kind") == "python" or not delta.total_sent:
+            return sent
+        return inflate(delta.path, self.store.work_root / f"delta-{delta.path.name}")
 
     def query(
         self,
@@ -359,7 +382,11 @@ class SubprocessBackend:
     def threads(self) -> dict[str, int]:
         return self._from_ledger(Ledger.threads)
 
-    def _from_ledger(self, read: Callable[[Ledger], dict[str, int]]) -> dict[str, int]:
+    def source_files(self, origin: str) -> dict[str, FileState]:
+        """The state of ORIGIN's source files when last indexed (nothing for a source never indexed here)."""
+        return self._from_ledger(lambda ledger: ledger.files(origin))
+
+    def _from_ledger(self, read: Callable[[Ledger], dict[str, Any]]) -> dict[str, Any]:
         """What the ledger says (nothing for a store never indexed, or a ledger that cannot be read)."""
         path = self.store.ledger_path
         if not path.exists():
@@ -376,20 +403,41 @@ class SubprocessBackend:
             ledger.close()
 
     def delete(self, ids: Sequence[str], *, timeout: float | None = None) -> DeleteResult:
+        """Delete IDS (and what depends on them) from the backend, the ledger and the journal's text. The ids are
+        noted in the ledger first, so a forget killed midway is finished by the next one, or the next index."""
         with disk_full_as_error(self.store.root, "deleting"), self.store.write_lock(self.lock_timeout):
-            result = DeleteResult.from_dict(self.call("delete", {"ids": list(ids)}, use_pool=False, timeout=timeout))
             ledger = Ledger(self.store.ensure().ledger_path)
             try:
-                ledger.forget(list(ids) + result.deleted)
+                self._finish_forgets(ledger, timeout)
+                return self._forget(ledger, list(ids), timeout)
             finally:
                 ledger.close()
-            Journal(self.store.journal_path).forget(list(ids) + result.deleted)
+
+    def _forget(self, ledger: Ledger, ids: list[str], timeout: float | None) -> DeleteResult:
+        ledger.mark_forgetting(ids)
+        result = DeleteResult.from_dict(self.call("delete", {"ids": ids}, use_pool=False, timeout=timeout))
+        ledger.mark_forgetting(result.deleted)
+        ledger.forget(ids + result.deleted)
+        Journal(self.store.journal_path).forget(ids + result.deleted)
+        ledger.forgotten()
         return result
+
+    def _finish_forgets(self, ledger: Ledger, timeout: float | None = None) -> None:
+        """Finish a forget an earlier run was killed in (its ids are still noted in the ledger)."""
+        left = ledger.forgetting()
+        if left:
+            self._forget(ledger, left, timeout)
 
     def export(
         self, out: str | os.PathLike[str], *, threads: Sequence[str] | None = None, force: bool = False
     ) -> Exported:
-        """The store's memory, from its journal, as one bundle at OUT (only THREADS' records when given)."""
+        """The store's memory, from its journal, as one bundle at OUT (only THREADS' records when given). OUT may
+        not lie inside a store: with --force it could replace a journal segment, the memory itself."""
+        inside = store_holding(out)
+        if inside is not None:
+            raise InvalidInputError(
+                f"{out} is inside the memdock store {inside}; write the export to a folder outside any store"
+            )
         with self.store.write_lock(self.lock_timeout):
             ledger = Ledger(self.store.ensure().ledger_path)
             try:

@@ -1,4 +1,9 @@
-"""What an index run must send: the records of a bundle that the ledger has not committed as they are."""
+"""What an index run must send: the records of a bundle that the ledger has not committed as they are.
+
+One pass over the input does it all: each record is read (and checked, unless the bundle carries this memdock's
+seal, see `bundle.seal`), hashed, looked up in the ledger, and, when the ledger lacks it, noted as pending and
+written to the journal segment, gzip-compressed as it is written (see `runner/journal.py`). When every record
+goes (a first index), the adapter is handed the input bundle itself (`Delta.whole`); otherwise the segment."""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..bundle import BundleReader, BundleWriter, source
-from .ledger import Ledger, record_hash
+from .ledger import Item, Ledger, record_hash
 
 ORDER = ("thread", "entry", "entity", "edge", "chunk")
 _BATCH = 2000
@@ -19,6 +24,17 @@ class Delta:
     skipped: int = 0
     thread_ids: list[str] = field(default_factory=list)
     origin: str = ""
+    source: Path | None = None
+
+    @property
+    def whole(self) -> bool:
+        """Every record of the input goes: the adapter can read the input bundle itself."""
+        return self.skipped == 0 and self.total_sent > 0
+
+    @property
+    def adapter_input(self) -> Path:
+        """What the adapter reads: the input bundle when it all goes, else the journal segment of what changed."""
+        return self.source if self.whole and self.source is not None else self.path
 
     @property
     def total_sent(self) -> int:
@@ -35,7 +51,7 @@ def build_delta(reader: BundleReader, ledger: Ledger, out: Path, origin: str | N
     """Stream READER once, writing changed records to a new bundle at OUT and noting them as pending.
 
     Every record is noted as coming from ORIGIN, else the bundle's source (`memdock.bundle.source`)."""
-    delta = Delta(out, origin=origin or source.of_manifest(reader.manifest, reader.path))
+    delta = Delta(out, origin=origin or source.of_manifest(reader.manifest, reader.path), source=reader.path.resolve())
     ledger.begin_run(delta.origin)
     threads: set[str] = set()
     with BundleWriter(
@@ -45,14 +61,15 @@ def build_delta(reader: BundleReader, ledger: Ledger, out: Path, origin: str | N
         chunker=reader.manifest.get("chunker"),
         inputs=[reader.path],
         metadata={"delta_of": str(reader.path), "origin": delta.origin},
+        compress=True,
     ) as w:
         for rtype in ORDER:
-            batch: list[tuple[dict, tuple[str, str, str | None, str]]] = []
-            for rec in reader.records(rtype):
+            batch: list[tuple[bytes, Item]] = []
+            for rec, line in reader.records_with_lines(rtype):
                 tid = _thread_of(rtype, rec)
                 if rtype == "thread":
                     threads.add(rec["id"])
-                batch.append((rec, (rec["id"], record_hash(rec), tid, rtype)))
+                batch.append((line, (rec["id"], record_hash(rec), tid, rtype)))
                 if len(batch) >= _BATCH:
                     _flush(batch, rtype, ledger, w, delta)
             _flush(batch, rtype, ledger, w, delta)
@@ -66,9 +83,9 @@ def _flush(batch: list, rtype: str, ledger: Ledger, w: BundleWriter, delta: Delt
         return
     flags = ledger.changed([item for _, item in batch])
     pending = []
-    for (rec, item), changed in zip(batch, flags):
+    for (line, item), changed in zip(batch, flags):
         if changed:
-            w.write(rtype, rec)
+            w.write_line(rtype, line)
             pending.append(item)
         else:
             delta.skipped += 1
@@ -84,5 +101,5 @@ def _copy_embeddings(reader: BundleReader, ledger: Ledger, w: BundleWriter) -> N
         return
     with matrix:
         for row in reader.records("embedding"):
-            if ledger.db.execute("SELECT 1 FROM pending WHERE id=?", (row["chunk_id"],)).fetchone():
+            if ledger.is_pending(row["chunk_id"]):
                 w.write_embedding(row["chunk_id"], matrix.row_bytes(row["row"]), row["model"])

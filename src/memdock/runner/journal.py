@@ -9,9 +9,10 @@ killed run, an old version of a re-imported record, a record a prune deleted all
 resumed run's records are found in the segment of the run that first sent them. `forget` rewrites the
 segments that hold a forgotten record without it, so the text is gone from disk too.
 
-Once its run has succeeded, a segment is sealed: its larger JSONL files are gzip-compressed in place (see
-`bundle.reader.SEALED`), which keeps the journal to about a third of the text it holds. Journal reads accept
-sealed and plain files alike, so a segment a killed run left plain, or a killed seal left half done, reads the same.
+A segment's JSONL parts are gzip-compressed as the run writes them (`BundleWriter(compress=True)`, see
+`bundle.reader.SEALED`), which keeps the journal to about a third of the text it holds, with no second pass.
+Segments written before that were compressed after their run (`seal`); journal reads accept compressed and plain
+files alike, so such a segment a killed run left plain, or a killed seal left half done, reads the same.
 """
 
 from __future__ import annotations
@@ -198,7 +199,7 @@ class Journal:
             fresh = segment.with_name(segment.name + ".rewrite")
             with BundleWriter(
                 fresh, reader.kind, chunker=reader.manifest.get("chunker"), metadata=reader.manifest.get("metadata"),
-                validate=False, overwrite=True,
+                validate=False, overwrite=True, compress=True,
             ) as w:  # fmt: skip
                 for rtype in reader.record_types():
                     if rtype == "embedding":
@@ -219,6 +220,20 @@ class Journal:
             self.seal(segment)
             rewritten += 1
         return rewritten
+
+
+def inflate(segment: Path, out: Path) -> Path:
+    """SEGMENT as a plain bundle at OUT (its compressed parts decompressed, the manifest as it is): for a reader
+    that takes only plain JSONL parts."""
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    for src in segment.iterdir():
+        if src.name.endswith(SEALED) and not SEALING.match(src.name):
+            with gzip.open(src, "rb") as f, open(out / src.name.removesuffix(SEALED), "xb") as dst:
+                shutil.copyfileobj(f, dst, 1 << 20)
+        elif not SEALING.match(src.name):
+            shutil.copy2(src, out / src.name)
+    return out
 
 
 def read(segment: Path) -> BundleReader:

@@ -3,18 +3,25 @@
 It makes `index` resumable (a killed run resumes after its last checkpoint)
 and incremental (a re-run sends only records whose content changed, and
 deletes what vanished from threads it has seen again). Records pending in the
-current run wait in a side table until the adapter checkpoints them, so
-memory stays flat whatever the corpus size.
+current run wait in a TEMP table (out of the file: a killed run's pending
+records matter to no later run) until the adapter checkpoints them, so memory
+stays flat whatever the corpus size, and each record costs the file one write
+a run: its committed row.
 
 Every committed record is linked to the origins that wrote it (a bundle's source identity, see
 `memdock.bundle.source`, or `remember`). A run prunes only records linked to its own origin, and deletes one
 only when no other origin still holds it. Rows from a ledger written before origins existed are linked to
 `legacy`, which any run may prune (the old behaviour) until a run sees the record and claims it.
+
+The file is compact (version 3): one row per record, `committed(id, hash, thread, type, origin)`, the hash
+16 bytes, thread, type and origin small integers naming rows of `names`; a record held by more than one
+origin keeps the others in `also`. Older ledgers are migrated when opened for writing (see `ledger_migrate`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -23,136 +30,162 @@ import orjson
 
 from ..bundle.source import LEGACY, REMEMBER
 from ..diskfull import disk_full_as_error, sqlite_transaction
-from ..ids import digest
+from .ledger_migrate import VERSION, migrate
+from .sources import FileState
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS committed (id TEXT PRIMARY KEY, hash TEXT NOT NULL, thread_id TEXT,
-  record_type TEXT NOT NULL) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS committed_thread ON committed(thread_id);
-CREATE TABLE IF NOT EXISTS pending (id TEXT PRIMARY KEY, hash TEXT NOT NULL, thread_id TEXT, record_type TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS names (n INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS names_name ON names(kind, name);
+CREATE TABLE IF NOT EXISTS committed (id TEXT PRIMARY KEY, hash BLOB NOT NULL, thread INTEGER, type INTEGER NOT NULL,
+  origin INTEGER) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS committed_thread ON committed(thread) WHERE thread IS NOT NULL;
+CREATE TABLE IF NOT EXISTS also (id TEXT NOT NULL, origin INTEGER NOT NULL, PRIMARY KEY (id, origin)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS forgetting (id TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS files (origin INTEGER NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
+  mtime_ns INTEGER NOT NULL, sha256 BLOB NOT NULL, threads BLOB NOT NULL, PRIMARY KEY (origin, path)) WITHOUT ROWID;
 """
-# The ids a run has seen matter only to that run (one connection): a TEMP table keeps them out of the file.
-_SEEN = "CREATE TEMP TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY)"
-_ORIGINS = """
-CREATE TABLE IF NOT EXISTS origins (id TEXT NOT NULL, origin TEXT NOT NULL, PRIMARY KEY (id, origin)) WITHOUT ROWID;
+# What a run has seen and sent matters only to that run (one connection): TEMP tables keep them out of the file.
+_TEMP = """
+CREATE TEMP TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY);
+CREATE TEMP TABLE IF NOT EXISTS pending (id TEXT PRIMARY KEY, hash BLOB NOT NULL, thread INTEGER,
+  type INTEGER NOT NULL);
 """
-_ORIGINS_VERSION = 1
-_COMPACT_VERSION = 2
-_COMPACT = """
-CREATE TABLE committed_compact (id TEXT PRIMARY KEY, hash TEXT NOT NULL, thread_id TEXT,
-  record_type TEXT NOT NULL) WITHOUT ROWID;
-INSERT INTO committed_compact SELECT id, hash, thread_id, record_type FROM committed;
-DROP TABLE committed;
-ALTER TABLE committed_compact RENAME TO committed;
-CREATE INDEX committed_thread ON committed(thread_id);
-DROP TABLE IF EXISTS main.seen;
-"""
+THREAD, TYPE, ORIGIN = 1, 2, 3  # kinds of names
 _VOLATILE = ("ingestion_time",)
 _BATCH = 500
 
+Item = tuple[str, bytes, "str | None", str]
+"""(id, content hash, thread id, record type) of one record."""
 
-def record_hash(record: dict) -> str:
-    """Content hash of a record, ignoring when memdock saw it."""
+
+def record_hash(record: dict) -> bytes:
+    """Content hash of a record (16 bytes), ignoring when memdock saw it."""
     stable = {k: v for k, v in record.items() if k not in _VOLATILE}
-    return digest(orjson.dumps(stable, option=orjson.OPT_SORT_KEYS).decode(), length=32)
+    return hashlib.sha256(orjson.dumps(stable, option=orjson.OPT_SORT_KEYS)).digest()[:16]
+
+
+def _marks(part: Sequence[object]) -> str:
+    return ",".join("?" * len(part))
 
 
 class Ledger:
     def __init__(self, path: Path):
         self.path = path
-        self.origin = LEGACY
+        self._names: dict[tuple[int, str], int] = {}
         with disk_full_as_error(path, "opening the ledger"):
             self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA cache_size=-65536")  # a run's commit of hashed (random) ids touches many pages
+            if self.db.execute("PRAGMA user_version").fetchone()[0] < VERSION:
+                migrate(self.db, _SCHEMA, self._name)
             self.db.executescript(_SCHEMA)
-            if self.db.execute("PRAGMA user_version").fetchone()[0] < _COMPACT_VERSION:
-                self._migrate()
-            self.db.execute(_SEEN)
+            self.db.executescript(_TEMP)
+        self.origin = LEGACY
 
     @classmethod
     def reader(cls, path: Path) -> Ledger:
-        """The ledger opened only to read: it creates and migrates nothing, so it also opens on a read-only store
-        (a mounted snapshot, a backup). Where SQLite cannot make the WAL index there, the file is read as
-        immutable, which sees what the last clean close checkpointed."""
+        """The ledger opened only to read: it creates nothing, so it also opens on a read-only store (a mounted
+        snapshot, a backup). Where SQLite cannot make the WAL index there, the file is read as immutable, which
+        sees what the last clean close checkpointed. An older ledger is migrated first where it can be written."""
         self = cls.__new__(cls)
-        self.path, self.origin = path, LEGACY
+        self.path, self._names = path, {}
         try:
             self.db = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, check_same_thread=False)
-            self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.OperationalError:
             self.db = sqlite3.connect(path.as_uri() + "?immutable=1", uri=True, check_same_thread=False)
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version < VERSION:
+            self.db.close()
+            return cls(path)
+        self.origin = LEGACY
         return self
 
-    def _migrate(self) -> None:
-        """Bring an older ledger up to date. Before origins (version 0), every committed record keeps the legacy
-        origin; before version 2, committed was a rowid table (an extra copy of every id) and the ids a run saw
-        were kept in the file. A read-only ledger stays as it is: reading its counts needs neither, and writing
-        fails anyway."""
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if "readonly" in str(exc) or "read-only" in str(exc):
-                return
-            raise
-        try:
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            if version < _ORIGINS_VERSION:
-                self.db.execute(_ORIGINS)
-                self.db.execute("INSERT OR IGNORE INTO origins(id, origin) SELECT id, ? FROM committed", (LEGACY,))
-            if version < _COMPACT_VERSION:
-                table = self.db.execute("SELECT sql FROM sqlite_schema WHERE name = 'committed'").fetchone()[0]
-                if "WITHOUT ROWID" not in table.upper():
-                    for statement in _COMPACT.strip().split(";\n"):
-                        self.db.execute(statement)
-                self.db.execute(f"PRAGMA user_version={_COMPACT_VERSION}")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+    @property
+    def origin(self) -> str:
+        return self._origin
+
+    @origin.setter
+    def origin(self, name: str) -> None:
+        self._origin = name
+        self._run = self._name(ORIGIN, name, create=False)
+
+    def _name(self, kind: int, name: str, *, create: bool = True) -> int:
+        """The number NAME has among names of KIND (made when CREATE; -1 for one not known)."""
+        key = (kind, name)
+        n = self._names.get(key)
+        if n is None:
+            row = self.db.execute("SELECT n FROM names WHERE kind = ? AND name = ?", key).fetchone()
+            if row is None and not create:
+                return -1
+            if row is None:
+                row = self.db.execute("INSERT INTO names(kind, name) VALUES (?, ?) RETURNING n", key).fetchone()
+            n = self._names[key] = row[0]
+        return n
+
+    def _named(self, kind: int) -> dict[int, str]:
+        return dict(self.db.execute("SELECT n, name FROM names WHERE kind = ?", (kind,)))
 
     def close(self) -> None:
         self.db.close()
 
     def begin_run(self, origin: str) -> None:
         """Start a run whose records all come from ORIGIN."""
+        with self._transaction():
+            self._name(ORIGIN, LEGACY)
+            self._name(ORIGIN, origin)
         self.origin = origin
         self.db.execute("DELETE FROM pending")
         self.db.execute("DELETE FROM seen")
 
-    def _claim(self, select_ids: str, params: Sequence[str] = ()) -> None:
-        """Link the ids SELECT_IDS yields to this run's origin (inside a transaction); a legacy link gives way."""
+    def _claim(self, select_ids: str, params: Sequence[object] = ()) -> None:
+        """Link the ids SELECT_IDS yields to this run's origin (inside a transaction); a legacy link gives way.
+        A record already linked to this origin is not written."""
+        run, legacy = self._run, self._name(ORIGIN, LEGACY)
         self.db.execute(
-            f"INSERT OR IGNORE INTO origins(id, origin) SELECT id, ? FROM ({select_ids})", [self.origin, *params]
+            f"UPDATE committed SET origin = ? WHERE id IN ({select_ids}) AND (origin IS NULL OR origin = ?) "
+            "AND origin IS NOT ?",
+            [run, *params, legacy, run],
         )
-        if self.origin != LEGACY:
-            self.db.execute(f"DELETE FROM origins WHERE origin = ? AND id IN ({select_ids})", [LEGACY, *params])
+        self.db.execute(
+            f"INSERT OR IGNORE INTO also(id, origin) SELECT id, ? FROM committed WHERE id IN ({select_ids}) "
+            "AND origin != ?",
+            [run, *params, run],
+        )
+        if run != legacy:
+            self.db.execute(f"DELETE FROM also WHERE origin = ? AND id IN ({select_ids})", [legacy, *params])
 
     def finish_run(self) -> None:
         """Claim every committed record this run saw (the unchanged ones too) for its origin.
 
-        Done once at the end, as one statement: a run killed before it leaves the records it merely saw
-        unclaimed, and its next run claims them."""
+        Done once at the end: a run killed before it leaves the records it merely saw unclaimed, and its next
+        run claims them."""
         with self._transaction():
-            self._claim("SELECT s.id FROM seen s JOIN committed c ON c.id = s.id")
+            self._claim("SELECT id FROM seen")
 
-    def changed(self, items: Sequence[tuple[str, str, str | None, str]]) -> list[bool]:
-        """For (id, hash, thread_id, type) items: True where the ledger lacks that id with that hash."""
-        known: dict[str, str] = {}
+    def changed(self, items: Sequence[Item]) -> list[bool]:
+        """For ITEMS: True where the ledger lacks that id with that hash. Every id is noted as seen, and the
+        changed ones as pending, in one statement each (both tables are the run's own, out of the file)."""
+        known: dict[str, bytes] = {}
         ids = [i[0] for i in items]
         for start in range(0, len(ids), _BATCH):
             part = ids[start : start + _BATCH]
-            q = f"SELECT id, hash FROM committed WHERE id IN ({','.join('?' * len(part))})"
-            known.update(self.db.execute(q, part).fetchall())
+            known.update(self.db.execute(f"SELECT id, hash FROM committed WHERE id IN ({_marks(part)})", part))
         with self._transaction():
             self.db.executemany("INSERT OR IGNORE INTO seen(id) VALUES (?)", [(i,) for i in ids])
         return [known.get(i[0]) != i[1] for i in items]
 
-    def add_pending(self, items: Iterable[tuple[str, str, str | None, str]]) -> None:
-        with self._transaction():
-            self.db.executemany(
-                "INSERT OR REPLACE INTO pending(id, hash, thread_id, record_type) VALUES (?,?,?,?)", items
-            )
+    def add_pending(self, items: Iterable[Item]) -> None:
+        with self._transaction():  # new thread and type names are the only writes to the file
+            rows = [
+                (rid, h, None if tid is None else self._name(THREAD, tid), self._name(TYPE, rtype))
+                for rid, h, tid, rtype in items
+            ]
+            self.db.executemany("INSERT OR REPLACE INTO pending(id, hash, thread, type) VALUES (?,?,?,?)", rows)
+
+    def is_pending(self, rid: str) -> bool:
+        return self.db.execute("SELECT 1 FROM pending WHERE id = ?", (rid,)).fetchone() is not None
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -161,98 +194,182 @@ class Ledger:
         with sqlite_transaction(self.db, self.path, what="recording what the backend committed"):
             yield
 
+    def _move(self, where: str, params: Sequence[object]) -> int:
+        """Commit the pending rows WHERE selects: one row each, written with its origin (a record another origin
+        holds keeps that one and gains this run's in `also`)."""
+        run, legacy = self._run, self._name(ORIGIN, LEGACY)
+        self.db.execute(
+            f"INSERT OR IGNORE INTO also(id, origin) SELECT c.id, ? FROM committed c JOIN pending p ON p.id = c.id "
+            f"WHERE {where.replace('id', 'p.id')} AND c.origin IS NOT NULL AND c.origin NOT IN (?, ?)",
+            [run, *params, run, legacy],
+        )
+        if run != legacy:
+            self.db.execute(
+                f"DELETE FROM also WHERE origin = ? AND id IN (SELECT id FROM pending WHERE {where})", [legacy, *params]
+            )
+        return self.db.execute(
+            "INSERT INTO committed(id, hash, thread, type, origin) SELECT id, hash, thread, type, ? FROM pending "
+            f"WHERE {where} ON CONFLICT(id) DO UPDATE SET hash = excluded.hash, thread = excluded.thread, "
+            "type = excluded.type, origin = CASE WHEN committed.origin IS NULL OR committed.origin = ? "
+            "THEN excluded.origin ELSE committed.origin END",
+            [run, *params, legacy],
+        ).rowcount
+
     def commit(self, ids: Sequence[str]) -> int:
         """Move checkpointed ids from pending to committed."""
         n = 0
         with self._transaction():
             for start in range(0, len(ids), _BATCH):
                 part = list(ids[start : start + _BATCH])
-                marks = ",".join("?" * len(part))
-                cur = self.db.execute(
-                    f"INSERT OR REPLACE INTO committed SELECT * FROM pending WHERE id IN ({marks})", part
-                )
-                n += cur.rowcount
-                self._claim(f"SELECT id FROM pending WHERE id IN ({marks})", part)
-                self.db.execute(f"DELETE FROM pending WHERE id IN ({marks})", part)
+                n += self._move(f"id IN ({_marks(part)})", part)
+                self.db.execute(f"DELETE FROM pending WHERE id IN ({_marks(part)})", part)
         return n
 
     def commit_all_pending(self) -> int:
         with self._transaction():
-            n = self.db.execute("INSERT OR REPLACE INTO committed SELECT * FROM pending").rowcount
-            self._claim("SELECT id FROM pending")
+            n = self._move("1", [])
             self.db.execute("DELETE FROM pending")
         return n
 
+    def _thread_numbers(self, thread_ids: Sequence[str]) -> list[int]:
+        return [n for n in (self._name(THREAD, t, create=False) for t in thread_ids) if n >= 0]
+
+    def _in_threads(self, thread_ids: Sequence[str]) -> Iterator[list[int]]:
+        numbers = self._thread_numbers(thread_ids)
+        for start in range(0, len(numbers), _BATCH):
+            yield numbers[start : start + _BATCH]
+
+    def _holds(self, origins: Sequence[int], *, negate: bool = False) -> str:
+        """SQL true where committed row c is linked to one of ORIGINS (to none, NEGATE)."""
+        marks = _marks(origins)
+        held = f"(c.origin IN ({marks}) OR EXISTS (SELECT 1 FROM also a WHERE a.id = c.id AND a.origin IN ({marks})))"
+        return f"NOT {held}" if negate else held
+
     def vanished(self, thread_ids: Sequence[str]) -> list[str]:
         """Committed ids under THREAD_IDS that this run's origin (or the legacy one) wrote and this run did not see."""
+        mine = [self._run, self._name(ORIGIN, LEGACY)]
         out: list[str] = []
-        for start in range(0, len(thread_ids), _BATCH):
-            part = list(thread_ids[start : start + _BATCH])
+        for part in self._in_threads(thread_ids):
             q = (
-                f"SELECT DISTINCT c.id FROM committed c JOIN origins o ON o.id = c.id "
-                f"WHERE c.thread_id IN ({','.join('?' * len(part))}) AND o.origin IN (?, ?) "
+                f"SELECT c.id FROM committed c WHERE c.thread IN ({_marks(part)}) AND {self._holds(mine)} "
                 "AND c.id NOT IN (SELECT id FROM seen) ORDER BY c.id"
             )
-            out.extend(r[0] for r in self.db.execute(q, [*part, self.origin, LEGACY]))
-        return out
+            out.extend(r[0] for r in self.db.execute(q, [*part, *mine, *mine]))
+        return sorted(out)
 
     def kept_for_other_sources(self, thread_ids: Sequence[str]) -> int:
         """How many committed records under THREAD_IDS this run did not see and only another bundle's source holds.
 
         They are kept, since only their own source deletes them; a renamed or moved source is another source."""
+        ours = [self._run, self._name(ORIGIN, LEGACY), self._name(ORIGIN, REMEMBER, create=False)]
         n = 0
-        for start in range(0, len(thread_ids), _BATCH):
-            part = list(thread_ids[start : start + _BATCH])
+        for part in self._in_threads(thread_ids):
             q = (
-                f"SELECT count(*) FROM committed c WHERE c.thread_id IN ({','.join('?' * len(part))}) "
-                "AND c.id NOT IN (SELECT id FROM seen) AND EXISTS (SELECT 1 FROM origins o WHERE o.id = c.id) "
-                "AND NOT EXISTS (SELECT 1 FROM origins o WHERE o.id = c.id AND o.origin IN (?, ?, ?))"
+                f"SELECT count(*) FROM committed c WHERE c.thread IN ({_marks(part)}) AND c.origin IS NOT NULL "
+                f"AND c.id NOT IN (SELECT id FROM seen) AND {self._holds(ours, negate=True)}"
             )
-            n += self.db.execute(q, [*part, self.origin, LEGACY, REMEMBER]).fetchone()[0]
+            n += self.db.execute(q, [*part, *ours, *ours]).fetchone()[0]
         return n
 
     def held_elsewhere(self, ids: Sequence[str]) -> set[str]:
         """Those of IDS that an origin other than this run's (and legacy) still holds."""
+        mine = [self._run, self._name(ORIGIN, LEGACY)]
         out: set[str] = set()
         for start in range(0, len(ids), _BATCH):
             part = list(ids[start : start + _BATCH])
-            q = f"SELECT DISTINCT id FROM origins WHERE id IN ({','.join('?' * len(part))}) AND origin NOT IN (?, ?)"
-            out.update(r[0] for r in self.db.execute(q, [*part, self.origin, LEGACY]))
+            q = (
+                f"SELECT c.id FROM committed c WHERE c.id IN ({_marks(part)}) AND ((c.origin IS NOT NULL AND "
+                "c.origin NOT IN (?, ?)) OR EXISTS (SELECT 1 FROM also a WHERE a.id = c.id AND a.origin NOT IN (?, ?)))"
+            )
+            out.update(r[0] for r in self.db.execute(q, [*part, *mine, *mine]))
         return out
 
     def release(self, ids: Sequence[str]) -> None:
-        """This run's origin (and legacy) no longer holds IDS; other origins' links stay."""
+        """This run's origin (and legacy) no longer holds IDS; other origins' links stay (one of them moves into
+        the row)."""
+        mine = [self._run, self._name(ORIGIN, LEGACY)]
         with self._transaction():
-            self.db.executemany(
-                "DELETE FROM origins WHERE id=? AND origin IN (?, ?)", [(i, self.origin, LEGACY) for i in ids]
-            )
+            for start in range(0, len(ids), _BATCH):
+                part = list(ids[start : start + _BATCH])
+                self.db.execute(f"DELETE FROM also WHERE id IN ({_marks(part)}) AND origin IN (?, ?)", [*part, *mine])
+                self.db.execute(
+                    "UPDATE committed SET origin = (SELECT min(a.origin) FROM also a WHERE a.id = committed.id) "
+                    f"WHERE id IN ({_marks(part)}) AND origin IN (?, ?)",
+                    [*part, *mine],
+                )
+                self.db.execute(
+                    "DELETE FROM also WHERE (id, origin) IN (SELECT id, origin FROM committed "
+                    f"WHERE id IN ({_marks(part)}) AND origin IS NOT NULL)",
+                    part,
+                )
 
     def forget(self, ids: Sequence[str]) -> None:
         with self._transaction():
             for start in range(0, len(ids), _BATCH):
                 part = list(ids[start : start + _BATCH])
-                marks = ",".join("?" * len(part))
-                self.db.execute(f"DELETE FROM committed WHERE id IN ({marks})", part)
-                self.db.execute(f"DELETE FROM origins WHERE id IN ({marks})", part)
+                self.db.execute(f"DELETE FROM committed WHERE id IN ({_marks(part)})", part)
+                self.db.execute(f"DELETE FROM also WHERE id IN ({_marks(part)})", part)
 
-    def hashes(self, ids: Sequence[str]) -> dict[str, str]:
+    def mark_forgetting(self, ids: Sequence[str]) -> None:
+        """Note, durably, that IDS are being forgotten: a forget killed before the journal lost their text is
+        finished by the next write (see `SubprocessBackend.delete`)."""
+        with self._transaction():
+            self.db.executemany("INSERT OR IGNORE INTO forgetting(id) VALUES (?)", [(i,) for i in ids])
+
+    def forgetting(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT id FROM forgetting ORDER BY id")]
+
+    def forgotten(self) -> None:
+        with self._transaction():
+            self.db.execute("DELETE FROM forgetting")
+
+    def hashes(self, ids: Sequence[str]) -> dict[str, bytes]:
         """The committed content hash of each of IDS the ledger holds."""
-        out: dict[str, str] = {}
+        out: dict[str, bytes] = {}
         for start in range(0, len(ids), _BATCH):
             part = list(ids[start : start + _BATCH])
-            q = f"SELECT id, hash FROM committed WHERE id IN ({','.join('?' * len(part))})"
-            out.update(self.db.execute(q, part).fetchall())
+            out.update(self.db.execute(f"SELECT id, hash FROM committed WHERE id IN ({_marks(part)})", part))
         return out
 
     def threads(self) -> dict[str, int]:
         """Each thread id with the number of entries committed under it."""
-        q = "SELECT thread_id, count(*) FROM committed WHERE record_type = 'entry' AND thread_id IS NOT NULL "
-        return dict(self.db.execute(q + "GROUP BY thread_id ORDER BY thread_id"))
+        entry = self._name(TYPE, "entry", create=False)
+        names = self._named(THREAD)
+        q = "SELECT thread, count(*) FROM committed WHERE type = ? AND thread IS NOT NULL GROUP BY thread"
+        return dict(sorted((names[t], n) for t, n in self.db.execute(q, (entry,))))
 
     def counts_by_type(self) -> dict[str, int]:
+        names = self._named(TYPE)
         return dict(
-            self.db.execute("SELECT record_type, count(*) FROM committed GROUP BY record_type ORDER BY record_type")
+            sorted((names[t], n) for t, n in self.db.execute("SELECT type, count(*) FROM committed GROUP BY 1"))
         )
+
+    def carry(self, thread_ids: Sequence[str]) -> None:
+        """Count the committed records of THREAD_IDS as seen by this run (their source files were unchanged and not
+        read again), so the run neither prunes nor re-sends them."""
+        with self._transaction():
+            for part in self._in_threads(thread_ids):
+                self.db.execute(
+                    f"INSERT OR IGNORE INTO seen SELECT id FROM committed WHERE thread IN ({_marks(part)})", part
+                )
+
+    def files(self, origin: str) -> dict[str, FileState]:
+        """What ORIGIN's source files were when last indexed: path -> size, mtime, sha256 and their threads."""
+        n = self._name(ORIGIN, origin, create=False)
+        q = "SELECT path, size, mtime_ns, sha256, threads FROM files WHERE origin = ?"
+        return {p: FileState(size, mtime, sha, orjson.loads(t)) for p, size, mtime, sha, t in self.db.execute(q, (n,))}
+
+    def save_files(self, files: dict[str, FileState]) -> None:
+        """FILES are now this run's origin's source files (a file not among them has left it)."""
+        with self._transaction():
+            self.db.execute("DELETE FROM files WHERE origin = ?", (self._run,))
+            self.db.executemany(
+                "INSERT INTO files VALUES (?,?,?,?,?,?)",
+                [(self._run, p, f.size, f.mtime_ns, f.sha256, orjson.dumps(f.threads)) for p, f in files.items()],
+            )
+
+    def empty(self) -> bool:
+        return self.db.execute("SELECT 1 FROM committed LIMIT 1").fetchone() is None
 
     def count(self) -> int:
         return self.db.execute("SELECT count(*) FROM committed").fetchone()[0]

@@ -204,5 +204,14 @@ class Store:
             lock.release()
 
 
+def store_holding(path: str | os.PathLike[str]) -> Path | None:
+    """The memdock store PATH is, or lies inside (its marker in PATH or a folder above), if any."""
+    here = Path(os.path.realpath(path))
+    for folder in (here, *here.parents):
+        if (folder / MARKER).is_file():
+            return folder
+    return None
+
+
 def _read_only_fs(path: Path) -> bool:
     return bool(os.statvfs(path).f_flag & os.ST_RDONLY)

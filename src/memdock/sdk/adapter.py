@@ -77,13 +77,14 @@ class Context:
     def input_bundle(self, *, validate: bool | None = None) -> BundleReader:
         """The bundle of `params.bundle`. VALIDATE None checks every record against the schema unless the runner
         says it wrote this bundle itself from records it had validated (`params.verified`); the reader checks
-        JSON, nesting, duplicate ids, counts and each part's sha256 either way."""
+        JSON, nesting, duplicate ids, counts and each part's sha256 either way. A journal segment the runner hands
+        over keeps its parts gzip-compressed (`sealed`): they are read as plain ones."""
         from ..bundle import BundleReader
 
         path = self.params.get("bundle")
         if not isinstance(path, str) or not path:
             raise InvalidInputError("index needs params.bundle: the path of a payload bundle")
-        return BundleReader(path, validate=not self.verified if validate is None else validate)
+        return BundleReader(path, validate=not self.verified if validate is None else validate, sealed=True)
 
     @property
     def verified(self) -> bool:

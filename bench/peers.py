@@ -1,0 +1,417 @@
+"""The user's whole path beside the tools a user would pick instead, in one run.
+
+    pip install -e '.[bench]' && memdock adapters install tantivy
+    python bench/peers.py [--notes 20000] [--reps 3] [--queries 300] [--markdown-mb 100] [--systems ...]
+
+Part 1, short notes: 20,000 notes of real text (consecutive LoCoMo turns and Ubuntu IRC lines from ../shared/data,
+joined to ~450 bytes; the corpora hold ~3 MB, so each text recurs about three times, cut at other places) written
+as one JSONL file, each with a hashed id (`memdock.ids.digest`, as memdock makes them). Every system starts from
+that file: memdock is timed as the user runs it, `memdock add notes.jsonl -f jsonl` in a fresh process (CLI start,
+import, chunk, index); each peer parses the JSONL in this process and indexes the texts: raw tantivy-py, bm25s with
+PyStemmer, LanceDB's native FTS, LlamaIndex's BM25Retriever. Systems run interleaved, in a rotated order each
+repetition; the ingest ratio is raw tantivy-py's seconds over the system's, within each repetition.
+
+Part 2, markdown: a ~100 MB folder of watercooler markdown made from the 24 real threads in ../shared/data (each
+copy a real thread file under a new name, its Entry-ID comments left out so the copies do not claim one id).
+`memdock add -f watercooler` on it beside raw tantivy-py indexing its entries (files split at the `---` lines).
+
+For each: ingest seconds and ratio to tantivy-py (min-max over the repetitions), store bytes over text bytes,
+query p50/p99 (ms; memdock through `memdock.Memory`, in-process worker), and top-10 overlap with tantivy-py
+(shared hits over the longer list, by id); for memdock, the seconds of a second `memdock add` of the unchanged
+source over the first's (re-add×1st, last repetition). Then where each memdock store's bytes are: per file, and
+per table and index of each SQLite file (SQLite's dbstat).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from lexical import HEAP, bm25s_search, overlap, pct, size_of, timed  # noqa: E402
+from synthetic import DATA, Vocabulary  # noqa: E402
+
+from memdock import Memory  # noqa: E402
+from memdock.ids import digest  # noqa: E402
+from memdock.registry import Registry  # noqa: E402
+
+NOTE_BYTES = 457
+Docs = list[tuple[str, str]]
+Search = Callable[[str], list[str]]
+OPEN: list[Memory] = []  # closed once their queries are done
+BASELINE: list[Path] = []  # --baseline: another checkout, run as base-sqlite and base-tantivy
+
+
+@dataclass
+class Result:
+    seconds: list[float] = field(default_factory=list)
+    ratios: list[float] = field(default_factory=list)
+    store: int = 0
+    lat: list[float] = field(default_factory=list)
+    tops: list[list[str]] = field(default_factory=list)
+    readd: float | None = None  # a second `memdock add` of the unchanged source, over the first
+
+
+# -- corpora -------------------------------------------------------------------------------------------------------
+
+
+def utterances() -> list[str]:
+    """Every real utterance of the LoCoMo conversations and the IRC dev logs, in their order."""
+    out: list[str] = []
+    for conv in json.loads((DATA / "locomo" / "locomo_dev.json").read_text()):
+        c = conv["conversation"]
+        sessions = sorted((k for k in c if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k.split("_")[1]))
+        out += [f"{t['speaker']}: {t['text']}" for s in sessions for t in c[s]]
+    for log in sorted((DATA / "irc" / "dev").glob("*.ascii.txt")):
+        out += [line.strip() for line in log.read_text(errors="replace").splitlines() if len(line.strip()) > 20]
+    return out
+
+
+def notes(n: int) -> Iterator[tuple[str, str]]:
+    """N notes of ~NOTE_BYTES joined from consecutive utterances; each pass over the corpora starts at another
+    offset, so a recurring text is cut elsewhere."""
+    said = utterances()
+    i, made, shift = 0, 0, 0
+    while made < n:
+        parts, size = [], 0
+        while size < NOTE_BYTES:
+            parts.append(said[i])
+            size += len(said[i]) + 1
+            i += 1
+            if i == len(said):
+                shift += 1
+                i = shift % len(said)
+        text = " ".join(parts)[: NOTE_BYTES * 2]
+        yield f"entry:{digest(str(made), text, length=16)}", text
+        made += 1
+
+
+def write_notes(path: Path, n: int) -> Docs:
+    docs = list(notes(n))
+    with open(path, "w") as f:
+        for k, (eid, text) in enumerate(docs):
+            line = {"id": eid.removeprefix("entry:"), "thread": f"notes-{k // 50:04d}", "author": "user", "text": text}
+            f.write(json.dumps(line) + "\n")
+    return docs
+
+
+def read_notes(path: Path) -> Docs:
+    out = []
+    with open(path) as f:
+        for line in f:
+            obj = json.loads(line)
+            out.append((f"entry:{obj['id']}", obj["text"]))
+    return out
+
+
+def write_markdown(folder: Path, mb: float) -> int:
+    """Copies of the real watercooler threads up to MB megabytes; returns the bytes written."""
+    sources = sorted(p for p in (DATA / "watercooler_threads").rglob("*.md"))
+    texts = [re.sub(r"<!-- Entry-ID: [^>]*-->\n?", "", p.read_text()) for p in sources]
+    folder.mkdir(parents=True)
+    written, k = 0, 0
+    while written < mb * 1e6:
+        text = texts[k % len(texts)]
+        (folder / f"copy{k // len(texts):04d}-{sources[k % len(texts)].name}").write_text(text)
+        written += len(text.encode())
+        k += 1
+    return written
+
+
+def read_markdown(folder: Path) -> Docs:
+    docs = []
+    for p in sorted(folder.glob("*.md")):
+        for j, part in enumerate(p.read_text().split("\n---\n")):
+            if part.strip():
+                docs.append((digest(p.name, str(j), length=16), part))
+    return docs
+
+
+# -- systems -------------------------------------------------------------------------------------------------------
+
+
+def memdock_add(name: str, source: Path, fmt: str, store: Path, tree: Path | None = None) -> tuple[float, Search]:
+    """`memdock add` as the user runs it; from another checkout's src (a baseline) when TREE is given."""
+    cmd = [sys.executable, "-m", "memdock", "add", str(source), "-f", fmt, "-b", name, "--data-dir", str(store), "-q"]
+    env = dict(os.environ, PYTHONPATH=str(tree / "src")) if tree else None
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
+    seconds = time.perf_counter() - t
+    memory = Memory(name, data_dir=store)
+    OPEN.append(memory)
+
+    def search(q: str) -> list[str]:
+        hits = memory.recall(q, limit=10).hits
+        return [(h.provenance or {}).get("entry_id") or h.id for h in hits]
+
+    return seconds, search
+
+
+def tantivy_py(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search]:
+    import tantivy
+
+    t = time.perf_counter()
+    docs = docs_of()
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("text", stored=True, tokenizer_name="en_stem")
+    folder.mkdir()
+    index = tantivy.Index(sb.build(), path=str(folder))
+    writer = index.writer(HEAP, 0)
+    for did, text in docs:
+        writer.add_document(tantivy.Document(id=did, text=text))
+    writer.commit()
+    writer.wait_merging_threads()
+    seconds = time.perf_counter() - t
+    index.reload()
+    searcher = index.searcher()
+
+    def search(q: str) -> list[str]:
+        hits = searcher.search(index.parse_query(re.sub(r"[^\w\s]", " ", q), ["text"]), 10).hits
+        return [searcher.doc(addr)["id"][0] for _, addr in hits]
+
+    return seconds, search
+
+
+def bm25s_peer(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search]:
+    import bm25s
+    import Stemmer
+
+    stemmer = Stemmer.Stemmer("english")
+    t = time.perf_counter()
+    docs = docs_of()
+    retriever = bm25s.BM25()
+    tokens = bm25s.tokenize([text for _, text in docs], stopwords="en", stemmer=stemmer, show_progress=False)
+    retriever.index(tokens, show_progress=False)
+    retriever.save(str(folder), corpus=[{"id": d, "text": x} for d, x in docs])
+    seconds = time.perf_counter() - t
+    return seconds, bm25s_search(retriever, stemmer, [d for d, _ in docs])
+
+
+def lancedb_peer(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search]:
+    import lancedb
+    from lancedb.index import FTS
+
+    t = time.perf_counter()
+    docs = docs_of()
+    table = lancedb.connect(str(folder)).create_table("notes", data=[{"id": d, "text": x} for d, x in docs])
+    table.create_index("text", config=FTS(stem=True, language="English", remove_stop_words=True))
+    seconds = time.perf_counter() - t
+
+    def search(q: str) -> list[str]:
+        rows = table.search(q, query_type="fts").select(["id", "_score"]).limit(10).to_list()
+        return [r["id"] for r in rows]
+
+    return seconds, search
+
+
+def llamaindex_peer(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search]:
+    import Stemmer
+    from llama_index.core.schema import TextNode
+    from llama_index.retrievers.bm25 import BM25Retriever
+
+    t = time.perf_counter()
+    nodes = [TextNode(text=x, id_=d) for d, x in docs_of()]
+    retriever = BM25Retriever.from_defaults(
+        nodes=nodes, similarity_top_k=10, stemmer=Stemmer.Stemmer("english"), language="english"
+    )
+    retriever.persist(str(folder))
+    seconds = time.perf_counter() - t
+
+    def search(q: str) -> list[str]:
+        return [n.node.node_id for n in retriever.retrieve(q)]
+
+    return seconds, search
+
+
+PEERS = {"bm25s": bm25s_peer, "lancedb": lancedb_peer, "llamaindex": llamaindex_peer}
+
+
+# -- running -------------------------------------------------------------------------------------------------------
+
+
+def run_one(system: str, source: Path, fmt: str, docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search]:
+    if system.startswith("memdock-"):
+        return memdock_add(system.removeprefix("memdock-"), source, fmt, folder)
+    if system.startswith("base-"):
+        return memdock_add(system.removeprefix("base-"), source, fmt, folder, BASELINE[0])
+    if system == "tantivy-py":
+        return tantivy_py(docs_of, folder)
+    return PEERS[system](docs_of, folder)
+
+
+def compare(
+    label: str, systems: list[str], source: Path, fmt: str, docs_of: Callable[[], Docs], text_bytes: int, args: Any
+) -> dict[str, Path]:
+    """Every system on SOURCE, interleaved, ARGS.reps times; prints the table and returns the last stores."""
+    tmp = Path(tempfile.mkdtemp(prefix=f"{fmt}-", dir=args.work))
+    queries = Vocabulary(tmp).queries(args.queries, __import__("random").Random(7))
+    results = {s: Result() for s in systems}
+    stores: dict[str, Path] = {}
+    for rep in range(args.reps):
+        order = systems[rep % len(systems) :] + systems[: rep % len(systems)]
+        times: dict[str, float] = {}
+        for system in order:
+            folder = tmp / f"{system}-{rep}"
+            seconds, search = run_one(system, source, fmt, docs_of, folder)
+            times[system] = seconds
+            res = results[system]
+            res.seconds.append(seconds)
+            res.store = size_of(folder)
+            if rep == args.reps - 1:
+                res.lat, res.tops = timed(search, queries)
+                stores[system] = folder
+                if not system.endswith("-py") and system.split("-")[0] in ("memdock", "base"):
+                    again, _ = run_one(system, source, fmt, docs_of, folder)
+                    res.readd = again / seconds
+            else:
+                shutil.rmtree(folder, ignore_errors=True)
+            while OPEN:
+                OPEN.pop().close()
+            print(f"  rep {rep + 1} {system}: {seconds:.2f} s", file=sys.stderr, flush=True)
+        for system in systems:
+            results[system].ratios.append(times["tantivy-py"] / times[system])
+    report(label, results, text_bytes, same_ids=fmt == "jsonl")
+    return stores
+
+
+def report(label: str, results: dict[str, Result], text_bytes: int, *, same_ids: bool) -> None:
+    """SAME_IDS: every system names a hit by the note's id, so top 10s compare (the markdown run's do not: memdock
+    names its entries, the peers a file's parts)."""
+    ref = results["tantivy-py"].tops
+    print(f"\n{label} ({text_bytes / 1e6:.2f} MB of text)")
+    heads = ("ingest s", "× tantivy-py", "store×text", "p50 ms", "p99 ms", "∩tv@10", "re-add×1st")
+    print(f"{'system':<18} " + " ".join(f"{h:>{w}}" for h, w in zip(heads, (14, 14, 10, 8, 8, 7, 10))))
+    for name, r in results.items():
+        secs = f"{min(r.seconds):.2f}-{max(r.seconds):.2f}"
+        ratio = f"{min(r.ratios):.3f}-{max(r.ratios):.3f}"
+        ov = overlap(r.tops, ref) if same_ids and r.tops and any(ref) else float("nan")
+        p50, p99 = (statistics.median(r.lat), pct(r.lat, 99)) if r.lat else (float("nan"),) * 2
+        readd = f"{r.readd:.3f}" if r.readd is not None else "-"
+        print(
+            f"{name:<18} {secs:>14} {ratio:>14} {r.store / text_bytes:>10.2f} {p50:>8.2f} {p99:>8.2f} {ov:>7.2f} "
+            f"{readd:>10}"
+        )
+
+
+def breakdown(store: Path, text_bytes: int) -> None:
+    """Each file of STORE, and each table and index of its SQLite files, in MB and × the text."""
+    print(f"\n  {store.name}: {size_of(store) / 1e6:.1f} MB, {size_of(store) / text_bytes:.2f}× the text")
+    groups: dict[str, int] = {}
+    for f in store.rglob("*"):
+        if f.is_file():
+            rel = f.relative_to(store)
+            key = "journal/*" if rel.parts[0] == "journal" else re.sub(r"[0-9a-f]{32}(?=\.)", "*", str(rel))
+            groups[key] = groups.get(key, 0) + f.stat().st_size
+    for key, n in sorted(groups.items(), key=lambda kv: -kv[1]):
+        if n >= text_bytes * 0.005:
+            print(f"    {key:<50} {n / 1e6:>8.2f} MB {n / text_bytes:>6.2f}×")
+        if key.endswith((".sqlite", ".db")) and n >= text_bytes * 0.05 and "*" not in key:
+            tables(store / key, text_bytes)
+
+
+def tables(path: Path, text_bytes: int) -> None:
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        rows = db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
+        db.close()
+    except sqlite3.Error as exc:
+        print(f"      (no per-table sizes: {exc})")
+        return
+    for name, n in rows:
+        if n >= text_bytes * 0.01:
+            print(f"      {name:<48} {n / 1e6:>8.2f} MB {n / text_bytes:>6.2f}×")
+
+
+def available(systems: list[str]) -> list[str]:
+    out = []
+    for s in systems:
+        if s.startswith("base-"):
+            out += [s] if BASELINE else []
+            continue
+        desc = Registry().get(s.removeprefix("memdock-")) if s.startswith("memdock-") else None
+        if desc is not None and desc.runtime.get("requirements") and not desc.venv.exists():
+            print(f"{s}: adapter not installed (memdock adapters install ...); left out", file=sys.stderr)
+            continue
+        mod = {"tantivy-py": "tantivy", "llamaindex": "llama_index.retrievers.bm25"}.get(s, s)
+        if not s.startswith("memdock-"):
+            try:
+                __import__(mod)
+            except ImportError:
+                print(f"{s}: not installed (pip install -e '.[bench]'); left out", file=sys.stderr)
+                continue
+        out.append(s)
+    return out
+
+
+def part(
+    label: str, systems: str, source: Path, fmt: str, docs_of: Callable[[], Docs], text_bytes: int, args: Any
+) -> None:
+    """One part of the run: the systems side by side, then where each memdock store's bytes are."""
+    chosen = ["tantivy-py"] + [s for s in available(systems.split(",")) if s != "tantivy-py"]
+    stores = compare(label, chosen, source, fmt, docs_of, text_bytes, args)
+    print(f"\nwhere the bytes are ({label.split(' (')[0]})")
+    for name, store in stores.items():
+        if name.startswith(("memdock-", "base-")):
+            breakdown(store, text_bytes)
+    sys.stdout.flush()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--notes", type=int, default=20000, help="0 to leave part 1 out")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--markdown-mb", type=float, default=100.0, help="0 to leave part 2 out")
+    ap.add_argument("--systems", default="tantivy-py,memdock-sqlite,memdock-tantivy,bm25s,lancedb,llamaindex")
+    ap.add_argument("--markdown-systems", default="tantivy-py,memdock-sqlite,memdock-tantivy")
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout of memdock (say, main's): adds base-sqlite and base-tantivy, its `memdock add`, to both "
+        "parts, so before and after are measured in one run",
+    )
+    ap.add_argument("--tmp", default=None, help="where stores go (default: the system's temp dir)")
+    args = ap.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("LANCE_LOG", "error")
+    if args.baseline:
+        BASELINE.append(args.baseline.resolve())
+        args.systems += ",base-sqlite,base-tantivy"
+        args.markdown_systems += ",base-sqlite,base-tantivy"
+    work = args.work = Path(tempfile.mkdtemp(prefix="peers-", dir=args.tmp))
+    try:
+        if args.notes > 0:
+            source = work / "notes.jsonl"
+            docs = write_notes(source, args.notes)
+            text_bytes = sum(len(x.encode()) for _, x in docs)
+            label = f"{args.notes:,} short notes from one JSONL file, {args.reps} repetitions interleaved"
+            part(label, args.systems, source, "jsonl", lambda: read_notes(source), text_bytes, args)
+        if args.markdown_mb > 0:
+            folder = work / "markdown"
+            md_bytes = write_markdown(folder, args.markdown_mb)
+            label = f"{md_bytes / 1e6:.0f} MB of watercooler markdown ({len(list(folder.iterdir()))} files)"
+            part(label, args.markdown_systems, folder, "watercooler", lambda: read_markdown(folder), md_bytes, args)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
