@@ -90,9 +90,12 @@ class BearerAuth:
 
 
 def http_app(server: Any, host: str, token: str | None) -> ASGIApp:
-    """SERVER's streamable HTTP app at /mcp, behind the bearer check when TOKEN is set."""
+    """SERVER's streamable HTTP app at /mcp, behind the bearer check when TOKEN is set, the Host/Origin check on
+    any loopback bind and a deadline for request bodies (memdock.mcp.guard)."""
+    from .guard import BodyTimeout, LoopbackHosts
+
     app: ASGIApp = server.streamable_http_app(host=host)
-    return BearerAuth(app, token) if token else app
+    return LoopbackHosts(BodyTimeout(BearerAuth(app, token) if token else app))
 
 
 def serve_http(server: Any, host: str, port: int, token: str | None) -> None:
@@ -102,7 +105,17 @@ def serve_http(server: Any, host: str, port: int, token: str | None) -> None:
     import anyio
     import uvicorn
 
-    config = uvicorn.Config(http_app(server, host, token), host=host, port=port, log_level="warning", lifespan="on")
+    from .guard import guarded_protocol
+
+    config = uvicorn.Config(
+        http_app(server, host, token),
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=guarded_protocol(),
+        timeout_keep_alive=5,
+    )
     web = uvicorn.Server(config)
 
     async def run() -> None:
