@@ -107,7 +107,7 @@ class BodyTimeout:
             left = deadline - asyncio.get_running_loop().time()
             try:
                 message = await asyncio.wait_for(receive(), max(left, 0.0))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 complete = True
                 return {"type": "http.disconnect"}
             if message["type"] != "http.request" or not message.get("more_body", False):
