@@ -30,7 +30,9 @@ needs_scoping = pytest.mark.skipif(
 @pytest.mark.parametrize("sandbox", [True, "strict"])
 def test_a_sandboxed_adapter_cannot_signal_memdock(tmp_path, sandbox, workers):
     """SIGCONT is harmless to this test process if it gets through; it must not."""
-    with SubprocessBackend(AdapterDescriptor.load(SIGNALLER), tmp_path / "store", sandbox=sandbox, workers=workers) as b:
+    with SubprocessBackend(
+        AdapterDescriptor.load(SIGNALLER), tmp_path / "store", sandbox=sandbox, workers=workers
+    ) as b:
         to_pid = b.query(f"{os.getpid()}:SIGCONT").reason
         to_parent = b.query("memdock:SIGCONT").reason if sandbox is True else to_pid
     assert to_pid.startswith("denied: PermissionError"), to_pid
