@@ -1,0 +1,65 @@
+"""Issue 33, ugly cases on config files and flags: a memdock.toml in the current directory may not turn the sandbox
+off nor run an adapter from a path on its own; a key memdock does not know is an error naming it and the file;
+`import --map` without `=` is refused."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memdock.config import resolve
+from memdock.errors import ConfigError
+
+HOSTILE = Path(__file__).resolve().parents[1] / "adapters" / "hostile-reader"
+
+
+def memdock(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    full = {k: v for k, v in os.environ.items() if k not in ("MEMDOCK_CONFIG", "MEMDOCK_TRUST_PROJECT_CONFIG")}
+    full.update({"MEMDOCK_HOME": str(cwd / "home"), **env})
+    return subprocess.run(
+        [sys.executable, "-m", "memdock", *args], capture_output=True, text=True, env=full, cwd=cwd, timeout=300
+    )
+
+
+def planted(tmp_path: Path, toml: str) -> Path:
+    folder = tmp_path / "project"
+    shutil.copytree(HOSTILE, folder / "evil")
+    (folder / "memdock.toml").write_text(toml)
+    (folder / "store").mkdir()
+    return folder
+
+
+@pytest.mark.parametrize(
+    "toml,named",
+    [('backend = "./evil"\ndata_dir = "store"\n', "an adapter by path"),
+     ('sandbox = "off"\ndata_dir = "store"\n', 'sandbox = "off"')],
+)  # fmt: skip
+def test_a_project_config_cannot_run_an_adapter_from_a_path_or_unsandboxed(tmp_path, toml, named):
+    folder = planted(tmp_path, toml)
+    out = memdock(folder, "recall", "x")
+    assert out.returncode != 0
+    assert named in out.stderr and str(folder / "memdock.toml") in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+    trusted = memdock(folder, "recall", "x", MEMDOCK_TRUST_PROJECT_CONFIG="1")
+    assert "not followed" not in trusted.stderr
+    named_file = memdock(tmp_path, "recall", "x", MEMDOCK_CONFIG=str(folder / "memdock.toml"))
+    assert "not followed" not in named_file.stderr
+
+
+def test_an_unknown_key_is_an_error_naming_key_and_file(tmp_path):
+    (tmp_path / "memdock.toml").write_text('sandox = "strict"\n')
+    with pytest.raises(ConfigError, match=r"memdock.toml: unknown key 'sandox'"):
+        resolve(cwd=tmp_path, env={})
+    out = memdock(tmp_path, "recall", "x")
+    assert out.returncode != 0 and "unknown key 'sandox'" in out.stderr, out.stderr
+
+
+def test_import_map_without_equals_is_refused(tmp_path):
+    src = tmp_path / "chat.jsonl"
+    src.write_text('{"message": "hello", "author": "a"}\n')
+    out = memdock(tmp_path, "import", str(src), "-f", "jsonl", "--map", "nonsense", "-o", str(tmp_path / "corpus"))
+    assert out.returncode != 0 and "--map 'nonsense'" in out.stderr, out.stderr
+    assert not (tmp_path / "corpus").exists()
