@@ -63,3 +63,15 @@ def test_import_map_without_equals_is_refused(tmp_path):
     out = memdock(tmp_path, "import", str(src), "-f", "jsonl", "--map", "nonsense", "-o", str(tmp_path / "corpus"))
     assert out.returncode != 0 and "--map 'nonsense'" in out.stderr, out.stderr
     assert not (tmp_path / "corpus").exists()
+
+
+def test_export_of_a_thread_the_store_does_not_hold_is_an_error(tmp_path):
+    store = str(tmp_path / "store")
+    assert (
+        memdock(tmp_path, "remember", "the kiln fires at noon", "--thread", "kiln", "--data-dir", store).returncode == 0
+    )
+    out = memdock(tmp_path, "export", "-o", str(tmp_path / "out"), "--thread", "nosuch", "--data-dir", store)
+    assert out.returncode != 0 and "--thread 'nosuch'" in out.stderr and "no such thread" in out.stderr, out
+    assert not (tmp_path / "out").exists()
+    kept = memdock(tmp_path, "export", "-o", str(tmp_path / "kiln"), "--thread", "kiln", "--data-dir", store)
+    assert kept.returncode == 0, kept.stderr
