@@ -63,3 +63,12 @@ def test_a_file_symlink_out_of_the_source_folder_is_refused_and_named(tmp_path):
     recalled = memdock(tmp_path, "recall", "secret canary key", "--data-dir", str(store), "--json")
     assert SECRET not in recalled.stdout
     assert not any(SECRET.encode() in p.read_bytes() for p in store.rglob("*") if p.is_file())
+
+
+def test_a_file_name_that_is_not_utf8_is_named_and_skipped(tmp_path):
+    src = folder_with(tmp_path)
+    (src / os.fsdecode(b"bad\xff.md")).write_bytes(FIXTURE.read_bytes())
+    added = memdock(tmp_path, "add", str(src), "-f", "watercooler", "--data-dir", str(tmp_path / "store"), "--json")
+    assert added.returncode == 10, added.stderr
+    assert "Traceback" not in added.stderr
+    assert "bad\ufffd.md: the file name is not valid UTF-8" in added.stderr

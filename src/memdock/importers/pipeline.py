@@ -72,6 +72,10 @@ def import_corpus(
             if on_file:
                 on_file(i, len(files), path)
             entries_before = summary.counts.get("entry", 0)
+            shown = os.fsencode(path).decode("utf-8", "replace")
+            if shown != str(path):
+                ctx.error(shown, "the file name is not valid UTF-8; not read (rename the file)")
+                continue
             escaped = _outside(_root, path)
             if escaped is not None:
                 ctx.error(path, f"a symlink to {escaped}, outside the source folder {_root}; not read")
