@@ -21,7 +21,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, model_validator
 
 from ..records import Hit
-from .provenance import metadata
+from .provenance import answered_hits, metadata
 
 
 class MemdockRetriever(BaseRetriever):
@@ -64,7 +64,7 @@ class MemdockRetriever(BaseRetriever):
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         if self.memory is None:
             raise ValueError("MemdockRetriever needs memory=Memory(...) for sync calls")
-        return [to_document(h) for h in self.memory.recall(query, **self._options()).hits]
+        return [to_document(h) for h in answered_hits(self.memory.recall(query, **self._options()))]
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
@@ -72,7 +72,7 @@ class MemdockRetriever(BaseRetriever):
         if self.async_memory is None:
             return await super()._aget_relevant_documents(query, run_manager=run_manager)
         result = await self.async_memory.recall(query, **self._options())
-        return [to_document(h) for h in result.hits]
+        return [to_document(h) for h in answered_hits(result)]
 
 
 def to_document(hit: Hit) -> Document:

@@ -19,7 +19,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from ..records import Hit
-from .provenance import metadata
+from .provenance import answered_hits, metadata
 
 
 class MemdockRetriever(BaseRetriever):
@@ -59,13 +59,13 @@ class MemdockRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if self._memory is None:
             raise ValueError("MemdockRetriever needs memory=Memory(...) for sync calls")
-        return [to_node(h) for h in self._memory.recall(query_bundle.query_str, **self._options).hits]
+        return [to_node(h) for h in answered_hits(self._memory.recall(query_bundle.query_str, **self._options))]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         if self._async_memory is None:
             return self._retrieve(query_bundle)
         result = await self._async_memory.recall(query_bundle.query_str, **self._options)
-        return [to_node(h) for h in result.hits]
+        return [to_node(h) for h in answered_hits(result)]
 
 
 def to_node(hit: Hit) -> NodeWithScore:
