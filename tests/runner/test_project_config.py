@@ -75,3 +75,16 @@ def test_export_of_a_thread_the_store_does_not_hold_is_an_error(tmp_path):
     assert not (tmp_path / "out").exists()
     kept = memdock(tmp_path, "export", "-o", str(tmp_path / "kiln"), "--thread", "kiln", "--data-dir", store)
     assert kept.returncode == 0, kept.stderr
+
+
+def test_index_on_a_corrupt_ledger_is_a_clear_error(tmp_path):
+    store = tmp_path / "store"
+    assert memdock(tmp_path, "remember", "the kiln fires at noon", "--data-dir", str(store)).returncode == 0
+    (store / "ledger.sqlite").write_bytes(b"not a database " * 400)
+    for name in ("ledger.sqlite-wal", "ledger.sqlite-shm"):
+        (store / name).unlink(missing_ok=True)
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "threads"
+    out = memdock(tmp_path, "add", str(fixtures), "-f", "watercooler", "--data-dir", str(store))
+    assert out.returncode != 0
+    assert "Traceback" not in out.stderr
+    assert f"{store / 'ledger.sqlite'}: the store's ledger cannot be opened" in out.stderr, out.stderr

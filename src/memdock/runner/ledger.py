@@ -23,6 +23,7 @@ import orjson
 
 from ..bundle.source import LEGACY, REMEMBER
 from ..diskfull import disk_full_as_error, sqlite_transaction
+from ..errors import BackendError
 from ..ids import digest
 
 _SCHEMA = """
@@ -61,14 +62,23 @@ class Ledger:
     def __init__(self, path: Path):
         self.path = path
         self.origin = LEGACY
-        with disk_full_as_error(path, "opening the ledger"):
-            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(_SCHEMA)
-            if self.db.execute("PRAGMA user_version").fetchone()[0] < _COMPACT_VERSION:
-                self._migrate()
-            self.db.execute(_SEEN)
+        try:
+            with disk_full_as_error(path, "opening the ledger"):
+                self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.executescript(_SCHEMA)
+                if self.db.execute("PRAGMA user_version").fetchone()[0] < _COMPACT_VERSION:
+                    self._migrate()
+                self.db.execute(_SEEN)
+        except sqlite3.DatabaseError as exc:
+            if getattr(self, "db", None) is not None:
+                self.db.close()
+            raise BackendError(
+                f"{path}: the store's ledger cannot be opened ({exc}); it is damaged or not a memdock ledger, and "
+                "nothing was changed",
+                details={"file": str(path)},
+            ) from None
 
     @classmethod
     def reader(cls, path: Path) -> Ledger:
