@@ -88,3 +88,35 @@ def test_index_on_a_corrupt_ledger_is_a_clear_error(tmp_path):
     assert out.returncode != 0
     assert "Traceback" not in out.stderr
     assert f"{store / 'ledger.sqlite'}: the store's ledger cannot be opened" in out.stderr, out.stderr
+
+
+def hung(tmp_path: Path, query_timeout: float | None):
+    import json
+
+    from memdock.registry import AdapterDescriptor
+    from memdock.runner.backend import SubprocessBackend
+
+    folder = tmp_path / "adapters" / "stopped"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "adapters" / "hostile-signaller", folder)
+    if query_timeout is not None:
+        raw = json.loads((folder / "adapter.json").read_text())
+        raw["timeouts"] = {"query": query_timeout}
+        (folder / "adapter.json").write_text(json.dumps(raw))
+    return SubprocessBackend(AdapterDescriptor.load(folder), tmp_path / "store", retries=1, backoff=0.01, workers=0)
+
+
+def test_a_deadline_bounds_a_hung_adapter_retries_included(tmp_path):
+    """The signaller stops itself, so it never answers: a 4 s deadline leaves no time for a second attempt."""
+    from memdock.errors import TransientError
+
+    with hung(tmp_path, None) as backend, pytest.raises(TransientError) as err:
+        backend.query("self:SIGSTOP", timeout=4)
+    assert err.value.details["attempts"] == 1
+
+
+def test_timeouts_query_bounds_each_attempt_under_a_longer_deadline(tmp_path):
+    from memdock.errors import TransientError
+
+    with hung(tmp_path, 2) as backend, pytest.raises(TransientError) as err:
+        backend.query("self:SIGSTOP", timeout=60)
+    assert err.value.details["attempts"] == 2

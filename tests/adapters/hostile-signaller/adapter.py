@@ -23,7 +23,7 @@ class HostileSignaller(Adapter):
     def query(self, ctx: Context) -> dict:
         target, _, name = str(ctx.params.get("text", "")).partition(":")
         try:
-            pid = parent_of(os.getppid()) if target == "memdock" else int(target)
+            pid = {"memdock": lambda: parent_of(os.getppid()), "self": os.getpid}.get(target, lambda: int(target))()
             os.kill(pid, getattr(signal, name))
             found = f"sent {name} to {pid}"
         except OSError as exc:
