@@ -5,11 +5,7 @@ Real servers on 127.0.0.2 (and 127.0.0.1), real HTTP requests, real sockets.
 """
 
 import asyncio
-import os
 import socket
-import subprocess
-import sys
-from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import pytest
@@ -18,7 +14,7 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
 import httpx2
 from test_mcp import data
-from test_mcp_http import call
+from test_mcp_http import call, http_server
 
 from memdock.mcp.guard import MAX_PENDING_HEADERS, allowed_hosts
 
@@ -31,24 +27,8 @@ INIT = {
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-@contextmanager
 def server_on(address: str, tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "MEMDOCK_MCP_TOKEN"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memdock", "mcp", "--http", address, "--backend", "null", "--data-dir",
-         str(tmp_path / "store")],
-        stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
-    try:
-        for line in proc.stderr:
-            if "memdock MCP server on " in line:
-                yield line.split(" on ", 1)[1].strip()
-                break
-        else:
-            raise AssertionError(f"the server exited ({proc.wait()}) before listening")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+    return http_server("--backend", "null", "--data-dir", str(tmp_path / "store"), address=address)
 
 
 def post(url: str, **headers: str) -> httpx2.Response:

@@ -11,12 +11,8 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-}
+from test_mcp_http_guard import INIT
+
 SURROGATE = (
     r'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_recall","arguments":{"query":"a\ud800b"}}}'
 )
