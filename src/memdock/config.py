@@ -54,15 +54,48 @@ def config_file(env: Mapping[str, str] = os.environ, cwd: Path | None = None) ->
     return p if p.is_file() else None
 
 
+KNOWN_KEYS = ("backend", "data_dir", "sandbox", "adapters")
+TRUST_ENV = "MEMDOCK_TRUST_PROJECT_CONFIG"
+
+
 def load_file(path: Path | None) -> dict[str, Any]:
+    """The config file's table; a key memdock does not know is an error naming it and the file (a misspelt
+    `sandox = "strict"` must not run unsandboxed silently)."""
     if path is None:
         return {}
     if tomllib is None:
         raise ConfigError(f"{path}: reading memdock.toml needs Python 3.11 or newer")
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        loaded = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
+    unknown = sorted(set(loaded) - set(KNOWN_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown key {unknown[0]!r} (known: {', '.join(KNOWN_KEYS)})",
+            details={"file": str(path), "key": unknown[0]},
+        )
+    return loaded
+
+
+def _check_project_config(path: Path | None, file_cfg: Mapping[str, Any], env: Mapping[str, str]) -> None:
+    """A memdock.toml found in the current directory (not named by MEMDOCK_CONFIG) is whoever wrote that folder's:
+    it may not turn the sandbox off nor pick an adapter by path, unless MEMDOCK_TRUST_PROJECT_CONFIG=1."""
+    if path is None or env.get("MEMDOCK_CONFIG") or env.get(TRUST_ENV) == "1":
+        return
+    backend = str(file_cfg.get("backend", ""))
+    if file_cfg.get("sandbox") == "off":
+        what = 'sandbox = "off"'
+    elif "/" in backend or backend.startswith("."):
+        what = f"backend = {backend!r} (an adapter by path)"
+    else:
+        return
+    raise ConfigError(
+        f"{path}: {what} in a memdock.toml of the current directory is not followed: a folder's own config may not "
+        f"lower the sandbox nor run an adapter from a path; name the file with MEMDOCK_CONFIG, or set {TRUST_ENV}=1, "
+        "if you trust it",
+        details={"file": str(path)},
+    )
 
 
 def resolve(
@@ -74,6 +107,7 @@ def resolve(
 ) -> Settings:
     path = config_file(env, cwd)
     file_cfg = load_file(path)
+    _check_project_config(path, file_cfg, env)
     if backend:
         name, source = backend, "--backend"
     elif env.get("MEMDOCK_BACKEND"):

@@ -31,6 +31,7 @@ log = logging.getLogger("memdock.registry")
 
 DESCRIPTOR = "adapter.json"
 ENTRY_POINT_GROUP = "memdock.adapters"
+SHARED_ADAPTER_CODE = "common"  # adapters/common: memdock's own code shared by the bundled Python adapters
 
 
 @dataclass
@@ -51,7 +52,9 @@ class AdapterDescriptor:
         issues = SchemaValidator().issues("adapter", raw)
         if issues:
             raise ConfigError(f"{file}: {issues[0].path}: {issues[0].message}")
-        return cls(folder.resolve(), raw, origin)
+        descriptor = cls(folder.resolve(), raw, origin)
+        descriptor.python_path()  # a folder outside the adapter's own is refused here, before anything runs
+        return descriptor
 
     name = property(lambda self: self.raw["name"])
     version = property(lambda self: self.raw["version"])
@@ -103,7 +106,22 @@ class AdapterDescriptor:
         the adapter folder; default: the adapter folder itself)."""
         if self.runtime["kind"] != "python":
             return []
-        return [(self.path / p).resolve() for p in self.raw.get("python_path", ["."])]
+        return [self._own_folder(i, p) for i, p in enumerate(self.raw.get("python_path", ["."]))]
+
+    def _own_folder(self, index: int, entry: str) -> Path:
+        """ENTRY resolved (symlinks too), which must lie inside the adapter folder or memdock's own shared adapter
+        code (adapters/common): these folders go on the strict sandbox's read allowlist, and an adapter must
+        not name its own read rights outside its folder."""
+        folder = (self.path / entry).resolve()
+        allowed = (self.path.resolve(), (bundled_adapters_dir() / SHARED_ADAPTER_CODE).resolve())
+        if not any(folder == root or root in folder.parents for root in allowed):
+            raise ConfigError(
+                f"{self.path / DESCRIPTOR}: python_path[{index}]: {entry!r} resolves to {folder}, outside the "
+                f"adapter folder {self.path} (only the adapter's own folders and memdock's adapters/"
+                f"{SHARED_ADAPTER_CODE} may be named)",
+                details={"field": f"python_path[{index}]", "path": str(folder)},
+            )
+        return folder
 
     def module(self) -> str | None:
         """The package of a Python adapter run as `{python} [FLAGS] -m PACKAGE`, else None."""

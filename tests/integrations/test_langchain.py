@@ -125,3 +125,23 @@ def test_a_degraded_answer_is_visible_in_the_metadata_and_logged(caplog):
         docs = MemdockRetriever(memory=_DegradedMemory()).invoke("anything")
     assert docs[0].metadata["degraded"] is True and "deadline" in docs[0].metadata["reason"]
     assert "degraded: the 10s deadline passed" in caplog.text
+
+
+def test_a_degraded_answer_is_an_error_not_an_empty_list(tmp_path):
+    """Issue 33: the hostile reader answers every query degraded, with no hits and a reason."""
+    from pathlib import Path
+
+    from memdock.errors import BackendError
+
+    reader = Path(__file__).resolve().parents[1] / "adapters" / "hostile-reader"
+    memory = Memory(str(reader), data_dir=tmp_path / "store", config={"target": "/nonexistent-file"})
+    with memory, pytest.raises(BackendError, match=r"\(degraded, no hits\): denied"):
+        MemdockRetriever(memory=memory).invoke("x")
+
+
+def test_hundreds_of_authors_filter_rather_than_fail(store):
+    folder, _ = store
+    authors = [f"someone-{i}" for i in range(1200)] + ["bo"]
+    with Memory(data_dir=folder) as memory:
+        docs = MemdockRetriever(memory=memory, author=authors).invoke("read-only window")
+    assert [d.metadata["author"] for d in docs] == ["bo"]

@@ -23,10 +23,10 @@ TOKEN = "t0ken-for-the-tests-0123456789"
 
 
 @contextmanager
-def http_server(*args: str, env: dict | None = None):
-    """`memdock mcp --http 127.0.0.1:0 ARGS`; yields its URL, read from the line it prints once listening."""
+def http_server(*args: str, env: dict | None = None, address: str = "127.0.0.1:0"):
+    """`memdock mcp --http ADDRESS ARGS`; yields its URL, read from the line it prints once listening."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memdock", "mcp", "--http", "127.0.0.1:0", *args],
+        [sys.executable, "-m", "memdock", "mcp", "--http", address, *args],
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, **(env or {})},

@@ -14,7 +14,7 @@ OPTIONAL = {"jsonschema_rs", "tiktoken", "mcp", "pytest", "ray"}  # pytest: memd
 # subpackages that exist for an extra: they may import it at module level, and nothing in the core imports
 # them at module level (`memdock mcp` imports memdock.mcp.server inside the command, behind an ImportError guard)
 EXTRA_PACKAGES = {
-    "mcp": {"mcp", "pydantic", "anyio", "uvicorn"},  # the mcp extra brings anyio and uvicorn (streamable HTTP)
+    "mcp": {"mcp", "mcp_types", "pydantic", "anyio", "uvicorn", "h11"},  # the mcp extra brings anyio, uvicorn, h11
     "integrations": {"langchain_core", "llama_index", "pydantic"},  # memdock[langchain], memdock[llama-index]
     "ui": {"starlette", "uvicorn"},  # memdock[ui] (or memdock[mcp]); `memdock ui` imports it inside the command
 }

@@ -227,15 +227,20 @@ class SqliteAdapter(Adapter):
         ids = ctx.params.get("ids")
         if not db.db_path(ctx.data_dir).exists():
             return {"deleted": [], "not_found": list(ids) if isinstance(ids, list) else []}
+        self.close()  # this process's read snapshot must not hold the old pages past the delete
         conn = db.open_writer(ctx.data_dir)
         try:
-            return self._sql(delete_records, conn, ctx.params)
+            conn.execute("PRAGMA secure_delete = ON")  # the deleted text is overwritten, not left in free pages
+            result = self._sql(delete_records, conn, ctx.params)
+            self._sql(db.checkpoint, conn)
+            return result
         finally:
             conn.close()
 
     def close(self) -> None:
         if self._reader:
             self._reader[1].close()
+            self._reader = None
 
 
 def _number_or_none(value: object) -> float | None:

@@ -117,6 +117,19 @@ def transaction(conn: sqlite3.Connection, what: str = "writing"):
     return sqlite_transaction(conn, conn.execute("PRAGMA database_list").fetchone()[2], immediate=True, what=what)
 
 
+def checkpoint(conn: sqlite3.Connection, attempts: int = 3) -> None:
+    """Copy the WAL into the database and empty it (after a delete: no page of the deleted text stays in either).
+    A reader in another process holding an older snapshot makes SQLite answer busy; its snapshot ends with its
+    statement, so this tries again (busy_timeout waits between tries) and, past ATTEMPTS, says so."""
+    for _ in range(attempts):
+        if conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0:
+            return
+    raise BackendError(
+        f"{DB_NAME}: the delete is committed, but another reader kept its write-ahead log from being emptied; "
+        "the deleted text may stay in the data dir until the next delete"
+    )
+
+
 def db_path(data_dir: Path) -> Path:
     return data_dir / DB_NAME
 

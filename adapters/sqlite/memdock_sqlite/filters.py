@@ -61,12 +61,13 @@ def where(filters: dict[str, Any] | None, alias: str) -> tuple[list[str], list[A
         conds.append(f"{alias}.event_ts <= ?")
         args.append(_time(filters, "time_to"))
     if filters.get("authors"):
-        alts = []
-        for name in filters["authors"]:
-            low = str(name).lower()
-            alts.append(f"(lower({alias}.author) = ? OR lower({alias}.author) LIKE ? OR lower({alias}.author) LIKE ?)")
-            args.extend([low, f"{low} (%", f"%({low})"])
-        conds.append("(" + " OR ".join(alts) + ")")
+        # one json_each for any number of authors: an OR per author hits SQLite's expression depth limit (1000)
+        author = f"lower({alias}.author)"
+        conds.append(
+            f"EXISTS (SELECT 1 FROM json_each(?) a WHERE {author} = a.value OR {author} LIKE a.value || ' (%' "
+            f"OR {author} LIKE '%(' || a.value || ')')"
+        )
+        args.append(json.dumps([str(name).lower() for name in filters["authors"]]))
     for key, column in (("roles", "role"), ("entry_types", "entry_type")):
         if filters.get(key):
             conds.append(f"lower({alias}.{column}) IN (SELECT lower(value) FROM json_each(?))")

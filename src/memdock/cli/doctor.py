@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         "platform": platform.platform(),
         "sandbox": landlock.status(),
         "strict_sandbox": landlock.strict_status(),
+        "signals": landlock.signal_status(),
         "landlock_abi": landlock.abi_version(),
         "descendants": descendant_control(),
         "validator": get_engine().name,

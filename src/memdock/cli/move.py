@@ -52,6 +52,12 @@ def _export(args: argparse.Namespace, source: SubprocessBackend, out: Path, *, f
     threads = [thread_id_for(t) for t in args.thread] if getattr(args, "thread", None) else None
     if not source.counts():
         raise InvalidInputError(f"the store {source.store.root} holds nothing to export: index or remember first")
+    held = source.threads() if threads else {}
+    unknown = [given for given, tid in zip(getattr(args, "thread", None) or [], threads or []) if tid not in held]
+    if unknown:
+        raise InvalidInputError(
+            f"--thread {unknown[0]!r}: the store {source.store.root} holds no such thread; nothing was exported"
+        )
     try:
         done = source.export(out, threads=threads, force=force)
     except OutputNotEmptyError as exc:

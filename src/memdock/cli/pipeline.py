@@ -14,6 +14,7 @@ from ..bundle import BundleReader, BundleWriter, OutputNotEmptyError, source
 from ..chunking import ChunkOptions, chunk_bundle
 from ..chunking.chunker import MAX_WINDOW_TOKENS
 from ..contract import IndexResult
+from ..errors import InvalidInputError
 from ..importers import IMPORTERS, get_importer
 from ..importers.base import MAX_ENTRY_BYTES
 from ..importers.detect import ALIASES, canonical, detect
@@ -191,7 +192,10 @@ def _progress(label: str, quiet: bool, unit: str = "") -> Iterator[output.Progre
 
 
 def run_import(args: argparse.Namespace) -> int:
-    mapping = dict(m.split("=", 1) for m in args.map if "=" in m)
+    bad = next((m for m in args.map if "=" not in m or not m.split("=", 1)[0] or not m.split("=", 1)[1]), None)
+    if bad is not None:
+        raise InvalidInputError(f"--map {bad!r}: expected OLD=NEW, e.g. --map message=text")
+    mapping = dict(m.split("=", 1) for m in args.map)
     with _progress("importing", args.quiet, unit="B") as bar:
         summary = import_corpus(
             args.sources,

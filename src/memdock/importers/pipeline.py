@@ -12,6 +12,7 @@ from ..bundle import BundleWriter, source
 from ..errors import InvalidInputError
 from . import get_importer
 from .base import MAX_ENTRY_BYTES, ImportContext, ParsedThread, structure
+from .textio import read_regular
 
 SHOWN_PROBLEMS = 5
 
@@ -74,6 +75,15 @@ def import_corpus(
             if on_file:
                 on_file(i, len(files), path)
             entries_before = summary.counts.get("entry", 0)
+            shown = os.fsencode(path).decode("utf-8", "replace")
+            if shown != str(path):
+                ctx.error(shown, "the file name is not valid UTF-8; not read (rename the file)")
+                continue
+            escaped = _outside(_root, path)
+            if escaped is not None:
+                ctx.error(path, f"a symlink to {escaped}, outside the source folder {_root}; not read")
+                summary.files += 1  # counted as read, then taken off with the other failed files
+                continue
             before, lines = sum(sizes[:i]), _lines(path) if on_bytes else 0
             threads = summary.threads.setdefault(Path(os.path.realpath(path)), [])
             for parsed in importer.read(path, ctx):
@@ -146,9 +156,16 @@ def _size(path: Path) -> int:
 
 
 def _lines(path: Path) -> int:
-    """How many lines PATH has (a fast pass over its bytes; 0 when it cannot be read, which the importer reports)."""
+    """How many lines PATH has (0 when it cannot be read or is no regular file, which the importer reports)."""
     try:
-        with open(path, "rb") as f:
-            return sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 20), b"")) + 1
+        return read_regular(path).count(b"\n") + 1
     except OSError:
         return 0
+
+
+def _outside(root: Path, path: Path) -> Path | None:
+    """Where PATH, found in the folder ROOT, really is when that is outside ROOT (a symlink out of it), else None."""
+    if not root.is_dir():
+        return None
+    real, top = Path(os.path.realpath(path)), Path(os.path.realpath(root))
+    return None if real == top or top in real.parents else real

@@ -28,7 +28,7 @@ from pydantic import ConfigDict, model_validator
 
 from ..contract import SearchResult
 from ..records import Hit
-from .provenance import metadata
+from .provenance import answered_hits, metadata
 
 log = logging.getLogger("memdock.integrations")
 
@@ -96,10 +96,11 @@ class MemdockRetriever(BaseRetriever):
 
 def to_documents(result: SearchResult) -> list[Document]:
     """RESULT's hits as Documents. A degraded answer says so in each Document's metadata (`degraded`, `reason`),
-    and in a warning on the `memdock` logger, since a degraded answer often has no Document to carry it."""
+    and in a warning on the `memdock` logger; a degraded answer with no hits at all is a BackendError with its reason
+    (`answered_hits`), not an empty list a framework would take for "nothing relevant"."""
     if result.degraded:
         log.warning("memdock recall degraded: %s", result.reason)
-    docs = [to_document(h) for h in result.hits]
+    docs = [to_document(h) for h in answered_hits(result)]
     if result.degraded:
         for doc in docs:
             doc.metadata.update(degraded=True, reason=result.reason)

@@ -21,7 +21,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from ..contract import SearchResult
 from ..records import Hit
-from .provenance import metadata
+from .provenance import answered_hits, metadata
 
 log = logging.getLogger("memdock.integrations")
 
@@ -76,10 +76,11 @@ class MemdockRetriever(BaseRetriever):
 
 
 def to_nodes(result: SearchResult) -> list[NodeWithScore]:
-    """RESULT's hits as nodes; a degraded answer is marked in each node's metadata and logged (as LangChain's)."""
+    """RESULT's hits as nodes; a degraded answer is marked in each node's metadata and logged; one with no hits at
+    all is a BackendError (as LangChain's)."""
     if result.degraded:
         log.warning("memdock recall degraded: %s", result.reason)
-    nodes = [to_node(h) for h in result.hits]
+    nodes = [to_node(h) for h in answered_hits(result)]
     if result.degraded:
         for node in nodes:
             node.node.metadata.update(degraded=True, reason=result.reason)

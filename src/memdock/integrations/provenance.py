@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import BackendError
 from ..records import Hit
+
+
+def answered_hits(result: Any) -> list[Hit]:
+    """RESULT's hits; a degraded answer with none (the backend failed, timed out, refused the query) is a
+    BackendError with its reason rather than an empty list a framework would take for "nothing relevant"."""
+    if getattr(result, "degraded", False) and not result.hits:
+        reason = getattr(result, "reason", None) or "no reason given"
+        raise BackendError(f"memdock recall failed (degraded, no hits): {reason}", details={"reason": reason})
+    return list(result.hits)
 
 
 def metadata(hit: Hit) -> dict[str, Any]:

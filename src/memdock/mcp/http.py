@@ -91,14 +91,17 @@ class BearerAuth:
 
 def http_app(server: Any, host: str, token: str | None, ui: ASGIApp | None = None) -> ASGIApp:
     """SERVER's streamable HTTP app at /mcp, behind the bearer check when TOKEN is set; UI (memdock.ui.mount,
-    which checks the same token itself) answers under /ui."""
+    which checks the same token itself) answers under /ui. Both sit behind the Host/Origin check on any loopback
+    bind and a deadline for request bodies (memdock.mcp.guard)."""
+    from .guard import BodyTimeout, LoopbackHosts
+
     app: ASGIApp = server.streamable_http_app(host=host)
     app = BearerAuth(app, token) if token else app
     if ui is not None:
         from ..ui.mount import UiMount
 
         app = UiMount(app, ui)
-    return app
+    return LoopbackHosts(BodyTimeout(app))
 
 
 def serve_http(server: Any, host: str, port: int, token: str | None, ui: ASGIApp | None = None) -> None:
@@ -108,7 +111,17 @@ def serve_http(server: Any, host: str, port: int, token: str | None, ui: ASGIApp
     import anyio
     import uvicorn
 
-    config = uvicorn.Config(http_app(server, host, token, ui), host=host, port=port, log_level="warning", lifespan="on")
+    from .guard import guarded_protocol
+
+    config = uvicorn.Config(
+        http_app(server, host, token, ui),
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=guarded_protocol(),
+        timeout_keep_alive=5,
+    )
     web = uvicorn.Server(config)
 
     async def run() -> None:

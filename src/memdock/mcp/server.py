@@ -274,7 +274,9 @@ def serve(
     try:
         server = build_server(service)
         if address is None:
-            server.run("stdio")
+            from .stdio import serve_stdio
+
+            serve_stdio(server)
         else:
             from ..ui.mount import ui_app
             from .http import serve_http

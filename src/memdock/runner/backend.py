@@ -115,12 +115,17 @@ class SubprocessBackend:
     ) -> dict[str, Any]:
         """One protocol operation, with retries for retryable errors. Returns the raw result object.
 
-        TIMEOUT overrides the operation's configured limit for this call (each attempt).
+        TIMEOUT bounds the whole call, retries included (each attempt gets what is left of it, and never more
+        than the operation's configured limit); without it, each attempt gets that configured limit.
         """
         params = params or {}
         attempt = 0
+        end = None if timeout is None else time.monotonic() + timeout
+        limit = timeout
         while True:
             attempt += 1
+            if end is not None:
+                limit = min(max(end - time.monotonic(), 0.001), self.launch.timeout(operation))
             try:
                 if self.pool is not None and use_pool and offered is None:
                     return self.pool.call(
@@ -128,7 +133,7 @@ class SubprocessBackend:
                         params,
                         on_progress=on_progress,
                         on_checkpoint=on_checkpoint,
-                        timeout=timeout,
+                        timeout=limit,
                         on_record=self._note,
                     )
                 result, record = run_once(
@@ -136,7 +141,7 @@ class SubprocessBackend:
                     operation,
                     params,
                     on_progress=on_progress,
-                    timeout=timeout,
+                    timeout=limit,
                     on_checkpoint=on_checkpoint,
                     offered=offered,
                 )
@@ -150,9 +155,11 @@ class SubprocessBackend:
                     full = disk_full(self.store.data_dir, f"running {operation}")
                     full.details.update(adapter_error=exc.message, stderr_tail=exc.details.get("stderr_tail", ""))
                     raise full from exc
-                if not exc.retryable or attempt > self.retries:
+                exc.details["attempts"] = attempt
+                pause = self.backoff * 2 ** (attempt - 1)
+                if not exc.retryable or attempt > self.retries or (end is not None and time.monotonic() + pause >= end):
                     raise
-                time.sleep(self.backoff * 2 ** (attempt - 1))
+                time.sleep(pause)
             except OSError as exc:  # the request, work dir or lock file could not be written
                 reraise_disk_full(exc, self.store.root, f"running {operation}")
                 raise

@@ -38,8 +38,23 @@ SHARED_MEMORY = "/dev/shm"
 ALWAYS_READABLE = ("/dev/urandom", "/dev/random")
 
 
+# ABI 6 scoping: a sandboxed process may not signal, nor connect to an abstract unix socket of, a process
+# outside its Landlock domain (memdock itself, the MCP server, the user's other programs).
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1, 2
+SCOPES = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
+_SCOPE_ABI = 6
+
+
 class _RulesetAttr(ctypes.Structure):
     _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+
+
+class _ScopedRulesetAttr(ctypes.Structure):
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -91,7 +106,7 @@ def restrict(writable: Sequence[str], readable: Sequence[str] | None = None) -> 
         raise OSError("Landlock is not available")
     libc = _libc()
     handled = handled_writes(abi) | (READS if readable is not None else 0)
-    attr = _RulesetAttr(handled)
+    attr = _ScopedRulesetAttr(handled, 0, SCOPES) if scopes_signals(abi) else _RulesetAttr(handled)
     fd = libc.syscall(_SYS_CREATE, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
     if fd < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
@@ -126,6 +141,25 @@ def restrict(writable: Sequence[str], readable: Sequence[str] | None = None) -> 
             raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
     finally:
         os.close(fd)
+
+
+def scopes_signals(abi: int | None = None) -> bool:
+    """Whether the sandbox also keeps adapters from signalling memdock (Landlock ABI 6 scoping)."""
+    return (abi_version() if abi is None else abi) >= _SCOPE_ABI
+
+
+def signal_status() -> str:
+    """For `memdock doctor`: can a sandboxed adapter signal (stop, kill) memdock or other processes of the user's?"""
+    abi = abi_version()
+    if scopes_signals(abi):
+        return (
+            f"enforced (Landlock ABI {abi} scoping): a sandboxed adapter cannot signal memdock or any process outside "
+            "its own call, nor reach their abstract unix sockets"
+        )
+    return (
+        f"not enforced: this kernel's Landlock ABI is {abi} (scoping needs 6), so an adapter can stop or kill "
+        "memdock and other processes of the user's; run only adapters you trust"
+    )
 
 
 def status() -> str:

@@ -30,6 +30,7 @@ import orjson
 
 from ..bundle.source import LEGACY, REMEMBER
 from ..diskfull import disk_full_as_error, sqlite_transaction
+from ..errors import BackendError
 from .ledger_migrate import VERSION, migrate
 from .sources import FileState
 
@@ -72,16 +73,25 @@ class Ledger:
     def __init__(self, path: Path):
         self.path = path
         self._names: dict[tuple[int, str], int] = {}
-        with disk_full_as_error(path, "opening the ledger"):
-            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA cache_size=-65536")  # a run's commit of hashed (random) ids touches many pages
-            if self.db.execute("PRAGMA user_version").fetchone()[0] < VERSION:
-                migrate(self.db, _SCHEMA, self._name)
-            self.db.executescript(_SCHEMA)
-            self.db.executescript(_TEMP)
         self.origin = LEGACY
+        try:
+            with disk_full_as_error(path, "opening the ledger"):
+                self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.execute("PRAGMA cache_size=-65536")  # a run's commit of hashed (random) ids touches many pages
+                if self.db.execute("PRAGMA user_version").fetchone()[0] < VERSION:
+                    migrate(self.db, _SCHEMA, self._name)
+                self.db.executescript(_SCHEMA)
+                self.db.executescript(_TEMP)
+        except sqlite3.DatabaseError as exc:
+            if getattr(self, "db", None) is not None:
+                self.db.close()
+            raise BackendError(
+                f"{path}: the store's ledger cannot be opened ({exc}); it is damaged or not a memdock ledger, and "
+                "nothing was changed",
+                details={"file": str(path)},
+            ) from None
 
     @classmethod
     def reader(cls, path: Path) -> Ledger:

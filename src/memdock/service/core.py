@@ -85,7 +85,7 @@ class ServiceCore:
         started = time.monotonic()
         budget = deadline or self.deadline
         end = started + budget
-        attempts, reason = 0, ""
+        attempts, tries, reason = 0, 0, ""
         while attempts < 2:
             remaining = end - time.monotonic()
             if remaining < MIN_ATTEMPT:
@@ -99,7 +99,8 @@ class ServiceCore:
                 )
                 return result
             except TransientError as exc:
-                reason = f"{op} failed after {attempts} attempt(s) within the {budget:g}s deadline: {exc.message}"
+                tries += int(exc.details.get("attempts", 1))  # the backend's own retries count too
+                reason = f"{op} failed after {tries} attempt(s) within the {budget:g}s deadline: {exc.message}"
             except (UnsupportedOperationError, BackendError) as exc:
                 reason = f"{op} failed: {exc.message}"
                 break
