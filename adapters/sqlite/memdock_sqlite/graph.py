@@ -97,7 +97,8 @@ def _entries_by_chunk(
 
 _IN_THREADS = (
     "fact_fts.rowid IN (SELECT rowid FROM edges WHERE thread_id IN (SELECT value FROM json_each(?)) UNION ALL "
-    "SELECT l.rowid FROM links l JOIN nodes s ON s.rowid = l.source WHERE s.thread_id IN (SELECT value FROM json_each(?)))"
+    "SELECT l.rowid FROM links l JOIN nodes s ON s.rowid = l.source "
+    "WHERE s.thread_id IN (SELECT value FROM json_each(?)))"
 )
 
 

@@ -84,7 +84,8 @@ def stored(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[int,
     """rowid, code, source and target of the links stored under IDS."""
     keys = [k for k in map(key_of, ids) if k is not None]
     rows = conn.execute(
-        "SELECT rowid, key, code, source, target FROM links WHERE key IN (SELECT json_extract(value, '$[0]') FROM json_each(?))",
+        "SELECT rowid, key, code, source, target FROM links "
+        "WHERE key IN (SELECT json_extract(value, '$[0]') FROM json_each(?))",
         (json.dumps(keys),),
     )
     wanted = set(keys)
