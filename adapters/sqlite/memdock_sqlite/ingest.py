@@ -252,7 +252,7 @@ class Ingest:
             before = full_rowid.get(r["id"], old_links[r["id"]][0] if r["id"] in old_links else None)
             rowid[r["id"]] = nxt if before is None else before
             nxt += before is None
-        changed = {old[0] for i, old in old_links.items() if derived[i] is None or derived[i][1:] != old[1:]}
+        changed = {old[0] for i, old in old_links.items() if (derived[i] or ())[1:] != old[1:]}
         gone = json.dumps(sorted(changed))
         links.unindex(c, "l.rowid IN (SELECT value FROM json_each(?))", (gone,))
         c.execute("DELETE FROM links WHERE rowid IN (SELECT value FROM json_each(?))", (gone,))
