@@ -89,6 +89,7 @@ class SqliteAdapter(Adapter):
             integrity = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
             for table in ("nodes", "chunks", "edges", "chunk_vectors"):
                 checks[table] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            checks["edges"] += conn.execute("SELECT count(*) FROM links").fetchone()[0]
         except sqlite3.DatabaseError as exc:
             integrity = str(exc)
         checks["integrity"] = integrity

@@ -16,7 +16,9 @@ from memdock.errors import BackendError, ConfigError, VersionError
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+
+_LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
 
 # New rows reach the FTS tables from ingest, one INSERT ... SELECT per batch (ingest.FTS_INSERT, node_text.py), not
 # from AFTER INSERT triggers: with a trigger per row, chunks were indexed 2.2× slower. Deletes and updates keep theirs.
@@ -100,8 +102,22 @@ CREATE TABLE IF NOT EXISTS edges(
 CREATE INDEX IF NOT EXISTS edges_source ON edges(source_id);
 CREATE INDEX IF NOT EXISTS edges_target ON edges(target_id);
 CREATE INDEX IF NOT EXISTS edges_unresolved ON edges(resolved) WHERE resolved = 0;
+-- Structural edges derived from the nodes they join (links.py): no id text, no fact text, rowids shared with edges.
+CREATE TABLE IF NOT EXISTS links(
+    rowid INTEGER PRIMARY KEY,     -- from the same sequence as edges.rowid
+    key INTEGER NOT NULL,          -- the id's 16 hex digits as a signed 64-bit integer
+    code INTEGER NOT NULL,         -- type number (links.TYPES) * 2 + 1 when the edge bears its source's time
+    source INTEGER NOT NULL,       -- nodes.rowid
+    target INTEGER NOT NULL,       -- nodes.rowid
+    pending INTEGER NOT NULL DEFAULT 0  -- 1: its fact is not in fact_fts yet
+);
+CREATE UNIQUE INDEX IF NOT EXISTS links_key ON links(key, code >> 1);
+CREATE INDEX IF NOT EXISTS links_source ON links(source);
+CREATE INDEX IF NOT EXISTS links_target ON links(target);
+CREATE INDEX IF NOT EXISTS links_pending ON links(pending) WHERE pending = 1;
+-- Contentless: edges' facts are in edges.fact, links' are rendered (links.py); one index, so BM25 ranks them all.
 CREATE VIRTUAL TABLE IF NOT EXISTS fact_fts USING fts5(
-    fact, content='edges', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+    fact, content='', tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER IF NOT EXISTS edges_ad AFTER DELETE ON edges BEGIN
     INSERT INTO fact_fts(fact_fts, rowid, fact) VALUES ('delete', old.rowid, old.fact);
 END;
@@ -219,6 +235,8 @@ def open_db(data_dir: Path, *, write: bool) -> sqlite3.Connection | None:
         elif version == 0:
             conn.close()
             return None
+        elif version < 3:  # read as it is, with no links (a writer migrates it)
+            conn.execute(f"CREATE TEMP TABLE links({_LINK_COLUMNS})")
     except BaseException:
         conn.close()
         raise
@@ -249,8 +267,12 @@ def _initialise(conn: sqlite3.Connection, version: int) -> None:
             conn.execute("ALTER TABLE nodes ADD COLUMN indexed INTEGER NOT NULL DEFAULT 1")
             for trigger in ("nodes_ai", "chunks_ai", "edges_ai", "nodes_ad", "nodes_au"):
                 conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+        if 0 < version < 3:  # schema 2 kept fact_fts as external content of edges; it becomes contentless
+            conn.execute("DROP TABLE IF EXISTS fact_fts")
         for statement in _statements(DDL):
             conn.execute(statement)
+        if 0 < version < 3:
+            conn.execute("INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges")
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 

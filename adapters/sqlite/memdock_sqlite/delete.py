@@ -8,7 +8,7 @@ from typing import Any
 
 from memdock.errors import InvalidInputError
 
-from . import node_text, vectors
+from . import links, node_text, vectors
 from .db import transaction
 
 _EXISTS = (
@@ -30,7 +30,7 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS doomed(id TEXT PRIMARY KEY)")
     conn.execute("DELETE FROM doomed")
     conn.executemany("INSERT OR IGNORE INTO doomed(id) VALUES (?)", [(i,) for i in ids])
-    direct = {r[0] for r in conn.execute(_EXISTS)}
+    direct = {r[0] for r in conn.execute(_EXISTS)} | links.named(conn)
     conn.execute(
         "INSERT OR IGNORE INTO doomed SELECT n.id FROM nodes n WHERE n.kind = 'entry' AND n.thread_id IN "
         "(SELECT t.id FROM nodes t WHERE t.kind = 'thread' AND t.id IN (SELECT id FROM doomed))"
@@ -42,10 +42,10 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
             "SELECT e.target_id FROM edges e JOIN nodes n ON n.id = e.target_id AND n.kind = 'entity' "
             "WHERE e.source_id IN (SELECT id FROM doomed)"
         )
-    }
+    } | links.entities_of_doomed(conn)
     conn.execute("INSERT OR IGNORE INTO doomed SELECT e.id FROM edges e WHERE e.source_id IN (SELECT id FROM doomed)")
     conn.execute("INSERT OR IGNORE INTO doomed SELECT e.id FROM edges e WHERE e.target_id IN (SELECT id FROM doomed)")
-    deleted = [r[0] for r in conn.execute(_EXISTS)]
+    deleted = [r[0] for r in conn.execute(_EXISTS)] + links.remove_doomed(conn, direct)
     chunked = [r[0] for r in conn.execute("SELECT DISTINCT entry_id FROM chunks WHERE id IN (SELECT id FROM doomed)")]
     embedded = conn.execute(
         "SELECT 1 FROM chunk_vectors WHERE rowid IN "
@@ -58,6 +58,7 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
         for e in touched
         if e not in direct
         and conn.execute("SELECT 1 FROM edges WHERE source_id = ? OR target_id = ? LIMIT 1", (e, e)).fetchone() is None
+        and not links.touches(conn, e)
     ]
     conn.executemany("DELETE FROM nodes WHERE id = ?", [(e,) for e in orphans])
     node_text.unhide_unchunked(conn, chunked)

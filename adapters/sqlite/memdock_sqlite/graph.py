@@ -8,7 +8,7 @@ from typing import Any
 
 from memdock.sdk.params import group_ids, limit_of, query_text, record_id
 
-from . import fts, hits
+from . import fts, hits, links
 
 NAME_WEIGHT, TEXT_WEIGHT = 2.0, 1.0
 CHUNKS_PER_HIT = 5
@@ -57,9 +57,11 @@ def _by_node(
         g = json.dumps(groups)
         conds.append(
             "(n.thread_id IN (SELECT value FROM json_each(?)) OR (n.kind = 'entity' AND EXISTS ("
-            "SELECT 1 FROM edges e WHERE e.target_id = n.id AND e.thread_id IN (SELECT value FROM json_each(?)))))"
+            "SELECT 1 FROM edges e WHERE e.target_id = n.id AND e.thread_id IN (SELECT value FROM json_each(?))) "
+            "OR EXISTS (SELECT 1 FROM links l JOIN nodes s ON s.rowid = l.source WHERE l.target = n.rowid "
+            "AND s.thread_id IN (SELECT value FROM json_each(?)))))"
         )
-        args += [g, g]
+        args += [g, g, g]
     return conn.execute(
         f"SELECT {hits.NODE_COLUMNS}, bm25(node_fts, {NAME_WEIGHT}, {TEXT_WEIGHT}) AS r FROM node_fts "
         f"JOIN nodes n ON n.rowid = node_fts.rowid WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?",
@@ -93,40 +95,77 @@ def _entries_by_chunk(
     return [(*row, best[row[1]]) for row in rows]
 
 
+_IN_THREADS = (
+    "fact_fts.rowid IN (SELECT rowid FROM edges WHERE thread_id IN (SELECT value FROM json_each(?)) UNION ALL "
+    "SELECT l.rowid FROM links l JOIN nodes s ON s.rowid = l.source "
+    "WHERE s.thread_id IN (SELECT value FROM json_each(?)))"
+)
+
+
 def search_facts(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
+    """Facts by BM25 over fact_fts, which indexes edges' stored facts and links' rendered ones alike."""
     match, limit, groups = _search(params)
     if match is None:
         return _answer([], match)
     conds, args = ["fact_fts MATCH ?"], [match]
     if groups:
-        conds.append("e.thread_id IN (SELECT value FROM json_each(?))")
-        args.append(json.dumps(groups))
-    rows = conn.execute(
-        f"SELECT {hits.EDGE_COLUMNS}, bm25(fact_fts) AS r FROM fact_fts JOIN edges e ON e.rowid = fact_fts.rowid "
-        f"WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?",
+        conds.append(_IN_THREADS)
+        args += [json.dumps(groups)] * 2
+    ranked = conn.execute(
+        f"SELECT rowid, bm25(fact_fts) AS r FROM fact_fts WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?",
         [*args, limit],
     ).fetchall()
-    return _answer([hits.fact_hit(row[:-1], hits.bm25_score(row[-1]), rank) for rank, row in enumerate(rows, 1)], match)
+    rows = _edges_by_rowid(conn, [rowid for rowid, _ in ranked])
+    return _answer(
+        [hits.fact_hit(rows[rowid], hits.bm25_score(r), rank) for rank, (rowid, r) in enumerate(ranked, 1)], match
+    )
 
 
-def neighbours(conn: sqlite3.Connection, node_id: str) -> list[dict[str, Any]]:
-    rows = conn.execute(
-        "SELECT id, type, 'out', target_id, fact FROM edges WHERE source_id = ? "
-        "UNION ALL SELECT id, type, 'in', source_id, fact FROM edges WHERE target_id = ? LIMIT ?",
-        (node_id, node_id, NEIGHBOURS),
-    ).fetchall()
-    return [{"edge_id": r[0], "type": r[1], "direction": r[2], "other_id": r[3], "fact": r[4]} for r in rows]
+def _edges_by_rowid(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple[Any, ...]]:
+    """Edges and links among ROWIDS as rows of hits.EDGE_COLUMNS."""
+    found = links.by_rowid(conn, rowids)
+    rest = json.dumps([r for r in rowids if r not in found])
+    for row in conn.execute(
+        f"SELECT {hits.EDGE_COLUMNS} FROM edges e WHERE e.rowid IN (SELECT value FROM json_each(?))", (rest,)
+    ):
+        found[row[0]] = row
+    return found
+
+
+_NEIGHBOURS = """SELECT rowid, id, type, direction, other, fact, key, code FROM (
+  SELECT rowid, id, type, 'out' AS direction, target_id AS other, fact, NULL AS key, NULL AS code, 0 AS side
+    FROM edges WHERE source_id = :id
+  UNION ALL SELECT l.rowid, NULL, NULL, 'out', t.id, NULL, l.key, l.code, 0
+    FROM links l JOIN nodes t ON t.rowid = l.target WHERE l.source = :rowid
+  UNION ALL SELECT rowid, id, type, 'in', source_id, fact, NULL, NULL, 1 FROM edges WHERE target_id = :id
+  UNION ALL SELECT l.rowid, NULL, NULL, 'in', s.id, NULL, l.key, l.code, 1
+    FROM links l JOIN nodes s ON s.rowid = l.source WHERE l.target = :rowid
+) ORDER BY side, rowid LIMIT :limit"""
+
+
+def neighbours(conn: sqlite3.Connection, node_id: str, node_rowid: int) -> list[dict[str, Any]]:
+    """The node's edges, outgoing then incoming, each in the order they were stored (up to NEIGHBOURS)."""
+    rows = conn.execute(_NEIGHBOURS, {"id": node_id, "rowid": node_rowid, "limit": NEIGHBOURS}).fetchall()
+    rendered = links.by_rowid(conn, [r[0] for r in rows if r[6] is not None])
+    out = []
+    for rowid, eid, etype, direction, other, fact, _, _ in rows:
+        if rowid in rendered:
+            eid, etype, fact = rendered[rowid][1], rendered[rowid][2], rendered[rowid][8]
+        out.append({"edge_id": eid, "type": etype, "direction": direction, "other_id": other, "fact": fact})
+    return out
 
 
 def get_node(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
     node_id = record_id(params)
     row = conn.execute(f"SELECT {hits.NODE_COLUMNS} FROM nodes n WHERE n.id = ?", (node_id,)).fetchone()
     if row is not None:
-        return {"item": hits.node_hit(row, 1.0, None, extra={"edges": neighbours(conn, node_id)})}
+        return {"item": hits.node_hit(row, 1.0, None, extra={"edges": neighbours(conn, node_id, row[0])})}
     row = conn.execute(f"SELECT {hits.CHUNK_COLUMNS} FROM chunks c WHERE c.id = ?", (node_id,)).fetchone()
     return {"item": hits.chunk_hit(row, 1.0, 1) if row else None}
 
 
 def get_edge(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
-    row = conn.execute(f"SELECT {hits.EDGE_COLUMNS} FROM edges e WHERE e.id = ?", (record_id(params),)).fetchone()
+    edge_id = record_id(params)
+    row = conn.execute(f"SELECT {hits.EDGE_COLUMNS} FROM edges e WHERE e.id = ?", (edge_id,)).fetchone()
+    row = row or links.by_id(conn, edge_id)
     return {"item": hits.fact_hit(row, 1.0, None) if row else None}

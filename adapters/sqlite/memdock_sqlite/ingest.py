@@ -13,7 +13,7 @@ from typing import Any
 
 from memdock.times import parse_datetime
 
-from . import facts, node_text
+from . import facts, links, node_text
 from .db import transaction
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
@@ -49,9 +49,9 @@ ON CONFLICT(id) DO UPDATE SET entry_id=excluded.entry_id, thread_id=excluded.thr
   author=excluded.author, role=excluded.role, entry_type=excluded.entry_type, event_time=excluded.event_time,
   event_ts=excluded.event_ts, content_hash=excluded.content_hash, attrs=excluded.attrs"""
 
-_EDGE_SQL = """INSERT INTO edges(id, type, source_id, target_id, thread_id, weight, event_time, event_ts, fact,
+_EDGE_SQL = """INSERT INTO edges(rowid, id, type, source_id, target_id, thread_id, weight, event_time, event_ts, fact,
   resolved, attrs)
-VALUES (?,?,?,?,?,?,?,?,?,?,?)
+VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
 ON CONFLICT(id) DO UPDATE SET type=excluded.type, source_id=excluded.source_id, target_id=excluded.target_id,
   thread_id=excluded.thread_id, weight=excluded.weight, event_time=excluded.event_time, event_ts=excluded.event_ts,
   fact=excluded.fact, resolved=excluded.resolved, attrs=excluded.attrs"""
@@ -235,17 +235,56 @@ class Ingest:
             entries = self._entry_fields(batch)
             self._upsert("chunks", _CHUNK_SQL, [chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
         elif rtype == "edge":
-            known = facts.prefetch(self.conn, (i for r in batch for i in (r["source_id"], r["target_id"])))
-            self._upsert("edges", _EDGE_SQL, [edge_row(self.conn, r, known) for r in batch])
+            self._write_edges(list({r["id"]: r for r in batch}.values()))
+
+    def _write_edges(self, batch: list[dict[str, Any]]) -> None:
+        """Structural edges as links, any other edge in full (links.py); a new one gets the next shared rowid,
+        one stored before keeps its rowid whichever table it moves to."""
+        c = self.conn
+        ends = links.endpoints(c, (i for r in batch for i in (r["source_id"], r["target_id"])))
+        derived = {r["id"]: links.derive(r, ends) for r in batch}
+        ids = json.dumps([r["id"] for r in batch])
+        full_rowid = dict(c.execute("SELECT id, rowid FROM edges WHERE id IN (SELECT value FROM json_each(?))", (ids,)))
+        old_links = links.stored(c, (r["id"] for r in batch))
+        rowid: dict[str, int] = {}
+        nxt = links.next_rowid(c)
+        for r in batch:
+            before = full_rowid.get(r["id"], old_links[r["id"]][0] if r["id"] in old_links else None)
+            rowid[r["id"]] = nxt if before is None else before
+            nxt += before is None
+        changed = {old[0] for i, old in old_links.items() if (derived[i] or ())[1:] != old[1:]}
+        gone = json.dumps(sorted(changed))
+        links.unindex(c, "l.rowid IN (SELECT value FROM json_each(?))", (gone,))
+        c.execute("DELETE FROM links WHERE rowid IN (SELECT value FROM json_each(?))", (gone,))
+        moved = json.dumps([i for i in full_rowid if derived[i] is not None])
+        c.execute("DELETE FROM edges WHERE id IN (SELECT value FROM json_each(?))", (moved,))
+        c.executemany(
+            "INSERT INTO links(rowid, key, code, source, target, pending) VALUES (?,?,?,?,?,1)",
+            [
+                (rowid[i], *d)
+                for i, d in derived.items()
+                if d is not None and (i not in old_links or rowid[i] in changed)
+            ],
+        )
+        full = [r for r in batch if derived[r["id"]] is None]
+        known = facts.prefetch(c, (i for r in full for i in (r["source_id"], r["target_id"])))
+        c.executemany(_EDGE_SQL, [(rowid[r["id"]], *edge_row(c, r, known)) for r in full])
+        new = json.dumps([r["id"] for r in full if r["id"] not in full_rowid])
+        c.execute(f"{FTS_INSERT['edges']} WHERE id IN (SELECT value FROM json_each(?))", (new,))
+        links.index_pending(c)
 
     def finish(self) -> int:
-        """Index the nodes this run (or a killed one before it) stored; returns how many."""
+        """Index the nodes this run (or a killed one before it) stored, and the facts of links whose nodes
+        changed; returns how many nodes."""
         with transaction(self.conn, "indexing"):
+            links.index_pending(self.conn)
             return node_text.index_pending(self.conn)
 
     def _upsert_nodes(self, rows: list[Row]) -> None:
         """Upsert nodes, left for `finish` to index (an entry's text is indexed only if it has no chunks)."""
-        self.conn.executemany(_NODE_SQL, _last_of_each(rows))
+        rows = _last_of_each(rows)
+        links.unindex_nodes(self.conn, [r[0] for r in rows])
+        self.conn.executemany(_NODE_SQL, rows)
 
     def _upsert(self, table: str, sql: str, rows: list[Row]) -> None:
         """Upsert ROWS (their id first) and index the new ones in TABLE's FTS table."""

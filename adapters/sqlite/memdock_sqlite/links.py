@@ -1,0 +1,207 @@
+"""Structural edges kept as links: four integers a row, their facts rendered from the nodes they join.
+
+contains / follows / replies_to / mentions edges are what an importer derives from an entry's thread, position,
+parent and entity references. An edge record that says nothing more than that (an id of the importers' form
+`edge:<type>:<16 hex digits>`, both ends stored nodes, its thread its source's thread, its time none or its
+source's, no weight) is stored as a row of `links`: the id's 64 bits, the type, the two nodes' rowids. Its fact
+sentence is not stored: it is rendered from the two nodes when it is indexed in fact_fts (contentless, one
+index for edges and links, so BM25 ranks every fact as before) and when it is read. Any other edge is stored
+in full in `edges`, as before.
+
+Links and edges share one rowid sequence (`next_rowid`), the rowids a single table would have given, so graph
+walks and fact search order them as before. A link's fact in fact_fts must be deleted with the words it was
+indexed with: before a node a link names changes, `unindex` takes the link's fact out of fact_fts (rendered
+from the node as it still is) and marks it pending; `index_pending` indexes it again, rendered from the node
+as it now is, at the end of the run (or of the next one, after a kill).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterable
+from typing import Any
+
+from . import facts
+
+TYPES = ("contains", "follows", "replies_to", "mentions")
+_ID = re.compile(r"edge:(contains|follows|replies_to|mentions):([0-9a-f]{16})")
+
+# A link's columns in the order hits.EDGE_COLUMNS gives an edge's (its id, type and fact filled in by `as_edge`).
+COLUMNS = (
+    "l.rowid, l.key, l.code, s.id, t.id, s.thread_id, NULL, CASE WHEN l.code & 1 THEN s.event_time END, NULL, s.kind"
+)
+JOIN = "links l JOIN nodes s ON s.rowid = l.source JOIN nodes t ON t.rowid = l.target"
+
+
+def key_of(edge_id: str) -> tuple[int, int] | None:
+    """(key, type number) of an id of the importers' form, else None. The key is the digest as a signed int64."""
+    m = _ID.fullmatch(edge_id)
+    if m is None:
+        return None
+    unsigned = int(m.group(2), 16)
+    return unsigned - (1 << 64) if unsigned >= 1 << 63 else unsigned, TYPES.index(m.group(1))
+
+
+def id_of(key: int, code: int) -> str:
+    return f"edge:{TYPES[code >> 1]}:{key & 0xFFFFFFFFFFFFFFFF:016x}"
+
+
+def endpoints(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[int, str | None, str | None]]:
+    """rowid, thread_id and event_time of the stored nodes among IDS."""
+    rows = conn.execute(
+        "SELECT id, rowid, thread_id, event_time FROM nodes WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(set(ids))),),
+    )
+    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+
+_KNOWN_EXTRA = frozenset({"ingestion_time"})  # write-only in edges.attrs: no read answers it
+
+
+def derive(r: dict[str, Any], nodes: dict[str, tuple[int, str | None, str | None]]) -> tuple[int, int, int, int] | None:
+    """(key, code, source rowid, target rowid) when edge record R is wholly derived from the nodes it joins."""
+    parsed = key_of(r["id"])
+    src, dst = nodes.get(r["source_id"]), nodes.get(r["target_id"])
+    if parsed is None or src is None or dst is None or TYPES[parsed[1]] != r["type"]:
+        return None
+    if r.get("weight") is not None or not set(r) - {"id", "type", "source_id", "target_id"} <= {
+        "thread_id",
+        "event_time",
+        *_KNOWN_EXTRA,
+    }:
+        return None
+    if r.get("thread_id") is None or r["thread_id"] != src[1]:
+        return None
+    when = r.get("event_time")
+    if when is not None and when != src[2]:
+        return None
+    return parsed[0], parsed[1] * 2 + (when is not None), src[0], dst[0]
+
+
+def stored(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[int, int, int, int]]:
+    """rowid, code, source and target of the links stored under IDS."""
+    keys = [k for k in map(key_of, ids) if k is not None]
+    rows = conn.execute(
+        "SELECT rowid, key, code, source, target FROM links "
+        "WHERE key IN (SELECT json_extract(value, '$[0]') FROM json_each(?))",
+        (json.dumps(keys),),
+    )
+    wanted = set(keys)
+    return {id_of(r[1], r[2]): (r[0], r[2], r[3], r[4]) for r in rows if (r[1], r[2] >> 1) in wanted}
+
+
+def next_rowid(conn: sqlite3.Connection) -> int:
+    """The rowid the next new edge or link gets: one past the largest of either (what one table would give)."""
+    row = conn.execute(
+        "SELECT max(coalesce((SELECT max(rowid) FROM edges), 0), coalesce((SELECT max(rowid) FROM links), 0))"
+    ).fetchone()
+    return int(row[0]) + 1
+
+
+def as_edge(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Rows of COLUMNS as rows of hits.EDGE_COLUMNS: the id and type spelled out, the fact rendered."""
+    if not rows:
+        return []
+    known = facts.prefetch(conn, (i for r in rows for i in (r[3], r[4])))
+    out = []
+    for rowid, key, code, source_id, target_id, thread_id, weight, event_time, _, kind in rows:
+        etype = TYPES[code >> 1]
+        text = _render(conn, etype, source_id, target_id, event_time, known)
+        out.append((rowid, id_of(key, code), etype, source_id, target_id, thread_id, weight, event_time, text, kind))
+    return out
+
+
+def _render(
+    conn: sqlite3.Connection,
+    etype: str,
+    source_id: str,
+    target_id: str,
+    event_time: str | None,
+    known: dict[str, dict[str, Any]],
+) -> str:
+    edge = {"type": etype, "source_id": source_id, "target_id": target_id, "event_time": event_time}
+    return facts.render(conn, edge, known)[0]
+
+
+def by_rowid(conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, tuple[Any, ...]]:
+    """The links among ROWIDS as rows of hits.EDGE_COLUMNS, by rowid."""
+    rows = conn.execute(
+        f"SELECT {COLUMNS} FROM {JOIN} WHERE l.rowid IN (SELECT value FROM json_each(?))", (json.dumps(list(rowids)),)
+    ).fetchall()
+    return {r[0]: r for r in as_edge(conn, rows)}
+
+
+def by_id(conn: sqlite3.Connection, edge_id: str) -> tuple[Any, ...] | None:
+    parsed = key_of(edge_id)
+    if parsed is None:
+        return None
+    rows = conn.execute(f"SELECT {COLUMNS} FROM {JOIN} WHERE l.key = ? AND l.code >> 1 = ?", parsed).fetchall()
+    return as_edge(conn, rows)[0] if rows else None
+
+
+def _facts(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> list[tuple[int, str]]:
+    rows = conn.execute(f"SELECT {COLUMNS} FROM {JOIN} WHERE {where}", args).fetchall()
+    return [(r[0], r[8]) for r in as_edge(conn, rows)]
+
+
+def unindex(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> None:
+    """Take the facts of the indexed links WHERE selects out of fact_fts and mark them pending (see the module)."""
+    gone = _facts(conn, f"l.pending = 0 AND ({where})", args)
+    conn.executemany("INSERT INTO fact_fts(fact_fts, rowid, fact) VALUES ('delete', ?, ?)", gone)
+    conn.executemany("UPDATE links SET pending = 1 WHERE rowid = ?", [(rowid,) for rowid, _ in gone])
+
+
+def unindex_nodes(conn: sqlite3.Connection, ids: list[str]) -> None:
+    """Before the nodes IDS change: the facts of the links that name them, out of fact_fts until re-rendered."""
+    nodes = "(SELECT rowid FROM nodes WHERE id IN (SELECT value FROM json_each(?)))"
+    ids_json = json.dumps(ids)
+    unindex(conn, f"l.source IN {nodes} OR l.target IN {nodes}", (ids_json, ids_json))
+
+
+def index_pending(conn: sqlite3.Connection) -> int:
+    """Index the facts of the pending links (inside the caller's transaction); returns how many."""
+    done = _facts(conn, "l.pending = 1", ())
+    conn.executemany("INSERT INTO fact_fts(rowid, fact) VALUES (?, ?)", done)
+    conn.executemany("UPDATE links SET pending = 0 WHERE rowid = ?", [(rowid,) for rowid, _ in done])
+    return len(done)
+
+
+# Deletes (delete.py), over its temp table `doomed` of ids.
+_DOOMED_NODES = "(SELECT rowid FROM nodes WHERE id IN (SELECT id FROM doomed))"
+
+
+def named(conn: sqlite3.Connection) -> set[str]:
+    """The ids in doomed that name stored links."""
+    return set(stored(conn, [r[0] for r in conn.execute("SELECT id FROM doomed WHERE id LIKE 'edge:%'")]))
+
+
+def entities_of_doomed(conn: sqlite3.Connection) -> set[str]:
+    """The entities that links from doomed nodes point at."""
+    rows = conn.execute(
+        "SELECT n.id FROM links l JOIN nodes n ON n.rowid = l.target AND n.kind = 'entity' "
+        f"WHERE l.source IN {_DOOMED_NODES}"
+    )
+    return {r[0] for r in rows}
+
+
+def remove_doomed(conn: sqlite3.Connection, ids: set[str]) -> list[str]:
+    """Delete the links named in IDS and those that touch a doomed node (before the nodes go: their facts are
+    rendered from them to leave fact_fts); returns their ids."""
+    rowids = [v[0] for v in stored(conn, ids).values()]
+    where = f"l.rowid IN (SELECT value FROM json_each(?)) OR l.source IN {_DOOMED_NODES} OR l.target IN {_DOOMED_NODES}"
+    args = (json.dumps(rowids),)
+    gone = [id_of(key, code) for key, code in conn.execute(f"SELECT l.key, l.code FROM links l WHERE {where}", args)]
+    unindex(conn, where, args)
+    conn.execute(f"DELETE FROM links WHERE rowid IN (SELECT l.rowid FROM links l WHERE {where})", args)
+    return gone
+
+
+def touches(conn: sqlite3.Connection, node_id: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM links WHERE source = (SELECT rowid FROM nodes WHERE id = ?1) "
+        "OR target = (SELECT rowid FROM nodes WHERE id = ?1) LIMIT 1",
+        (node_id,),
+    ).fetchone()
+    return row is not None
