@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
-from memdock_sqlite.neighbours import CONVERSATION_WEIGHT, CONVERSATIONS, SKIPPED_ENTRIES, asks
+from memdock_entries.answers import CONVERSATION_WEIGHT, CONVERSATIONS, SKIPPED_ENTRIES, asks
 
 Ranked = list[tuple[dict[str, Any], float, dict[str, Any]]]
 

@@ -24,18 +24,13 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from memdock_entries.answers import CONVERSATION_WEIGHT, CONVERSATIONS, QUESTION_MARKS, SKIPPED_ENTRIES, asks
+
 from .scoring import TIE_DIGITS
 
+__all__ = ["CONVERSATIONS", "CONVERSATION_WEIGHT", "QUESTION_MARKS", "SKIPPED_ENTRIES", "asks", "expand"]
+
 Ranked = list[tuple[int, float, dict[str, Any]]]
-
-CONVERSATIONS = frozenset({"chat", "irc"})
-CONVERSATION_WEIGHT = 0.9
-"""The weight every rotation fold of `bench/locomo.py --neighbours` chose (docs/performance.md)."""
-
-QUESTION_MARKS = frozenset("?\uff1f\ufe56\u061f\u055e\u1367\u203d\u2047\u2048\u2049\u2e2e")
-"""?, fullwidth and small ? (Chinese, Japanese), Arabic, Armenian and Ethiopic question marks, ‽, ⁇, ⁈, ⁉, ⸮."""
-SKIPPED_ENTRIES = 8
-"""How many following entries without a chunk (a turn that only shared an image) the search for an answer passes."""
 
 _HITS = (
     "SELECT c.rowid, c.id, c.header, c.body, c.thread_id, n.position, json_extract(t.attrs, '$.format') "
@@ -43,10 +38,6 @@ _HITS = (
 )
 _NEXT_ENTRIES = "SELECT id FROM nodes WHERE thread_id = ? AND kind = 'entry' AND position > ? ORDER BY position LIMIT ?"
 _FIRST_CHUNK = "SELECT rowid FROM chunks WHERE entry_id = ? ORDER BY position LIMIT 1"
-
-
-def asks(text: str) -> bool:
-    return not QUESTION_MARKS.isdisjoint(text)
 
 
 def _answer(conn: sqlite3.Connection, thread: str, entry_position: int | None) -> int | None:

@@ -73,7 +73,6 @@ class Ledger:
     def __init__(self, path: Path):
         self.path = path
         self._names: dict[tuple[int, str], int] = {}
-        self.origin = LEGACY
         try:
             with disk_full_as_error(path, "opening the ledger"):
                 self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
@@ -92,6 +91,7 @@ class Ledger:
                 "nothing was changed",
                 details={"file": str(path)},
             ) from None
+        self.origin = LEGACY
 
     @classmethod
     def reader(cls, path: Path) -> Ledger:
