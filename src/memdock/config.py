@@ -54,7 +54,7 @@ def config_file(env: Mapping[str, str] = os.environ, cwd: Path | None = None) ->
     return p if p.is_file() else None
 
 
-KNOWN_KEYS = ("backend", "data_dir", "sandbox", "adapters")
+KNOWN_KEYS = ("backend", "data_dir", "sandbox", "adapters", "python_interpreters")
 TRUST_ENV = "MEMDOCK_TRUST_PROJECT_CONFIG"
 
 

@@ -14,6 +14,7 @@ from ..errors import InvalidInputError
 from ..registry import Registry
 from ..runner.backend import SubprocessBackend
 from ..runner.journal import Exported
+from ..runner.store import refuse_output_in_store
 from ..threads import thread_id_for
 from . import output
 from .common import add_backend_options, names_force, open_from_args, parse_config
@@ -52,6 +53,7 @@ def _export(args: argparse.Namespace, source: SubprocessBackend, out: Path, *, f
     threads = [thread_id_for(t) for t in args.thread] if getattr(args, "thread", None) else None
     if not source.counts():
         raise InvalidInputError(f"the store {source.store.root} holds nothing to export: index or remember first")
+    refuse_output_in_store(out)
     held = source.threads() if threads else {}
     unknown = [given for given, tid in zip(getattr(args, "thread", None) or [], threads or []) if tid not in held]
     if unknown:

@@ -43,7 +43,7 @@ from .parallel import (
     writers_mode,
 )
 from .sources import FileState, Plan
-from .store import Store, store_holding
+from .store import Store, refuse_output_in_store
 from .worker import WorkerPool
 
 MAX_CALL_RECORDS = 1024
@@ -440,11 +440,7 @@ class SubprocessBackend:
     ) -> Exported:
         """The store's memory, from its journal, as one bundle at OUT (only THREADS' records when given). OUT may
         not lie inside a store: with --force it could replace a journal segment, the memory itself."""
-        inside = store_holding(out)
-        if inside is not None:
-            raise InvalidInputError(
-                f"{out} is inside the memdock store {inside}; write the export to a folder outside any store"
-            )
+        refuse_output_in_store(out)
         with self.store.write_lock(self.lock_timeout):
             ledger = Ledger(self.store.ensure().ledger_path)
             try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat as stat_mode
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,16 @@ def sha256(path: Path) -> bytes:
     return h.digest()
 
 
+def _importable(key: str) -> bool:
+    """A regular file with a UTF-8 name: the importer reads only those, and names and skips the others (so a FIFO
+    or a link to a device is never opened here either)."""
+    try:
+        key.encode()
+        return stat_mode.S_ISREG(os.stat(key).st_mode)
+    except (UnicodeEncodeError, OSError):
+        return False
+
+
 @dataclass
 class Plan:
     """What a re-add of a source does with its files."""
@@ -64,6 +75,8 @@ def plan(origin: str, paths: Iterable[Path], before: dict[str, FileState]) -> Pl
     now: set[str] = set()
     for path in paths:
         key = os.path.realpath(path)
+        if not _importable(key):
+            continue
         now.add(key)
         try:
             size, mtime = stat(path)

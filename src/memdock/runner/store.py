@@ -33,7 +33,7 @@ from filelock import FileLock, Timeout
 
 from ..atomic import temp_pattern, write_atomic
 from ..config import memdock_home
-from ..errors import ConfigError, TransientError
+from ..errors import ConfigError, InvalidInputError, TransientError
 from ..ids import digest
 
 KEEP_FAILED_RUNS = 20
@@ -211,6 +211,15 @@ def store_holding(path: str | os.PathLike[str]) -> Path | None:
         if (folder / MARKER).is_file():
             return folder
     return None
+
+
+def refuse_output_in_store(out: str | os.PathLike[str]) -> None:
+    """An output may not lie inside a store: with --force it could replace a journal segment, the memory itself."""
+    inside = store_holding(out)
+    if inside is not None:
+        raise InvalidInputError(
+            f"{out} is inside the memdock store {inside}; write the export to a folder outside any store"
+        )
 
 
 def _read_only_fs(path: Path) -> bool:
