@@ -120,6 +120,8 @@ def fts5_row(docs: list[tuple[str, str]], folder: Path, texts: list[str]) -> Row
     import sqlite3
 
     sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
+
+    sys.path.insert(0, str(ROOT / "adapters" / "common"))
     from memdock_sqlite.fts import match_expression
 
     folder.mkdir()

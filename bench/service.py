@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
+sys.path.insert(0, str(ROOT / "adapters" / "common"))
 
 from memdock_sqlite import search, vector_index  # noqa: E402
 

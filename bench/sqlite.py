@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
+sys.path.insert(0, str(ROOT / "adapters" / "common"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from memdock_sqlite import candidates, fts, search, vector_index  # noqa: E402

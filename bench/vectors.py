@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
+sys.path.insert(0, str(ROOT / "adapters" / "common"))
 
 DIM = 384
 K = 100

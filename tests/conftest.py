@@ -8,6 +8,8 @@ from hypothesis import settings as _hsettings
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# tests import adapter packages directly (adapters/<name> on sys.path); what they share lives in adapters/common
+sys.path.append(str(ROOT / "adapters" / "common"))
 
 
 @pytest.fixture
