@@ -19,6 +19,7 @@ SKIP = {  # adapters that need a model endpoint or a server: their kit runs are 
     "mem0": "mem0 needs an LLM and embedding endpoint; its kit run is tests/mem0/test_mem0_kit.py (MEMDOCK_IT_MEM0=1)",
     "openmemory": "openmemory needs a server; its kit run is tests/openmemory/test_openmemory_kit.py "
     "(MEMDOCK_IT_OPENMEMORY=1)",
+    "memu": "memu needs an LLM and embedding endpoint; its kit run is tests/memu/test_memu_kit.py (MEMDOCK_IT_MEMU=1)",
     "postgres": "postgres needs a Postgres server; its kit run is tests/postgres/test_postgres_kit.py "
     "(MEMDOCK_IT_POSTGRES=1)",
     "leanrag": "leanrag needs a LeanRAG checkout and an LLM endpoint; its kit run is tests/leanrag/test_leanrag_kit.py "
