@@ -5,9 +5,9 @@ import sqlite3
 from pathlib import Path
 
 from memdock.bundle import BundleReader
+from memdock.engine.ledger import Ledger
 from memdock.registry import AdapterDescriptor
 from memdock.runner.backend import SubprocessBackend
-from memdock.runner.ledger import Ledger
 
 SHARED = Path(__file__).resolve().parent / "adapters" / "shared-store"
 

@@ -1,8 +1,9 @@
 """InProcessBackend: a Python adapter's SDK object called in this process, behind the same MemoryBackend.
 
-The httpx `MockTransport` of memdock. Everything above the transport is the runner's (the store, its lock,
-the ledger's delta and resume, pruning, response validation against response.schema.json); only the hop
-to the adapter differs: a request is dispatched to the Adapter object directly instead of a subprocess.
+`InProcessTransport` is one of the store engine's transports (`memdock.engine.transport`). Everything above it
+is the engine's (the store, its lock, the ledger's delta and resume, pruning); response validation against
+response.schema.json is done here as the subprocess transport does it; only the hop to the adapter differs: a
+request is dispatched to the Adapter object directly instead of a subprocess.
 What the process boundary gives is therefore absent: no sandbox, no timeout enforcement (TIMEOUT is
 accepted and ignored), no survivor reaping, and the adapter shares this interpreter's imports and state.
 Use it in tests of what sits above the backend, and to embed a trusted adapter; use SubprocessBackend
@@ -19,16 +20,67 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .config import check_no_secrets_in
 from .contract import ProgressCallback
+from .engine.backend import StoreBackend
+from .engine.store import Store
 from .errors import ConfigError
 from .protocol import SUPPORTED_PROTOCOLS, build_request, check_response
 from .registry import AdapterDescriptor, Registry
-from .runner.backend import SubprocessBackend
 from .sdk.adapter import Adapter, _dispatch
 
 
-class InProcessBackend(SubprocessBackend):
+class InProcessTransport:
+    """DESCRIPTOR's ADAPTER object called in this process over STORE, with CONFIG. It runs one writer: a
+    parallel index is sent by one (the result's `details["parallel"]` says so)."""
+
+    def __init__(self, adapter: Adapter, descriptor: AdapterDescriptor, store: Store, config: Mapping[str, Any]):
+        self.adapter, self.store, self.config = adapter, store, dict(config)
+        self.name = descriptor.name
+        self.reads_gzip = descriptor.runtime.get("kind") == "python"
+        self.parallel_writers = str(descriptor.parallel_writers)
+
+    def call(
+        self,
+        operation: str,
+        params: dict[str, Any],
+        *,
+        on_progress: ProgressCallback | None = None,
+        on_checkpoint: Callable[[list[str]], None] | None = None,
+        offered: tuple[str, ...] | None = None,
+        shared: bool = True,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        store = self.store.ensure()
+        work = store.new_work_dir(operation)
+        try:
+            request = build_request(
+                operation,
+                data_dir=str(store.data_dir),
+                work_dir=str(work),
+                config=dict(self.config),
+                params=params,
+                offered=offered or SUPPORTED_PROTOCOLS,
+            )
+            events = _Events(on_progress, on_checkpoint)
+            response = _dispatch(self.adapter, request, events)
+            return check_response(
+                response, request_id=request["request_id"], operation=operation, source=f"adapter {self.name}"
+            )
+        finally:
+            store.discard(work)
+
+    def shard_job(self, timeout: float | None) -> None:
+        return None
+
+    def close(self) -> None:
+        self.adapter.close()
+
+
+class InProcessBackend(StoreBackend):
     """ADAPTER (an `memdock.sdk.Adapter` instance with a `descriptor_path`) over the store in DATA_DIR."""
+
+    transport: InProcessTransport
 
     def __init__(
         self,
@@ -41,10 +93,13 @@ class InProcessBackend(SubprocessBackend):
         if adapter.descriptor_path is None:
             raise ConfigError(f"adapter {adapter.name}: an in-process adapter needs descriptor_path (its adapter.json)")
         descriptor = AdapterDescriptor.load(Path(adapter.descriptor_path).parent)
-        super().__init__(
-            descriptor, data_dir, config=config, workers=0, retries=0, sandbox=False, lock_timeout=lock_timeout
+        cfg = dict(config or {})
+        check_no_secrets_in(
+            cfg, descriptor.config_schema, descriptor.env_for_secret_fields(), f"config of {descriptor.name}"
         )
-        self.adapter = adapter
+        store = Store(data_dir)
+        super().__init__(InProcessTransport(adapter, descriptor, store, cfg), store, lock_timeout=lock_timeout)
+        self.descriptor, self.adapter = descriptor, adapter
 
     @classmethod
     def bundled(
@@ -53,38 +108,8 @@ class InProcessBackend(SubprocessBackend):
         """A bundled (or registered) Python adapter by NAME, loaded from its entry script into this process."""
         return cls(load_adapter(Registry.default().get(name)), data_dir, config=config)
 
-    def call(
-        self,
-        operation: str,
-        params: dict[str, Any] | None = None,
-        *,
-        on_progress: ProgressCallback | None = None,
-        on_checkpoint: Callable[[list[str]], None] | None = None,
-        offered: tuple[str, ...] | None = None,
-        use_pool: bool = True,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
-        store = self.store.ensure()
-        work = store.new_work_dir(operation)
-        try:
-            request = build_request(
-                operation,
-                data_dir=str(store.data_dir),
-                work_dir=str(work),
-                config=dict(self.launch.config),
-                params=params or {},
-                offered=offered or SUPPORTED_PROTOCOLS,
-            )
-            events = _Events(on_progress, on_checkpoint)
-            response = _dispatch(self.adapter, request, events)
-            return check_response(
-                response, request_id=request["request_id"], operation=operation, source=f"adapter {self.name}"
-            )
-        finally:
-            store.discard(work)
-
-    def close(self) -> None:
-        self.adapter.close()
+    def __enter__(self) -> InProcessBackend:
+        return self
 
 
 class _Events:

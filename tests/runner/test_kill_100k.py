@@ -22,7 +22,7 @@ RUN = """
 import os, signal, sys
 from pathlib import Path
 from memdock.registry import Registry
-from memdock.runner import ledger as L
+from memdock.engine import ledger as L
 from memdock.runner.backend import SubprocessBackend
 
 bundle, store, point = sys.argv[1:4]

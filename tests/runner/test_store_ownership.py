@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from memdock import Memory
+from memdock.engine.store import MARKER, Store
 from memdock.errors import ConfigError
-from memdock.runner.store import MARKER, Store
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTED = ROOT / "tests" / "adapters" / "scripted"

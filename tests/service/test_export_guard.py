@@ -4,7 +4,7 @@ import orjson
 import pytest
 
 from memdock.cli.main import main
-from memdock.runner.journal import Journal
+from memdock.engine.journal import Journal
 
 LINES = [{"id": f"n{i}", "thread": f"t{i % 4}", "text": f"the heron count {i} rose at dawn"} for i in range(12)]
 

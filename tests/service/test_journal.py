@@ -10,8 +10,8 @@ from pathlib import Path
 
 from memdock import Memory
 from memdock.bundle import BundleReader
+from memdock.engine.journal import Journal
 from memdock.inprocess import InProcessBackend
-from memdock.runner.journal import Journal
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "threads"

@@ -13,10 +13,10 @@ import pytest
 from memdock import Memory
 from memdock.bundle import BundleReader
 from memdock.bundle import writer as writer_mod
+from memdock.engine import journal as journal_mod
+from memdock.engine.journal import Journal
 from memdock.errors import InvalidInputError
 from memdock.inprocess import InProcessBackend
-from memdock.runner import journal as journal_mod
-from memdock.runner.journal import Journal
 
 NOTES = [{"content": f"note {i}: the kite festival moves to pier {i}", "thread": "kites"} for i in range(40)]
 SECRET = "The wifi password is hunter2."

@@ -11,7 +11,7 @@ import pytest
 from memdock import Memory
 from memdock.bundle import BundleReader
 from memdock.cli.main import main
-from memdock.runner.ledger import LEGACY, Ledger
+from memdock.engine.ledger import LEGACY, Ledger
 
 LINES = [
     {"id": "a1", "thread": "standup", "author": "ana", "text": "the apricot orchard needs pruning in march"},

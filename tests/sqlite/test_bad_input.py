@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from sqlite_helpers import can_unshare, sqlite_backend
 
+from memdock.engine.store import Store
 from memdock.errors import BackendError, ConfigError, InvalidInputError, VersionError
-from memdock.runner.store import Store
 
 ADAPTER_DIR = Path(__file__).resolve().parents[2] / "adapters" / "sqlite"
 

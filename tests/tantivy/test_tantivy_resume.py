@@ -3,8 +3,8 @@
 import pytest
 from tantivy_support import backend, gate
 
+from memdock.engine.ledger import Ledger
 from memdock.errors import MemdockError
-from memdock.runner.ledger import Ledger
 
 pytestmark = gate
 

@@ -6,8 +6,8 @@ import json
 import pytest
 from tantivy_support import backend, gate
 
+from memdock.engine.store import Store
 from memdock.errors import BackendError, VersionError
-from memdock.runner.store import Store
 
 pytestmark = gate
 

@@ -26,7 +26,7 @@ from .matrix import EmbeddingMatrix
 from .seal import files_match, sealed_here, take
 
 SEALED = ".gz"
-"""A sealed bundle (a journal segment, see runner/journal.py) may keep a JSONL file gzip-compressed under its name
+"""A sealed bundle (a journal segment, see engine/journal.py) may keep a JSONL file gzip-compressed under its name
 plus this suffix. The manifest still describes the plain file: its line count and sha256 are checked on reading."""
 SEALING = re.compile(r"^\..+\.gz\.tmp-[0-9a-f]+$")  # a seal's temp file (atomic.temp_name), left by a killed seal
 _READ_BUFFER = 1 << 20  # lines are read one by one: an 8 KiB buffer made a read call every few lines

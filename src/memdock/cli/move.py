@@ -10,11 +10,11 @@ from pathlib import Path
 
 from ..bundle import OutputNotEmptyError
 from ..config import resolve
+from ..engine.journal import Exported
+from ..engine.store import refuse_output_in_store
 from ..errors import InvalidInputError
 from ..registry import Registry
 from ..runner.backend import SubprocessBackend
-from ..runner.journal import Exported
-from ..runner.store import refuse_output_in_store
 from ..threads import thread_id_for
 from . import output
 from .common import add_backend_options, names_force, open_from_args, parse_config

@@ -14,6 +14,7 @@ from ..bundle import BundleReader, BundleWriter, OutputNotEmptyError, source
 from ..chunking import ChunkOptions, chunk_bundle
 from ..chunking.chunker import MAX_WINDOW_TOKENS
 from ..contract import IndexResult
+from ..engine.sources import Plan, plan, settle
 from ..errors import InvalidInputError
 from ..importers import IMPORTERS, get_importer
 from ..importers.base import MAX_ENTRY_BYTES
@@ -21,7 +22,6 @@ from ..importers.detect import ALIASES, canonical, detect
 from ..importers.pipeline import ImportSummary, import_corpus
 from ..jsonl import DEFAULT_MAX_LINE_BYTES
 from ..runner.backend import SubprocessBackend
-from ..runner.sources import Plan, plan, settle
 from . import output
 from .common import add_backend_options, bounded_int, examples, names_force, open_from_args
 
@@ -271,7 +271,7 @@ def _format_of(args: argparse.Namespace) -> str:
 
 
 def run_add(args: argparse.Namespace) -> int:
-    """Import, chunk and index; on a re-add only the files changed since the last run are read (`runner/sources`)."""
+    """Import, chunk and index; on a re-add only the files changed since the last run are read (`engine/sources`)."""
     args.format = _format_of(args)
     tmp = Path(tempfile.mkdtemp(prefix="memdock-add-"))
     summary = None

@@ -15,11 +15,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..engine.ledger import Ledger
 from ..errors import MemdockError
 from ..operations import BY_NAME, OPERATIONS, WRITE_OPERATIONS
 from ..runner.backend import SubprocessBackend
 from ..runner.launch import CallRecord
-from ..runner.ledger import Ledger
 from ..untrusted import NotRegularFile, open_regular, read_upto
 from . import golden
 from .harness import Fail, Harness, Skip

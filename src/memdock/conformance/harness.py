@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..contract import Capabilities
+from ..engine.store import Store
 from ..operations import OPERATIONS
 from ..registry import AdapterDescriptor
 from ..runner.backend import SubprocessBackend
 from ..runner.launch import CallRecord
-from ..runner.store import Store
 
 T = TypeVar("T")
 

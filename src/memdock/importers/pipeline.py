@@ -48,7 +48,7 @@ def import_corpus(
 
     ON_BYTES(done, total) reports progress in source bytes, moving within a file too: an entry's source line,
     against the file's line count, says how far into the file the importer is. Files in SKIP (resolved paths:
-    unchanged since the last run, see `runner/sources.py`) are left unread."""
+    unchanged since the last run, see `engine/sources.py`) are left unread."""
     started = time.monotonic()
     if max_entry_bytes < 1:
         raise InvalidInputError(f"max_entry_bytes must be at least 1, got {max_entry_bytes}")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..engine.store import Store
 from ..errors import ConfigError
 from ..operations import DEFAULT_TIMEOUTS as OPERATION_TIMEOUTS
 from ..operations import IDLE_TIMEOUT
@@ -17,7 +18,6 @@ from . import landlock
 from .channel import DEFAULT_MAX_EVENT_BYTES
 from .redact import Redactor
 from .result_file import DEFAULT_MAX_RESULT_BYTES
-from .store import Store
 
 DEFAULT_TIMEOUTS = {**OPERATION_TIMEOUTS, "idle": IDLE_TIMEOUT}
 DEFAULT_EXIT_GRACE = 2.0

@@ -2,7 +2,7 @@
 
 One pass over the input does it all: each record is read (and checked, unless the bundle carries this memdock's
 seal, see `bundle.seal`), hashed, looked up in the ledger, and, when the ledger lacks it, noted as pending and
-written to the journal segment, gzip-compressed as it is written (see `runner/journal.py`). When every record
+written to the journal segment, gzip-compressed as it is written (see `engine/journal.py`). When every record
 goes (a first index), the adapter is handed the input bundle itself (`Delta.whole`); otherwise the segment."""
 
 from __future__ import annotations

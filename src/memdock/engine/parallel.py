@@ -1,9 +1,9 @@
 """Indexing one delta as several shards at once, on a local thread pool or on Ray.
 
-The coordinator (`SubprocessBackend.index`, holding the store's write lock) builds the delta against the ledger
-as always, splits it by thread (`memdock.shard`), and hands each shard to an executor. A shard job runs the
-adapter through the normal runner (sandbox, timeouts, retries) wherever the executor places it and answers with
-the adapter's result.
+The coordinator (the engine's index run, holding the store's write lock) builds the delta against the ledger
+as always, splits it by thread (`memdock.shard`), and hands each shard to an executor. A shard job is the
+transport's (`Transport.shard_job`): the subprocess transport runs the adapter through the normal runner
+(sandbox, timeouts, retries) wherever the executor places it and answers with the adapter's result.
 
 How the shards are used depends on how the backend takes writers (`parallel_writers` in `adapter.json`):
 
@@ -29,7 +29,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -39,7 +39,6 @@ from ..shard import shard_bundle
 
 if TYPE_CHECKING:
     from ..contract import Capabilities
-    from ..registry import AdapterDescriptor
 
 PARALLEL_MODES = ("shared", "merge", "serial")
 EXECUTORS = ("local", "ray")
@@ -47,30 +46,13 @@ EXECUTORS = ("local", "ray")
 
 @dataclass
 class ShardSpec:
-    """Everything a shard job needs to run the adapter on another thread, process or machine (picklable)."""
+    """One shard job's request (picklable): REACH is the transport's own description of how to reach the adapter
+    from another thread, process or machine; SHARD the shard's bundle; OPERATION `index` or `prepare`."""
 
-    adapter_folder: str
-    store: str
+    reach: Any = None
     shard: str = ""
-    config: dict[str, Any] = field(default_factory=dict)
-    env: dict[str, str] = field(default_factory=dict)
-    sandbox: bool | str = True
-    timeouts: dict[str, float] = field(default_factory=dict)
     timeout: float | None = None
     operation: str = "index"
-
-
-def shard_job(spec: ShardSpec) -> dict[str, Any]:
-    """Run the adapter's `index` (or `prepare`) on one shard through the runner; the adapter's raw result."""
-    from ..registry import AdapterDescriptor
-    from .backend import SubprocessBackend
-
-    descriptor = AdapterDescriptor.load(Path(spec.adapter_folder))
-    backend = SubprocessBackend(
-        descriptor, spec.store, config=spec.config, env=spec.env, sandbox=spec.sandbox, timeouts=spec.timeouts
-    )
-    params = {"bundle": spec.shard, "verified": True}  # a shard of the delta, whose records the runner validated
-    return backend.call(spec.operation, params, use_pool=False, timeout=spec.timeout)
 
 
 Job = Callable[[ShardSpec], dict[str, Any]]
@@ -148,10 +130,10 @@ def parallel_plan(mode: str, requested: int, caps: Capabilities) -> int:
     return 1
 
 
-def writers_mode(descriptor: AdapterDescriptor, caps: Capabilities) -> str:
+def writers_mode(parallel_writers: str, caps: Capabilities) -> str:
     """How the backend takes parallel writers: adapter.json's `parallel_writers`, unless the capabilities for
     the config in use deny `concurrent_index` (a backend that can share a named server but not a local one)."""
-    mode = str(descriptor.parallel_writers)
+    mode = str(parallel_writers)
     return "serial" if mode == "shared" and not caps.has("concurrent_index") else mode
 
 
@@ -181,8 +163,8 @@ def send_in_shards(
     template: ShardSpec,
     executor: Executor,
     commit: Callable[[list[str]], None],
+    job: Job,
     progress: Callable[[dict[str, Any]], None] | None = None,
-    job: Job = shard_job,
 ) -> dict[str, Any]:
     """Index DELTA_DIR as N shards through EXECUTOR, each job TEMPLATE with its shard; COMMIT gets each finished
     shard's record ids. Returns the adapter results summed; raises the first failure once every job has ended
@@ -209,8 +191,8 @@ def prepare_in_shards(
     n: int,
     template: ShardSpec,
     executor: Executor,
+    job: Job,
     progress: Callable[[dict[str, Any]], None] | None = None,
-    job: Job = shard_job,
 ) -> dict[str, Any]:
     """Have the adapter prepare DELTA_DIR as N shards through EXECUTOR (nothing is committed: one writer
     indexes the delta next). Returns the `parallel` details, the adapters' prepare details summed; raises the

@@ -1,0 +1,226 @@
+"""One index run: read and check the input once, diff it against the ledger while writing the journal segment
+(the delta), send the delta to the adapter (one writer, or shards in parallel), then prune what vanished.
+
+Every step runs under the store's write lock. The ledger commits records only as the adapter checkpoints them,
+so a run killed at any point resumes: the next run sends again what the ledger holds as pending. A run that
+failed before anything reached the backend discards its journal segment.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..bundle import BundleReader
+from ..contract import Capabilities, DeleteResult, IndexResult, ProgressCallback
+from ..diskfull import disk_full_as_error
+from ..errors import InvalidInputError
+from .delta import Delta, build_delta
+from .journal import Journal, inflate
+from .ledger import Ledger
+from .parallel import (
+    Executor,
+    Job,
+    ShardSpec,
+    check_parallel,
+    executor_for,
+    parallel_plan,
+    prepare_in_shards,
+    send_in_shards,
+    serial_reason,
+    writers_mode,
+)
+from .sources import Plan
+from .transport import CheckpointCallback
+
+if TYPE_CHECKING:
+    from .backend import StoreBackend
+
+
+@dataclass
+class IndexOptions:
+    """`StoreBackend.index`'s keyword arguments (see there)."""
+
+    progress: ProgressCallback | None = None
+    prune: bool = True
+    origin: str | None = None
+    timeout: float | None = None
+    after_checkpoint: CheckpointCallback | None = None
+    parallel: int = 1
+    executor: str | Executor | None = None
+    address: str | None = None
+    files: Plan | None = None
+
+
+@dataclass
+class Writers:
+    """How the delta goes: MODE (`shared`, `merge`, `serial`), SHARDS at once through POOL with JOB and SPEC
+    (POOL None: one writer); WHY a run asked for several shards runs as one."""
+
+    mode: str
+    shards: int = 1
+    pool: Executor | None = None
+    job: Job | None = None
+    spec: ShardSpec | None = None
+    why: dict[str, Any] | None = None
+
+
+class IndexRun:
+    """One `index` call on BACKEND's store, in named steps."""
+
+    def __init__(self, backend: StoreBackend, options: IndexOptions):
+        self.backend, self.opts = backend, options
+        self.store, self.transport = backend.store, backend.transport
+        self.committed = False
+        self.ledger: Ledger | None = None
+
+    def run(self, bundle: str | os.PathLike[str]) -> IndexResult:
+        started = time.monotonic()
+        reader = open_input(bundle)
+        caps = self.backend.get_capabilities()
+        writers = self.plan_writers(caps)  # a bad executor fails before any work
+        with disk_full_as_error(self.store.root, "indexing"), self.store.write_lock(self.backend.lock_timeout):
+            self.ledger = Ledger(self.store.ensure().ledger_path)
+            try:
+                result = self.in_journal(reader, caps, writers)
+            finally:
+                self.ledger.close()
+        result.seconds = time.monotonic() - started
+        return result
+
+    def plan_writers(self, caps: Capabilities) -> Writers:
+        """How many writers send the delta, and through what (see `engine/parallel.py`)."""
+        requested = check_parallel(self.opts.parallel)
+        mode = writers_mode(self.transport.parallel_writers, caps)
+        shards = parallel_plan(mode, requested, caps)
+        if shards <= 1:
+            why = serial_reason(self.transport.name, mode, requested, caps) if requested > 1 else None
+            return Writers(mode, why=why)
+        shard_job = self.transport.shard_job(self.opts.timeout)
+        if shard_job is None:
+            said = f"{self.transport.name}: {type(self.transport).__name__} runs one writer"
+            return Writers(mode, why={"mode": mode, "shards": 1, "requested": requested, "why": said})
+        pool = executor_for(self.opts.executor, shards, self.opts.address)
+        return Writers(mode, shards, pool, *shard_job)
+
+    def in_journal(self, reader: BundleReader, caps: Capabilities, writers: Writers) -> IndexResult:
+        """The run proper, its delta kept as the journal's next segment (see `engine/journal.py`); the segment is
+        discarded when nothing of it reached the backend."""
+        journal = Journal(self.store.journal_path)
+        delta_dir = journal.next_segment()
+        try:
+            delta, fresh = self.diff(reader, delta_dir)
+            sent = self.adapter_input(delta)
+            if not delta.total_sent:
+                journal.discard(delta_dir)
+                result = IndexResult(skipped=delta.skipped)
+            else:
+                result = self.send(sent, writers, self.store.work_root / f"shards-{delta_dir.name}")
+                result.skipped = delta.skipped
+            self.finish(result, delta, sent, fresh, caps)
+            return result
+        except BaseException:
+            if not self.committed:  # nothing of it reached the backend: the segment would only take space
+                journal.discard(delta_dir)
+            raise
+
+    def diff(self, reader: BundleReader, delta_dir: Path) -> tuple[Delta, bool]:
+        """Finish a killed forget, then write the delta against the ledger; whether the store was empty (a first
+        index: nothing can vanish)."""
+        assert self.ledger is not None
+        self.backend._finish_forgets(self.ledger, self.opts.timeout)
+        fresh = self.ledger.empty()
+        delta = build_delta(reader, self.ledger, delta_dir, self.opts.origin)
+        files = self.opts.files
+        if files is not None:
+            self.ledger.carry(files.carried)
+            delta.thread_ids = sorted({*delta.thread_ids, *files.left})
+        return delta, fresh
+
+    def adapter_input(self, delta: Delta) -> Path:
+        """The bundle the adapter reads: the input itself when all of it goes, else the journal segment; an adapter
+        not on memdock's Python SDK gets the segment inflated into a plain bundle (it may not read gzip parts)."""
+        sent = delta.adapter_input
+        if sent != delta.path or self.transport.reads_gzip or not delta.total_sent:
+            return sent
+        return inflate(delta.path, self.store.work_root / f"delta-{delta.path.name}")
+
+    def checkpoint(self, ids: list[str]) -> None:
+        assert self.ledger is not None
+        self.ledger.commit(ids)
+        self.committed = True
+        if self.opts.after_checkpoint is not None:
+            self.opts.after_checkpoint(ids)
+
+    def send(self, sent: Path, writers: Writers, shards_dir: Path) -> IndexResult:
+        """Send the delta at SENT: as shards indexed at once (a shared backend), else through one writer, its
+        shards prepared ahead at once when the plan says so."""
+        assert self.ledger is not None
+        progress = self.opts.progress
+        if writers.pool is not None and writers.mode == "shared":
+            assert writers.job is not None and writers.spec is not None
+            args = (sent, shards_dir, writers.shards, writers.spec, writers.pool)
+            raw = send_in_shards(*args, self.checkpoint, writers.job, progress)
+            self.ledger.commit_all_pending()
+            return IndexResult.from_dict(raw)
+        prepared = None
+        if writers.pool is not None:
+            assert writers.job is not None and writers.spec is not None
+            args = (sent, shards_dir, writers.shards, writers.spec, writers.pool)
+            prepared = prepare_in_shards(*args, writers.job, progress)
+        raw = self.backend.call(
+            "index",
+            {"bundle": str(sent), "verified": True},
+            on_progress=progress,
+            on_checkpoint=self.checkpoint,
+            use_pool=False,
+            timeout=self.opts.timeout,
+        )
+        self.ledger.commit_all_pending()
+        self.committed = True
+        result = IndexResult.from_dict(raw)
+        if prepared is not None:
+            result.details["parallel"] = prepared
+        elif writers.why is not None:
+            result.details["parallel"] = writers.why
+        return result
+
+    def finish(self, result: IndexResult, delta: Delta, sent: Path, fresh: bool, caps: Capabilities) -> None:
+        """Close the run in the ledger, prune what vanished from the input's threads, keep the re-add's file
+        state, and remove an inflated copy of the delta."""
+        assert self.ledger is not None
+        self.ledger.finish_run()
+        if self.opts.prune:
+            self.prune(result, delta.thread_ids, fresh, caps)
+        result.details["sent"] = delta.sent
+        if sent != delta.adapter_input:
+            shutil.rmtree(sent, ignore_errors=True)
+        if self.opts.files is not None:
+            self.ledger.save_files(self.opts.files.files())
+
+    def prune(self, result: IndexResult, thread_ids: list[str], fresh: bool, caps: Capabilities) -> None:
+        """Delete the records of THREAD_IDS this source wrote before and did not send again (only when the
+        backend deletes); count what other sources keep in those threads."""
+        assert self.ledger is not None
+        gone = [] if fresh else self.ledger.vanished(thread_ids)
+        if gone and caps.has("delete") and caps.supports("delete"):
+            kept = self.ledger.held_elsewhere(gone)
+            doomed = [i for i in gone if i not in kept]
+            if doomed:
+                deleted = DeleteResult.from_dict(self.backend.call("delete", {"ids": doomed}, use_pool=False))
+                self.ledger.forget(doomed + deleted.deleted)
+            self.ledger.release(gone)
+            result.deleted = len(doomed)
+        result.details["kept_for_other_sources"] = 0 if fresh else self.ledger.kept_for_other_sources(thread_ids)
+
+
+def open_input(bundle: str | os.PathLike[str]) -> BundleReader:
+    """The input, read once (a bundle the core sealed is trusted by its files' hashes)."""
+    reader = BundleReader(bundle, trust_seal=True)
+    if reader.kind not in ("chunks", "corpus"):
+        raise InvalidInputError(f"{bundle}: cannot index a {reader.kind} bundle; give a corpus or chunks bundle")
+    return reader

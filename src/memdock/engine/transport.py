@@ -1,0 +1,54 @@
+"""How the store engine reaches an adapter: one `call` per protocol operation, and nothing else.
+
+The engine (`engine/backend.py`) owns the store: its lock, the ledger, the journal, deltas, pruning and forgets.
+A transport only carries one request to the adapter and its answer back, with the adapter's progress and
+checkpoint events on the way, as httpx's `Client(transport=...)` carries requests. Implementations:
+
+- `memdock.runner.transport.SubprocessTransport`: the adapter in a sandboxed subprocess (one-shot, or a pool of
+  long-lived workers), with timeouts and retries; the default everywhere.
+- `memdock.inprocess.InProcessTransport`: a Python adapter's SDK object called in this process.
+- `memdock.engine.mock.MockTransport`: a handler function, for tests of the bookkeeping without processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..contract import ProgressCallback
+from .parallel import Job, ShardSpec
+
+CheckpointCallback = Callable[[list[str]], None]
+
+
+class Transport(Protocol):
+    """One adapter, reached somehow. NAME is the adapter's; READS_GZIP whether it reads a sealed journal
+    segment's gzip parts (memdock's Python SDK does; any other adapter gets a plain bundle); PARALLEL_WRITERS
+    adapter.json's `parallel_writers` (`shared`, `merge` or `serial`)."""
+
+    name: str
+    reads_gzip: bool
+    parallel_writers: str
+
+    def call(
+        self,
+        operation: str,
+        params: dict[str, Any],
+        *,
+        on_progress: ProgressCallback | None = None,
+        on_checkpoint: CheckpointCallback | None = None,
+        offered: tuple[str, ...] | None = None,
+        shared: bool = True,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """OPERATION's result object (already checked against response.schema.json), or the adapter's error
+        raised as a MemdockError. SHARED False asks for an adapter of the call's own (no long-lived worker
+        another call may also use); TIMEOUT bounds the whole call."""
+        ...
+
+    def shard_job(self, timeout: float | None) -> tuple[Job, ShardSpec] | None:
+        """A job and the spec template that run one shard of a parallel index elsewhere (see
+        `engine/parallel.py`), or None when this transport runs one writer only."""
+        ...
+
+    def close(self) -> None: ...
