@@ -11,6 +11,8 @@ import pytest
 
 from memdock.bundle import BundleReader, BundleWriter
 from memdock.bundle.seal import KEY_NAME
+from memdock.engine.backend import StoreBackend
+from memdock.engine.mock import MockTransport
 from memdock.ids import content_hash
 from memdock.jsonl import PayloadError
 from memdock.registry import Registry
@@ -89,12 +91,16 @@ def _break_line(path: Path, line: int) -> None:
 
 
 def _refused_at(tmp_path: Path, bundle: Path, line: int) -> None:
+    """The engine refuses BUNDLE at LINE before the adapter is handed anything (checked over a MockTransport: no
+    adapter process is needed to see that nothing reached one)."""
     assert not BundleReader(bundle, trust_seal=True).trusted
-    b = backend(tmp_path)
+    transport = MockTransport()
+    b = StoreBackend(transport, tmp_path / "store")
     with pytest.raises(PayloadError) as err:
         b.index(bundle)
     assert err.value.details.get("file", "").endswith("chunk-00001.jsonl") and err.value.details.get("line") == line
     assert b.counts() == {}
+    assert transport.operations() == ["capabilities"]
     assert not list((tmp_path / "store" / "journal").glob("0*"))
 
 

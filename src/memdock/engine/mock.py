@@ -17,6 +17,7 @@ from ..contract import ProgressCallback
 from ..errors import BackendError
 from ..operations import OPERATIONS
 from ..protocol import PAYLOAD_VERSION, SUPPORTED_PROTOCOLS
+from .parallel import Job, ShardSpec
 from .transport import CheckpointCallback
 
 
@@ -36,7 +37,8 @@ Handler = Callable[[MockRequest], dict[str, Any]]
 
 
 class MockTransport:
-    """Answers every call with HANDLER(request) (default: a fresh `MemoryAdapter`); REQUESTS keeps them all."""
+    """Answers every call with HANDLER(request) (default: a fresh `MemoryAdapter`); REQUESTS keeps them all.
+    SHARD_JOB, when given, runs the shards of a parallel index (see `engine/parallel.py`)."""
 
     def __init__(
         self,
@@ -45,8 +47,10 @@ class MockTransport:
         name: str = "mock",
         reads_gzip: bool = True,
         parallel_writers: str = "serial",
+        shard_job: Job | None = None,
     ):
         self.handler: Handler = handler if handler is not None else MemoryAdapter(name)
+        self._shard_job = shard_job
         self.name, self.reads_gzip, self.parallel_writers = name, reads_gzip, parallel_writers
         self.requests: list[MockRequest] = []
         self.closed = False
@@ -74,8 +78,9 @@ class MockTransport:
         """The operations called, in order."""
         return [r.operation for r in self.requests]
 
-    def shard_job(self, timeout: float | None) -> None:
-        return None
+    def shard_job(self, timeout: float | None) -> tuple[Job, ShardSpec] | None:
+        """SHARD_JOB as given (it gets each shard as `spec.shard`), or None: one writer."""
+        return None if self._shard_job is None else (self._shard_job, ShardSpec(reach=self.name, timeout=timeout))
 
     def close(self) -> None:
         self.closed = True
@@ -87,8 +92,16 @@ class MemoryAdapter:
     number of checkpoints) makes the next `index` fail there with a retryable-free BackendError, its earlier
     checkpoints kept, as when an adapter is killed midway."""
 
-    def __init__(self, name: str = "mock", *, checkpoint_every: int = 100, delete: bool = True):
+    def __init__(
+        self,
+        name: str = "mock",
+        *,
+        checkpoint_every: int = 100,
+        delete: bool = True,
+        features: dict[str, bool] | None = None,
+    ):
         self.name, self.checkpoint_every, self.deletes = name, checkpoint_every, delete
+        self.features = {"incremental": True, "delete": delete, **(features or {})}
         self.records: dict[str, tuple[str, dict[str, Any]]] = {}
         self.fail_after: int | None = None
         self.sent: list[int] = []  # records per index call
@@ -108,7 +121,7 @@ class MemoryAdapter:
             "protocol_versions": list(SUPPORTED_PROTOCOLS),
             "payload_versions": [PAYLOAD_VERSION],
             "operations": ops,
-            "features": {"incremental": True, "delete": self.deletes},
+            "features": dict(self.features),
         }
 
     def op_healthcheck(self, request: MockRequest) -> dict[str, Any]:
@@ -118,7 +131,7 @@ class MemoryAdapter:
         return {"ok": True}
 
     def op_index(self, request: MockRequest) -> dict[str, Any]:
-        reader = BundleReader(request.params["bundle"], validate=False)
+        reader = BundleReader(request.params["bundle"], validate=False, sealed=True)
         indexed: dict[str, int] = {}
         pending: list[str] = []
         checkpoints = 0
