@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import records_factory
 
 from memdock.bundle import BundleReader, BundleWriter
 from memdock.engine.backend import StoreBackend
@@ -14,22 +15,11 @@ from memdock.engine.ledger import Ledger
 from memdock.engine.mock import MemoryAdapter, MockRequest, MockTransport
 from memdock.engine.parallel import ShardSpec
 from memdock.errors import BackendError
-from memdock.ids import content_hash
 
 
-def chunk(i: int, text: str | None = None, *, per_thread: int = 10) -> dict:
-    text = text or f"note {i:03d} about apples and pears"
-    return {
-        "id": f"chunk:{i:03d}",
-        "entry_id": f"entry:{i:03d}",
-        "thread_id": f"thread:{i // per_thread}",
-        "position": 0,
-        "text": text,
-        "start": 0,
-        "end": len(text),
-        "token_count": 10,
-        "content_hash": content_hash(text),
-    }
+def chunk(i: int, text: str | None = None) -> dict:
+    """The Ith chunk, ten to a thread."""
+    return records_factory.chunk(i, text or f"note {i:03d} about apples and pears", thread_id=f"thread:{i // 10}")
 
 
 def write(path: Path, records: list[dict]) -> Path:
@@ -64,7 +54,7 @@ def test_a_first_index_hands_over_the_input_and_a_rerun_only_the_changed_record(
     again = b.index(second)
     assert again.details["sent"] == {"chunk": 1} and again.skipped == 32 and again.deleted == 0
     assert handed(transport)[1] == str(tmp_path / "store" / "journal" / "00000002")
-    assert adapter.records["chunk:007"][1]["text"] == "kiwis"
+    assert adapter.records["chunk:7"][1]["text"] == "kiwis"
     assert [r.shared for r in transport.requests if r.operation == "index"] == [False, False]
 
     unchanged = b.index(second)
@@ -82,8 +72,8 @@ def test_a_record_that_left_its_thread_is_deleted_and_the_ledger_forgets_it(tmp_
     result = b.index(write(tmp_path / "in", [chunk(i) for i in range(20) if i != 13]))
     assert result.deleted == 1 and result.details["sent"] == {}
     [delete] = [r for r in transport.requests if r.operation == "delete"]
-    assert delete.params == {"ids": ["chunk:013"]} and not delete.shared
-    assert b.counts() == {"thread": 2, "chunk": 19} and "chunk:013" not in adapter.records
+    assert delete.params == {"ids": ["chunk:13"]} and not delete.shared
+    assert b.counts() == {"thread": 2, "chunk": 19} and "chunk:13" not in adapter.records
     assert b.index(write(tmp_path / "in", [chunk(i) for i in range(10)]), prune=False).deleted == 0
     assert b.counts() == {"thread": 2, "chunk": 19}, "without prune nothing is deleted"
     other = b.index(write(tmp_path / "other", [chunk(i) for i in range(5)]))
@@ -137,17 +127,17 @@ def test_a_forget_killed_midway_is_finished_by_the_next_index(tmp_path):
     bundle = write(tmp_path / "one", [chunk(i) for i in range(10)])
     b.index(bundle)
     with pytest.raises(BackendError):
-        b.delete(["chunk:004"])
+        b.delete(["chunk:4"])
     ledger = Ledger.reader(tmp_path / "store" / "ledger.sqlite")
     try:
-        assert ledger.forgetting() == ["chunk:004"]
+        assert ledger.forgetting() == ["chunk:4"]
     finally:
         ledger.close()
     failing["delete"] = False
     rest = b.index(write(tmp_path / "rest", [chunk(i) for i in range(10) if i != 4]), prune=False)
     assert rest.details["sent"] == {} and transport.operations()[-1] == "delete", "the forget is finished first"
-    assert transport.requests[-1].params == {"ids": ["chunk:004"]}
-    assert "chunk:004" not in adapter.records and b.counts() == {"chunk": 9, "thread": 1}
+    assert transport.requests[-1].params == {"ids": ["chunk:4"]}
+    assert "chunk:4" not in adapter.records and b.counts() == {"chunk": 9, "thread": 1}
     assert b.index(bundle).details["sent"] == {"chunk": 1}, "a forgotten record is new to the ledger"
 
 
