@@ -120,6 +120,14 @@ def test_the_contract_and_the_operations_table_stand_alone():
             assert not bad, f"{module} imports {bad}"
 
 
+def test_the_store_engine_does_not_know_how_an_adapter_is_reached():
+    graph = _imports("memdock.engine")
+    assert "memdock.engine.index" in graph and "memdock.engine.parallel" in graph
+    for module, imports in graph.items():
+        bad = _reaches(imports, ("memdock.runner", "memdock.inprocess", "memdock.connect"))
+        assert not bad, f"{module} imports {bad}"
+
+
 def test_both_backends_implement_the_seam():
     from memdock.contract import MemoryBackend
     from memdock.inprocess import InProcessBackend
