@@ -12,11 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import PAYLOAD_VERSION
 from ..bundle import BundleReader
 from ..contract import ProgressCallback
 from ..errors import BackendError
 from ..operations import OPERATIONS
-from ..protocol import PAYLOAD_VERSION, SUPPORTED_PROTOCOLS
+from ..protocol import SUPPORTED_PROTOCOLS
 from .parallel import Job, ShardSpec
 from .transport import CheckpointCallback
 

@@ -118,7 +118,7 @@ class SubprocessTransport:
             full.details.update(adapter_error=exc.message, stderr_tail=exc.details.get("stderr_tail", ""))
             raise full from exc
         exc.details["attempts"] = attempt
-        return self.backoff * 2 ** (attempt - 1)
+        return float(self.backoff * 2 ** (attempt - 1))
 
     def _note(self, record: CallRecord) -> None:
         self.last_call = record
