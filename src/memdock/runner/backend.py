@@ -30,6 +30,7 @@ from .delta import Delta, build_delta
 from .journal import Exported, Journal, inflate
 from .launch import CallRecord, Launch
 from .ledger import Ledger
+from .lost import lost_for_reading, record_store_files, restore_if_lost
 from .oneshot import run_once
 from .parallel import (
     Executor,
@@ -243,6 +244,7 @@ class SubprocessBackend:
                 committed = False
                 try:
                     self._finish_forgets(ledger, timeout)
+                    restored = restore_if_lost(self.descriptor, self.store, ledger, self._resend(timeout))
                     fresh = ledger.empty()  # a first index into an empty store: nothing can vanish
                     delta = build_delta(reader, ledger, delta_dir, origin)
                     if files is not None:
@@ -311,6 +313,7 @@ class SubprocessBackend:
                         others = 0 if fresh else ledger.kept_for_other_sources(delta.thread_ids)
                         result.details["kept_for_other_sources"] = others
                     result.details["sent"] = delta.sent
+                    record_store_files(self.descriptor, self.store, ledger, result.details, restored)
                     if sent != delta.adapter_input:
                         shutil.rmtree(sent, ignore_errors=True)
                     if files is not None:
@@ -323,6 +326,11 @@ class SubprocessBackend:
                     raise
             finally:
                 ledger.close()
+
+    def _resend(self, timeout: float | None) -> Callable[[Path], Any]:
+        return lambda bundle: self.call(
+            "index", {"bundle": str(bundle), "verified": True}, use_pool=False, timeout=timeout
+        )
 
     def _adapter_input(self, delta: Delta) -> Path:
         """The bundle the adapter reads: the input itself when all of it goes, else the journal segment; an adapter
@@ -390,7 +398,10 @@ class SubprocessBackend:
         return self._from_ledger(Ledger.threads)
 
     def source_files(self, origin: str) -> dict[str, FileState]:
-        """The state of ORIGIN's source files when last indexed (nothing for a source never indexed here)."""
+        """The state of ORIGIN's source files when last indexed (nothing for a source never indexed here, or a
+        store that lost what the ledger claims: every file is read again, see `runner/lost.py`)."""
+        if lost_for_reading(self.descriptor, self.store):
+            return {}
         return self._from_ledger(lambda ledger: ledger.files(origin))
 
     def _from_ledger(self, read: Callable[[Ledger], dict[str, Any]]) -> dict[str, Any]:
