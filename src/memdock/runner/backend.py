@@ -452,7 +452,7 @@ class SubprocessBackend:
         """The store's memory, from its journal, as one bundle at OUT (only THREADS' records when given). OUT may
         not lie inside a store: with --force it could replace a journal segment, the memory itself."""
         refuse_output_in_store(out)
-        with self.store.write_lock(self.lock_timeout):
+        with disk_full_as_error(self.store.root, "exporting"), self.store.write_lock(self.lock_timeout):
             ledger = Ledger(self.store.ensure().ledger_path)
             try:
                 return Journal(self.store.journal_path).export(ledger, Path(out), threads, force=force)
