@@ -56,6 +56,8 @@ def test_a_database_moved_aside_is_restored_from_the_journal(tmp_path, indexed, 
     store, sent = indexed
     before = counts(tmp_path, store)
     (store / "data" / "memory.sqlite").rename(tmp_path / "corrupt.sqlite")
+    lost = json.loads(memdock(tmp_path, "recall", CANARY, "--json", "--data-dir", str(store)).stdout)
+    assert lost["degraded"] and "restore it from the store's journal" in lost["reason"], lost
     out = ok(
         memdock(tmp_path, "add", "-q", str(shared_data / "watercooler_threads" / "project"), "--data-dir", str(store))
     )

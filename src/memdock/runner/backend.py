@@ -30,7 +30,7 @@ from .delta import Delta, build_delta
 from .journal import Exported, Journal, inflate
 from .launch import CallRecord, Launch
 from .ledger import Ledger
-from .lost import lost_for_reading, record_store_files, restore_if_lost
+from .lost import lost_for_reading, record_store_files, restore_if_lost, said_if_lost
 from .oneshot import run_once
 from .parallel import (
     Executor,
@@ -360,7 +360,9 @@ class SubprocessBackend:
             params["mode"] = mode
         if min_score:
             params["min_score"] = min_score
-        return SearchResult.from_dict(self.call("query", params, timeout=timeout))
+        return said_if_lost(
+            self.descriptor, self.store, SearchResult.from_dict(self.call("query", params, timeout=timeout))
+        )
 
     def _search(
         self, op: str, text: str, limit: int, group_ids: Sequence[str] | None, timeout: float | None

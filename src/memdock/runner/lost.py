@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bundle import BundleReader
+from ..contract import SearchResult
 from ..registry import AdapterDescriptor
 from .journal import Journal
 from .ledger import Ledger
@@ -144,3 +145,17 @@ def lost_for_reading(descriptor: AdapterDescriptor, store: Store) -> bool:
         return False
     finally:
         ledger.close()
+
+
+def said_if_lost(descriptor: AdapterDescriptor, store: Store, result: SearchResult) -> SearchResult:
+    """RESULT, marked degraded with the reason and the cure when it found nothing in a lost store: `no results`
+    would hide that the memory is still in the journal."""
+    if result.hits or not lost_for_reading(descriptor, store):
+        return result
+    result.degraded = True
+    result.reason = (
+        f"the backend's store at {store.data_dir} does not hold what the ledger says it does ({descriptor.name}'s "
+        "files are missing or were made again); run `memdock add` or `memdock index` on any source to restore it "
+        "from the store's journal"
+    )
+    return result
