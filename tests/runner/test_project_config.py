@@ -78,7 +78,7 @@ def test_export_of_a_thread_the_store_does_not_hold_is_an_error(tmp_path):
     assert kept.returncode == 0, kept.stderr
 
 
-def test_index_and_export_on_a_corrupt_ledger_are_clear_errors(tmp_path):
+def test_index_export_and_recall_on_a_corrupt_ledger_are_clear_errors(tmp_path):
     store = tmp_path / "store"
     assert memdock(tmp_path, "remember", "the kiln fires at noon", "--data-dir", str(store)).returncode == 0
     (store / "ledger.sqlite").write_bytes(b"not a database " * 400)
@@ -92,6 +92,9 @@ def test_index_and_export_on_a_corrupt_ledger_are_clear_errors(tmp_path):
     export = memdock(tmp_path, "export", "-o", str(tmp_path / "out"), "--data-dir", str(store))
     assert export.returncode != 0 and "Traceback" not in export.stderr
     assert f"{store / 'ledger.sqlite'}: the store's ledger cannot be opened" in export.stderr, export.stderr
+    recall = memdock(tmp_path, "recall", "nothing like this", "--data-dir", str(store))
+    assert recall.returncode != 0 and "is empty" not in recall.stdout + recall.stderr
+    assert f"{store / 'ledger.sqlite'}: the store's ledger cannot be opened" in recall.stderr, recall
 
 
 def hung(tmp_path: Path, query_timeout: float | None):
