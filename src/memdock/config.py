@@ -78,24 +78,45 @@ def load_file(path: Path | None) -> dict[str, Any]:
     return loaded
 
 
-def _check_project_config(path: Path | None, file_cfg: Mapping[str, Any], env: Mapping[str, str]) -> None:
+def check_project_config(path: Path | None, file_cfg: Mapping[str, Any], env: Mapping[str, str]) -> None:
     """A memdock.toml found in the current directory (not named by MEMDOCK_CONFIG) is whoever wrote that folder's:
     it may not turn the sandbox off nor pick an adapter by path, unless MEMDOCK_TRUST_PROJECT_CONFIG=1."""
     if path is None or env.get("MEMDOCK_CONFIG") or env.get(TRUST_ENV) == "1":
         return
     backend = str(file_cfg.get("backend", ""))
+    what: str | None
     if file_cfg.get("sandbox") == "off":
         what = 'sandbox = "off"'
     elif "/" in backend or backend.startswith("."):
         what = f"backend = {backend!r} (an adapter by path)"
+    elif file_cfg.get("python_interpreters"):
+        what = "python_interpreters (programs memdock runs to ask their version)"
     else:
-        return
+        what = _path_outside(path.parent, file_cfg.get("adapters"))
+        if what is None:
+            return
     raise ConfigError(
         f"{path}: {what} in a memdock.toml of the current directory is not followed: a folder's own config may not "
-        f"lower the sandbox nor run an adapter from a path; name the file with MEMDOCK_CONFIG, or set {TRUST_ENV}=1, "
-        "if you trust it",
+        "lower the sandbox, run a program or an adapter from a path, nor give an adapter read rights outside that "
+        f"folder; name the file with MEMDOCK_CONFIG, or set {TRUST_ENV}=1, if you trust it",
         details={"file": str(path)},
     )
+
+
+def _path_outside(folder: Path, adapters: object) -> str | None:
+    """The first adapter config value naming a path outside FOLDER (`[adapters.NAME] key`), if any: under the
+    strict sandbox every absolute path an adapter's config names is readable to it (see `runner/readset.py`)."""
+    if not isinstance(adapters, dict):
+        return None
+    inside = folder.resolve()
+    for name, table in adapters.items():
+        for key, value in table.items() if isinstance(table, dict) else ():
+            if not isinstance(value, str) or not value.startswith(("/", "~")):
+                continue
+            target = Path(os.path.realpath(Path(value).expanduser()))
+            if target != inside and inside not in target.parents:
+                return f"[adapters.{name}] {key} = {value!r} (a path outside {inside})"
+    return None
 
 
 def resolve(
@@ -107,7 +128,7 @@ def resolve(
 ) -> Settings:
     path = config_file(env, cwd)
     file_cfg = load_file(path)
-    _check_project_config(path, file_cfg, env)
+    check_project_config(path, file_cfg, env)
     if backend:
         name, source = backend, "--backend"
     elif env.get("MEMDOCK_BACKEND"):

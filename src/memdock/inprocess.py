@@ -39,6 +39,7 @@ class InProcessTransport:
         self.name = descriptor.name
         self.reads_gzip = descriptor.runtime.get("kind") == "python"
         self.parallel_writers = str(descriptor.parallel_writers)
+        self.store_files = [str(n) for n in descriptor.raw.get("store_files", [])]
 
     def call(
         self,

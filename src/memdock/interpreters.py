@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from .config import config_file, load_file
+from .config import check_project_config, config_file, load_file
 from .errors import ConfigError
 
 Version = tuple[int, ...]
@@ -122,7 +122,9 @@ def pyenv_root(env: Mapping[str, str] = os.environ) -> Path | None:
 def configured(env: Mapping[str, str] = os.environ) -> tuple[str, list[str]]:
     """(where, paths) of memdock.toml's `python_interpreters`."""
     path = config_file(env)
-    listed = load_file(path).get("python_interpreters", [])
+    cfg = load_file(path)
+    check_project_config(path, cfg, env)
+    listed = cfg.get("python_interpreters", [])
     if not isinstance(listed, list) or not all(isinstance(p, str) for p in listed):
         raise ConfigError(f"{path}: python_interpreters must be a list of interpreter paths")
     return f"{path} python_interpreters" if path else "memdock.toml python_interpreters (no memdock.toml)", listed

@@ -36,10 +36,11 @@ def memdock(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.parametrize("fmt", ["watercooler", "text"])
 @pytest.mark.parametrize("odd,named", [("fifo", "pipe.md"), ("zero", "zero.md")])
-def test_a_fifo_or_a_device_link_is_skipped_and_named(tmp_path, odd, named):
+def test_a_fifo_or_a_device_link_is_skipped_and_named(tmp_path, odd, named, fmt):
     src = folder_with(tmp_path, odd)
-    out = memdock(tmp_path, "import", str(src), "-f", "watercooler", "-o", str(tmp_path / "corpus"))
+    out = memdock(tmp_path, "import", str(src), "-f", fmt, "-o", str(tmp_path / "corpus"))
     assert out.returncode == 10, out  # partial: the other files were read
     problem = next(line for line in out.stderr.splitlines() if named in line)
     assert "not a regular file" in problem or "outside the source folder" in problem, problem
@@ -72,3 +73,13 @@ def test_a_file_name_that_is_not_utf8_is_named_and_skipped(tmp_path):
     assert added.returncode == 10, added.stderr
     assert "Traceback" not in added.stderr
     assert "bad\ufffd.md: the file name is not valid UTF-8" in added.stderr
+
+
+def test_a_file_name_holding_terminal_escapes_is_shown_inert(tmp_path):
+    """A name that would clear the screen or retitle the terminal is printed with its control bytes written out."""
+    src = folder_with(tmp_path)
+    (src / "x\x1b]0;owned\x07\x1b[2J.md").symlink_to("/dev/zero")
+    out = memdock(tmp_path, "add", str(src), "-f", "text", "--data-dir", str(tmp_path / "store"))
+    assert out.returncode == 10, out.stderr
+    assert "\x1b" not in out.stderr and "\x07" not in out.stderr
+    assert "x\\x1b]0;owned\\x07\\x1b[2J.md" in out.stderr, out.stderr

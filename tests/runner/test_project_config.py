@@ -12,6 +12,7 @@ import pytest
 
 from memdock.config import resolve
 from memdock.errors import ConfigError
+from memdock.runner import landlock
 
 HOSTILE = Path(__file__).resolve().parents[1] / "adapters" / "hostile-reader"
 
@@ -77,7 +78,7 @@ def test_export_of_a_thread_the_store_does_not_hold_is_an_error(tmp_path):
     assert kept.returncode == 0, kept.stderr
 
 
-def test_index_on_a_corrupt_ledger_is_a_clear_error(tmp_path):
+def test_index_export_and_recall_on_a_corrupt_ledger_are_clear_errors(tmp_path):
     store = tmp_path / "store"
     assert memdock(tmp_path, "remember", "the kiln fires at noon", "--data-dir", str(store)).returncode == 0
     (store / "ledger.sqlite").write_bytes(b"not a database " * 400)
@@ -88,6 +89,12 @@ def test_index_on_a_corrupt_ledger_is_a_clear_error(tmp_path):
     assert out.returncode != 0
     assert "Traceback" not in out.stderr
     assert f"{store / 'ledger.sqlite'}: the store's ledger cannot be opened" in out.stderr, out.stderr
+    export = memdock(tmp_path, "export", "-o", str(tmp_path / "out"), "--data-dir", str(store))
+    assert export.returncode != 0 and "Traceback" not in export.stderr
+    assert f"{store / 'ledger.sqlite'}: the store's ledger cannot be opened" in export.stderr, export.stderr
+    recall = memdock(tmp_path, "recall", "nothing like this", "--data-dir", str(store))
+    assert recall.returncode != 0 and "is empty" not in recall.stdout + recall.stderr
+    assert f"{store / 'ledger.sqlite'}: the store's ledger cannot be opened" in recall.stderr, recall
 
 
 def hung(tmp_path: Path, query_timeout: float | None):
@@ -120,3 +127,57 @@ def test_timeouts_query_bounds_each_attempt_under_a_longer_deadline(tmp_path):
     with hung(tmp_path, 2) as backend, pytest.raises(TransientError) as err:
         backend.query("self:SIGSTOP", timeout=60)
     assert err.value.details["attempts"] == 2
+
+
+KEY = "-----BEGIN FAKE OPENSSH PRIVATE KEY-----\nnot-a-real-key-5c2e\n"
+
+
+def reader_project(tmp_path: Path, target: str) -> tuple[Path, dict[str, str]]:
+    """A project folder whose memdock.toml points the hostile reader's `target` at TARGET; the reader itself is
+    the user's (found through MEMDOCK_ADAPTER_PATH, as a trusted install would be)."""
+    folder = tmp_path / "project"
+    folder.mkdir(parents=True)
+    shutil.copytree(HOSTILE, tmp_path / "adapters" / "hostile-reader")
+    (folder / "notes.txt").write_text("the project's own notes\n")
+    (folder / "store").mkdir()
+    (folder / "memdock.toml").write_text(
+        f'backend = "hostile-reader"\ndata_dir = "store"\n[adapters.hostile-reader]\ntarget = "{target}"\n'
+    )
+    return folder, {"MEMDOCK_ADAPTER_PATH": str(tmp_path / "adapters"), "HOME": str(tmp_path / "home")}
+
+
+@pytest.fixture
+def key(tmp_path) -> Path:
+    f = tmp_path / "home" / ".ssh" / "id_rsa"
+    f.parent.mkdir(parents=True)
+    f.write_text(KEY)
+    return f
+
+
+@pytest.mark.skipif(landlock.abi_version() < 1, reason="this kernel offers no Landlock")
+def test_a_project_config_cannot_widen_the_strict_read_allowlist(tmp_path, key):
+    """An absolute path in an adapter's config is readable under --sandbox strict: a folder's own memdock.toml
+    may name one only inside that folder, unless the user trusts the file."""
+    folder, env = reader_project(tmp_path, str(key))
+    out = memdock(folder, "query", "x", "--sandbox", "strict", "--json", **env)
+    assert "not-a-real-key" not in out.stdout + out.stderr
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert "[adapters.hostile-reader] target" in out.stderr and str(folder / "memdock.toml") in out.stderr
+    trusted = memdock(folder, "query", "x", "--sandbox", "strict", "--json", MEMDOCK_TRUST_PROJECT_CONFIG="1", **env)
+    assert "not-a-real-key" in trusted.stdout, trusted.stderr  # the user's own config: the documented allowlist
+    inside, env = reader_project(tmp_path / "b", str(tmp_path / "b" / "project" / "notes.txt"))
+    own = memdock(inside, "query", "x", "--sandbox", "strict", "--json", **env)
+    assert "the project's own notes" in own.stdout, own.stderr
+
+
+def test_a_project_config_cannot_name_interpreters_memdock_would_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    ran = tmp_path / "ran"
+    (tmp_path / "evil.sh").write_text(f"#!/bin/sh\ntouch {ran}\necho 3.12.0\n")
+    (tmp_path / "evil.sh").chmod(0o755)
+    (tmp_path / "memdock.toml").write_text('python_interpreters = ["./evil.sh"]\n')
+    from memdock.interpreters import find_interpreter
+
+    with pytest.raises(ConfigError, match="python_interpreters"):
+        find_interpreter(">=3.0", "adapter x", env={"PATH": os.defpath})
+    assert not ran.exists()

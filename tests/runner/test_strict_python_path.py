@@ -92,3 +92,15 @@ def test_the_bundled_adapters_shared_code_is_still_allowed():
     for name in ("mem0", "openmemory"):
         d = AdapterDescriptor.load(BUNDLED / name)
         assert (BUNDLED / "common").resolve() in d.python_path()
+
+
+@pytest.mark.parametrize("name", ["tool", "python3"])
+def test_a_program_that_links_to_a_folder_grants_no_read_there(tmp_path, key, name):
+    """adapter.json's command[0] grants read on the program it names, a file: a link to ~/.ssh grants nothing."""
+    from memdock.runner.readset import program_paths
+
+    link = tmp_path / "adapters" / "reader" / name
+    link.parent.mkdir(parents=True)
+    link.symlink_to(key.parent)
+    granted = program_paths(str(link))
+    assert key.parent not in granted and link not in granted, granted

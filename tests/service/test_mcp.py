@@ -140,6 +140,8 @@ def test_every_tool_against_sqlite(sqlite_store, tmp_path):
     for name in [*read_only, "memory_get_node", "memory_get_edge", "memory_status"]:
         assert (notes[name].read_only_hint, notes[name].idempotent_hint) == (True, True), name
     assert notes["memory_forget"].idempotent_hint is True  # forgetting an id again only reports it not found
+    # an update overwrites the entry's text: a client that runs non-destructive tools unasked must ask first
+    assert (notes["memory_update"].destructive_hint, notes["memory_update"].read_only_hint) == (True, False)
     assert len(set(out["twice"])) == 2  # so remembering is not idempotent, and says so
     for name in ("memory_remember", "memory_remember_many"):
         assert notes[name].idempotent_hint is False and notes[name].destructive_hint is False, name

@@ -202,3 +202,19 @@ $PY {tmp_path / "catalog.py"} $M/data $M/filler {ROOT / "adapters" / "graphiti"}
     assert "cannot rollback" not in report["error"]["message"]
     assert report["threads"] == [["g0", "kept"], ["g1", "after"]]
     assert report["members"] == 0
+
+
+def test_export_of_a_store_on_a_full_disk_says_so_and_works_once_space_frees(tmp_path, bundles):
+    """The store's own disk is full (export takes its write lock, which writes the owner's pid there)."""
+    script = f"""
+$PY -m memdock index {bundles["chunks"]} --data-dir $M/store > /dev/null 2>&1; echo "index=$?"
+fill 0
+$PY -m memdock export --data-dir $M/store -o {tmp_path / "out"} > /dev/null 2> err.txt; echo "export=$?"
+rm $M/filler
+$PY -m memdock export --data-dir $M/store -o {tmp_path / "out"} --force > /dev/null 2> err2.txt; echo "again=$?"
+"""
+    out = in_tmpfs(tmp_path, "32m", script)
+    err = (tmp_path / "err.txt").read_text()
+    assert status(out) == {"index": "0", "export": "7", "again": "0"}, out.stdout + err
+    assert f"disk full: no space left on the device holding {tmp_path / 'mnt' / 'store'} while exporting" in err
+    assert "Traceback" not in err

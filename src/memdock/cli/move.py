@@ -11,6 +11,7 @@ from pathlib import Path
 from ..bundle import OutputNotEmptyError
 from ..config import resolve
 from ..engine.journal import Exported
+from ..engine.ledger import Ledger
 from ..engine.store import refuse_output_in_store
 from ..errors import InvalidInputError
 from ..registry import Registry
@@ -52,6 +53,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _export(args: argparse.Namespace, source: SubprocessBackend, out: Path, *, force: bool) -> Exported:
     threads = [thread_id_for(t) for t in args.thread] if getattr(args, "thread", None) else None
     if not source.counts():
+        if source.store.ledger_path.exists():
+            Ledger(source.store.ledger_path).close()  # a damaged ledger is named, not taken for an empty store
         raise InvalidInputError(f"the store {source.store.root} holds nothing to export: index or remember first")
     refuse_output_in_store(out)
     held = source.threads() if threads else {}

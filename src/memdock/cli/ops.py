@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..contract import SearchResult
-from ..errors import ConfigError, InvalidInputError
+from ..errors import BackendError, ConfigError, InvalidInputError
 from ..service import Filters, arguments
 from ..service.core import ServiceCore
 from ..service.metadata import parse_pairs
@@ -241,7 +241,26 @@ def _print_answer(service: ServiceCore, result: SearchResult, as_json: bool) -> 
     if result.hits or result.degraded or service.backend.counts():
         print_hits(result, as_json)
     else:
+        _refuse_damaged_ledger(Path(service.backend.location) / "ledger.sqlite")
         _say_nothing_there(service, f"the store at {service.backend.location} is empty", as_json)
+
+
+def _refuse_damaged_ledger(path: Path) -> None:
+    """No hits and no counts: a ledger that cannot be read is said to be that, not taken for an empty store."""
+    import sqlite3
+
+    from ..runner.ledger import Ledger
+
+    if not path.exists():
+        return
+    try:
+        Ledger.reader(path).close()
+    except sqlite3.DatabaseError as exc:
+        raise BackendError(
+            f"{path}: the store's ledger cannot be opened ({exc}); it is damaged or not a memdock ledger, so what the "
+            "store holds is unknown",
+            details={"file": str(path)},
+        ) from None
 
 
 def _say_nothing_there(service: ServiceCore, what: str, as_json: bool) -> None:

@@ -28,9 +28,18 @@ def emit_json(data: Any) -> None:
     )
 
 
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if c not in (0x09, 0x0A)}
+
+
+def shown(message: str) -> str:
+    """MESSAGE with its control characters written out (`\\x1b`): a file name or a note in a message must not
+    drive the terminal (clear it, retitle it, hide what follows)."""
+    return message.translate(_CONTROL)
+
+
 def error(message: str) -> None:
     prefix = "memdock: error: "
-    sys.stderr.write(prefix + message + "\n")
+    sys.stderr.write(prefix + shown(message) + "\n")
 
 
 def failed(exc: Any, as_json: bool) -> None:
@@ -50,11 +59,11 @@ class JsonUsageParser(argparse.ArgumentParser):
 
 
 def note(message: str) -> None:
-    sys.stderr.write("memdock: " + message + "\n")
+    sys.stderr.write("memdock: " + shown(message) + "\n")
 
 
 def warn(message: str) -> None:
-    sys.stderr.write("memdock: warning: " + message + "\n")
+    sys.stderr.write("memdock: warning: " + shown(message) + "\n")
 
 
 def show_core_warnings() -> None:

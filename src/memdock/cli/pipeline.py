@@ -356,6 +356,17 @@ def _index(args: argparse.Namespace, bundle: Path, backend: SubprocessBackend | 
             f"({', '.join(f'{n} {t}' for t, n in sent.items()) or 'nothing new'}), "
             f"unchanged {result.skipped}, deleted {result.deleted}, {result.seconds:.2f}s"
         )
+    restored = result.details.get("restored")
+    if restored and not args.json:
+        output.warn(
+            f"the backend's store had lost what the ledger says it holds ({restored['reason']}): "
+            f"{restored['records']} record(s) were sent again from the store's journal"
+            + (
+                f", {restored['not_in_journal']} were not in it and come back only from their sources"
+                if restored["not_in_journal"]
+                else ""
+            )
+        )
     plan = result.details.get("parallel")
     if plan and not args.json:
         if plan["shards"] > 1:

@@ -29,6 +29,7 @@ from ..protocol import SUPPORTED_PROTOCOLS, negotiate, payload_compatible
 from .index import IndexOptions, IndexRun
 from .journal import Exported, Journal
 from .ledger import Ledger
+from .lost import lost_for_reading, said_if_lost
 from .parallel import Executor
 from .sources import FileState, Plan
 from .store import Store, refuse_output_in_store
@@ -160,7 +161,8 @@ class StoreBackend:
             params["mode"] = mode
         if min_score:
             params["min_score"] = min_score
-        return SearchResult.from_dict(self.call("query", params, timeout=timeout))
+        result = SearchResult.from_dict(self.call("query", params, timeout=timeout))
+        return said_if_lost(self.transport, self.store, result)
 
     def _search(
         self, op: str, text: str, limit: int, group_ids: Sequence[str] | None, timeout: float | None
@@ -200,7 +202,10 @@ class StoreBackend:
         return self._from_ledger(Ledger.threads)
 
     def source_files(self, origin: str) -> dict[str, FileState]:
-        """The state of ORIGIN's source files when last indexed (nothing for a source never indexed here)."""
+        """The state of ORIGIN's source files when last indexed (nothing for a source never indexed here, or a
+        store that lost what the ledger claims: every file is read again, see `engine/lost.py`)."""
+        if lost_for_reading(self.transport, self.store):
+            return {}
         return self._from_ledger(lambda ledger: ledger.files(origin))
 
     def _from_ledger(self, read: Callable[[Ledger], dict[str, Any]]) -> dict[str, Any]:
@@ -251,7 +256,7 @@ class StoreBackend:
         """The store's memory, from its journal, as one bundle at OUT (only THREADS' records when given). OUT may
         not lie inside a store: with --force it could replace a journal segment, the memory itself."""
         refuse_output_in_store(out)
-        with self.store.write_lock(self.lock_timeout):
+        with disk_full_as_error(self.store.root, "exporting"), self.store.write_lock(self.lock_timeout):
             ledger = Ledger(self.store.ensure().ledger_path)
             try:
                 return Journal(self.store.journal_path).export(ledger, Path(out), threads, force=force)

@@ -22,6 +22,7 @@ from ..errors import InvalidInputError
 from .delta import Delta, build_delta
 from .journal import Journal, inflate
 from .ledger import Ledger
+from .lost import record_store_files, restore_if_lost
 from .parallel import (
     Executor,
     Job,
@@ -77,6 +78,7 @@ class IndexRun:
         self.store, self.transport = backend.store, backend.transport
         self.committed = False
         self.ledger: Ledger | None = None
+        self.restored: dict[str, Any] | None = None
 
     def run(self, bundle: str | os.PathLike[str]) -> IndexResult:
         started = time.monotonic()
@@ -133,6 +135,7 @@ class IndexRun:
         index: nothing can vanish)."""
         assert self.ledger is not None
         self.backend._finish_forgets(self.ledger, self.opts.timeout)
+        self.restored = restore_if_lost(self.transport, self.store, self.ledger, self.resend)
         fresh = self.ledger.empty()
         delta = build_delta(reader, self.ledger, delta_dir, self.opts.origin)
         files = self.opts.files
@@ -140,6 +143,11 @@ class IndexRun:
             self.ledger.carry(files.carried)
             delta.thread_ids = sorted({*delta.thread_ids, *files.left})
         return delta, fresh
+
+    def resend(self, bundle: Path) -> dict[str, Any]:
+        """Send BUNDLE whole (a store restored from its journal, see `engine/lost.py`)."""
+        params = {"bundle": str(bundle), "verified": True}
+        return self.backend.call("index", params, use_pool=False, timeout=self.opts.timeout)
 
     def adapter_input(self, delta: Delta) -> Path:
         """The bundle the adapter reads: the input itself when all of it goes, else the journal segment; an adapter
@@ -197,6 +205,7 @@ class IndexRun:
         if self.opts.prune:
             self.prune(result, delta.thread_ids, fresh, caps)
         result.details["sent"] = delta.sent
+        record_store_files(self.transport, self.store, self.ledger, result.details, self.restored)
         if sent != delta.adapter_input:
             shutil.rmtree(sent, ignore_errors=True)
         if self.opts.files is not None:

@@ -49,10 +49,12 @@ class MockTransport:
         reads_gzip: bool = True,
         parallel_writers: str = "serial",
         shard_job: Job | None = None,
+        store_files: list[str] | None = None,
     ):
         self.handler: Handler = handler if handler is not None else MemoryAdapter(name)
         self._shard_job = shard_job
         self.name, self.reads_gzip, self.parallel_writers = name, reads_gzip, parallel_writers
+        self.store_files = list(store_files or [])
         self.requests: list[MockRequest] = []
         self.closed = False
 

@@ -20,7 +20,10 @@ class TextImporter:
     def sources(self, path: Path) -> list[Path]:
         if path.is_dir():
             return sorted(
-                p for p in path.rglob("*") if p.suffix.lower() in (".md", ".txt", ".markdown") and p.is_file()
+                # not only regular files: a FIFO or a device link is then named by the reader, not passed over
+                p
+                for p in path.rglob("*")
+                if p.suffix.lower() in (".md", ".txt", ".markdown") and not p.is_dir()
             )
         return [path]
 

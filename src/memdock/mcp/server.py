@@ -62,6 +62,8 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 # Not idempotent: without `time` a note is stamped now, so the same call twice stores two entries (a client that
 # retries a remember on this hint's word would duplicate it).
 ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+# An update replaces an entry's text: the old words are gone (destructive); the same update twice leaves the same.
+REWRITES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 DELETES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
@@ -166,7 +168,7 @@ def build_server(service: MemoryService) -> Any:
         )
         return result.to_dict()
 
-    @tool(ADDS)
+    @tool(REWRITES)
     async def memory_update(
         id: Annotated[str, Field(description="the entry id memory_remember returned")],
         content: Annotated[str | None, Field(description="the new text (default: keep it)")] = None,

@@ -108,11 +108,12 @@ def program_paths(executable: str) -> list[Path]:
     """What running EXECUTABLE needs beyond the system dirs: the file itself (as given and resolved) and, for a
     Python interpreter, its venv and the installation it belongs to, when that is a real one."""
     given = Path(os.path.abspath(executable))
-    out = [given, _real(given)]
-    if not _PYTHON.fullmatch(given.name) and not _PYTHON.fullmatch(out[1].name):
+    real = _real(given)
+    out = [p for p in (given, real) if p.is_file()]  # a program is a file: a link to a folder grants nothing
+    if not _PYTHON.fullmatch(given.name) and not _PYTHON.fullmatch(real.name):
         return out
-    bins = [given.parent, out[1].parent]
-    for exe in (given, out[1]):
+    bins = [given.parent, real.parent]
+    for exe in (given, real):
         venv = _venv_root(exe)
         if venv is not None:
             out.append(venv)

@@ -45,6 +45,7 @@ class SubprocessTransport:
         self.name = descriptor.name
         self.reads_gzip = descriptor.runtime.get("kind") == "python"
         self.parallel_writers = str(descriptor.parallel_writers)
+        self.store_files = [str(n) for n in descriptor.raw.get("store_files", [])]
         self.retries, self.backoff = retries, backoff
         self.pool = WorkerPool(launch, workers) if workers and descriptor.supports_worker else None
         self.last_call: CallRecord | None = None

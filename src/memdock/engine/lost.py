@@ -1,0 +1,161 @@
+"""A backend store that no longer holds what the ledger says it does, restored from the journal.
+
+The advised recovery for a corrupt store file (the sqlite adapter's `memory.sqlite`) is to move it aside and
+index again. The ledger still claims every record then, so without this check `index` would send nothing and
+the store would stay empty. An adapter names the files that hold its store (adapter.json `store_files`,
+relative to its data dir); after each index the ledger records which file (device, inode) each one is. When one
+is missing, or is another file than the one recorded (moved aside and made again by a later call), the store
+is taken as lost: every live record of the journal is sent to the backend again, the ledger drops its claim on
+records the journal cannot give back (indexed before the store kept a journal, so their sources must be read
+again), and the source-file states are cleared so the next `add` reads every file. A restore killed midway is
+noted in the ledger and done again by the next index.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..bundle import BundleReader
+from ..contract import SearchResult
+from .journal import Journal
+from .ledger import Ledger
+from .store import Store
+from .transport import Transport
+
+_TABLE = "CREATE TABLE IF NOT EXISTS store_files (name TEXT PRIMARY KEY, dev INTEGER, ino INTEGER) WITHOUT ROWID"
+_RESTORING = ""  # the row a restore under way leaves until it has finished
+
+
+def store_files(transport: Transport) -> list[str]:
+    return [str(n) for n in transport.store_files]
+
+
+def _recorded(ledger: Ledger) -> dict[str, tuple[int, int]]:
+    try:
+        return {n: (d, i) for n, d, i in ledger.db.execute("SELECT name, dev, ino FROM store_files")}
+    except sqlite3.OperationalError:  # a ledger from before the check, or one opened read-only
+        return {}
+
+
+def lost_reason(transport: Transport, store: Store, ledger: Ledger) -> str | None:
+    """Why the backend's store cannot hold what LEDGER claims, or None when nothing says so."""
+    names = store_files(transport)
+    if not names or ledger.empty():
+        return None
+    recorded = _recorded(ledger)
+    if _RESTORING in recorded:
+        return "an earlier restore of the store did not finish"
+    for name in names:
+        path = store.data_dir / name
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return f"{path} is missing"
+        if name in recorded and recorded[name] != (st.st_dev, st.st_ino):
+            return f"{path} is not the file the indexed records went to (it was moved or made again)"
+    return None
+
+
+def record_store_files(
+    transport: Transport,
+    store: Store,
+    ledger: Ledger,
+    details: dict[str, Any] | None = None,
+    restored: dict[str, Any] | None = None,
+) -> None:
+    """Note which files hold the store now that a write has reached them; a restore this run did goes into
+    DETAILS (an index result's) as `restored`."""
+    if details is not None and restored is not None:
+        details["restored"] = restored
+    names = store_files(transport)
+    if not names:
+        return
+    rows = []
+    for name in names:
+        try:
+            st = os.stat(store.data_dir / name)
+        except FileNotFoundError:
+            continue
+        rows.append((name, st.st_dev, st.st_ino))
+    with ledger._transaction():
+        ledger.db.execute(_TABLE)
+        ledger.db.execute("DELETE FROM store_files")
+        ledger.db.executemany("INSERT INTO store_files VALUES (?, ?, ?)", rows)
+
+
+def _keep_only(ledger: Ledger, bundle: Path) -> int:
+    """Drop the ledger's claim on every record BUNDLE does not hold; returns how many were dropped."""
+    reader = BundleReader(bundle)
+    db = ledger.db
+    with ledger._transaction():
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS restored (id TEXT PRIMARY KEY)")
+        db.execute("DELETE FROM restored")
+        for rtype in reader.record_types():
+            db.executemany("INSERT OR IGNORE INTO restored VALUES (?)", ((r["id"],) for r in reader.records(rtype)))
+        gone = db.execute("DELETE FROM committed WHERE id NOT IN (SELECT id FROM restored)").rowcount
+        db.execute("DELETE FROM also WHERE id NOT IN (SELECT id FROM restored)")
+        db.execute("DELETE FROM files")
+        db.execute(_TABLE)
+        db.execute("DELETE FROM store_files")
+        db.execute("INSERT INTO store_files VALUES (?, 0, 0)", (_RESTORING,))
+    return int(gone)
+
+
+def restore_if_lost(
+    transport: Transport,
+    store: Store,
+    ledger: Ledger,
+    send: Callable[[Path], Any],
+) -> dict[str, Any] | None:
+    """When the backend's store is lost (see the module doc), send the journal's live records through SEND and
+    return what was done (`reason`, `records` sent again, `not_in_journal`); else None."""
+    reason = lost_reason(transport, store, ledger)
+    if reason is None:
+        return None
+    out = store.work_root / f"restore-{uuid.uuid4().hex[:8]}"
+    try:
+        exported = Journal(store.journal_path).export(ledger, out)
+        dropped = _keep_only(ledger, out)
+        sent = sum(exported.counts.values())
+        if sent:
+            send(out)
+        record_store_files(transport, store, ledger)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return {"reason": reason, "records": sent, "not_in_journal": dropped}
+
+
+def lost_for_reading(transport: Transport, store: Store) -> bool:
+    """True when the store is lost (see `lost_reason`), checked without writing: a re-add then reads every file."""
+    if not store_files(transport) or not store.ledger_path.exists():
+        return False
+    try:
+        ledger = Ledger.reader(store.ledger_path)
+    except sqlite3.Error:
+        return False
+    try:
+        return lost_reason(transport, store, ledger) is not None
+    except sqlite3.Error:
+        return False
+    finally:
+        ledger.close()
+
+
+def said_if_lost(transport: Transport, store: Store, result: SearchResult) -> SearchResult:
+    """RESULT, marked degraded with the reason and the cure when it found nothing in a lost store: `no results`
+    would hide that the memory is still in the journal."""
+    if result.hits or not lost_for_reading(transport, store):
+        return result
+    result.degraded = True
+    result.reason = (
+        f"the backend's store at {store.data_dir} does not hold what the ledger says it does ({transport.name}'s "
+        "files are missing or were made again); run `memdock add` or `memdock index` on any source to restore it "
+        "from the store's journal"
+    )
+    return result
