@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 
-from memdock.sdk import Adapter, Context, adapter_json
+from memdock.sdk import Context, adapter_json
+from memdock.sdk.kit.runtime import RuntimeAdapter, route
 from memdock_graphiti import recipes
 from memdock_graphiti.settings import Settings
 
@@ -17,7 +19,9 @@ LOCAL_SINGLE_WRITER = (
 )
 
 
-class GraphitiAdapter(Adapter):
+class GraphitiAdapter(RuntimeAdapter):
+    package = "memdock_graphiti"
+    settings_class = Settings
     descriptor_path = adapter_json(__file__)
     features = {
         "embeddings": True,
@@ -36,12 +40,8 @@ class GraphitiAdapter(Adapter):
         "group": "md_<thread id letters>_<digest>",
     }
 
-    def __init__(self) -> None:
-        self._runtime: Any = None
-        self._runtime_key: tuple | None = None
-
     def active_features(self, ctx: Context) -> dict[str, bool]:
-        s = Settings.from_config(ctx.config)
+        s = self.settings(ctx)
         return {
             **self.features,
             "rerank": s.rerank,
@@ -52,7 +52,7 @@ class GraphitiAdapter(Adapter):
 
     def capabilities(self, ctx: Context) -> dict[str, Any]:
         """The handshake, plus which models and which FalkorDB this config uses (under extra)."""
-        s = Settings.from_config(ctx.config)
+        s = self.settings(ctx)
         embedder = (
             s.embedding_model
             if s.embedding_provider == "sentence-transformers"
@@ -72,21 +72,16 @@ class GraphitiAdapter(Adapter):
             },
         }
 
-    def _rt(self, ctx: Context):
-        """The runtime for this config and data dir; a worker keeps one (and its FalkorDB) across requests."""
+    def make_runtime(self, settings: Settings, data_dir: Path) -> Any:
+        """A worker keeps one runtime (and its FalkorDB) across requests."""
         from memdock_graphiti.runtime import Runtime
 
-        settings = Settings.from_config(ctx.config)
-        key = (settings.cache_key(), str(ctx.data_dir))
-        if self._runtime is None or self._runtime_key != key:
-            self.close()
-            self._runtime, self._runtime_key = Runtime(settings, ctx.data_dir), key
-        return self._runtime
+        return Runtime(settings, data_dir)
 
     def healthcheck(self, ctx: Context) -> dict:
         from memdock.errors import MemdockError
 
-        rt = self._rt(ctx)
+        rt = self.runtime(ctx)
         s = rt.settings
         checks: dict[str, Any] = {
             "llm": s.llm_configured() or f"{s.llm_model} @ {s.llm_url}",
@@ -110,51 +105,15 @@ class GraphitiAdapter(Adapter):
         }
 
     def prepare(self, ctx: Context) -> dict:
-        rt = self._rt(ctx)
+        rt = self.runtime(ctx)
         server = rt.connect()
         return {"ok": True, "details": {"falkordb": server.address, **rt.catalog.counts()}}
 
-    def index(self, ctx: Context) -> dict:
-        from memdock_graphiti.indexer import index
-
-        return index(self._rt(ctx), ctx)
-
-    def query(self, ctx: Context) -> dict:
-        from memdock_graphiti.retrieval import search
-
-        return search(self._rt(ctx), "query", ctx.params)
-
-    def search_nodes(self, ctx: Context) -> dict:
-        from memdock_graphiti.retrieval import search
-
-        return search(self._rt(ctx), "search_nodes", ctx.params)
-
-    def search_facts(self, ctx: Context) -> dict:
-        from memdock_graphiti.retrieval import search
-
-        return search(self._rt(ctx), "search_facts", ctx.params)
-
-    def search_episodes(self, ctx: Context) -> dict:
-        from memdock_graphiti.retrieval import search
-
-        return search(self._rt(ctx), "search_episodes", ctx.params)
-
-    def get_node(self, ctx: Context) -> dict:
-        from memdock_graphiti.retrieval import get_node
-
-        return get_node(self._rt(ctx), ctx.params)
-
-    def get_edge(self, ctx: Context) -> dict:
-        from memdock_graphiti.retrieval import get_edge
-
-        return get_edge(self._rt(ctx), ctx.params)
-
-    def delete(self, ctx: Context) -> dict:
-        from memdock_graphiti.forget import delete
-
-        return delete(self._rt(ctx), ctx.params)
-
-    def close(self) -> None:
-        if self._runtime is not None:
-            self._runtime.close()
-            self._runtime = None
+    index = route("indexer", "index", ctx=True)
+    query = route("retrieval", "search", "query")
+    search_nodes = route("retrieval", "search", "search_nodes")
+    search_facts = route("retrieval", "search", "search_facts")
+    search_episodes = route("retrieval", "search", "search_episodes")
+    get_node = route("retrieval", "get_node")
+    get_edge = route("retrieval", "get_edge")
+    delete = route("forget", "delete")

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from memdock_entries.catalog import Catalog
-from memdock_entries.models import Calls
+
+from memdock.sdk.kit.models import Calls
 
 from .engine import build
 from .errors import classify

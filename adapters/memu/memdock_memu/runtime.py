@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from memdock_entries.catalog import Catalog
-from memdock_entries.models import Calls, Endpoint, classify
 
 from memdock.errors import MemdockError
+from memdock.sdk.kit.models import Calls, classify
 
 from .engine import MalformedAnswer, build, start_postgres
-from .settings import ENV, Settings
+from .settings import Settings
 
 T = TypeVar("T")
 
@@ -31,7 +31,7 @@ class Runtime:
         self.catalog = Catalog(data_dir)
         self.calls = Calls()
         self.malformed: list[str] = []
-        self.endpoint = Endpoint(settings.llm_url, settings.llm_model, ENV["llm_api_key"])
+        self.endpoint = settings.llm_endpoint()
         self._loop = asyncio.new_event_loop()
         self._server: Any = None
         self._service: Any = None

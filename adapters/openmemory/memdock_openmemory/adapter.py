@@ -54,7 +54,7 @@ class OpenMemoryAdapter(EntryAdapter):
         }
 
     def healthcheck(self, ctx: Context) -> dict:
-        rt = self._rt(ctx)
+        rt = self.runtime(ctx)
         checks: dict[str, Any] = {"server": rt.settings.base, "user_id": rt.settings.user_id, **rt.catalog.counts()}
         try:
             page = rt.client.user_page("healthcheck")
@@ -75,6 +75,6 @@ class OpenMemoryAdapter(EntryAdapter):
         }
 
     def prepare(self, ctx: Context) -> dict:
-        rt = self._rt(ctx)
+        rt = self.runtime(ctx)
         rt.client.user_page("prepare")
         return {"ok": True, "details": rt.catalog.counts()}
