@@ -106,7 +106,7 @@ class _Malformed(Exception):
     pass
 
 
-ENDPOINT = Endpoint("http://127.0.0.1:9/v1", "m", "MEMDOCK_DEMO_LLM_API_KEY", 5.0)
+ENDPOINT = Endpoint("http://127.0.0.1:9/v1", "m", "DEMO_LLM_API_KEY", 5.0)
 
 
 def test_the_cause_chain_is_searched_for_what_happened():
@@ -139,14 +139,14 @@ import httpx, openai
 from memdock.config import memdock_home
 from memdock.errors import TransientError
 from memdock.sdk.kit.models import Endpoint, classify
-endpoint = Endpoint("http://127.0.0.1:9/v1", "m", "MEMDOCK_DEMO_LLM_API_KEY", 5.0)
+endpoint = Endpoint("http://127.0.0.1:9/v1", "m", "DEMO_LLM_API_KEY", 5.0)
 request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions?key=secret")
 refused = openai.AuthenticationError("bad key", response=httpx.Response(401, request=request), body=None)
 try:
     raise RuntimeError("wrapper") from refused
 except RuntimeError as exc:
     err = classify(exc, endpoint, "index")
-assert "refused the key (HTTP 401); check MEMDOCK_DEMO_LLM_API_KEY" in err.message, err.message
+assert "refused the key (HTTP 401); check DEMO_LLM_API_KEY" in err.message, err.message
 assert "secret" not in err.message and not err.retryable
 busy = classify(openai.RateLimitError("slow", response=httpx.Response(429, request=request), body=None), endpoint, "q")
 assert isinstance(busy, TransientError) and "answered HTTP 429" in busy.message, busy.message

@@ -40,14 +40,14 @@ def test_a_field_the_config_leaves_empty_comes_from_the_variable_adapter_json_na
     path = descriptor(
         tmp_path,
         {"api_key": {"type": "string", "x-secret": True}, "timeout_s": {"type": "number"}},
-        [{"name": "MEMDOCK_DEMO_API_KEY", "secret": True, "config_field": "api_key"}],
+        [{"name": "DEMO_API_KEY", "secret": True, "config_field": "api_key"}],
     )
     cls = settings_class(path, api_key=None, timeout_s=60.0)
-    s = cls.from_config({"timeout_s": 5.0}, env={"MEMDOCK_DEMO_API_KEY": "k"})
+    s = cls.from_config({"timeout_s": 5.0}, env={"DEMO_API_KEY": "k"})
     assert (s.api_key, s.timeout_s) == ("k", 5.0)
-    assert cls.from_config({"api_key": "from-config"}, env={"MEMDOCK_DEMO_API_KEY": "k"}).api_key == "from-config"
+    assert cls.from_config({"api_key": "from-config"}, env={"DEMO_API_KEY": "k"}).api_key == "from-config"
     assert cls.from_config({}, env={}).api_key is None
-    assert cls.env_name("api_key") == "MEMDOCK_DEMO_API_KEY"
+    assert cls.env_name("api_key") == "DEMO_API_KEY"
 
 
 def test_a_schema_property_without_a_field_is_refused_naming_both_places(tmp_path):
@@ -68,7 +68,7 @@ def test_a_field_missing_from_the_schema_is_refused(tmp_path):
 
 def test_an_env_entry_for_an_unknown_field_is_refused(tmp_path):
     path = descriptor(
-        tmp_path, {"timeout_s": {"type": "number"}}, [{"name": "MEMDOCK_DEMO_TOKEN", "config_field": "token"}]
+        tmp_path, {"timeout_s": {"type": "number"}}, [{"name": "DEMO_TOKEN", "config_field": "token"}]
     )
     cls = settings_class(path, timeout_s=60.0)
     with pytest.raises(ConfigError, match=r"env entries whose config_field is not in .*\['token'\]"):
@@ -102,24 +102,24 @@ def test_model_endpoints_default_to_openai_and_name_the_variables_adapter_json_d
         tmp_path,
         {f: {"type": "string"} for f in (*fields, "embedding_model")},
         [
-            {"name": "MEMDOCK_DEMO_LLM_API_KEY", "config_field": "llm_api_key"},
-            {"name": "MEMDOCK_DEMO_EMBEDDING_API_KEY", "config_field": "embedding_api_key"},
+            {"name": "DEMO_LLM_API_KEY", "config_field": "llm_api_key"},
+            {"name": "DEMO_EMBEDDING_API_KEY", "config_field": "embedding_api_key"},
         ],
     )
     monkeypatch.setattr(_Models, "DESCRIPTOR", path)
     bare = _Models.from_config({}, env={})
     assert bare.llm_url == "https://api.openai.com/v1" and bare.embedding_url == bare.llm_url
-    assert "MEMDOCK_DEMO_LLM_API_KEY" in (bare.llm_configured() or "")
-    assert "MEMDOCK_DEMO_EMBEDDING_API_KEY" in (bare.embedder_configured() or "")
+    assert "DEMO_LLM_API_KEY" in (bare.llm_configured() or "")
+    assert "DEMO_EMBEDDING_API_KEY" in (bare.embedder_configured() or "")
     with pytest.raises(ConfigError, match="^demo: no LLM"):
         bare.require_models()
-    keyed = _Models.from_config({}, env={"MEMDOCK_DEMO_LLM_API_KEY": "k"})
+    keyed = _Models.from_config({}, env={"DEMO_LLM_API_KEY": "k"})
     assert keyed.llm_configured() is None and keyed.embedder_configured() is None and keyed.embedding_key == "k"
     local = _Models.from_config(
         {"llm_base_url": "http://127.0.0.1:9/v1/", "embedding_provider": "sentence-transformers"}
     )
     assert local.llm_url == "http://127.0.0.1:9/v1" and "needs embedding_model" in (local.embedder_configured() or "")
-    assert local.llm_endpoint().key_env == "MEMDOCK_DEMO_LLM_API_KEY"
+    assert local.llm_endpoint().key_env == "DEMO_LLM_API_KEY"
 
 
 @pytest.mark.parametrize("name", KIT_ADAPTERS)

@@ -7,18 +7,9 @@ dispatch (memdock.sdk.kit.runtime), with the routes these adapters' packages all
 
 from __future__ import annotations
 
-from memdock.sdk.kit.runtime import RuntimeAdapter, route
+from memdock.sdk.kit.runtime import RuntimeAdapter, route, supports
 
-FEATURES = {
-    "embeddings": True,
-    "entity_extraction": False,
-    "graph_query": False,
-    "temporal": False,
-    "incremental": True,
-    "delete": True,
-    "retrieval": True,
-    "concurrent_index": False,
-}
+FEATURES = supports("embeddings", "incremental", "delete", "retrieval", concurrent_index=False)
 
 
 class EntryAdapter(RuntimeAdapter):

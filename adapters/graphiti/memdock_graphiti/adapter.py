@@ -9,7 +9,7 @@ from typing import Any
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 
 from memdock.sdk import Context, adapter_json
-from memdock.sdk.kit.runtime import RuntimeAdapter, route
+from memdock.sdk.kit.runtime import RuntimeAdapter, route, supports
 from memdock_graphiti import recipes
 from memdock_graphiti.settings import Settings
 
@@ -23,15 +23,9 @@ class GraphitiAdapter(RuntimeAdapter):
     package = "memdock_graphiti"
     settings_class = Settings
     descriptor_path = adapter_json(__file__)
-    features = {
-        "embeddings": True,
-        "entity_extraction": True,
-        "graph_query": True,
-        "temporal": True,
-        "incremental": True,
-        "delete": True,
-        "retrieval": True,
-    }
+    features = supports(
+        "embeddings", "entity_extraction", "graph_query", "temporal", "incremental", "delete", "retrieval"
+    )
     score = {"range": [0.0, 1.0], "semantics": recipes.SCORE_SEMANTICS}
     id_shapes = {
         "episode": "uuid5 of the entry id (or chunk id), namespace 6d656d64-6f63-6b2d-6772-617068697469",

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from memdock.sdk import Context, adapter_json
-from memdock.sdk.kit.runtime import RuntimeAdapter, route
+from memdock.sdk.kit.runtime import RuntimeAdapter, route, supports
 from memdock_leanrag.hits import SCORE_SEMANTICS
 from memdock_leanrag.settings import PINNED_COMMIT, Settings
 
@@ -15,17 +15,9 @@ class LeanRAGAdapter(RuntimeAdapter):
     package = "memdock_leanrag"
     settings_class = Settings
     descriptor_path = adapter_json(__file__)
-    features = {
-        "embeddings": True,
-        "entity_extraction": True,
-        "graph_query": True,
-        "temporal": False,
-        "rerank": False,
-        "incremental": True,
-        "delete": True,
-        "retrieval": True,
-        "concurrent_index": False,
-    }
+    features = supports(
+        "embeddings", "entity_extraction", "graph_query", "incremental", "delete", "retrieval", concurrent_index=False
+    )
     score = {"range": [0.0, 1.0], "semantics": SCORE_SEMANTICS}
     id_shapes = {
         "node": "leanrag:node:<16 hex of sha1(entity name)> (entities and aggregates)",

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import BackendError
+from ...operations import FEATURES
 from ..adapter import Adapter, Context
 
 
@@ -41,6 +42,16 @@ def recreate(data_dir: Path) -> None:
             details={"data_dir": str(data_dir)},
             retryable=False,
         ) from None
+
+
+def supports(*names: str, **fixed: bool) -> dict[str, bool]:
+    """An adapter's `features`: the NAMES it has, each True (a feature not named is reported false), and FIXED values
+    that override what the SDK would report (`concurrent_index=False` whatever adapter.json's parallel_writers). A name
+    that is neither a protocol feature nor `retrieval` is refused when the class is defined, not as a silent false."""
+    unknown = sorted((set(names) | set(fixed)) - set(FEATURES) - {"retrieval"})
+    if unknown:
+        raise ValueError(f"unknown features {unknown}; known: {sorted(FEATURES)} and retrieval")
+    return dict.fromkeys(names, True) | fixed
 
 
 def route(module: str, function: str, *leading: Any, ctx: bool = False) -> Any:
