@@ -67,9 +67,7 @@ def test_a_field_missing_from_the_schema_is_refused(tmp_path):
 
 
 def test_an_env_entry_for_an_unknown_field_is_refused(tmp_path):
-    path = descriptor(
-        tmp_path, {"timeout_s": {"type": "number"}}, [{"name": "DEMO_TOKEN", "config_field": "token"}]
-    )
+    path = descriptor(tmp_path, {"timeout_s": {"type": "number"}}, [{"name": "DEMO_TOKEN", "config_field": "token"}])
     cls = settings_class(path, timeout_s=60.0)
     with pytest.raises(ConfigError, match=r"env entries whose config_field is not in .*\['token'\]"):
         cls.from_config({})

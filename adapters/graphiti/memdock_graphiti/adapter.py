@@ -9,7 +9,7 @@ from typing import Any
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 
 from memdock.sdk import Context, adapter_json
-from memdock.sdk.kit.runtime import RuntimeAdapter, route, supports
+from memdock.sdk.kit.runtime import GraphAdapter, route, supports
 from memdock_graphiti import recipes
 from memdock_graphiti.settings import Settings
 
@@ -19,7 +19,7 @@ LOCAL_SINGLE_WRITER = (
 )
 
 
-class GraphitiAdapter(RuntimeAdapter):
+class GraphitiAdapter(GraphAdapter):
     package = "memdock_graphiti"
     settings_class = Settings
     descriptor_path = adapter_json(__file__)
@@ -103,11 +103,4 @@ class GraphitiAdapter(RuntimeAdapter):
         server = rt.connect()
         return {"ok": True, "details": {"falkordb": server.address, **rt.catalog.counts()}}
 
-    index = route("indexer", "index", ctx=True)
-    query = route("retrieval", "search", "query")
-    search_nodes = route("retrieval", "search", "search_nodes")
-    search_facts = route("retrieval", "search", "search_facts")
-    search_episodes = route("retrieval", "search", "search_episodes")
-    get_node = route("retrieval", "get_node")
-    get_edge = route("retrieval", "get_edge")
     delete = route("forget", "delete")

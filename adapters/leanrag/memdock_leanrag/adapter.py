@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from memdock.sdk import Context, adapter_json
-from memdock.sdk.kit.runtime import RuntimeAdapter, route, supports
+from memdock.sdk.kit.runtime import GraphAdapter, supports
 from memdock_leanrag.hits import SCORE_SEMANTICS
 from memdock_leanrag.settings import PINNED_COMMIT, Settings
 
 
-class LeanRAGAdapter(RuntimeAdapter):
+class LeanRAGAdapter(GraphAdapter):
     package = "memdock_leanrag"
     settings_class = Settings
     descriptor_path = adapter_json(__file__)
@@ -59,14 +59,6 @@ class LeanRAGAdapter(RuntimeAdapter):
         rt = self.runtime(ctx)
         rt.leanrag()
         return {"ok": True, "details": {"checkout": str(rt.root), **rt.catalog.counts()}}
-
-    index = route("indexer", "index", ctx=True)
-    query = route("retrieval", "search", "query")
-    search_nodes = route("retrieval", "search", "search_nodes")
-    search_facts = route("retrieval", "search", "search_facts")
-    search_episodes = route("retrieval", "search", "search_episodes")
-    get_node = route("retrieval", "get_node")
-    get_edge = route("retrieval", "get_edge")
 
     def delete(self, ctx: Context) -> dict:
         from memdock_leanrag.forget import delete

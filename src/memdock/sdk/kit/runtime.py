@@ -108,3 +108,17 @@ class RuntimeAdapter(Adapter):
 def _catalog_gone(runtime: Any) -> bool:
     path = getattr(getattr(runtime, "catalog", None), "path", None)
     return path is not None and not Path(path).exists()
+
+
+class GraphAdapter(RuntimeAdapter):
+    """A RuntimeAdapter over a graph framework whose package has `indexer.index(runtime, ctx)`,
+    `retrieval.search(runtime, operation, params)` for query and every search, and `retrieval.get_node` and
+    `retrieval.get_edge(runtime, params)`."""
+
+    index = route("indexer", "index", ctx=True)
+    query = route("retrieval", "search", "query")
+    search_nodes = route("retrieval", "search", "search_nodes")
+    search_facts = route("retrieval", "search", "search_facts")
+    search_episodes = route("retrieval", "search", "search_episodes")
+    get_node = route("retrieval", "get_node")
+    get_edge = route("retrieval", "get_edge")

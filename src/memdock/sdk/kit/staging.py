@@ -4,6 +4,7 @@ record types a framework does not use, counted and checkpointed as done."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,3 +54,25 @@ def finish(reader: BundleReader, ready: list[str], ignored: dict[str, int]) -> d
             ignored[rtype] = reader.count(rtype)
             ready.extend(rec["id"] for rec in reader.records(rtype) if "id" in rec)
     return {t: reader.count(t) for t in USED if t in types}
+
+
+class Checkpoints:
+    """An index run's checkpoints, counted (every call sends at most BATCH ids), and the run's result."""
+
+    BATCH = 1000
+
+    def __init__(self, ctx: Any):
+        self.ctx, self.count, self.started = ctx, 0, time.monotonic()
+
+    def __call__(self, ids: list[str]) -> None:
+        for i in range(0, len(ids), self.BATCH):
+            self.count += 1
+            self.ctx.checkpoint(ids[i : i + self.BATCH])
+
+    def seconds(self) -> float:
+        return time.monotonic() - self.started
+
+    def result(self, counts: dict[str, int], details: dict[str, Any], seconds: float | None = None) -> dict[str, Any]:
+        """The index result: records per type, checkpoints sent, the run's seconds and the adapter's DETAILS."""
+        took = self.seconds() if seconds is None else seconds
+        return {"indexed": counts, "checkpoints": self.count, "seconds": took, "details": details}
