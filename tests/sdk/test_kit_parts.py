@@ -21,8 +21,8 @@ from memdock.sdk.adapter import Context
 from memdock.sdk.kit.catalog import ENTRY_META_TABLE, CatalogFile
 from memdock.sdk.kit.filters import filter_object, thread_ids, time_bound
 from memdock.sdk.kit.models import Endpoint, classify, model_error
-from memdock.sdk.kit.runtime import RuntimeAdapter, route
-from memdock.sdk.kit.staging import check_size
+from memdock.sdk.kit.runtime import RuntimeAdapter, route, supports
+from memdock.sdk.kit.staging import Checkpoints, check_size
 
 
 @dataclass(frozen=True)
@@ -218,3 +218,34 @@ def test_staged_items_come_back_in_time_order_across_pages(tmp_path, monkeypatch
     cat.clear_staged()
     assert cat.staged_count() == 0
     cat.close()
+
+
+def test_supports_names_features_and_refuses_a_misspelt_one():
+    assert supports("delete", "retrieval", concurrent_index=False) == {
+        "delete": True,
+        "retrieval": True,
+        "concurrent_index": False,
+    }
+    with pytest.raises(ValueError, match=r"unknown features \['temporel'\]"):
+        supports("delete", "temporel")
+
+
+class _Sink:
+    def __init__(self) -> None:
+        self.sent: list[list[str]] = []
+
+    def checkpoint(self, ids: list[str]) -> None:
+        self.sent.append(ids)
+
+
+def test_checkpoints_are_sent_in_batches_and_counted_in_the_result(monkeypatch):
+    sink = _Sink()
+    checkpoint = Checkpoints(sink)
+    monkeypatch.setattr(Checkpoints, "BATCH", 2)
+    checkpoint(["a", "b", "c"])
+    checkpoint(["d"])
+    checkpoint([])
+    assert sink.sent == [["a", "b"], ["c"], ["d"]]
+    result = checkpoint.result({"entry": 4}, {"added": 4}, seconds=1.5)
+    assert result == {"indexed": {"entry": 4}, "checkpoints": 3, "seconds": 1.5, "details": {"added": 4}}
+    assert checkpoint.result({}, {})["seconds"] >= 0
