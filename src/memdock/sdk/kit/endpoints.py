@@ -39,21 +39,15 @@ class ModelEndpoints(SchemaSettings):
 
     def llm_endpoint(self) -> Endpoint:
         """The LLM as error messages name it: URL, model, key variable and timeout (when the settings have them)."""
-        return Endpoint(
-            self.llm_url,
-            getattr(self, "llm_model", None),
-            self.env_name("llm_api_key"),
-            getattr(self, "llm_timeout_s", None),
-        )
+        return self._endpoint(self.llm_url, "llm")
 
     def embedding_endpoint(self) -> Endpoint:
         """The embedder as error messages name it (a key error names the embedding key's variable)."""
-        return Endpoint(
-            self.embedding_url,
-            getattr(self, "embedding_model", None),
-            self.env_name("embedding_api_key"),
-            getattr(self, "embedding_timeout_s", None),
-        )
+        return self._endpoint(self.embedding_url, "embedding")
+
+    def _endpoint(self, url: str, kind: str) -> Endpoint:
+        model, timeout = getattr(self, f"{kind}_model", None), getattr(self, f"{kind}_timeout_s", None)
+        return Endpoint(url, model, self.env_name(f"{kind}_api_key"), timeout)
 
     def llm_configured(self) -> str | None:
         """None when the LLM can be called: a server is named, or OpenAI's with a key; otherwise what is missing."""
