@@ -13,15 +13,11 @@ processes indexing into one store at once (`parallel_writers: shared`) never cle
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator
-from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import Any
 
-from memdock.diskfull import sqlite_transaction
+from memdock.sdk.kit.catalog import CatalogFile
 
-NAME = "catalog.sqlite"
 ENTRY_FIELDS = (
     "id",
     "thread_id",
@@ -53,21 +49,8 @@ CREATE TEMP TABLE IF NOT EXISTS staged_members (record_id TEXT NOT NULL, entry_i
 """
 
 
-class Catalog:
-    def __init__(self, data_dir: Path):
-        data_dir.mkdir(parents=True, exist_ok=True)
-        self.path = data_dir / NAME
-        self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=FULL")
-        self.conn.executescript(SCHEMA)
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the catalog."""
-        return sqlite_transaction(self.conn, self.path, immediate=True, what="writing the catalog")
+class Catalog(CatalogFile):
+    SCHEMA = SCHEMA
 
     # -- staging ---------------------------------------------------------------------------------
 
@@ -92,23 +75,8 @@ class Catalog:
         self.conn.execute("INSERT OR IGNORE INTO members VALUES (?, ?)", (record_id, entry_id))
 
     def staged(self) -> Iterator[dict[str, Any]]:
-        """Staged entries in event-time order (bundle order among equals), read in pages so memory stays flat."""
-        last = ("", -1)
-        while True:
-            rows = self.conn.execute(
-                "SELECT coalesce(event_time, ''), seq, entry FROM staged WHERE (coalesce(event_time, ''), seq) > (?, "
-                "?) "
-                "ORDER BY coalesce(event_time, ''), seq LIMIT 500",
-                last,
-            ).fetchall()
-            if not rows:
-                return
-            for _, _, entry in rows:
-                yield json.loads(entry)
-            last = (rows[-1][0], rows[-1][1])
-
-    def staged_count(self) -> int:
-        return self.conn.execute("SELECT count(*) FROM staged").fetchone()[0]
+        """Staged entries in event-time order (bundle order among equals)."""
+        return self.staged_items("entry")
 
     def staged_members(self, entry_id: str) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT record_id FROM staged_members WHERE entry_id = ?", (entry_id,))]
@@ -121,10 +89,6 @@ class Catalog:
                 "staged)"
             )
         ]
-
-    def clear_staged(self) -> None:
-        self.conn.execute("DELETE FROM staged")
-        self.conn.execute("DELETE FROM staged_members")
 
     # -- entries and their memories --------------------------------------------------------------
 

@@ -9,19 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from memdock import times
-from memdock.errors import InvalidInputError
+from memdock.sdk.kit.filters import filter_object, thread_ids, time_bound
 
 from .meta import author_keys, epoch
 
 KNOWN = {"thread_ids", "time_from", "time_to", "authors", "roles", "entry_types"}
-
-
-def _epoch(filters: dict[str, Any], key: str) -> float:
-    try:
-        return times.parse(str(filters[key])).timestamp()
-    except ValueError:
-        raise InvalidInputError(f"filters.{key}: not an RFC 3339 date-time: {filters[key]!r}") from None
 
 
 @dataclass(frozen=True)
@@ -35,17 +27,12 @@ class Filters:
 
     @classmethod
     def parse(cls, params: dict[str, Any]) -> Filters:
-        f = params.get("filters") or {}
-        if not isinstance(f, dict):
-            raise InvalidInputError("filters must be an object")
-        unknown = sorted(set(f) - KNOWN)
-        if unknown:
-            raise InvalidInputError(f"unknown filters {unknown}; known: {sorted(KNOWN)}")
+        f = filter_object(params, KNOWN)
         low = lambda key: tuple(str(v).lower() for v in f.get(key) or ())
         return cls(
-            threads=tuple(dict.fromkeys(list(f.get("thread_ids") or []) + list(params.get("group_ids") or []))),
-            since=_epoch(f, "time_from") if f.get("time_from") else None,
-            until=_epoch(f, "time_to") if f.get("time_to") else None,
+            threads=tuple(thread_ids(f, params)),
+            since=time_bound(f, "time_from"),
+            until=time_bound(f, "time_to"),
             authors=low("authors"),
             roles=low("roles"),
             types=low("entry_types"),

@@ -6,6 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+OVERFETCH, MAX_FETCH = 4, 200  # a filtered or episode search asks the framework for this many more, at most
+
+
+def clamp_score(value: Any) -> float:
+    """A framework's score (None, a string, out of range) as a number in [0, 1]."""
+    return max(0.0, min(1.0, float(value or 0.0)))
+
 
 def _entry_extra(entry: dict[str, Any]) -> list[tuple[str, Any]]:
     return [("author", entry.get("author")), ("role", entry.get("role")), ("entry_type", entry.get("entry_type"))]
@@ -55,3 +62,13 @@ def best_episodes(
         best[entry["id"]] = (max(score, prev[0]) if prev else score, entry, (prev[2] if prev else []) + [memory_id])
     ranked = sorted(best.values(), key=lambda x: -x[0])[:limit]
     return [episode_hit(entry, score, ids, backend) for score, entry, ids in ranked]
+
+
+def stored_episode(catalog: Any, record_id: str, backend: str) -> tuple[dict[str, Any], list[str]] | None:
+    """For `get_node` by our entry id: the episode hit of an entry the catalog holds committed, and the ids of the
+    framework's memories made from it; None for any other id."""
+    entry = catalog.entry(record_id)
+    if entry is None or entry["state"] != "committed":
+        return None
+    ids = catalog.memories(record_id)
+    return episode_hit(entry, 1.0, ids, backend), ids

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from memdock.sdk import Context
+from memdock.sdk.kit.staging import Checkpoints
 
 from .catalog import Catalog
 from .staging import stage
-
-CHECKPOINT_BATCH = 1000
 
 
 @dataclass
@@ -29,21 +28,27 @@ class Written:
     replaced: bool  # an earlier version (or a half-written one) was removed first
 
 
+def rewriting(
+    remove: Callable[[dict[str, Any], str, str], int], add: Callable[[dict[str, Any], str], list[str]]
+) -> Callable[[dict[str, Any], str | None], Written]:
+    """A WRITE for index_entries: REMOVE(entry, previous state, where) what the backend holds for an entry the catalog
+    knew (never called for one it does not: the backend was never given it), then ADD(entry, where) it anew."""
+
+    def write(entry: dict[str, Any], previous: str | None) -> Written:
+        where = f"index {entry['id']} (thread {entry['thread_id']})"
+        removed = remove(entry, previous, where) if previous is not None else 0
+        return Written(add(entry, where), replaced=bool(removed) or previous == "committed")
+
+    return write
+
+
 def index_entries(
     ctx: Context, catalog: Catalog, max_chars: int, variant: str, write: Callable[[dict[str, Any], str | None], Written]
 ) -> dict[str, Any]:
     """WRITE(entry, previous state or None) stores one entry in the backend; returns the index result."""
-    started = time.monotonic()
+    checkpoint = Checkpoints(ctx)
     staged = stage(ctx.input_bundle(), catalog, max_chars, variant)
-    checkpoints = 0
-
-    def checkpoint(ids: list[str]) -> None:
-        nonlocal checkpoints
-        checkpoints += 1
-        ctx.checkpoint(ids)
-
-    for i in range(0, len(staged.ready), CHECKPOINT_BATCH):
-        checkpoint(staged.ready[i : i + CHECKPOINT_BATCH])
+    checkpoint(staged.ready)
     total = catalog.staged_count()
     added = replaced = unchanged = memories = 0
     for done, entry in enumerate(catalog.staged(), 1):
@@ -68,15 +73,11 @@ def index_entries(
         ctx.progress(done, total, f"{entry['id']}: {len(written.memory_ids)} memories in {time.monotonic() - t:.2f}s")
     with catalog.transaction():
         catalog.clear_staged()
-    return {
-        "indexed": staged.counts,
-        "checkpoints": checkpoints,
-        "seconds": time.monotonic() - started,
-        "details": {
-            "entries_added": added - replaced,
-            "entries_replaced": replaced,
-            "entries_unchanged": unchanged,
-            "memories_added": memories,
-            "ignored": staged.ignored,
-        },
+    details = {
+        "entries_added": added - replaced,
+        "entries_replaced": replaced,
+        "entries_unchanged": unchanged,
+        "memories_added": memories,
+        "ignored": staged.ignored,
     }
+    return checkpoint.result(staged.counts, details)

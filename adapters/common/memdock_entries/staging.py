@@ -9,30 +9,15 @@ naming its file, line and field, and leaves the catalog and the framework as the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from memdock.bundle import BundleReader
-from memdock.errors import InvalidInputError
 from memdock.ids import content_hash
+from memdock.sdk.kit.staging import Staged, check_size, finish, located
 
 from .catalog import Catalog
 
-USED = ("thread", "entry", "chunk")
-
-
-@dataclass
-class Staged:
-    counts: dict[str, int] = field(default_factory=dict)
-    ready: list[str] = field(default_factory=list)  # record ids with nothing left to do once staging commits
-    ignored: dict[str, int] = field(default_factory=dict)
-
-
-def _located(reader: BundleReader, rtype: str) -> Iterator[tuple[dict[str, Any], str, int]]:
-    for part in reader.entries(rtype):
-        for line, rec in enumerate(reader.read_part(part), 1):
-            yield rec, part.path, line
+SPLIT = "Split the entry or raise the limit"
 
 
 def entry_text(rec: dict[str, Any]) -> str:
@@ -45,21 +30,15 @@ def stage(reader: BundleReader, catalog: Catalog, max_chars: int, variant: str =
     """Stage READER's entries; VARIANT (e.g. the extraction mode) is part of each content hash, so changing it
     re-adds."""
     out = Staged()
-    types = reader.record_types()
     with catalog.transaction():
         catalog.clear_staged()
-        for rec, _, _ in _located(reader, "thread") if "thread" in types else ():
+        for rec, _, _ in located(reader, "thread"):
             catalog.put_thread(rec["id"], rec.get("title"))
             out.ready.append(rec["id"])
-        for rec, path, line in _located(reader, "entry") if "entry" in types else ():
+        for rec, path, line in located(reader, "entry"):
             text = entry_text(rec)
-            if len(text) > max_chars:
-                raise InvalidInputError(
-                    f"{path}:{line}: body of {rec['id']} is {len(text):,} characters with its author and title; the "
-                    "backend is given "
-                    f"at most {max_chars:,} (max_entry_chars). Split the entry or raise the limit",
-                    details={"file": path, "line": line, "field": "body", "id": rec["id"], "chars": len(text)},
-                )
+            what = "with its author and title, the backend is given"
+            check_size(text, (max_chars, "max_entry_chars"), (path, line, "body", rec["id"]), what, SPLIT)
             when = rec.get("event_time") or rec.get("ingestion_time")
             catalog.stage(
                 {
@@ -85,12 +64,8 @@ def stage(reader: BundleReader, catalog: Catalog, max_chars: int, variant: str =
                     ),
                 }
             )
-        for rec, _, _ in _located(reader, "chunk") if "chunk" in types else ():
+        for rec, _, _ in located(reader, "chunk"):
             catalog.stage_member(rec["id"], rec["entry_id"])
-        for rtype in types:
-            if rtype not in USED:
-                out.ignored[rtype] = reader.count(rtype)
-                out.ready.extend(rec["id"] for rec in reader.records(rtype) if "id" in rec)
+        out.counts = finish(reader, out.ready, out.ignored)
         out.ready.extend(catalog.members_without_staged_entry())
-        out.counts = {t: reader.count(t) for t in USED if t in types}
     return out

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 os.environ["GRAPHITI_TELEMETRY_ENABLED"] = "false"
 
-from memdock.sdk import Adapter, Context, adapter_json
+from memdock.sdk import Context, adapter_json
+from memdock.sdk.kit.runtime import GraphAdapter, route, supports
 from memdock_graphiti import recipes
 from memdock_graphiti.settings import Settings
 
@@ -17,17 +19,13 @@ LOCAL_SINGLE_WRITER = (
 )
 
 
-class GraphitiAdapter(Adapter):
+class GraphitiAdapter(GraphAdapter):
+    package = "memdock_graphiti"
+    settings_class = Settings
     descriptor_path = adapter_json(__file__)
-    features = {
-        "embeddings": True,
-        "entity_extraction": True,
-        "graph_query": True,
-        "temporal": True,
-        "incremental": True,
-        "delete": True,
-        "retrieval": True,
-    }
+    features = supports(
+        "embeddings", "entity_extraction", "graph_query", "temporal", "incremental", "delete", "retrieval"
+    )
     score = {"range": [0.0, 1.0], "semantics": recipes.SCORE_SEMANTICS}
     id_shapes = {
         "episode": "uuid5 of the entry id (or chunk id), namespace 6d656d64-6f63-6b2d-6772-617068697469",
@@ -36,12 +34,8 @@ class GraphitiAdapter(Adapter):
         "group": "md_<thread id letters>_<digest>",
     }
 
-    def __init__(self) -> None:
-        self._runtime: Any = None
-        self._runtime_key: tuple | None = None
-
     def active_features(self, ctx: Context) -> dict[str, bool]:
-        s = Settings.from_config(ctx.config)
+        s = self.settings(ctx)
         return {
             **self.features,
             "rerank": s.rerank,
@@ -52,7 +46,7 @@ class GraphitiAdapter(Adapter):
 
     def capabilities(self, ctx: Context) -> dict[str, Any]:
         """The handshake, plus which models and which FalkorDB this config uses (under extra)."""
-        s = Settings.from_config(ctx.config)
+        s = self.settings(ctx)
         embedder = (
             s.embedding_model
             if s.embedding_provider == "sentence-transformers"
@@ -72,21 +66,16 @@ class GraphitiAdapter(Adapter):
             },
         }
 
-    def _rt(self, ctx: Context):
-        """The runtime for this config and data dir; a worker keeps one (and its FalkorDB) across requests."""
+    def make_runtime(self, settings: Settings, data_dir: Path) -> Any:
+        """A worker keeps one runtime (and its FalkorDB) across requests."""
         from memdock_graphiti.runtime import Runtime
 
-        settings = Settings.from_config(ctx.config)
-        key = (settings.cache_key(), str(ctx.data_dir))
-        if self._runtime is None or self._runtime_key != key:
-            self.close()
-            self._runtime, self._runtime_key = Runtime(settings, ctx.data_dir), key
-        return self._runtime
+        return Runtime(settings, data_dir)
 
     def healthcheck(self, ctx: Context) -> dict:
         from memdock.errors import MemdockError
 
-        rt = self._rt(ctx)
+        rt = self.runtime(ctx)
         s = rt.settings
         checks: dict[str, Any] = {
             "llm": s.llm_configured() or f"{s.llm_model} @ {s.llm_url}",
@@ -110,51 +99,8 @@ class GraphitiAdapter(Adapter):
         }
 
     def prepare(self, ctx: Context) -> dict:
-        rt = self._rt(ctx)
+        rt = self.runtime(ctx)
         server = rt.connect()
         return {"ok": True, "details": {"falkordb": server.address, **rt.catalog.counts()}}
 
-    def index(self, ctx: Context) -> dict:
-        from memdock_graphiti.indexer import index
-
-        return index(self._rt(ctx), ctx)
-
-    def query(self, ctx: Context) -> dict:
-        from memdock_graphiti.retrieval import search
-
-        return search(self._rt(ctx), "query", ctx.params)
-
-    def search_nodes(self, ctx: Context) -> dict:
-        from memdock_graphiti.retrieval import search
-
-        return search(self._rt(ctx), "search_nodes", ctx.params)
-
-    def search_facts(self, ctx: Context) -> dict:
-        from memdock_graphiti.retrieval import search
-
-        return search(self._rt(ctx), "search_facts", ctx.params)
-
-    def search_episodes(self, ctx: Context) -> dict:
-        from memdock_graphiti.retrieval import search
-
-        return search(self._rt(ctx), "search_episodes", ctx.params)
-
-    def get_node(self, ctx: Context) -> dict:
-        from memdock_graphiti.retrieval import get_node
-
-        return get_node(self._rt(ctx), ctx.params)
-
-    def get_edge(self, ctx: Context) -> dict:
-        from memdock_graphiti.retrieval import get_edge
-
-        return get_edge(self._rt(ctx), ctx.params)
-
-    def delete(self, ctx: Context) -> dict:
-        from memdock_graphiti.forget import delete
-
-        return delete(self._rt(ctx), ctx.params)
-
-    def close(self) -> None:
-        if self._runtime is not None:
-            self._runtime.close()
-            self._runtime = None
+    delete = route("forget", "delete")

@@ -12,23 +12,18 @@ shard processes indexing into one store on a shared FalkorDB never write each ot
 
 from __future__ import annotations
 
-import json
-import sqlite3
 import uuid
 from collections.abc import Iterable, Iterator
-from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import Any
 
-from memdock.diskfull import disk_full_as_error, sqlite_transaction
+from memdock.sdk.kit.catalog import ENTRY_META_TABLE, CatalogFile
 
-NAME = "catalog.sqlite"
 NAMESPACE = uuid.UUID("6d656d64-6f63-6b2d-6772-617068697469")  # "memdock-graphiti"
 
-SCHEMA = """
+SCHEMA = (
+    ENTRY_META_TABLE
+    + """
 CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, group_id TEXT NOT NULL, title TEXT);
-CREATE TABLE IF NOT EXISTS entries (id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, author TEXT, role TEXT,
-    entry_type TEXT, title TEXT, event_time TEXT);
 CREATE TABLE IF NOT EXISTS episodes (uuid TEXT PRIMARY KEY, source_id TEXT NOT NULL UNIQUE, entry_id TEXT,
     thread_id TEXT NOT NULL, group_id TEXT NOT NULL, content_hash TEXT NOT NULL, event_time TEXT, state TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS episodes_group ON episodes (group_id, state, event_time);
@@ -42,28 +37,15 @@ CREATE TEMP TABLE IF NOT EXISTS staged (seq INTEGER PRIMARY KEY, uuid TEXT NOT N
 CREATE TEMP TABLE IF NOT EXISTS staged_members (record_id TEXT NOT NULL, uuid TEXT NOT NULL,
     PRIMARY KEY (record_id, uuid));
 """
+)
 
 
 def episode_uuid(source_id: str) -> str:
     return str(uuid.uuid5(NAMESPACE, source_id))
 
 
-class Catalog:
-    def __init__(self, data_dir: Path):
-        self.path = data_dir / NAME
-        with disk_full_as_error(self.path, "opening the catalog"):
-            data_dir.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=FULL")
-            self.conn.executescript(SCHEMA)
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the catalog."""
-        return sqlite_transaction(self.conn, self.path, immediate=True, what="writing the catalog")
+class Catalog(CatalogFile):
+    SCHEMA = SCHEMA
 
     # -- what the bundle told us ---------------------------------------------------------------
 
@@ -73,30 +55,8 @@ class Catalog:
             (thread_id, group_id, title),
         )
 
-    def put_entry(self, rec: dict[str, Any]) -> None:
-        self.conn.execute(
-            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                rec["id"],
-                rec["thread_id"],
-                rec.get("author"),
-                rec.get("role"),
-                rec.get("entry_type"),
-                rec.get("title"),
-                rec.get("event_time"),
-            ),
-        )
-
     def thread(self, thread_id: str) -> tuple[str, str | None] | None:
         return self.conn.execute("SELECT group_id, title FROM threads WHERE id = ?", (thread_id,)).fetchone()
-
-    def entry(self, entry_id: str) -> dict[str, Any] | None:
-        row = self.conn.execute(
-            "SELECT id, thread_id, author, role, entry_type, title, event_time FROM entries WHERE id = ?", (entry_id,)
-        ).fetchone()
-        return (
-            dict(zip(("id", "thread_id", "author", "role", "entry_type", "title", "event_time"), row)) if row else None
-        )
 
     def add_members(self, episode: str, record_ids: Iterable[str]) -> None:
         self.conn.executemany("INSERT OR IGNORE INTO members VALUES (?, ?)", [(r, episode) for r in record_ids])
@@ -104,30 +64,11 @@ class Catalog:
     # -- staging an index run --------------------------------------------------------------------
 
     def staged(self) -> Iterator[dict[str, Any]]:
-        """Staged episodes in event-time order (bundle order among equals), read in pages so memory stays flat."""
-        last = (None, -1)
-        while True:
-            rows = self.conn.execute(
-                "SELECT coalesce(event_time, ''), seq, episode FROM staged WHERE (coalesce(event_time, ''), seq) > "
-                "(?, ?) "
-                "ORDER BY coalesce(event_time, ''), seq LIMIT 500",
-                (last[0] or "", last[1]),
-            ).fetchall()
-            if not rows:
-                return
-            for _t, _seq, ep in rows:
-                yield json.loads(ep)
-            last = (rows[-1][0], rows[-1][1])
-
-    def staged_count(self) -> int:
-        return self.conn.execute("SELECT count(*) FROM staged").fetchone()[0]
+        """Staged episodes in event-time order (bundle order among equals)."""
+        return self.staged_items("episode")
 
     def staged_members(self, uuid_: str) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT record_id FROM staged_members WHERE uuid = ?", (uuid_,))]
-
-    def clear_staged(self) -> None:
-        self.conn.execute("DELETE FROM staged")
-        self.conn.execute("DELETE FROM staged_members")
 
     # -- episodes --------------------------------------------------------------------------------
 

@@ -10,7 +10,6 @@ Content already committed unchanged is skipped; changed content replaces its epi
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,24 +18,18 @@ from graphiti_core.search.search_utils import RELEVANT_SCHEMA_LIMIT
 
 from memdock.bundle import BundleReader
 from memdock.sdk import Context
+from memdock.sdk.kit.staging import Checkpoints
 from memdock.times import parse_datetime
 
 from .removal import remove_episode
 from .runtime import Runtime
 from .staging import stage
 
-CHECKPOINT_BATCH = 1000
-
 
 def _time(value: str | None) -> datetime:
     if not value:
         return datetime.now(UTC)
     return parse_datetime(value)
-
-
-def _batches(ids: list[str], emit: Callable[[list[str]], None]) -> None:
-    for i in range(0, len(ids), CHECKPOINT_BATCH):
-        emit(ids[i : i + CHECKPOINT_BATCH])
 
 
 async def _write(rt: Runtime, ep: dict[str, Any]) -> tuple[int, int]:
@@ -70,19 +63,12 @@ async def _write(rt: Runtime, ep: dict[str, Any]) -> tuple[int, int]:
 
 
 def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
-    started = time.monotonic()
     rt.settings.require_models()
     rt.timings.reset()
     reader: BundleReader = ctx.input_bundle()
+    checkpoint = Checkpoints(ctx)
     staged = stage(reader, rt.catalog, rt.settings)
-    checkpoints = 0
-
-    def checkpoint(ids: list[str]) -> None:
-        nonlocal checkpoints
-        checkpoints += 1
-        ctx.checkpoint(ids)
-
-    _batches(staged.ready, checkpoint)
+    checkpoint(staged.ready)
     rt.connect()
     total = rt.catalog.staged_count()
     added = replaced = unchanged = 0
@@ -109,18 +95,14 @@ def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
         ctx.progress(done, total, f"{ep['source_id']}: {nodes} entities, {edges} facts in {time.monotonic() - t:.2f}s")
     with rt.catalog.transaction():
         rt.catalog.clear_staged()
-    wall = time.monotonic() - started
-    return {
-        "indexed": staged.counts,
-        "checkpoints": checkpoints,
-        "seconds": wall,
-        "details": {
-            "episodes_added": added - replaced,
-            "episodes_replaced": replaced,
-            "episodes_unchanged": unchanged,
-            "episode_source": rt.settings.episode_source,
-            "ignored": staged.ignored,
-            "time": rt.timings.summary(wall),
-            "falkordb": rt.server.address if rt.server else None,
-        },
+    wall = checkpoint.seconds()
+    details = {
+        "episodes_added": added - replaced,
+        "episodes_replaced": replaced,
+        "episodes_unchanged": unchanged,
+        "episode_source": rt.settings.episode_source,
+        "ignored": staged.ignored,
+        "time": rt.timings.summary(wall),
+        "falkordb": rt.server.address if rt.server else None,
     }
+    return checkpoint.result(staged.counts, details, wall)

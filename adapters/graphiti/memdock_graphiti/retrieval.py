@@ -16,9 +16,8 @@ from graphiti_core.edges import EntityEdge
 from graphiti_core.errors import EdgeNotFoundError, NodeNotFoundError
 from graphiti_core.nodes import EntityNode, EpisodicNode
 
-from memdock.errors import InvalidInputError
+from memdock.sdk.kit.filters import filter_object, thread_ids, time_bound
 from memdock.sdk.params import limit_of, query_text, record_id
-from memdock.times import parse_datetime
 
 from . import hits, recipes
 from .runtime import Runtime
@@ -28,26 +27,11 @@ OVERFETCH, MAX_FETCH = 4, 200
 NEIGHBOURS = 50
 
 
-def _epoch(filters: dict[str, Any], key: str) -> float | None:
-    if not filters.get(key):
-        return None
-    try:
-        return parse_datetime(filters[key]).timestamp()
-    except ValueError:
-        raise InvalidInputError(f"filters.{key}: not an RFC 3339 date-time: {filters[key]!r}") from None
-
-
 class Filters:
     def __init__(self, params: dict[str, Any]):
-        f = params.get("filters") or {}
-        if not isinstance(f, dict):
-            raise InvalidInputError("filters must be an object")
-        unknown = sorted(set(f) - FILTERS)
-        if unknown:
-            raise InvalidInputError(f"unknown filters {unknown}; known: {sorted(FILTERS)}")
-        threads = list(f.get("thread_ids") or []) + list(params.get("group_ids") or [])
-        self.threads = threads or None
-        self.since, self.until = _epoch(f, "time_from"), _epoch(f, "time_to")
+        f = filter_object(params, FILTERS)
+        self.threads = thread_ids(f, params) or None
+        self.since, self.until = time_bound(f, "time_from"), time_bound(f, "time_to")
         self.authors = [str(a).lower() for a in f.get("authors") or []]
         self.roles = {str(r).lower() for r in f.get("roles") or []}
         self.types = {str(t).lower() for t in f.get("entry_types") or []}
@@ -61,7 +45,7 @@ class Filters:
             return True
         if meta is None:
             return False
-        when = _epoch({"t": meta.get("event_time")}, "t") if meta.get("event_time") else None
+        when = time_bound({"t": meta.get("event_time")}, "t")
         if (self.since and (when is None or when < self.since)) or (self.until and (when is None or when > self.until)):
             return False
         if self.authors and not _author_matches(meta.get("author"), self.authors):

@@ -9,51 +9,34 @@ file, line and field, and leaves the catalog and the graph as they were.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from memdock.bundle import BundleReader
-from memdock.errors import InvalidInputError
 from memdock.ids import content_hash
+from memdock.sdk.kit.staging import Staged, check_size, finish, located
 
 from .catalog import Catalog, episode_uuid
 from .groups import group_id_for
 from .settings import Settings
 
-USED = ("thread", "entry", "chunk")
-
-
-@dataclass
-class Staged:
-    counts: dict[str, int] = field(default_factory=dict)
-    ready: list[str] = field(default_factory=list)  # record ids with nothing left to do once staging commits
-    ignored: dict[str, int] = field(default_factory=dict)
-
-
-def _located(reader: BundleReader, rtype: str) -> Iterator[tuple[dict[str, Any], str, int]]:
-    """Records with the file and line they came from (one record per line; a bad line raises)."""
-    for part in reader.entries(rtype):
-        for line, rec in enumerate(reader.read_part(part), 1):
-            yield rec, part.path, line
+BY_CHUNKS = "Index by chunks (episode_source: chunks) or raise the limit"
 
 
 def stage(reader: BundleReader, catalog: Catalog, settings: Settings) -> Staged:
     out = Staged()
     by_chunks = settings.episode_source == "chunks"
-    types = reader.record_types()
     with catalog.transaction() as conn:
         catalog.clear_staged()
-        for rec, _, _ in _located(reader, "thread") if "thread" in types else ():
+        for rec, _, _ in located(reader, "thread"):
             catalog.put_thread(rec["id"], group_id_for(rec["id"]), rec.get("title"))
             out.ready.append(rec["id"])
-        for rec, path, line in _located(reader, "entry") if "entry" in types else ():
+        for rec, path, line in located(reader, "entry"):
             catalog.put_entry(rec)
             if by_chunks:
                 out.ready.append(rec["id"])
                 continue
             _stage(catalog, settings, _entry_episode(catalog, rec), path, line, "body")
-        for rec, path, line in _located(reader, "chunk") if "chunk" in types else ():
+        for rec, path, line in located(reader, "chunk"):
             if by_chunks:
                 _stage(catalog, settings, _chunk_episode(catalog, rec), path, line, "text")
             else:
@@ -61,27 +44,17 @@ def stage(reader: BundleReader, catalog: Catalog, settings: Settings) -> Staged:
                     "INSERT OR IGNORE INTO staged_members VALUES (?, ?)", (rec["id"], episode_uuid(rec["entry_id"]))
                 )
                 catalog.add_members(episode_uuid(rec["entry_id"]), [rec["id"]])
-        for rtype in types:
-            if rtype not in USED:
-                out.ignored[rtype] = reader.count(rtype)
-                out.ready.extend(rec["id"] for rec in reader.records(rtype) if "id" in rec)
+        out.counts = finish(reader, out.ready, out.ignored)
         out.ready.extend(
             r[0]
             for r in conn.execute("SELECT record_id FROM staged_members WHERE uuid NOT IN (SELECT uuid FROM staged)")
         )
-        out.counts = {t: reader.count(t) for t in USED if t in types}
     return out
 
 
 def _stage(catalog: Catalog, settings: Settings, ep: dict[str, Any], path: str, line: int, field_name: str) -> None:
-    size = len(ep["body"])
-    if size > settings.max_episode_chars:
-        raise InvalidInputError(
-            f"{path}:{line}: {field_name} of {ep['source_id']} is {size:,} characters; an episode may have at most "
-            f"{settings.max_episode_chars:,} (max_episode_chars). Index by chunks (episode_source: chunks) or raise "
-            "the limit",
-            details={"file": path, "line": line, "field": field_name, "id": ep["source_id"], "chars": size},
-        )
+    limit = (settings.max_episode_chars, "max_episode_chars")
+    check_size(ep["body"], limit, (path, line, field_name, ep["source_id"]), "an episode may have", BY_CHUNKS)
     catalog.conn.execute(
         "INSERT INTO staged (uuid, event_time, episode) VALUES (?, ?, ?)",
         (ep["uuid"], ep["event_time"], json.dumps(ep, ensure_ascii=False)),

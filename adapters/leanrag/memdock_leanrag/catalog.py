@@ -12,20 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Iterable
-from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import Any
 
-from memdock.diskfull import sqlite_transaction
+from memdock.sdk.kit.catalog import ENTRY_META_TABLE, CatalogFile
 
-NAME = "catalog.sqlite"
-
-SCHEMA = """
+SCHEMA = (
+    ENTRY_META_TABLE
+    + """
 CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, title TEXT);
-CREATE TABLE IF NOT EXISTS entries (id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, author TEXT, role TEXT,
-    entry_type TEXT, title TEXT, event_time TEXT);
 CREATE TABLE IF NOT EXISTS chunks (id TEXT PRIMARY KEY, key TEXT NOT NULL UNIQUE, entry_id TEXT,
   thread_id TEXT NOT NULL,
     text TEXT NOT NULL, content_hash TEXT NOT NULL, event_time TEXT, seq INTEGER NOT NULL);
@@ -36,6 +31,7 @@ CREATE TABLE IF NOT EXISTS extractions (key TEXT PRIMARY KEY, content_hash TEXT 
 CREATE TABLE IF NOT EXISTS llm_cache (digest TEXT PRIMARY KEY, answer TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 """
+)
 CHUNK_FIELDS = ("id", "key", "entry_id", "thread_id", "text", "content_hash", "event_time")
 
 
@@ -43,21 +39,9 @@ def chunk_key(chunk_id: str) -> str:
     return "c" + hashlib.sha1(chunk_id.encode()).hexdigest()[:20]
 
 
-class Catalog:
-    def __init__(self, data_dir: Path):
-        data_dir.mkdir(parents=True, exist_ok=True)
-        self.path = data_dir / NAME
-        self.conn = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=FULL")
-        self.conn.executescript(SCHEMA)
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the catalog."""
-        return sqlite_transaction(self.conn, self.path, immediate=True, what="writing the catalog")
+class Catalog(CatalogFile):
+    SCHEMA = SCHEMA
+    THREADED = True
 
     # -- records -----------------------------------------------------------------------------------
 
@@ -65,28 +49,6 @@ class Catalog:
         self.conn.execute(
             "INSERT INTO threads VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET title = excluded.title",
             (rec["id"], rec.get("title")),
-        )
-
-    def put_entry(self, rec: dict[str, Any]) -> None:
-        self.conn.execute(
-            "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                rec["id"],
-                rec["thread_id"],
-                rec.get("author"),
-                rec.get("role"),
-                rec.get("entry_type"),
-                rec.get("title"),
-                rec.get("event_time"),
-            ),
-        )
-
-    def entry(self, entry_id: str) -> dict[str, Any] | None:
-        row = self.conn.execute(
-            "SELECT id, thread_id, author, role, entry_type, title, event_time FROM entries WHERE id = ?", (entry_id,)
-        ).fetchone()
-        return (
-            dict(zip(("id", "thread_id", "author", "role", "entry_type", "title", "event_time"), row)) if row else None
         )
 
     def put_chunk(self, chunk: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memdock.errors import ConfigError
 
-from .settings import PATH_ENV, PINNED_COMMIT, Settings
+from .settings import PINNED_COMMIT, Settings
 
 NEEDED = (
     "build_graph.py",
@@ -62,8 +62,9 @@ def locate(settings: Settings) -> Path:
     """The checkout's root, checked: present, LeanRAG's files there, and at the pinned commit unless allowed
     otherwise."""
     if not settings.leanrag_path:
+        var = Settings.env_name("leanrag_path")
         raise ConfigError(
-            f"leanrag: no checkout configured: set leanrag_path (or {PATH_ENV}) to a LeanRAG clone at {PINNED_COMMIT}"
+            f"leanrag: no checkout configured: set leanrag_path (or {var}) to a LeanRAG clone at {PINNED_COMMIT}"
         )
     root = Path(settings.leanrag_path).expanduser().resolve()
     if not root.is_dir():

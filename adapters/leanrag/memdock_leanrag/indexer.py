@@ -12,27 +12,19 @@ import time
 from typing import Any
 
 from memdock.sdk import Context
+from memdock.sdk.kit.staging import Checkpoints
 
 from .build import rebuild
 from .extract import extract_chunk
 from .runtime import Runtime
 from .staging import stage
 
-BATCH = 1000
-
 
 def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
-    started = time.monotonic()
     rt.settings.require_models()
     rt.timings.reset()
+    checkpoint = Checkpoints(ctx)
     staged = stage(ctx.input_bundle(), rt.catalog, rt.settings)
-    checkpoints = 0
-
-    def checkpoint(ids: list[str]) -> None:
-        nonlocal checkpoints
-        for i in range(0, len(ids), BATCH):
-            checkpoints += 1
-            ctx.checkpoint(ids[i : i + BATCH])
 
     pending = rt.catalog.pending_chunks()
     todo = {c["id"] for c in pending}
@@ -59,20 +51,14 @@ def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
     if rt.catalog.extraction_digest() != rt.catalog.get_meta("built_from"):
         build = rebuild(rt, lambda msg: ctx.progress(len(pending), len(pending) or None, msg))
     checkpoint(staged.after_build)
-    wall = time.monotonic() - started
-    return {
-        "indexed": staged.counts,
-        "checkpoints": checkpoints,
-        "seconds": wall,
-        "details": {
-            "chunks_extracted": extracted,
-            "chunks_unchanged": len(staged.chunk_ids) - len(in_bundle & todo),
-            "graph": build or "unchanged: built from these extractions already",
-            "ignored": staged.ignored,
-            "llm_calls_per_chunk": round(sum(c["llm_calls"] for c in per_chunk) / len(per_chunk), 2)
-            if per_chunk
-            else 0,
-            "seconds_per_chunk": round(sum(c["seconds"] for c in per_chunk) / len(per_chunk), 3) if per_chunk else 0,
-            "time": rt.timings.summary(wall),
-        },
+    wall = checkpoint.seconds()
+    details = {
+        "chunks_extracted": extracted,
+        "chunks_unchanged": len(staged.chunk_ids) - len(in_bundle & todo),
+        "graph": build or "unchanged: built from these extractions already",
+        "ignored": staged.ignored,
+        "llm_calls_per_chunk": round(sum(c["llm_calls"] for c in per_chunk) / len(per_chunk), 2) if per_chunk else 0,
+        "seconds_per_chunk": round(sum(c["seconds"] for c in per_chunk) / len(per_chunk), 3) if per_chunk else 0,
+        "time": rt.timings.summary(wall),
     }
+    return checkpoint.result(staged.counts, details, wall)

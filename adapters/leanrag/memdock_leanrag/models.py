@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from memdock.errors import BackendError, ConfigError, MemdockError, TransientError
+from memdock.errors import BackendError, ConfigError
+from memdock.sdk.kit.models import classify
 
 from .settings import CLUSTER_DIM, Settings
 
@@ -45,46 +46,6 @@ class Timings:
             out[f"{k}_s"] = round(self.seconds[k], 3)
             out[f"{k}_calls"] = self.calls[k]
         return out
-
-
-def _short(exc: BaseException, limit: int = 300) -> str:
-    text = " ".join(str(exc).split())
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def classify(exc: BaseException, url: str, timeout: float, where: str) -> MemdockError:
-    if isinstance(exc, MemdockError):
-        return exc
-    import openai
-
-    status = getattr(exc, "status_code", None)
-    if isinstance(exc, openai.APITimeoutError):
-        return TransientError(
-            f"{where}: the model endpoint {url} timed out after {timeout:g}s", details={"endpoint": url}
-        )
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__ or exc.__context__
-        return TransientError(
-            f"{where}: cannot reach the model endpoint {url}: {type(cause).__name__ if cause else ''} "
-            f"{_short(cause or exc)}",
-            details={"endpoint": url},
-        )
-    if status in (408, 409, 429, 500, 502, 503, 504):
-        return TransientError(
-            f"{where}: the model endpoint {url} answered HTTP {status}", details={"endpoint": url, "status": status}
-        )
-    if isinstance(exc, openai.AuthenticationError):
-        return BackendError(
-            f"{where}: the model endpoint {url} refused the key (HTTP 401); check MEMDOCK_LEANRAG_LLM_API_KEY",
-            details={"endpoint": url},
-            retryable=False,
-        )
-    if isinstance(exc, openai.APIStatusError):
-        return BackendError(
-            f"{where}: the model endpoint {url} answered HTTP {status}: {_short(exc)}",
-            details={"endpoint": url, "status": status},
-        )
-    return BackendError(f"{where}: {type(exc).__name__}: {_short(exc)}")
 
 
 class LLM:
@@ -125,7 +86,7 @@ class LLM:
                 model=self.settings.llm_model, messages=messages, max_tokens=self.settings.llm_max_tokens, temperature=0
             )
         except Exception as exc:
-            raise classify(exc, self.url, self.settings.llm_timeout_s, self.purpose) from None
+            raise classify(exc, self.settings.llm_endpoint(), self.purpose) from None
         finally:
             self.timings.add("llm", time.monotonic() - started)
         choices = getattr(resp, "choices", None) or []
@@ -203,9 +164,7 @@ class Embedder:
             except ConfigError:
                 raise
             except Exception as exc:
-                raise classify(
-                    exc, self.settings.embedding_url, self.settings.embedding_timeout_s, "embedding"
-                ) from None
+                raise classify(exc, self.settings.embedding_endpoint(), "embedding") from None
             finally:
                 self.timings.add("embedding", time.monotonic() - started)
             for t, v in zip(todo, np.asarray(vecs, dtype=np.float32)):

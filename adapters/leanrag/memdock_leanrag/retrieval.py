@@ -19,8 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from memdock import times
-from memdock.errors import InvalidInputError
+from memdock.sdk.kit.filters import filter_object, thread_ids, time_bound
 from memdock.sdk.params import limit_of, query_text, record_id
 
 from . import hits
@@ -30,25 +29,11 @@ FILTERS = {"thread_ids", "time_from", "time_to", "authors", "roles", "entry_type
 MAX_FETCH = 200
 
 
-def _epoch(value: Any, key: str) -> float | None:
-    if not value:
-        return None
-    try:
-        return times.parse(str(value)).timestamp()
-    except ValueError:
-        raise InvalidInputError(f"filters.{key}: not an RFC 3339 date-time: {value!r}") from None
-
-
 class Filters:
     def __init__(self, params: dict[str, Any]):
-        f = params.get("filters") or {}
-        if not isinstance(f, dict):
-            raise InvalidInputError("filters must be an object")
-        unknown = sorted(set(f) - FILTERS)
-        if unknown:
-            raise InvalidInputError(f"unknown filters {unknown}; known: {sorted(FILTERS)}")
-        self.threads = set(f.get("thread_ids") or []) | set(params.get("group_ids") or [])
-        self.since, self.until = _epoch(f.get("time_from"), "time_from"), _epoch(f.get("time_to"), "time_to")
+        f = filter_object(params, FILTERS)
+        self.threads = set(thread_ids(f, params))
+        self.since, self.until = time_bound(f, "time_from"), time_bound(f, "time_to")
         self.authors = [str(a).lower() for a in f.get("authors") or []]
         self.roles = {str(r).lower() for r in f.get("roles") or []}
         self.types = {str(t).lower() for t in f.get("entry_types") or []}
@@ -60,7 +45,7 @@ class Filters:
     def passes(self, c: dict[str, Any]) -> bool:
         if self.threads and c["thread_id"] not in self.threads:
             return False
-        when = _epoch(c.get("event_time"), "event_time") if c.get("event_time") else None
+        when = time_bound(c, "event_time")
         if (self.since and (when is None or when < self.since)) or (self.until and (when is None or when > self.until)):
             return False
         if self.authors:

@@ -7,18 +7,17 @@ the catalog is left as it was.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from memdock.bundle import BundleReader
-from memdock.errors import InvalidInputError
 from memdock.ids import content_hash
+from memdock.sdk.kit.staging import check_size, finish, located
 
 from .catalog import Catalog, chunk_key
 from .settings import Settings
 
-USED = ("thread", "entry", "chunk")
+SMALLER = "Chunk smaller (memdock chunk --max-tokens) or raise the limit"
 
 
 @dataclass
@@ -31,12 +30,6 @@ class Staged:
     ignored: dict[str, int] = field(default_factory=dict)
 
 
-def _located(reader: BundleReader, rtype: str) -> Iterator[tuple[dict[str, Any], str, int]]:
-    for part in reader.entries(rtype):
-        for line, rec in enumerate(reader.read_part(part), 1):
-            yield rec, part.path, line
-
-
 def chunk_text(rec: dict[str, Any], entry: dict[str, Any] | None) -> str:
     author = rec.get("author") or (entry or {}).get("author")
     return f"{author}: {rec['text']}" if author else rec["text"]
@@ -44,25 +37,19 @@ def chunk_text(rec: dict[str, Any], entry: dict[str, Any] | None) -> str:
 
 def stage(reader: BundleReader, catalog: Catalog, settings: Settings) -> Staged:
     out = Staged()
-    types = reader.record_types()
     with catalog.transaction():
-        for rec, _, _ in _located(reader, "thread") if "thread" in types else ():
+        for rec, _, _ in located(reader, "thread"):
             catalog.put_thread(rec)
             out.after_build.append(rec["id"])
-        for rec, _, _ in _located(reader, "entry") if "entry" in types else ():
+        for rec, _, _ in located(reader, "entry"):
             catalog.put_entry(rec)
             out.after_build.append(rec["id"])
-        for rec, path, line in _located(reader, "chunk") if "chunk" in types else ():
+        for rec, path, line in located(reader, "chunk"):
             entry = catalog.entry(rec["entry_id"]) if rec.get("entry_id") else None
             text = chunk_text(rec, entry)
-            if len(text) > settings.max_chunk_chars:
-                raise InvalidInputError(
-                    f"{path}:{line}: text of {rec['id']} is {len(text):,} characters; LeanRAG extracts from one chunk "
-                    "per "
-                    f"prompt, at most {settings.max_chunk_chars:,} (max_chunk_chars). Chunk smaller "
-                    "(memdock chunk --max-tokens) or raise the limit",
-                    details={"file": path, "line": line, "field": "text", "id": rec["id"], "chars": len(text)},
-                )
+            limit = (settings.max_chunk_chars, "max_chunk_chars")
+            what = "LeanRAG extracts from one chunk per prompt,"
+            check_size(text, limit, (path, line, "text", rec["id"]), what, SMALLER)
             catalog.put_chunk(
                 {
                     "id": rec["id"],
@@ -75,9 +62,5 @@ def stage(reader: BundleReader, catalog: Catalog, settings: Settings) -> Staged:
                 }
             )
             out.chunk_ids.append(rec["id"])
-        for rtype in types:
-            if rtype not in USED:
-                out.ignored[rtype] = reader.count(rtype)
-                out.after_build.extend(rec["id"] for rec in reader.records(rtype) if "id" in rec)
-        out.counts = {t: reader.count(t) for t in USED if t in types}
+        out.counts = finish(reader, out.after_build, out.ignored)
     return out

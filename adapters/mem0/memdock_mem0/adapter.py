@@ -63,7 +63,7 @@ class Mem0Adapter(EntryAdapter):
     def healthcheck(self, ctx: Context) -> dict:
         from memdock.errors import MemdockError
 
-        rt = self._rt(ctx)
+        rt = self.runtime(ctx)
         s = rt.settings
         checks: dict[str, Any] = {
             "llm": s.llm_configured() or (f"{s.llm_model} @ {s.llm_url}" if s.infer else "not used"),
@@ -88,7 +88,7 @@ class Mem0Adapter(EntryAdapter):
         }
 
     def prepare(self, ctx: Context) -> dict:
-        rt = self._rt(ctx)
+        rt = self.runtime(ctx)
         rt.settings.require_models()
         rt.memory  # noqa: B018  (creates the collection and history database)
         return {"ok": True, "details": rt.catalog.counts()}

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memdock_entries.models import Calls
+from memdock.sdk.kit.models import Calls
 
 from .settings import Settings
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memdock_entries.indexing import Written, index_entries
+from memdock_entries.indexing import index_entries, rewriting
 from memdock_entries.meta import metadata
 
 from memdock.sdk import Context
@@ -36,11 +36,10 @@ def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
     s.require_models()
     rt.calls.reset()
 
-    def write(entry: dict[str, Any], previous: str | None) -> Written:
-        where = f"index {entry['id']} (thread {entry['thread_id']})"
-        removed = 0
-        if previous is not None:  # never marked pending: mem0 was never given this entry
-            removed = rt.run(lambda: remove_entry_memories(rt, entry["id"]), f"{where}: removing the earlier version")
+    def remove(entry: dict[str, Any], _previous: str, where: str) -> int:
+        return rt.run(lambda: remove_entry_memories(rt, entry["id"]), f"{where}: removing the earlier version")
+
+    def add(entry: dict[str, Any], where: str) -> list[str]:
         message = {"role": "user", "content": entry["body"]}
         result = rt.run(
             lambda: rt.memory.add(
@@ -48,9 +47,8 @@ def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
             ),
             where,
         )
-        made = [r["id"] for r in result.get("results", []) if r.get("event") == "ADD"]
-        return Written(made, replaced=bool(removed) or previous == "committed")
+        return [r["id"] for r in result.get("results", []) if r.get("event") == "ADD"]
 
-    out = index_entries(ctx, rt.catalog, s.max_entry_chars, f"infer={s.infer}", write)
+    out = index_entries(ctx, rt.catalog, s.max_entry_chars, f"infer={s.infer}", rewriting(remove, add))
     out["details"].update({"infer": s.infer, "calls": rt.calls.summary()})
     return out

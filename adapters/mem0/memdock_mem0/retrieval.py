@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from memdock_entries.hits import episode_hit
+from memdock_entries.hits import MAX_FETCH, OVERFETCH, clamp_score, episode_hit, stored_episode
 
 from memdock.sdk.params import limit_of, query_text, record_id
 
@@ -19,15 +19,10 @@ from .filters import mem0_filters
 from .runtime import Runtime
 
 BACKEND = "mem0"
-OVERFETCH, MAX_FETCH = 4, 200
 SCORE_SEMANTICS = (
     "mem0's search score: cosine similarity of the query and memory embeddings (plus mem0's BM25 and "
     "entity boosts when its optional extras are installed), clamped to [0, 1]; episodes score as their best memory"
 )
-
-
-def _score(value: Any) -> float:
-    return max(0.0, min(1.0, float(value or 0.0)))
 
 
 def memory_hit(m: dict[str, Any], score: float | None = None) -> dict[str, Any]:
@@ -50,7 +45,7 @@ def memory_hit(m: dict[str, Any], score: float | None = None) -> dict[str, Any]:
     hit = {
         "id": str(m["id"]),
         "kind": "node",
-        "score": _score(m.get("score") if score is None else score),
+        "score": clamp_score(m.get("score") if score is None else score),
         "text": m.get("memory") or "",
         "provenance": prov,
         "backend": BACKEND,
@@ -85,7 +80,7 @@ def search_episodes(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
         if not eid:
             continue
         score, ids = best.get(eid, (0.0, []))
-        best[eid] = (max(score, _score(m.get("score"))), ids + [str(m["id"])])
+        best[eid] = (max(score, clamp_score(m.get("score"))), ids + [str(m["id"])])
     entries = rt.catalog.entries(best)
     ranked = sorted(((eid, *v) for eid, v in best.items() if eid in entries), key=lambda x: -x[1])[:limit]
     return {"hits": [episode_hit(entries[eid], score, ids, BACKEND) for eid, score, ids in ranked]}
@@ -94,10 +89,9 @@ def search_episodes(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
 def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     """A memory by mem0 id (with its history), or an entry by our id (an episode, with its memories)."""
     rid = record_id(params)
-    entry = rt.catalog.entry(rid)
-    if entry is not None and entry["state"] == "committed":
-        ids = rt.catalog.memories(rid)
-        hit = episode_hit(entry, 1.0, ids, BACKEND)
+    stored = stored_episode(rt.catalog, rid, BACKEND)
+    if stored is not None:
+        hit, ids = stored
         fetched = (rt.run(partial(rt.memory.get, i), "get_node") for i in ids)
         hit["extra"]["memories"] = [m["memory"] for m in fetched if m]
         return {"item": hit}

@@ -3,25 +3,21 @@ use)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from memdock_entries.catalog import Catalog
-from memdock_entries.models import Calls
+from memdock_entries.runtime_base import EntryRuntime
 
-from .engine import build
-from .errors import classify
+from .engine import MalformedAnswer, build
 from .settings import Settings
 
-T = TypeVar("T")
 
+class Runtime(EntryRuntime):
+    MALFORMED = (MalformedAnswer,)
+    settings: Settings
 
-class Runtime:
     def __init__(self, settings: Settings, data_dir: Path):
-        self.settings, self.data_dir = settings, data_dir
-        self.catalog = Catalog(data_dir)
-        self.calls = Calls()
+        super().__init__(settings, data_dir)
         self._memory: Any = None
 
     @property
@@ -29,12 +25,6 @@ class Runtime:
         if self._memory is None:
             self._memory = self.run(lambda: build(self.settings, self.data_dir, self.calls), "starting mem0")
         return self._memory
-
-    def run(self, fn: Callable[[], T], where: str) -> T:
-        try:
-            return fn()
-        except Exception as exc:
-            raise classify(exc, self.settings, where) from exc
 
     def scope(self) -> dict[str, str]:
         return {"user_id": self.settings.user_id}

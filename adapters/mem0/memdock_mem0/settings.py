@@ -7,16 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from memdock_entries.endpoints import ModelEndpoints
-
 from memdock.errors import ConfigError
-
-ENV = {"llm_api_key": "MEMDOCK_MEM0_LLM_API_KEY", "embedding_api_key": "MEMDOCK_MEM0_EMBEDDING_API_KEY"}
+from memdock.sdk import adapter_json
+from memdock.sdk.kit.endpoints import ModelEndpoints
 
 
 @dataclass(frozen=True)
 class Settings(ModelEndpoints):
-    ENV: ClassVar[dict[str, str]] = ENV
+    DESCRIPTOR: ClassVar[str] = adapter_json(__file__)
     infer: bool = True
     user_id: str = "memdock"
     llm_base_url: str | None = None
@@ -32,30 +30,10 @@ class Settings(ModelEndpoints):
     max_entry_chars: int = 20_000
     min_score: float = 0.0
 
-    @property
-    def local_embedder(self) -> bool:
-        return self.embedding_provider == "sentence-transformers"
-
     def llm_configured(self) -> str | None:
         """None when extraction can run (or is off); otherwise what is missing."""
-        if self.infer and self.llm_base_url is None and not self.llm_api_key:
-            return (
-                f"no LLM: set llm_base_url (an OpenAI-compatible server) or {ENV['llm_api_key']} for OpenAI, or "
-                "infer=false"
-            )
-        return None
-
-    def embedder_configured(self) -> str | None:
-        if self.local_embedder:
-            return None if self.embedding_model else "embedding_provider sentence-transformers needs embedding_model"
-        if self.embedding_base_url is None and self.llm_base_url is None and not self.embedding_key:
-            return f"no embedder: set embedding_base_url or {ENV['embedding_api_key']}"
-        return None
-
-    def require_models(self) -> None:
-        problem = self.llm_configured() or self.embedder_configured()
-        if problem:
-            raise ConfigError(f"mem0: {problem}")
+        missing = super().llm_configured() if self.infer else None
+        return f"{missing}, or infer=false" if missing else None
 
     def local_model_dir(self) -> Path:
         from memdock.sdk.local_models import resolve_model_path

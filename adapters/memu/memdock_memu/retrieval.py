@@ -12,22 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 from memdock_entries.filters import Filters
-from memdock_entries.hits import best_episodes, episode_hit, node_hit
+from memdock_entries.hits import MAX_FETCH, OVERFETCH, best_episodes, clamp_score, node_hit, stored_episode
 
 from memdock.sdk.params import limit_of, query_text, record_id
 
 from .runtime import Runtime
 
 BACKEND = "memu"
-OVERFETCH, MAX_FETCH = 4, 200
 SCORE_SEMANTICS = (
     "MemU's item score: cosine similarity of the query and item embeddings (pgvector), clamped to [0, 1]; "
     "episodes score as their best item"
 )
-
-
-def _score(value: Any) -> float:
-    return max(0.0, min(1.0, float(value or 0.0)))
 
 
 def item_hit(item: dict[str, Any], entry: dict[str, Any], score: float) -> dict[str, Any]:
@@ -53,7 +48,7 @@ def _scored(rt: Runtime, params: dict[str, Any], want: int) -> list[tuple[float,
     for item in items:
         entry = entries.get(str(item.get("entry_id")))
         if entry is not None and entry["state"] == "committed" and f.passes(entry):
-            out.append((_score(item.get("score")), item, entry))
+            out.append((clamp_score(item.get("score")), item, entry))
     return out
 
 
@@ -88,10 +83,9 @@ def _category(rt: Runtime, rid: str) -> dict[str, Any] | None:
 def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     """An entry by our id (an episode, with its items), a memory item or a category by MemU's id."""
     rid = record_id(params)
-    entry = rt.catalog.entry(rid)
-    if entry is not None and entry["state"] == "committed":
-        ids = rt.catalog.memories(rid)
-        hit = episode_hit(entry, 1.0, ids, BACKEND)
+    stored = stored_episode(rt.catalog, rid, BACKEND)
+    if stored is not None:
+        hit, ids = stored
         items = (rt.db.memory_item_repo.get_item(i) for i in ids)
         hit["extra"]["memories"] = [i.summary for i in items if i is not None]
         return {"item": hit}

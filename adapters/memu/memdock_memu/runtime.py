@@ -10,28 +10,27 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from memdock_entries.catalog import Catalog
-from memdock_entries.models import Calls, Endpoint, classify
+from memdock_entries.runtime_base import EntryRuntime
 
 from memdock.errors import MemdockError
 
 from .engine import MalformedAnswer, build, start_postgres
-from .settings import ENV, Settings
+from .settings import Settings
 
 T = TypeVar("T")
 
 
-class Runtime:
+class Runtime(EntryRuntime):
+    MALFORMED = (MalformedAnswer,)
+    settings: Settings
+
     def __init__(self, settings: Settings, data_dir: Path):
-        self.settings, self.data_dir = settings, data_dir
-        self.catalog = Catalog(data_dir)
-        self.calls = Calls()
+        super().__init__(settings, data_dir)
         self.malformed: list[str] = []
-        self.endpoint = Endpoint(settings.llm_url, settings.llm_model, ENV["llm_api_key"])
         self._loop = asyncio.new_event_loop()
         self._server: Any = None
         self._service: Any = None
@@ -53,12 +52,6 @@ class Runtime:
 
     def wait(self, coro: Coroutine[Any, Any, T]) -> T:
         return self._loop.run_until_complete(coro)
-
-    def run(self, fn: Callable[[], T], where: str) -> T:
-        try:
-            return fn()
-        except Exception as exc:
-            raise classify(exc, self.endpoint, where, (MalformedAnswer,)) from exc
 
     def scope(self, **more: str) -> dict[str, str]:
         return {"user_id": self.settings.user_id, **more}
@@ -88,7 +81,7 @@ class Runtime:
         except BaseException as exc:
             self.remove_entry(entry["id"])
             if isinstance(exc, Exception) and not isinstance(exc, MemdockError):
-                raise classify(exc, self.endpoint, where, (MalformedAnswer,)) from exc
+                raise self.classify(exc, where) from exc
             raise
         return [str(i["id"]) for i in result.get("items", [])]
 

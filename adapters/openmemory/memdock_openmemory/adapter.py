@@ -9,6 +9,7 @@ from memdock_entries.adapter_base import EntryAdapter
 
 from memdock.errors import MemdockError
 from memdock.sdk import Context, adapter_json
+from memdock.sdk.kit.runtime import supports
 from memdock_openmemory.retrieval import SCORE_SEMANTICS
 from memdock_openmemory.settings import Settings
 
@@ -17,15 +18,7 @@ class OpenMemoryAdapter(EntryAdapter):
     package = "memdock_openmemory"
     settings_class = Settings
     descriptor_path = adapter_json(__file__)
-    features = {
-        "embeddings": False,
-        "entity_extraction": False,
-        "graph_query": False,
-        "temporal": False,
-        "incremental": True,
-        "delete": True,
-        "retrieval": True,
-    }
+    features = supports("incremental", "delete", "retrieval")
     score = {"range": [0.0, 1.0], "semantics": SCORE_SEMANTICS}
     id_shapes = {
         "node": "OpenMemory memory uuid (recorded in catalog.sqlite against our entry id)",
@@ -54,7 +47,7 @@ class OpenMemoryAdapter(EntryAdapter):
         }
 
     def healthcheck(self, ctx: Context) -> dict:
-        rt = self._rt(ctx)
+        rt = self.runtime(ctx)
         checks: dict[str, Any] = {"server": rt.settings.base, "user_id": rt.settings.user_id, **rt.catalog.counts()}
         try:
             page = rt.client.user_page("healthcheck")
@@ -75,6 +68,6 @@ class OpenMemoryAdapter(EntryAdapter):
         }
 
     def prepare(self, ctx: Context) -> dict:
-        rt = self._rt(ctx)
+        rt = self.runtime(ctx)
         rt.client.user_page("prepare")
         return {"ok": True, "details": rt.catalog.counts()}

@@ -11,9 +11,10 @@ created since the request began.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
-from memdock_entries.indexing import Written, index_entries
+from memdock_entries.indexing import index_entries, rewriting
 from memdock_entries.meta import metadata
 
 from memdock.sdk import Context
@@ -42,13 +43,9 @@ def _create(rt: Runtime, entry: dict[str, Any], where: str) -> list[str]:
 def index(rt: Runtime, ctx: Context) -> dict[str, Any]:
     s = rt.settings
 
-    def write(entry: dict[str, Any], previous: str | None) -> Written:
-        where = f"index {entry['id']} (thread {entry['thread_id']})"
-        removed = 0
-        if previous is not None:  # never marked pending: the server was never sent this entry
-            removed = remove_entry_memories(rt, entry["id"], where, scan=previous == "pending")
-        return Written(_create(rt, entry, where), replaced=bool(removed) or previous == "committed")
+    def remove(entry: dict[str, Any], previous: str, where: str) -> int:
+        return remove_entry_memories(rt, entry["id"], where, scan=previous == "pending")
 
-    out = index_entries(ctx, rt.catalog, s.max_entry_chars, f"infer={s.infer}", write)
+    out = index_entries(ctx, rt.catalog, s.max_entry_chars, f"infer={s.infer}", rewriting(remove, partial(_create, rt)))
     out["details"].update({"infer": s.infer, "http_requests": rt.client.requests})
     return out

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from memdock_entries.filters import Filters
-from memdock_entries.hits import best_episodes, episode_hit, node_hit
+from memdock_entries.hits import best_episodes, node_hit, stored_episode
 
 from memdock.sdk.params import limit_of, query_text, record_id
 
@@ -94,9 +94,9 @@ def search_episodes(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
 def get_node(rt: Runtime, params: dict[str, Any]) -> dict[str, Any]:
     """A memory by the server's id, or an entry by our id (an episode, with its memory ids)."""
     rid = record_id(params)
-    entry = rt.catalog.entry(rid)
-    if entry is not None and entry["state"] == "committed":
-        return {"item": episode_hit(entry, 1.0, rt.catalog.memories(rid), BACKEND)}
+    stored = stored_episode(rt.catalog, rid, BACKEND)
+    if stored is not None:
+        return {"item": stored[0]}
     owner = rt.catalog.entry_of_memory(rid)
     if owner is None:
         return {"item": None}
