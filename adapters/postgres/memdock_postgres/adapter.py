@@ -26,6 +26,7 @@ class PostgresAdapter(Adapter):
         "delete": True,
         "retrieval": True,
         "embeddings": False,
+        "metadata_filter": True,
     }
     score = {
         "range": [0.0, 1.0],

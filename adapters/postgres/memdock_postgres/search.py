@@ -15,12 +15,11 @@ from typing import Any
 
 import psycopg
 from memdock_entries import record_hits as hits
-from memdock_entries.filters import Filters
 
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import group_ids, limit_of, query_text, record_id
 
-from . import neighbours
+from . import filters, neighbours
 from .lookup import fetch
 
 BACKEND = "postgres"
@@ -42,28 +41,6 @@ WEIGHTED = (
 
 def _answer(found: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     return {"hits": found, "backend": BACKEND, **extra}
-
-
-def _filters(f: Filters, alias: str, args: dict[str, Any]) -> str:
-    """SQL conditions for F over a chunks or entries alias, their values added to ARGS."""
-    conds = []
-    if f.threads:
-        conds.append(f"{alias}.thread_id = ANY(%(threads)s)")
-        args["threads"] = list(f.threads)
-    if f.since is not None:
-        conds.append(f"{alias}.ts >= %(since)s")
-        args["since"] = f.since
-    if f.until is not None:
-        conds.append(f"{alias}.ts <= %(until)s")
-        args["until"] = f.until
-    if f.authors:  # any of the author's keys: "Codex (lee)" is found as itself, codex or lee
-        conds.append(f"{alias}.author_keys && %(authors)s")
-        args["authors"] = [v.strip() for v in f.authors]
-    for key, column, values in (("roles", "role", f.roles), ("types", "entry_type", f.types)):
-        if values:
-            conds.append(f"{alias}.{column} = ANY(%({key})s)")
-            args[key] = [v.strip() for v in values]
-    return "".join(f" AND {c}" for c in conds)
 
 
 def _ranked(
@@ -94,7 +71,7 @@ def run_query(conn: psycopg.Connection, params: dict[str, Any], neighbour_weight
             "reason": f"mode {mode} needs embeddings, which the postgres adapter does not have yet; answered with bm25",
         }
     args: dict[str, Any] = {"limit": limit}
-    where = _filters(Filters.parse(params), "c", args)
+    where = filters.where(params, "c", args)
     body = (
         "SELECT c.rec, round(least(1, (SELECT sum(w.idf) FROM w WHERE c.tsv @@ w.tq) / q.whole)::numeric, "
         f"{TIE_DIGITS}) AS s, ts_rank_cd(c.tsv, q.q, 32) AS r FROM chunks c "
