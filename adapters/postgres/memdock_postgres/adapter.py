@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import time
 
+from memdock_entries import embedders
+
 from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.params import query_text
-from memdock_postgres import delete, ingest, schema, search
+from memdock_postgres import delete, fusion, ingest, schema, search, vectors
 from memdock_postgres.settings import Settings
 from memdock_postgres.store import Store
 
+EMBEDDING_KEY_ENV = "MEMDOCK_POSTGRES_EMBEDDING_API_KEY"
 EMPTY = {"hits": [], "backend": "postgres", "reason": "the memory is empty: nothing has been indexed"}
 
 
@@ -26,6 +29,7 @@ class PostgresAdapter(Adapter):
         "delete": True,
         "retrieval": True,
         "embeddings": False,
+        "metadata_filter": True,
     }
     score = {
         "range": [0.0, 1.0],
@@ -35,13 +39,29 @@ class PostgresAdapter(Adapter):
         "mark in its header or text), in a conversation (a thread imported as chat or irc), comes with it as its "
         "likely answer, scored 0.9 times the hit's score (extra.neighbour_of names the hit; neighbour_weight sets "
         "the share for every thread, 0 turns it off); search_nodes, search_episodes and search_facts: ts_rank_cd "
-        "with normalisation 32 (r/(r+1)), titles and names weighted 1.0, bodies 0.4; no embeddings, so vector and "
-        "hybrid modes answer with bm25, marked degraded",
+        "with normalisation 32 (r/(r+1)), titles and names weighted 1.0, bodies 0.4; vector and "
+        "hybrid: with embeddings configured, mode vector scores (cosine - 0.2) / 0.6 clipped to [0, 1] (pgvector HNSW, "
+        "as sqlite scores vectors), mode hybrid (auto's choice then) the weighted reciprocal-rank fusion of the word "
+        "and vector rankings over its maximum (weights 1 and hybrid_vector_weight, k hybrid_rrf_k); without "
+        "embeddings, vector and hybrid answer with bm25, marked degraded",
         "stable_as_store_grows": True,
     }
 
     def __init__(self) -> None:
         self._store: Store | None = None
+
+    def active_features(self, ctx: Context) -> dict[str, bool]:
+        return {**self.features, "embeddings": bool(ctx.config.get("embedding_provider"))}
+
+    def _embed(self, ctx: Context, store: Store) -> int:
+        """Embed the chunks that lack a vector, when embeddings are configured; how many were embedded."""
+        embedder = embedders.from_config(ctx.config, EMBEDDING_KEY_ENV)
+        if embedder is None:
+            return 0
+        with store.connection("embedding chunks") as conn:
+            return vectors.backfill(
+                conn, store.settings.schema, embedder, lambda n: ctx.progress(n, None, "embedding chunks")
+            )
 
     def _open(self, ctx: Context, *, create: bool) -> Store | None:
         """The pool on the configured memory (kept while the config stays the same); None when there is no
@@ -66,7 +86,8 @@ class PostgresAdapter(Adapter):
     def prepare(self, ctx: Context) -> dict:
         store = self._open(ctx, create=True)
         assert store is not None
-        return {"ok": True, "details": {"memory": store.settings.where(), "schema_version": schema.SCHEMA_VERSION}}
+        details = {"memory": store.settings.where(), "schema_version": schema.SCHEMA_VERSION}
+        return {"ok": True, "details": {**details, "vectors_added": self._embed(ctx, store)}}
 
     def index(self, ctx: Context) -> dict:
         started = time.monotonic()
@@ -82,12 +103,13 @@ class PostgresAdapter(Adapter):
                 run.run(rtype, reader.records(rtype))
             run.flush()
             resolved = run.refresh_unresolved()
+        embedded = self._embed(ctx, store)
         ignored = {t: reader.count(t) for t in reader.record_types() if t not in ingest.ORDER}
         return {
             "indexed": run.counts,
             "checkpoints": committed.count,
             "seconds": time.monotonic() - started,
-            "details": {"facts_resolved_late": resolved, "ignored": ignored},
+            "details": {"facts_resolved_late": resolved, "vectors_added": embedded, "ignored": ignored},
         }
 
     def _read(self, ctx: Context, doing: str, fn, *args, empty: dict | None = None, **kw) -> dict:
@@ -99,8 +121,15 @@ class PostgresAdapter(Adapter):
 
     def query(self, ctx: Context) -> dict:
         query_text(ctx.params)
-        weight = ctx.config.get("neighbour_weight")
-        return self._read(ctx, "searching chunks", search.run_query, None if weight is None else float(weight))
+        config = ctx.config
+        weight = config.get("neighbour_weight")
+        ranking = fusion.Ranking(
+            neighbour_weight=None if weight is None else float(weight),
+            embedder=embedders.from_config(config, EMBEDDING_KEY_ENV),
+            vector_weight=float(config.get("hybrid_vector_weight", fusion.VECTOR_WEIGHT)),
+            rrf_k=int(config.get("hybrid_rrf_k", fusion.RRF_K)),
+        )
+        return self._read(ctx, "searching chunks", search.run_query, ranking)
 
     def search_nodes(self, ctx: Context) -> dict:
         query_text(ctx.params)

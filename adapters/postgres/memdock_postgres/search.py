@@ -15,18 +15,17 @@ from typing import Any
 
 import psycopg
 from memdock_entries import record_hits as hits
-from memdock_entries.filters import Filters
 
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import group_ids, limit_of, query_text, record_id
 
-from . import neighbours
+from . import filters, fusion, neighbours, vectors
 from .lookup import fetch
 
 BACKEND = "postgres"
 NO_WORDS = "the query has no searchable words"
 NEIGHBOURS = 50
-MAX_TERMS, MIN_STORE, DF_CAP, TIE_DIGITS = 64, 1000, 20000, 6
+MAX_TERMS, MIN_STORE, DF_CAP, TIE_DIGITS, MIN_CANDIDATES = 64, 1000, 20000, 6, 100
 # The query's distinct lexemes (at most MAX_TERMS: an OR over thousands of words costs a scan for no gain).
 LEXEMES = f"(SELECT l FROM unnest(tsvector_to_array(to_tsvector('english', %(text)s))) AS l LIMIT {MAX_TERMS}) AS x"
 TSQUERY = f"WITH q AS (SELECT to_tsquery('simple', string_agg(quote_literal(x.l), ' | ')) AS q FROM {LEXEMES}) "
@@ -44,28 +43,6 @@ def _answer(found: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     return {"hits": found, "backend": BACKEND, **extra}
 
 
-def _filters(f: Filters, alias: str, args: dict[str, Any]) -> str:
-    """SQL conditions for F over a chunks or entries alias, their values added to ARGS."""
-    conds = []
-    if f.threads:
-        conds.append(f"{alias}.thread_id = ANY(%(threads)s)")
-        args["threads"] = list(f.threads)
-    if f.since is not None:
-        conds.append(f"{alias}.ts >= %(since)s")
-        args["since"] = f.since
-    if f.until is not None:
-        conds.append(f"{alias}.ts <= %(until)s")
-        args["until"] = f.until
-    if f.authors:  # any of the author's keys: "Codex (lee)" is found as itself, codex or lee
-        conds.append(f"{alias}.author_keys && %(authors)s")
-        args["authors"] = [v.strip() for v in f.authors]
-    for key, column, values in (("roles", "role", f.roles), ("types", "entry_type", f.types)):
-        if values:
-            conds.append(f"{alias}.{column} = ANY(%({key})s)")
-            args[key] = [v.strip() for v in values]
-    return "".join(f" AND {c}" for c in conds)
-
-
 def _ranked(
     conn: psycopg.Connection, text: str, body: str, args: dict[str, Any], head: str = TSQUERY
 ) -> list[tuple[Any, ...]] | None:
@@ -77,34 +54,57 @@ def _ranked(
     return [(row[1], *map(float, row[2:])) for row in rows if row[1] is not None]
 
 
-def run_query(conn: psycopg.Connection, params: dict[str, Any], neighbour_weight: float | None = None) -> dict:
-    text, limit = query_text(params), limit_of(params)
+def _mode(params: dict[str, Any], embedder: Any) -> tuple[str, dict[str, Any]]:
+    """The mode to answer in, and what the answer says when it is not the one asked for."""
     mode = params.get("mode") or "auto"
     if mode not in ("auto", "bm25", "vector", "hybrid"):
         raise InvalidInputError(f"params.mode must be auto, bm25, vector or hybrid, got {mode!r}")
+    if mode == "auto":
+        return ("hybrid" if embedder else "bm25"), {}
+    if mode in ("vector", "hybrid") and embedder is None:
+        reason = f"mode {mode} needs embeddings, which are not configured; answered with bm25"
+        return "bm25", {"degraded": True, "reason": reason}
+    return mode, {}
+
+
+def _lexical(conn: psycopg.Connection, text: str, k: int, where: str, args: dict[str, Any]) -> fusion.Ranked | None:
+    body = (
+        "SELECT c.rec, round(least(1, (SELECT sum(w.idf) FROM w WHERE c.tsv @@ w.tq) / q.whole)::numeric, "
+        f"{TIE_DIGITS}) AS s, ts_rank_cd(c.tsv, q.q, 32) AS r FROM chunks c "
+        f"WHERE c.tsv @@ q.q{where} ORDER BY s DESC, r DESC, c.id LIMIT %(k)s"
+    )
+    rows = _ranked(conn, text, body, {**args, "k": k}, WEIGHTED)
+    if rows is None:
+        return None
+    return [(rec, s, {"mode": "bm25", "coverage": s, "ts_rank_cd": r}) for rec, s, r in rows]
+
+
+def run_query(conn: psycopg.Connection, params: dict[str, Any], ranking: fusion.Ranking | None = None) -> dict:
+    ranking = ranking or fusion.Ranking()
+    text, limit = query_text(params), limit_of(params)
     min_score = params.get("min_score")
     if min_score is not None and (
         not isinstance(min_score, (int, float)) or isinstance(min_score, bool) or not 0 <= min_score <= 1
     ):
         raise InvalidInputError(f"params.min_score must be a number in [0, 1], got {min_score!r}")
-    extra: dict[str, Any] = {}
-    if mode in ("vector", "hybrid"):
-        extra = {
-            "degraded": True,
-            "reason": f"mode {mode} needs embeddings, which the postgres adapter does not have yet; answered with bm25",
-        }
-    args: dict[str, Any] = {"limit": limit}
-    where = _filters(Filters.parse(params), "c", args)
-    body = (
-        "SELECT c.rec, round(least(1, (SELECT sum(w.idf) FROM w WHERE c.tsv @@ w.tq) / q.whole)::numeric, "
-        f"{TIE_DIGITS}) AS s, ts_rank_cd(c.tsv, q.q, 32) AS r FROM chunks c "
-        f"WHERE c.tsv @@ q.q{where} ORDER BY s DESC, r DESC, c.id LIMIT %(limit)s"
-    )
-    rows = _ranked(conn, text, body, args, WEIGHTED)
-    if rows is None:
-        return _answer([], reason=NO_WORDS)
-    ranked = [(rec, s, {"mode": "bm25", "coverage": s, "ts_rank_cd": r}) for rec, s, r in rows]
-    ranked = neighbours.expand(conn, ranked, *neighbours.settings(neighbour_weight), where, args)
+    mode, extra = _mode(params, ranking.embedder)
+    args: dict[str, Any] = {}
+    where = filters.where(params, "c", args)
+    k = limit if mode == "bm25" else max(limit * 5, MIN_CANDIDATES)
+    lexical = _lexical(conn, text, k, where, args) if mode != "vector" else []
+    dense: list[tuple[dict[str, Any], float]] = []
+    if mode != "bm25" and ranking.embedder is not None:
+        if vectors.ready(conn, ranking.embedder.name):
+            dense = vectors.nearest(conn, ranking.embedder.embed([text])[0], k, where, args)
+        else:
+            extra["reason"] = f"no chunk has a {ranking.embedder.name} vector yet (index or prepare embeds them)"
+    if lexical is None and not dense:
+        return _answer([], reason=NO_WORDS, **extra)
+    if mode == "vector":
+        ranked = [(rec, fusion.cosine(cos), {"mode": "vector", "cosine": cos}) for rec, cos in dense]
+    else:
+        ranked = (lexical or []) if mode == "bm25" else fusion.fuse(lexical or [], dense, ranking)
+        ranked = neighbours.expand(conn, ranked, *neighbours.settings(ranking.neighbour_weight), where, args)
     if min_score is not None:
         ranked = [item for item in ranked if item[1] >= min_score]
     found = [hits.chunk_hit(BACKEND, rec, s, rank, part) for rank, (rec, s, part) in enumerate(ranked[:limit], 1)]

@@ -1,0 +1,135 @@
+"""Optional text embedders: a local sentence-transformers model, or an OpenAI-compatible /v1/embeddings endpoint.
+
+Both return L2-normalised float32 vectors as bytes (little-endian), so cosine similarity is a dot product.
+Without an embedder configured, nothing here is imported and the adapter needs only the standard library.
+The sqlite and postgres adapters share them: the same config fields (`embedding_*`) mean the same model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import struct
+import sys
+from typing import Any, Protocol
+
+from memdock.errors import BackendError, ConfigError, TransientError
+from memdock.sdk.local_models import resolve_model_path
+
+
+class Embedder(Protocol):
+    name: str
+
+    def embed(self, texts: list[str]) -> list[bytes]: ...
+
+
+def _normalised(vec: list[float]) -> bytes:
+    norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+    return struct.pack(f"<{len(vec)}f", *(x / norm for x in vec))
+
+
+class SentenceTransformerEmbedder:
+    def __init__(self, model: str, *, threads: int = 2, batch_size: int = 64):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+        path = resolve_model_path(model)
+        try:
+            import torch
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ConfigError(
+                f"embedding_provider sentence-transformers needs the sentence-transformers package in {sys.executable} "
+                f"({exc}); install it with: pip install 'torch==2.13.0' sentence-transformers"
+            ) from None
+        torch.set_num_threads(threads)
+        self.model = SentenceTransformer(str(path), device="cpu")
+        self.name = f"st:{path.name}"
+        self.batch_size = batch_size
+
+    def embed(self, texts: list[str]) -> list[bytes]:
+        vecs = self.model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
+        return [v.astype("<f4").tobytes() for v in vecs]
+
+
+class HttpEmbedder:
+    """POST {base_url}/embeddings, as OpenAI and the local servers that copy its API accept."""
+
+    def __init__(self, base_url: str, model: str, *, api_key: str | None, timeout: float = 30.0, batch_size: int = 64):
+        self.url = base_url.rstrip("/") + "/embeddings"
+        self.model, self.api_key, self.timeout, self.batch_size = model, api_key, timeout, batch_size
+        self.name = f"http:{model}"
+
+    def embed(self, texts: list[str]) -> list[bytes]:
+        out: list[bytes] = []
+        for i in range(0, len(texts), self.batch_size):
+            out.extend(self._post(texts[i : i + self.batch_size]))
+        return out
+
+    def _post(self, texts: list[str]) -> list[bytes]:
+        import urllib.error  # here, not at the top: a third of the adapter's start, for a store without HTTP
+        import urllib.request
+
+        body = json.dumps({"model": self.model, "input": texts}).encode()
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                payload = json.load(response)
+        except urllib.error.HTTPError as exc:
+            category = TransientError if exc.code in (408, 429) or exc.code >= 500 else BackendError
+            raise category(
+                f"embedding endpoint {self.url} answered HTTP {exc.code}", details={"endpoint": self.url}
+            ) from None
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise TransientError(
+                f"embedding endpoint {self.url} unreachable: {reason}", details={"endpoint": self.url}
+            ) from None
+        try:
+            data = sorted(payload["data"], key=lambda d: d.get("index", 0))
+            return [_normalised([float(x) for x in d["embedding"]]) for d in data]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BackendError(f"embedding endpoint {self.url} sent an unexpected answer ({exc})") from None
+
+
+_CACHE: dict[tuple, Embedder] = {}
+
+
+def from_config(config: dict[str, Any], api_key_env: str) -> Embedder | None:
+    """The configured embedder (one per process and configuration), or None when embeddings are off. An
+    openai key comes from config embedding_api_key, else from the environment variable named API_KEY_ENV."""
+    provider = config.get("embedding_provider")
+    if not provider:
+        return None
+    model = config.get("embedding_model")
+    if not model:
+        raise ConfigError("embedding_provider is set but embedding_model is not")
+    key = (provider, model, config.get("embedding_base_url"), config.get("embedding_threads"))
+    if key in _CACHE:
+        return _CACHE[key]
+    batch = int(config.get("embedding_batch_size", 64))
+    if provider == "sentence-transformers":
+        embedder: Embedder = SentenceTransformerEmbedder(
+            model, threads=int(config.get("embedding_threads", 2)), batch_size=batch
+        )
+    elif provider == "openai":
+        base = config.get("embedding_base_url")
+        if not base:
+            raise ConfigError("embedding_provider openai needs embedding_base_url (e.g. https://api.openai.com/v1)")
+        embedder = HttpEmbedder(
+            base,
+            model,
+            api_key=config.get("embedding_api_key") or os.environ.get(api_key_env),
+            timeout=float(config.get("embedding_timeout_s", 30)),
+            batch_size=batch,
+        )
+    else:
+        raise ConfigError(f"unknown embedding_provider {provider!r}; use sentence-transformers or openai")
+    _CACHE[key] = embedder
+    return embedder
