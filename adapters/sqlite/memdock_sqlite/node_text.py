@@ -38,6 +38,7 @@ def index_pending(conn: sqlite3.Connection) -> int:
 def hold_in_chunks(conn: sqlite3.Connection, entry_ids: Iterable[str]) -> None:
     """Leave to their chunks the text of those of ENTRY_IDS (entries whose chunks this run wrote) they join to."""
     which = "id IN (SELECT value FROM json_each(?))"
+    which += " AND indexed = 2"  # node_fts holds its name only: its text can leave node_rows without a trace there
     conn.execute(f"UPDATE node_rows SET text = NULL WHERE {which} AND {_JOINS}", (json.dumps(list(entry_ids)),))
 
 
