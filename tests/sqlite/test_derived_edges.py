@@ -116,10 +116,14 @@ def old_adapter(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module", params=["watercooler", "locomo", "irc"])
 def indexed_both(request, tmp_path_factory, old_adapter):
+    yield from index_both(old_adapter, tmp_path_factory.mktemp(f"derived-{request.param}"), request.param)
+
+
+def index_both(old_adapter: Path, base: Path, corpus: str):
+    """The shared CORPUS indexed by OLD_ADAPTER into BASE/old and by this adapter into BASE/new."""
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared corpora not found at {SHARED_DATA}")
-    base = tmp_path_factory.mktemp(f"derived-{request.param}")
-    bundle = _corpus(SHARED_DATA, request.param, base)
+    bundle = _corpus(SHARED_DATA, corpus, base)
     old = SubprocessBackend(Registry().get(old_adapter), base / "old", workers=1)
     new = sqlite_backend(base / "new", workers=1)
     old.index(bundle)

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 from sqlite_helpers import sqlite_backend
-from test_derived_edges import SCHEMA_3, SHARED_DATA, _clean, _corpus, _old_adapter, _questions, answers
+from test_derived_edges import SCHEMA_3, _clean, _old_adapter, _questions, answers, index_both
 
-from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
@@ -36,17 +35,7 @@ def schema3_adapter(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module", params=["watercooler", "locomo"])
 def both(request, tmp_path_factory, schema3_adapter):
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared corpora not found at {SHARED_DATA}")
-    base = tmp_path_factory.mktemp(f"text-once-{request.param}")
-    bundle = _corpus(SHARED_DATA, request.param, base)
-    old = SubprocessBackend(Registry().get(schema3_adapter), base / "old", workers=1)
-    new = sqlite_backend(base / "new", workers=1)
-    old.index(bundle)
-    new.index(bundle)
-    yield old, new, bundle, base
-    old.close()
-    new.close()
+    yield from index_both(schema3_adapter, tmp_path_factory.mktemp(f"text-once-{request.param}"), request.param)
 
 
 def _all_nodes(b: SubprocessBackend, ids: list[str]) -> dict[str, dict]:
@@ -120,7 +109,8 @@ def _found(conn: sqlite3.Connection, word: str) -> int:
     return conn.execute("SELECT count(*) FROM node_fts WHERE node_fts MATCH ?", (word,)).fetchone()[0]
 
 
-def test_chunks_that_join_to_the_text_hold_it_and_others_leave_it_stored(tmp_path):
+def _joined(tmp_path: Path) -> sqlite3.Connection:
+    """A store of one entry whose two chunks join to its text."""
     conn = db.open_writer(tmp_path)
     _run(
         conn,
@@ -128,6 +118,11 @@ def test_chunks_that_join_to_the_text_hold_it_and_others_leave_it_stored(tmp_pat
         ("entry", [ENTRY]),
         ("chunk", _chunks("alpha beta ", "gamma delta")),
     )
+    return conn
+
+
+def test_chunks_that_join_to_the_text_hold_it_and_others_leave_it_stored(tmp_path):
+    conn = _joined(tmp_path)
     assert _text(conn) == ("alpha beta gamma delta", None)
     _run(conn, ("chunk", _chunks("alpha beta", "beta gamma delta")))  # overlapping windows: no longer its text
     assert _text(conn) == ("alpha beta gamma delta", "alpha beta gamma delta")
@@ -136,13 +131,7 @@ def test_chunks_that_join_to_the_text_hold_it_and_others_leave_it_stored(tmp_pat
 
 
 def test_deleting_the_chunks_that_held_a_text_puts_it_back_and_searchable(tmp_path):
-    conn = db.open_writer(tmp_path)
-    _run(
-        conn,
-        ("thread", [{"id": "thread:t", "title": "t"}]),
-        ("entry", [ENTRY]),
-        ("chunk", _chunks("alpha beta ", "gamma delta")),
-    )
+    conn = _joined(tmp_path)
     assert _found(conn, "gamma") == 0  # searched through its chunks
     delete.delete(conn, {"ids": ["chunk:0", "chunk:1"]})
     assert _text(conn) == ("alpha beta gamma delta", "alpha beta gamma delta")
