@@ -164,14 +164,15 @@ class SqliteAdapter(Adapter):
         if loaded:
             deferred = bulk.Deferred(lambda done: ctx.progress(done, total))
             with bulk.load(ctx.data_dir) as conn:
-                run, details = self._ingest(ctx, conn, reader, present, deferred, max(size, bulk.BATCH))
+                run, details = self._ingest(conn, reader, present, deferred, max(size, bulk.BATCH))
             deferred.report(committed)
         else:
             conn = db.open_writer(ctx.data_dir)
             try:
-                run, details = self._ingest(ctx, conn, reader, present, committed, size)
+                run, details = self._ingest(conn, reader, present, committed, size)
             finally:
                 conn.close()
+        details["vectors_added"] = self._embed(ctx)
         details["ignored"] = {t: reader.count(t) for t in reader.record_types() if t not in ingest.ORDER}
         details["bulk_load"] = loaded
         return {
@@ -181,16 +182,26 @@ class SqliteAdapter(Adapter):
             "details": details,
         }
 
-    def _ingest(self, ctx: Context, conn: sqlite3.Connection, reader, present, on_commit, size: int):
-        """Every record of READER into CONN, then what follows from them (node text, late facts, vectors)."""
+    def _embed(self, ctx: Context) -> int:
+        """Embed the chunks that lack vectors, once the run's records are in place and reported committed (an
+        embedding endpoint that fails loses none of them)."""
+        if not ctx.config.get("embedding_provider"):
+            return 0
+        conn = db.open_writer(ctx.data_dir)
+        try:
+            return self._backfill(ctx, conn)
+        finally:
+            conn.close()
+
+    def _ingest(self, conn: sqlite3.Connection, reader, present, on_commit, size: int):
+        """Every record of READER into CONN, then what follows from them (node text, late facts)."""
         run = ingest.Ingest(conn, on_commit=on_commit, batch_size=size)
         for rtype in present:
             self._sql(run.run, rtype, reader.records(rtype))
         self._sql(run.finish)
         with db.transaction(conn, "indexing"):
             resolved = facts.refresh_unresolved(conn)
-        embedded = self._backfill(ctx, conn)
-        return run, {"facts_resolved_late": resolved, "vectors_added": embedded}
+        return run, {"facts_resolved_late": resolved}
 
     def query(self, ctx: Context) -> dict:
         query_text(ctx.params)
