@@ -1,7 +1,8 @@
 """The user's whole path beside the tools a user would pick instead, in one run.
 
     pip install -e '.[bench]' && memdock adapters install tantivy
-    python bench/peers.py [--notes 20000] [--reps 3] [--queries 300] [--markdown-mb 100] [--systems ...]
+    python bench/peers.py [--notes 20000] [--reps 3] [--queries 300] [--markdown-mb 100] [--chunks 100000]
+        [--systems ...]
 
 Part 1, short notes: 20,000 notes of real text (consecutive LoCoMo turns and Ubuntu IRC lines from ../shared/data,
 joined to ~450 bytes; the corpora hold ~3 MB, so each text recurs about three times, cut at other places) written
@@ -20,6 +21,11 @@ query p50/p99 (ms; memdock through `memdock.Memory`, in-process worker), and top
 (shared hits over the longer list, by id); for memdock, the seconds of a second `memdock add` of the unchanged
 source over the first's (re-add×1st, last repetition). Then where each memdock store's bytes are: per file, and
 per table and index of each SQLite file (SQLite's dbstat).
+
+Part 3, chunks only: --chunks synthetic chunks (bench/synthetic.py) in one chunks bundle, `memdock index` on it
+beside raw tantivy-py on the same texts. In every part `fts5-floor` is SQLite FTS5 alone at its best known loading
+settings (one transaction, no journal, no fsync, external content), so `× fts5-floor` is how far memdock's sqlite
+store is from its engine's floor, printed beside `× tantivy-py`.
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from lexical import HEAP, bm25s_search, overlap, pct, size_of, timed  # noqa: E402
-from synthetic import DATA, Vocabulary  # noqa: E402
+from synthetic import DATA, Vocabulary, write_bundle  # noqa: E402
 
 from memdock import Memory  # noqa: E402
 from memdock.ids import digest  # noqa: E402
@@ -66,6 +72,7 @@ class Result:
     lat: list[float] = field(default_factory=list)
     tops: list[list[str]] = field(default_factory=list)
     readd: float | None = None  # a second `memdock add` of the unchanged source, over the first
+    floor: list[float] = field(default_factory=list)  # fts5-floor's seconds over the system's, per repetition
 
 
 # -- corpora -------------------------------------------------------------------------------------------------------
@@ -147,8 +154,10 @@ def read_markdown(folder: Path) -> Docs:
 
 
 def memdock_add(name: str, source: Path, fmt: str, store: Path, tree: Path | None = None) -> tuple[float, Search]:
-    """`memdock add` as the user runs it; from another checkout's src (a baseline) when TREE is given."""
-    cmd = [sys.executable, "-m", "memdock", "add", str(source), "-f", fmt, "-b", name, "--data-dir", str(store), "-q"]
+    """`memdock add` as the user runs it (`memdock index` for a chunks bundle, FMT "chunks"); from another
+    checkout's src (a baseline) when TREE is given."""
+    how = ["index", str(source)] if fmt == "chunks" else ["add", str(source), "-f", fmt]
+    cmd = [sys.executable, "-m", "memdock", *how, "-b", name, "--data-dir", str(store), "-q"]
     env = dict(os.environ, PYTHONPATH=str(tree / "src")) if tree else None
     t = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
@@ -240,7 +249,44 @@ def llamaindex_peer(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, S
     return seconds, search
 
 
-PEERS = {"bm25s": bm25s_peer, "lancedb": lancedb_peer, "llamaindex": llamaindex_peer}
+def fts5_floor(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search]:
+    """SQLite FTS5 alone at its best known loading settings, the floor under memdock's sqlite store: one
+    transaction, no journal, no fsync, external content (the text stored once, in its table), the tokenizer
+    memdock's sqlite adapter uses."""
+    t = time.perf_counter()
+    docs = docs_of()
+    folder.mkdir()
+    db = sqlite3.connect(folder / "floor.sqlite", isolation_level=None)
+    db.execute("PRAGMA journal_mode = OFF")
+    db.execute("PRAGMA synchronous = OFF")
+    db.execute("PRAGMA cache_size = -65536")
+    db.execute("BEGIN")
+    db.execute("CREATE TABLE docs(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL, text TEXT NOT NULL)")
+    db.execute(
+        "CREATE VIRTUAL TABLE docs_fts USING fts5(text, content='docs', content_rowid='rowid', "
+        "tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    db.executemany("INSERT INTO docs(id, text) VALUES (?, ?)", docs)
+    db.execute("INSERT INTO docs_fts(rowid, text) SELECT rowid, text FROM docs")
+    db.execute("COMMIT")
+    seconds = time.perf_counter() - t
+
+    def search(q: str) -> list[str]:
+        words = re.findall(r"\w+", q.lower())
+        if not words:
+            return []
+        expr = " OR ".join(f'"{w}"' for w in words)
+        rows = db.execute(
+            "SELECT d.id FROM docs_fts f JOIN docs d ON d.rowid = f.rowid WHERE docs_fts MATCH ? "
+            "ORDER BY bm25(docs_fts) LIMIT 10",
+            (expr,),
+        )
+        return [r[0] for r in rows]
+
+    return seconds, search
+
+
+PEERS = {"bm25s": bm25s_peer, "lancedb": lancedb_peer, "llamaindex": llamaindex_peer, "fts5-floor": fts5_floor}
 
 
 # -- running -------------------------------------------------------------------------------------------------------
@@ -287,6 +333,8 @@ def compare(
             print(f"  rep {rep + 1} {system}: {seconds:.2f} s", file=sys.stderr, flush=True)
         for system in systems:
             results[system].ratios.append(times["tantivy-py"] / times[system])
+            if "fts5-floor" in times:
+                results[system].floor.append(times["fts5-floor"] / times[system])
     report(label, results, text_bytes, same_ids=fmt == "jsonl")
     return stores
 
@@ -296,17 +344,18 @@ def report(label: str, results: dict[str, Result], text_bytes: int, *, same_ids:
     names its entries, the peers a file's parts)."""
     ref = results["tantivy-py"].tops
     print(f"\n{label} ({text_bytes / 1e6:.2f} MB of text)")
-    heads = ("ingest s", "× tantivy-py", "store×text", "p50 ms", "p99 ms", "∩tv@10", "re-add×1st")
-    print(f"{'system':<18} " + " ".join(f"{h:>{w}}" for h, w in zip(heads, (14, 14, 10, 8, 8, 7, 10))))
+    heads = ("ingest s", "× tantivy-py", "× fts5-floor", "store×text", "p50 ms", "p99 ms", "∩tv@10", "re-add×1st")
+    print(f"{'system':<18} " + " ".join(f"{h:>{w}}" for h, w in zip(heads, (14, 14, 14, 10, 8, 8, 7, 10))))
     for name, r in results.items():
         secs = f"{min(r.seconds):.2f}-{max(r.seconds):.2f}"
         ratio = f"{min(r.ratios):.3f}-{max(r.ratios):.3f}"
+        floor = f"{min(r.floor):.3f}-{max(r.floor):.3f}" if r.floor else "-"
         ov = overlap(r.tops, ref) if same_ids and r.tops and any(ref) else float("nan")
         p50, p99 = (statistics.median(r.lat), pct(r.lat, 99)) if r.lat else (float("nan"),) * 2
         readd = f"{r.readd:.3f}" if r.readd is not None else "-"
         print(
-            f"{name:<18} {secs:>14} {ratio:>14} {r.store / text_bytes:>10.2f} {p50:>8.2f} {p99:>8.2f} {ov:>7.2f} "
-            f"{readd:>10}"
+            f"{name:<18} {secs:>14} {ratio:>14} {floor:>14} {r.store / text_bytes:>10.2f} {p50:>8.2f} {p99:>8.2f} "
+            f"{ov:>7.2f} {readd:>10}"
         )
 
 
@@ -349,7 +398,7 @@ def available(systems: list[str]) -> list[str]:
         if desc is not None and desc.runtime.get("requirements") and not desc.venv.exists():
             print(f"{s}: adapter not installed (memdock adapters install ...); left out", file=sys.stderr)
             continue
-        mod = {"tantivy-py": "tantivy", "llamaindex": "llama_index.retrievers.bm25"}.get(s, s)
+        mod = {"tantivy-py": "tantivy", "llamaindex": "llama_index.retrievers.bm25", "fts5-floor": "sqlite3"}.get(s, s)
         if not s.startswith("memdock-"):
             try:
                 __import__(mod)
@@ -379,8 +428,12 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--markdown-mb", type=float, default=100.0, help="0 to leave part 2 out")
-    ap.add_argument("--systems", default="tantivy-py,memdock-sqlite,memdock-tantivy,bm25s,lancedb,llamaindex")
+    ap.add_argument(
+        "--systems", default="tantivy-py,memdock-sqlite,memdock-tantivy,bm25s,lancedb,llamaindex,fts5-floor"
+    )
     ap.add_argument("--markdown-systems", default="tantivy-py,memdock-sqlite,memdock-tantivy")
+    ap.add_argument("--chunks", type=int, default=100000, help="synthetic chunks for the chunks-only part; 0: none")
+    ap.add_argument("--chunk-systems", default="tantivy-py,memdock-sqlite,memdock-tantivy,fts5-floor")
     ap.add_argument(
         "--baseline",
         type=Path,
@@ -395,6 +448,7 @@ def main() -> int:
         BASELINE.append(args.baseline.resolve())
         args.systems += ",base-sqlite,base-tantivy"
         args.markdown_systems += ",base-sqlite,base-tantivy"
+        args.chunk_systems += ",base-sqlite,base-tantivy"
     work = args.work = Path(tempfile.mkdtemp(prefix="peers-", dir=args.tmp))
     try:
         if args.notes > 0:
@@ -403,6 +457,12 @@ def main() -> int:
             text_bytes = sum(len(x.encode()) for _, x in docs)
             label = f"{args.notes:,} short notes from one JSONL file, {args.reps} repetitions interleaved"
             part(label, args.systems, source, "jsonl", lambda: read_notes(source), text_bytes, args)
+        if args.chunks > 0:
+            bundle, rng = work / "chunks", __import__("random").Random(11)
+            pairs = write_bundle(bundle, Vocabulary(work), args.chunks, rng)
+            chunk_bytes = sum(len(x.encode()) for _, x in pairs)
+            label = f"{args.chunks:,} synthetic chunks, chunks only (`memdock index` of a chunks bundle)"
+            part(label, args.chunk_systems, bundle, "chunks", lambda: list(pairs), chunk_bytes, args)
         if args.markdown_mb > 0:
             folder = work / "markdown"
             md_bytes = write_markdown(folder, args.markdown_mb)

@@ -8,6 +8,7 @@ adapter wrote once this adapter has migrated it. Deletes must remove the same re
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -26,22 +27,30 @@ from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
 
 OLD = "d7086d83b1c0ff669eb9db340b161a9daba22ee6"  # the last commit before links
+SCHEMA_3 = "d1e90669d3c45b192f4d1f2ae92fbd3f8593667f"  # the last commit before the text once (schema 4)
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 SAMPLE = 60  # ids asked of get_edge and get_node per corpus, spread over the bundle
 
 
-def _old_adapter(dest: Path) -> Path:
-    """adapters/sqlite as of OLD, extracted from git (skips where the history is not there)."""
+def _old_adapter(dest: Path, commit: str = OLD, also: tuple[str, ...] = ()) -> Path:
+    """adapters/sqlite (and the folders ALSO) as of COMMIT, extracted from git (skips where the history is not
+    there)."""
     if not shutil.which("git") or not (ROOT / ".git").exists():
         pytest.skip("needs the project's git history to run the adapter as it was before links")
     archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", OLD, "adapters/sqlite"], capture_output=True, check=False
+        ["git", "-C", str(ROOT), "archive", commit, "adapters/sqlite", *also], capture_output=True, check=False
     )
     if archive.returncode != 0:
-        pytest.skip(f"commit {OLD[:10]} is not in this clone's history: {archive.stderr.decode()[:200]}")
+        pytest.skip(f"commit {commit[:10]} is not in this clone's history: {archive.stderr.decode()[:200]}")
     with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
         tar.extractall(dest, filter="data")
+    descriptor = dest / "adapters" / "sqlite" / "adapter.json"
+    raw = json.loads(descriptor.read_text())
+    if "../common" in raw.get("python_path", []):  # the only adapters/common a descriptor may name is memdock's
+        shutil.copytree(dest / "adapters" / "common", descriptor.parent, dirs_exist_ok=True)
+        raw["python_path"] = [p for p in raw["python_path"] if p != "../common"]
+        descriptor.write_text(json.dumps(raw))
     return dest / "adapters" / "sqlite"
 
 
@@ -107,10 +116,14 @@ def old_adapter(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module", params=["watercooler", "locomo", "irc"])
 def indexed_both(request, tmp_path_factory, old_adapter):
+    yield from index_both(old_adapter, tmp_path_factory.mktemp(f"derived-{request.param}"), request.param)
+
+
+def index_both(old_adapter: Path, base: Path, corpus: str):
+    """The shared CORPUS indexed by OLD_ADAPTER into BASE/old and by this adapter into BASE/new."""
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared corpora not found at {SHARED_DATA}")
-    base = tmp_path_factory.mktemp(f"derived-{request.param}")
-    bundle = _corpus(SHARED_DATA, request.param, base)
+    bundle = _corpus(SHARED_DATA, corpus, base)
     old = SubprocessBackend(Registry().get(old_adapter), base / "old", workers=1)
     new = sqlite_backend(base / "new", workers=1)
     old.index(bundle)
@@ -150,7 +163,7 @@ def test_a_store_the_old_adapter_wrote_answers_the_same_once_migrated(indexed_bo
         migrated = answers(b, q)
     finally:
         b.close()
-    assert version == 3
+    assert version == 4
     assert [k for k in before if before[k] != as_read[k]] == []
     assert [k for k in before if before[k] != migrated[k]] == []
 

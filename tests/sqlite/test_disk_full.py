@@ -87,7 +87,7 @@ $PY -m memdock validate $M/chunks > /dev/null; echo "valid=$?"
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("free", [0, 16 * 1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024])
+@pytest.mark.parametrize("free", [0, 16 * 1024, 256 * 1024, 1024 * 1024, 2 * 1024 * 1024])
 def test_index_on_a_full_disk_says_so_and_the_store_recovers(tmp_path, bundles, free):
     """However much room is left, the ledger, the delta bundle, the work dir or the adapter runs out first;
     each says disk full (exit 7), none hides the cause, and after space frees a re-run indexes everything."""

@@ -13,7 +13,8 @@ from memdock_sqlite import db, delete, graph, ingest
 
 FTS = ("node_fts", "chunk_fts", "fact_fts")
 V1_SCHEMA = """
-DROP TRIGGER nodes_ad; DROP TRIGGER nodes_au; DROP INDEX nodes_unindexed;
+DROP VIEW nodes; DROP TRIGGER nodes_ad; DROP TRIGGER nodes_au; DROP INDEX nodes_unindexed;
+ALTER TABLE node_rows RENAME TO nodes;
 ALTER TABLE nodes DROP COLUMN indexed;
 CREATE TRIGGER nodes_ad AFTER DELETE ON nodes BEGIN
     INSERT INTO node_fts(node_fts, rowid, name, text) VALUES ('delete', old.rowid, old.name, old.text);
@@ -154,7 +155,7 @@ def test_a_schema_1_database_is_upgraded_and_its_rows_still_found(tmp_path):
     consistent(conn)
     assert found(conn, "node_fts", "kept") == 1
     assert found(conn, "chunk_fts", "webhook") == 5
-    conn.execute("DELETE FROM nodes WHERE id IN ('thread:old', 'entry:old')")  # indexed by schema 1's triggers
+    conn.execute("DELETE FROM node_rows WHERE id IN ('thread:old', 'entry:old')")  # indexed by schema 1's triggers
     consistent(conn)
     assert found(conn, "node_fts", "kept OR gone") == 0
 

@@ -11,7 +11,7 @@ from memdock.errors import BackendError, MemdockError
 from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.params import query_text
-from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vector_cache, vector_index, vectors
+from memdock_sqlite import bulk, db, embedders, facts, graph, hits, ingest, search, vector_cache, vector_index, vectors
 from memdock_sqlite.delete import delete as delete_records
 
 EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing has been indexed"}
@@ -158,25 +158,50 @@ class SqliteAdapter(Adapter):
         reader = ctx.staged_bundle()
         present = [t for t in ingest.ORDER if t in reader.record_types()]
         total = sum(reader.count(t) for t in present)
-        conn = db.open_writer(ctx.data_dir)
         committed = Checkpoints(ctx, total)
-        try:
-            run = ingest.Ingest(conn, on_commit=committed, batch_size=int(ctx.config.get("batch_size", ingest.BATCH)))
-            for rtype in present:
-                self._sql(run.run, rtype, reader.records(rtype))
-            self._sql(run.finish)
-            with db.transaction(conn, "indexing"):
-                resolved = facts.refresh_unresolved(conn)
-            embedded = self._backfill(ctx, conn)
-        finally:
-            conn.close()
-        ignored = {t: reader.count(t) for t in reader.record_types() if t not in ingest.ORDER}
+        size = int(ctx.config.get("batch_size", ingest.BATCH))
+        loaded = bulk.fresh(ctx.data_dir)
+        if loaded:
+            deferred = bulk.Deferred(lambda done: ctx.progress(done, total))
+            with bulk.load(ctx.data_dir) as conn:
+                run, details = self._ingest(conn, reader, present, deferred, max(size, bulk.BATCH))
+            deferred.report(committed)
+        else:
+            conn = db.open_writer(ctx.data_dir)
+            try:
+                run, details = self._ingest(conn, reader, present, committed, size)
+            finally:
+                conn.close()
+        details["vectors_added"] = self._embed(ctx)
+        details["ignored"] = {t: reader.count(t) for t in reader.record_types() if t not in ingest.ORDER}
+        details["bulk_load"] = loaded
         return {
             "indexed": run.counts,
             "checkpoints": committed.count,
             "seconds": time.monotonic() - started,
-            "details": {"facts_resolved_late": resolved, "vectors_added": embedded, "ignored": ignored},
+            "details": details,
         }
+
+    def _embed(self, ctx: Context) -> int:
+        """Embed the chunks that lack vectors, once the run's records are in place and reported committed (an
+        embedding endpoint that fails loses none of them)."""
+        if not ctx.config.get("embedding_provider"):
+            return 0
+        conn = db.open_writer(ctx.data_dir)
+        try:
+            return self._backfill(ctx, conn)
+        finally:
+            conn.close()
+
+    def _ingest(self, conn: sqlite3.Connection, reader, present, on_commit, size: int):
+        """Every record of READER into CONN, then what follows from them (node text, late facts)."""
+        run = ingest.Ingest(conn, on_commit=on_commit, batch_size=size)
+        for rtype in present:
+            self._sql(run.run, rtype, reader.records(rtype))
+        self._sql(run.finish)
+        with db.transaction(conn, "indexing"):
+            resolved = facts.refresh_unresolved(conn)
+        return run, {"facts_resolved_late": resolved}
 
     def query(self, ctx: Context) -> dict:
         query_text(ctx.params)

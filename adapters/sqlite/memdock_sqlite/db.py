@@ -16,21 +16,21 @@ from memdock.errors import BackendError, ConfigError, VersionError
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
 
 # New rows reach the FTS tables from ingest, one INSERT ... SELECT per batch (ingest.FTS_INSERT, node_text.py), not
 # from AFTER INSERT triggers: with a trigger per row, chunks were indexed 2.2× slower. Deletes and updates keep theirs.
-DDL = """
+DDL_TEMPLATE = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 
-CREATE TABLE IF NOT EXISTS nodes(
+CREATE TABLE IF NOT EXISTS node_rows(
     rowid INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
     kind TEXT NOT NULL,            -- thread | entry | entity
     name TEXT NOT NULL DEFAULT '',
-    text TEXT NOT NULL DEFAULT '',
+    text TEXT,                     -- NULL: its chunks' bodies joined in position order (node_text.py)
     thread_id TEXT,
     position INTEGER,
     author TEXT, role TEXT, entry_type TEXT,
@@ -38,18 +38,19 @@ CREATE TABLE IF NOT EXISTS nodes(
     attrs TEXT NOT NULL DEFAULT '{}',
     indexed INTEGER NOT NULL DEFAULT 0  -- in node_fts: 0 not yet, 1 name and text, 2 name only (see node_text.py)
 );
-CREATE INDEX IF NOT EXISTS nodes_thread ON nodes(thread_id, position);
-CREATE INDEX IF NOT EXISTS nodes_unindexed ON nodes(indexed) WHERE indexed = 0;
+CREATE INDEX IF NOT EXISTS nodes_thread ON node_rows(thread_id, position);
+CREATE INDEX IF NOT EXISTS nodes_unindexed ON node_rows(indexed) WHERE indexed = 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS node_fts USING fts5(
     name, text, content='nodes', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
-CREATE TRIGGER IF NOT EXISTS nodes_ad AFTER DELETE ON nodes WHEN old.indexed > 0 BEGIN
+CREATE TRIGGER IF NOT EXISTS nodes_ad AFTER DELETE ON node_rows WHEN old.indexed > 0 BEGIN
     INSERT INTO node_fts(node_fts, rowid, name, text)
     VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE old.text END);
 END;
-CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE OF name, text ON nodes WHEN old.indexed > 0 BEGIN
+CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE OF name, text ON node_rows
+WHEN old.indexed > 0 AND new.text IS NOT NULL BEGIN
     INSERT INTO node_fts(node_fts, rowid, name, text)
     VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE old.text END);
-    UPDATE nodes SET indexed = 0 WHERE rowid = new.rowid;
+    UPDATE node_rows SET indexed = 0 WHERE rowid = new.rowid;
 END;
 
 CREATE TABLE IF NOT EXISTS chunks(
@@ -79,6 +80,11 @@ CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF header, body ON chunks BE
     INSERT INTO chunk_fts(rowid, header, body) VALUES (new.rowid, new.header, new.body);
     DELETE FROM chunk_vectors WHERE rowid = old.rowid;
 END;
+
+-- What every reader reads: an entry's text stored once, in its chunks, when they join to it exactly.
+CREATE VIEW IF NOT EXISTS nodes AS SELECT rowid AS rowid, id, kind, name,
+    coalesce(text, {joined}) AS text,
+    thread_id, position, author, role, entry_type, event_time, event_ts, attrs, indexed FROM node_rows;
 
 CREATE TABLE IF NOT EXISTS chunk_vectors(
     rowid INTEGER PRIMARY KEY,     -- the chunk's rowid
@@ -126,6 +132,14 @@ CREATE TRIGGER IF NOT EXISTS edges_au AFTER UPDATE OF fact ON edges BEGIN
     INSERT INTO fact_fts(rowid, fact) VALUES (new.rowid, new.fact);
 END;
 """
+# An entry's chunks' bodies joined in position order; where this equals its text, node_rows.text is NULL.
+JOINED = (
+    "(SELECT group_concat(body, '') FROM (SELECT body FROM chunks c WHERE c.entry_id = {t}.id ORDER BY c.position))"
+)
+DDL = DDL_TEMPLATE.replace("{joined}", JOINED.format(t="node_rows"))
+_NODE_COLUMNS = (
+    "rowid, id, kind, name, text, thread_id, position, author, role, entry_type, event_time, event_ts, attrs"
+)
 
 
 def transaction(conn: sqlite3.Connection, what: str = "writing"):
@@ -195,21 +209,22 @@ def _check_identity(conn: sqlite3.Connection, path: Path) -> int:
     return version
 
 
-def open_writer(data_dir: Path) -> sqlite3.Connection:
-    """The store's database opened for writing (created when absent)."""
-    conn = open_db(data_dir, write=True)
+def open_writer(data_dir: Path, *, loading: Path | None = None) -> sqlite3.Connection:
+    """The store's database opened for writing (created when absent); or, given LOADING, a new database there
+    for a bulk load (bulk.py): no journal, no fsync, switched to WAL once loaded."""
+    conn = open_db(data_dir, write=True, loading=loading)
     if conn is None:  # open_db answers None only to a read of a store without a database
         raise RuntimeError(f"{db_path(data_dir)} could not be opened for writing")
     return conn
 
 
-def open_db(data_dir: Path, *, write: bool) -> sqlite3.Connection | None:
+def open_db(data_dir: Path, *, write: bool, loading: Path | None = None) -> sqlite3.Connection | None:
     """Open the store's database. For reads, None when there is no database yet.
 
     A read on a read-only filesystem opens the file immutable (no -wal/-shm can be created there);
     a write there is refused with the reason before anything is touched.
     """
-    path = db_path(data_dir)
+    path = loading or db_path(data_dir)
     exists = path.exists()
     if write:
         try:
@@ -231,7 +246,7 @@ def open_db(data_dir: Path, *, write: bool) -> sqlite3.Connection | None:
     try:
         version = _check_identity(conn, path)
         if write:
-            _initialise(conn, version)
+            _initialise(conn, version, bulk=loading is not None)
         elif version == 0:
             conn.close()
             return None
@@ -252,11 +267,12 @@ def _connect(uri: str) -> sqlite3.Connection:
     return conn
 
 
-def _initialise(conn: sqlite3.Connection, version: int) -> None:
-    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-    if mode.lower() != "wal":
-        raise BackendError(f"could not switch the database to WAL mode (got {mode})")
-    conn.execute("PRAGMA synchronous = NORMAL")
+def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -> None:
+    want = "off" if bulk else "wal"
+    mode = conn.execute(f"PRAGMA journal_mode = {want}").fetchone()[0]
+    if mode.lower() != want:
+        raise BackendError(f"could not switch the database to {want} journal mode (got {mode})")
+    conn.execute(f"PRAGMA synchronous = {'OFF' if bulk else 'NORMAL'}")
     conn.execute("PRAGMA cache_size = -65536")
     conn.execute("PRAGMA temp_store = MEMORY")
     conn.execute("PRAGMA foreign_keys = OFF")
@@ -269,12 +285,29 @@ def _initialise(conn: sqlite3.Connection, version: int) -> None:
                 conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
         if 0 < version < 3:  # schema 2 kept fact_fts as external content of edges; it becomes contentless
             conn.execute("DROP TABLE IF EXISTS fact_fts")
+        if 0 < version < 4:
+            _text_once(conn)
         for statement in _statements(DDL):
             conn.execute(statement)
         if 0 < version < 3:
             conn.execute("INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges")
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _text_once(conn: sqlite3.Connection) -> None:
+    """Schema 3 and before kept every entry's text in nodes, a table: it becomes node_rows, rowids kept (node_fts
+    is keyed by them), each entry indexed through its chunks holding NULL where they join to its text exactly."""
+    for trigger in ("nodes_ad", "nodes_au"):
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.execute(next(s for s in _statements(DDL) if s.startswith("CREATE TABLE IF NOT EXISTS node_rows")))
+    joined = JOINED.format(t="nodes")
+    text = f"CASE WHEN indexed = 2 AND text <> '' AND text = {joined} THEN NULL ELSE text END"
+    conn.execute(
+        f"INSERT INTO node_rows({_NODE_COLUMNS}, indexed) "
+        f"SELECT {_NODE_COLUMNS.replace(' text,', f' {text},')}, indexed FROM nodes"
+    )
+    conn.execute("DROP TABLE nodes")
 
 
 def _statements(script: str) -> list[str]:

@@ -51,7 +51,8 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
         "SELECT 1 FROM chunk_vectors WHERE rowid IN "
         "(SELECT rowid FROM chunks WHERE id IN (SELECT id FROM doomed)) LIMIT 1"
     ).fetchone()
-    for table in ("edges", "chunks", "nodes"):
+    node_text.materialise(conn, chunked)
+    for table in ("edges", "chunks", "node_rows"):
         conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM doomed)")
     orphans = [
         e
@@ -60,7 +61,7 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
         and conn.execute("SELECT 1 FROM edges WHERE source_id = ? OR target_id = ? LIMIT 1", (e, e)).fetchone() is None
         and not links.touches(conn, e)
     ]
-    conn.executemany("DELETE FROM nodes WHERE id = ?", [(e,) for e in orphans])
+    conn.executemany("DELETE FROM node_rows WHERE id = ?", [(e,) for e in orphans])
     node_text.unhide_unchunked(conn, chunked)
     if embedded:
         vectors.bump(conn)

@@ -33,7 +33,7 @@ def _attrs(record: dict[str, Any], known: Iterable[str]) -> str:
     return json.dumps(rest, ensure_ascii=False, separators=(",", ":")) if rest else "{}"
 
 
-_NODE_SQL = """INSERT INTO nodes(id, kind, name, text, thread_id, position, author, role, entry_type, event_time,
+_NODE_SQL = """INSERT INTO node_rows(id, kind, name, text, thread_id, position, author, role, entry_type, event_time,
   event_ts, attrs, indexed)
 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0)
 ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, name=excluded.name, text=excluded.text, thread_id=excluded.thread_id,
@@ -207,6 +207,7 @@ class Ingest:
     def __init__(self, conn: sqlite3.Connection, *, on_commit: Callable[[list[str]], None], batch_size: int = BATCH):
         self.conn, self.on_commit, self.batch_size = conn, on_commit, batch_size
         self.counts: dict[str, int] = {}
+        self.chunked: set[str] = set()  # entries whose chunks this run wrote
 
     def _entry_fields(self, batch: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """The stored fields of the entries behind BATCH's chunks, fetched in one query."""
@@ -233,6 +234,8 @@ class Ingest:
             self._upsert_nodes([entry_row(r) for r in batch])
         elif rtype == "chunk":
             entries = self._entry_fields(batch)
+            node_text.materialise(self.conn, entries)
+            self.chunked.update(entries)
             self._upsert("chunks", _CHUNK_SQL, [chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
         elif rtype == "edge":
             self._write_edges(list({r["id"]: r for r in batch}.values()))
@@ -278,7 +281,9 @@ class Ingest:
         changed; returns how many nodes."""
         with transaction(self.conn, "indexing"):
             links.index_pending(self.conn)
-            return node_text.index_pending(self.conn)
+            indexed = node_text.index_pending(self.conn)
+            node_text.hold_in_chunks(self.conn, self.chunked)
+            return indexed
 
     def _upsert_nodes(self, rows: list[Row]) -> None:
         """Upsert nodes, left for `finish` to index (an entry's text is indexed only if it has no chunks)."""

@@ -5,6 +5,11 @@ An entry's text is searched through its chunks (chunk_fts) when it has any: node
 entries without chunks are indexed by name and text. Whether an entry has chunks is known only once a run's chunks
 are stored, so ingest stores nodes unindexed (`nodes.indexed = 0`) and indexes every pending node at the end of
 a run; a run killed before that leaves them pending, and the next run indexes them.
+
+The text once: such an entry's text is the same words as its chunks' bodies. Where those bodies, joined in
+position order, are exactly its text, node_rows.text is NULL and the `nodes` view joins them back (db.JOINED), so
+get_node, facts and exports read the very same text. Before a chunk of such an entry is rewritten or deleted, its
+text is put back (`materialise`); the next `index_pending` stores it once again if its new chunks still join to it.
 """
 
 from __future__ import annotations
@@ -13,28 +18,51 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
-_CHUNKED = "nodes.kind = 'entry' AND EXISTS (SELECT 1 FROM chunks c WHERE c.entry_id = nodes.id)"
+from .db import JOINED
+
+_JOINS = f"kind = 'entry' AND text <> '' AND text = {JOINED.format(t='node_rows')}"
+_CHUNKED = "node_rows.kind = 'entry' AND EXISTS (SELECT 1 FROM chunks c WHERE c.entry_id = node_rows.id)"
 
 
 def index_pending(conn: sqlite3.Connection) -> int:
     """Index the nodes not in node_fts yet (inside the caller's transaction); returns how many."""
     conn.execute(
         "INSERT INTO node_fts(rowid, name, text) "
-        f"SELECT rowid, name, CASE WHEN {_CHUNKED} THEN '' ELSE text END FROM nodes WHERE indexed = 0"
+        f"SELECT rowid, name, CASE WHEN {_CHUNKED} THEN '' ELSE text END FROM node_rows WHERE indexed = 0"
     )
-    return conn.execute(f"UPDATE nodes SET indexed = CASE WHEN {_CHUNKED} THEN 2 ELSE 1 END WHERE indexed = 0").rowcount
+    conn.execute(f"UPDATE node_rows SET text = NULL WHERE indexed = 0 AND {_JOINS}")
+    done = f"UPDATE node_rows SET indexed = CASE WHEN {_CHUNKED} THEN 2 ELSE 1 END WHERE indexed = 0"
+    return conn.execute(done).rowcount
+
+
+def hold_in_chunks(conn: sqlite3.Connection, entry_ids: Iterable[str]) -> None:
+    """Leave to their chunks the text of those of ENTRY_IDS (entries whose chunks this run wrote) they join to."""
+    which = "id IN (SELECT value FROM json_each(?))"
+    which += " AND indexed = 2"  # node_fts holds its name only: its text can leave node_rows without a trace there
+    conn.execute(f"UPDATE node_rows SET text = NULL WHERE {which} AND {_JOINS}", (json.dumps(list(entry_ids)),))
+
+
+def materialise(conn: sqlite3.Connection, entry_ids: Iterable[str]) -> None:
+    """Store again the text of those of ENTRY_IDS whose chunks hold it, before those chunks change (the update
+    takes them out of node_fts and leaves them for `index_pending`, as any change of text does)."""
+    conn.execute(
+        f"UPDATE node_rows SET text = {JOINED.format(t='node_rows')} "
+        "WHERE text IS NULL AND id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(entry_ids)),),
+    )
 
 
 def unhide_unchunked(conn: sqlite3.Connection, entry_ids: Iterable[str]) -> None:
     """Index by their text again the entries among ENTRY_IDS that were indexed by name only and have no chunk left."""
     which = (
         "indexed = 2 AND id IN (SELECT value FROM json_each(?)) "
-        "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.entry_id = nodes.id)"
+        "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.entry_id = node_rows.id)"
     )
     ids = json.dumps(list(entry_ids))
     conn.execute(
-        f"INSERT INTO node_fts(node_fts, rowid, name, text) SELECT 'delete', rowid, name, '' FROM nodes WHERE {which}",
+        "INSERT INTO node_fts(node_fts, rowid, name, text) "
+        f"SELECT 'delete', rowid, name, '' FROM node_rows WHERE {which}",
         (ids,),
     )
-    conn.execute(f"UPDATE nodes SET indexed = 0 WHERE {which}", (ids,))
+    conn.execute(f"UPDATE node_rows SET indexed = 0 WHERE {which}", (ids,))
     index_pending(conn)

@@ -1,0 +1,88 @@
+"""A first index into a store with no database loads in bulk, where nothing already there can be damaged.
+
+The records go into a new file beside where the database belongs (LOADING), with no rollback journal and no
+fsync, in large transactions; once everything is in, the file is compacted (VACUUM), switched to WAL, fsynced,
+and renamed into place, then the directory is fsynced. Only then are the records reported committed (the core's
+ledger counts them from these checkpoints), so a run killed at any point before the rename leaves the store as it
+was, with no database, and its re-run loads everything again; one killed after the rename but before the
+checkpoints arrive re-writes the same records, which upserts leave as they are. Later runs write the database in
+place, in WAL.
+
+The core holds the store's write lock for the whole run, so no other writer can be loading into the same file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from memdock.diskfull import disk_full_as_error
+
+from . import db
+
+LOADING = db.DB_NAME + ".loading"
+BATCH = 20000  # records per transaction: with no journal and no fsync, a commit costs little
+SLICE = 20000  # ids per checkpoint reported once the database is in place
+
+
+def fresh(data_dir: Path) -> bool:
+    """Whether an index run may load in bulk: the data dir holds no database, nor a log of one."""
+    path = db.db_path(data_dir)
+    return not any(Path(f"{path}{tail}").exists() for tail in ("", "-wal", "-journal"))
+
+
+def _fsync(path: Path, flags: int = os.O_RDONLY) -> None:
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _discard(path: Path) -> None:
+    for tail in ("", "-journal", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"{path}{tail}")
+
+
+@contextlib.contextmanager
+def load(data_dir: Path) -> Iterator[sqlite3.Connection]:
+    """A connection to a new database at LOADING (a leftover of a killed run is discarded first); on leaving the
+    block without error, the database is put in place; on any error it is discarded and the error raised."""
+    loading = data_dir / LOADING
+    _discard(loading)
+    conn = db.open_writer(data_dir, loading=loading)
+    try:
+        yield conn
+        with disk_full_as_error(loading, "putting the loaded database in place"):
+            conn.execute("VACUUM")  # the pages left part-empty where entries' texts were left to their chunks
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                raise sqlite3.OperationalError(f"could not switch {loading} to WAL mode (got {mode})")
+            conn.close()
+            _fsync(loading)
+            os.replace(loading, db.db_path(data_dir))
+            _fsync(data_dir)
+    except BaseException:
+        conn.close()
+        _discard(loading)
+        raise
+
+
+class Deferred:
+    """An on_commit for a bulk load: progress as batches go in, the ids held until `report` (after the rename)."""
+
+    def __init__(self, progress: Callable[[int], None]):
+        self.progress = progress
+        self.ids: list[str] = []
+
+    def __call__(self, ids: list[str]) -> None:
+        self.ids += ids
+        self.progress(len(self.ids))
+
+    def report(self, checkpoint: Callable[[list[str]], None]) -> None:
+        for k in range(0, len(self.ids), SLICE):
+            checkpoint(self.ids[k : k + SLICE])
