@@ -1,4 +1,6 @@
-"""A searcher over the last commit, with the lookups every operation needs: by id, by key, by kind."""
+"""Searchers over the last commits, with the lookups every operation needs: by id, by key, by kind.
+
+Chunks are read from the chunks' index, every other kind from the graph's (store.Indexes)."""
 
 from __future__ import annotations
 
@@ -9,40 +11,64 @@ import tantivy
 
 from . import queries
 from .docs import record
+from .store import Indexes
 
 PAGE = 1000
 
 
 class Reader:
-    def __init__(self, index: tantivy.Index):
-        self.index, self.schema = index, index.schema
-        self.searcher = index.searcher()
+    def __init__(self, indexes: Indexes):
+        self.indexes, self.schema = indexes, indexes.schema
+        self._searchers()
+
+    def _searchers(self) -> None:
+        self.graph = self.indexes.graph.searcher()
+        self.chunks = self.graph if self.indexes.chunks is self.indexes.graph else self.indexes.chunks.searcher()
+        self.all = [self.graph] if self.chunks is self.graph else [self.graph, self.chunks]
 
     def refresh(self) -> None:
-        self.index.reload()
-        self.searcher = self.index.searcher()
+        self.indexes.reload()
+        self._searchers()
 
-    def search(self, query: tantivy.Query, limit: int) -> list[tuple[float, dict[str, Any]]]:
-        hits = self.searcher.search(query, limit, count=False).hits
-        return [(s, record(self.searcher.doc(addr))) for s, addr in hits]
+    @property
+    def num_docs(self) -> int:
+        return sum(s.num_docs for s in self.all)
 
-    def every(self, query: tantivy.Query) -> list[dict[str, Any]]:
-        """Every stored record matching QUERY (for cascades and refreshes, not for ranking)."""
-        first: Any = self.searcher.search(query, PAGE, count=True)  # the bindings' stubs lack SearchResult.count
-        hits = first.hits if first.count <= PAGE else self.searcher.search(query, first.count, count=False).hits
-        return [record(self.searcher.doc(addr)) for _, addr in hits]
+    @property
+    def num_segments(self) -> int:
+        return sum(s.num_segments for s in self.all)
+
+    def search(self, query: tantivy.Query, limit: int, *, chunks: bool = False) -> list[tuple[float, dict[str, Any]]]:
+        searcher = self.chunks if chunks else self.graph
+        hits = searcher.search(query, limit, count=False).hits
+        return [(s, record(searcher.doc(addr))) for s, addr in hits]
+
+    def every(self, query: tantivy.Query, kind: str | None = None) -> list[dict[str, Any]]:
+        """Every stored record matching QUERY (for cascades and refreshes, not for ranking), of KIND's index or
+        of both when KIND is None."""
+        out = []
+        for searcher in self.all if kind is None else [self.chunks if kind == "chunk" else self.graph]:
+            first: Any = searcher.search(query, PAGE, count=True)  # the bindings' stubs lack SearchResult.count
+            hits = first.hits if first.count <= PAGE else searcher.search(query, first.count, count=False).hits
+            out += [record(searcher.doc(addr)) for _, addr in hits]
+        return out
 
     def get(self, record_id: str) -> dict[str, Any] | None:
-        found = self.search(queries.key(self.schema, "id", [record_id]), 1)
-        return found[0][1] if found else None
+        q = queries.key(self.schema, "id", [record_id])
+        for searcher in self.all:
+            hits = searcher.search(q, 1, count=False).hits
+            if hits:
+                return record(searcher.doc(hits[0][1]))
+        return None
 
     def where(self, field: str, values: Iterable[str], kind: str | None = None) -> list[dict[str, Any]]:
         values = list(values)
         if not values:
             return []
         q = queries.key(self.schema, field, values)
-        return self.every(queries.combine(q, [queries.key(self.schema, "kind", [kind])]) if kind else q)
+        return self.every(queries.combine(q, [queries.key(self.schema, "kind", [kind])]) if kind else q, kind)
 
     def count(self, kind: str) -> int:
-        found: Any = self.searcher.search(queries.key(self.schema, "kind", [kind]), 1, count=True)
+        searcher = self.chunks if kind == "chunk" else self.graph
+        found: Any = searcher.search(queries.key(self.schema, "kind", [kind]), 1, count=True)
         return int(found.count)
