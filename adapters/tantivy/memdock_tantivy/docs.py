@@ -1,5 +1,7 @@
-"""Records to tantivy documents: exact keys for lookups and filters, analysed text for search, and the record
-itself stored once (JSON in `rec`), from which hits are built."""
+"""Records to tantivy documents: exact keys for lookups and filters, analysed text for search, and what hits are
+built from stored once (JSON in `rec`): a record's fields less those no answer reads (content hashes, token
+counts, ingestion times, metadata), and a chunk's text only when it is not its entry's body between the chunk's
+start and end (after its header): the text is stored once, in the entry (`Reader` puts it back)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from memdock import times
 
 _AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 INHERITED = ("author", "role", "entry_type", "event_time")
+UNREAD = frozenset({"content_hash", "token_count", "ingestion_time", "metadata"})
+FROM_ENTRY = "text_from_entry"
 
 
 @lru_cache(maxsize=65536)  # a thread's entries and chunks share times; a corpus has few authors
@@ -37,7 +41,7 @@ def _base(kind: str, r: dict[str, Any], stored: dict[str, Any]) -> tantivy.Docum
     doc = tantivy.Document()
     doc.add_text("id", r["id"])
     doc.add_text("kind", kind)
-    doc.add_bytes("rec", orjson.dumps({"kind": kind, **stored}))
+    doc.add_bytes("rec", orjson.dumps({"kind": kind, **{k: v for k, v in stored.items() if k not in UNREAD}}))
     ts = timestamp(stored.get("event_time"))
     if ts is not None:
         doc.add_float("ts", ts)
@@ -77,14 +81,26 @@ def entry_doc(r: dict[str, Any]) -> tantivy.Document:
     return doc
 
 
-def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None) -> tantivy.Document:
-    """PARENT (the stored entry) supplies author, role, type and time where the chunk lacks them."""
+def chunk_text(rec: dict[str, Any], entry_body: str) -> str:
+    """A chunk's text from its entry's body, as the chunker made it."""
+    header = rec.get("header") or ""
+    part = entry_body[rec["start"] : rec["end"]]
+    return f"{header}\n{part}" if header else part
+
+
+def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None, entry_body: str | None = None) -> tantivy.Document:
+    """PARENT (the stored entry) supplies author, role, type and time where the chunk lacks them; ENTRY_BODY, the
+    entry's whole body when known, lets the stored record leave the text out."""
     if parent is not None and any(r.get(k) is None for k in INHERITED):
         r = {**r, **{k: parent.get(k) for k in INHERITED if r.get(k) is None and parent.get(k) is not None}}
     header = r.get("header") or ""
     text = r["text"]
     body = text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
-    doc = _base("chunk", r, r)
+    stored = r
+    bounded = isinstance(r.get("start"), int) and isinstance(r.get("end"), int)
+    if entry_body is not None and bounded and chunk_text(r, entry_body) == text:
+        stored = {k: v for k, v in r.items() if k != "text"} | {FROM_ENTRY: True}
+    doc = _base("chunk", r, stored)
     doc.add_text("entry_id", r["entry_id"])
     doc.add_text("thread_id", r["thread_id"])
     _filters(doc, r)

@@ -10,7 +10,7 @@ from typing import Any
 import tantivy
 
 from . import queries
-from .docs import record
+from .docs import FROM_ENTRY, chunk_text, record
 from .store import Indexes
 
 PAGE = 1000
@@ -41,7 +41,25 @@ class Reader:
     def search(self, query: tantivy.Query, limit: int, *, chunks: bool = False) -> list[tuple[float, dict[str, Any]]]:
         searcher = self.chunks if chunks else self.graph
         hits = searcher.search(query, limit, count=False).hits
-        return [(s, record(searcher.doc(addr))) for s, addr in hits]
+        recs = self.texts([record(searcher.doc(addr)) for _, addr in hits])
+        return [(s, rec) for (s, _), rec in zip(hits, recs)]
+
+    def texts(self, recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """RECS with the text of each chunk stored without it put back, from its entry's body."""
+        short = {r["entry_id"] for r in recs if r.get(FROM_ENTRY)}
+        if not short:
+            return recs
+        q = queries.combine(
+            queries.key(self.schema, "id", sorted(short)), [queries.key(self.schema, "kind", ["entry"])]
+        )
+        bodies = {e["id"]: e["body"] for e in self.every(q, "entry")}
+        out = []
+        for r in recs:
+            if r.get(FROM_ENTRY):
+                r = {k: v for k, v in r.items() if k != FROM_ENTRY}
+                r["text"] = chunk_text(r, bodies.get(r["entry_id"], ""))  # a chunk outlives its entry only mid-delete
+            out.append(r)
+        return out
 
     def every(self, query: tantivy.Query, kind: str | None = None) -> list[dict[str, Any]]:
         """Every stored record matching QUERY (for cascades and refreshes, not for ranking), of KIND's index or
@@ -51,14 +69,14 @@ class Reader:
             first: Any = searcher.search(query, PAGE, count=True)  # the bindings' stubs lack SearchResult.count
             hits = first.hits if first.count <= PAGE else searcher.search(query, first.count, count=False).hits
             out += [record(searcher.doc(addr)) for _, addr in hits]
-        return out
+        return out if kind in ("entry", "thread", "entity", "edge") else self.texts(out)
 
     def get(self, record_id: str) -> dict[str, Any] | None:
         q = queries.key(self.schema, "id", [record_id])
         for searcher in self.all:
             hits = searcher.search(q, 1, count=False).hits
             if hits:
-                return record(searcher.doc(hits[0][1]))
+                return self.texts([record(searcher.doc(hits[0][1]))])[0]
         return None
 
     def where(self, field: str, values: Iterable[str], kind: str | None = None) -> list[dict[str, Any]]:
