@@ -1,6 +1,7 @@
 """Records to tantivy documents: exact keys for lookups and filters, analysed text for search, and what hits are
 built from stored once (JSON in `rec`): a record's fields less those no answer reads (content hashes, token
-counts, ingestion times, metadata), and a chunk's text only when it is not its entry's body between the chunk's
+counts, ingestion times, metadata), no edge's fact sentence (rendered from its ends when read, as the sqlite
+adapter renders its structural links), and a chunk's text only when it is not its entry's body between the chunk's
 start and end (after its header): the text is stored once, in the entry (`Reader` puts it back)."""
 
 from __future__ import annotations
@@ -110,7 +111,8 @@ def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None, entry_body: str 
 
 
 def edge_doc(r: dict[str, Any], fact: str, resolved: bool) -> tantivy.Document:
-    doc = _base("edge", r, {**r, "fact": fact})
+    """FACT is indexed, not stored: it is rendered again from the edge's ends when read (`Reader`)."""
+    doc = _base("edge", r, r)
     doc.add_text("source_id", r["source_id"])
     doc.add_text("target_id", r["target_id"])
     if r.get("thread_id"):

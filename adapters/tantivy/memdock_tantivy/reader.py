@@ -9,6 +9,8 @@ from typing import Any
 
 import tantivy
 
+from memdock.sdk import facts
+
 from . import queries
 from .docs import FROM_ENTRY, chunk_text, record
 from .store import Indexes
@@ -41,8 +43,27 @@ class Reader:
     def search(self, query: tantivy.Query, limit: int, *, chunks: bool = False) -> list[tuple[float, dict[str, Any]]]:
         searcher = self.chunks if chunks else self.graph
         hits = searcher.search(query, limit, count=False).hits
-        recs = self.texts([record(searcher.doc(addr)) for _, addr in hits])
+        recs = self.complete([record(searcher.doc(addr)) for _, addr in hits])
         return [(s, rec) for (s, _), rec in zip(hits, recs)]
+
+    def complete(self, recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """RECS as they were indexed: chunk texts and edge facts, which are not stored, put back."""
+        return self.facts(self.texts(recs))
+
+    def facts(self, recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each edge's fact sentence rendered from its ends as they are stored (an edge of a version 1 store
+        kept its own)."""
+        todo = [r for r in recs if r["kind"] == "edge" and "fact" not in r]
+        if not todo:
+            return recs
+        ends = {r["source_id"] for r in todo} | {r["target_id"] for r in todo}
+        known = {r["id"]: r for r in self.every(queries.key(self.schema, "id", sorted(ends)), bare=True)}
+        entries = {r["entry_id"] for r in known.values() if r["kind"] == "chunk"} - set(known)
+        if entries:
+            known.update((r["id"], r) for r in self.every(queries.key(self.schema, "id", sorted(entries)), "entry"))
+        for r in todo:
+            r["fact"] = facts.render(known.get, r)[0]
+        return recs
 
     def texts(self, recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """RECS with the text of each chunk stored without it put back, from its entry's body."""
@@ -61,30 +82,33 @@ class Reader:
             out.append(r)
         return out
 
-    def every(self, query: tantivy.Query, kind: str | None = None) -> list[dict[str, Any]]:
+    def every(self, query: tantivy.Query, kind: str | None = None, *, bare: bool = False) -> list[dict[str, Any]]:
         """Every stored record matching QUERY (for cascades and refreshes, not for ranking), of KIND's index or
-        of both when KIND is None."""
+        of both when KIND is None; BARE: as stored (no chunk text or edge fact put back)."""
         out = []
         for searcher in self.all if kind is None else [self.chunks if kind == "chunk" else self.graph]:
             first: Any = searcher.search(query, PAGE, count=True)  # the bindings' stubs lack SearchResult.count
             hits = first.hits if first.count <= PAGE else searcher.search(query, first.count, count=False).hits
             out += [record(searcher.doc(addr)) for _, addr in hits]
-        return out if kind in ("entry", "thread", "entity", "edge") else self.texts(out)
+        return out if bare or kind in ("entry", "thread", "entity") else self.complete(out)
 
     def get(self, record_id: str) -> dict[str, Any] | None:
         q = queries.key(self.schema, "id", [record_id])
         for searcher in self.all:
             hits = searcher.search(q, 1, count=False).hits
             if hits:
-                return self.texts([record(searcher.doc(hits[0][1]))])[0]
+                return self.complete([record(searcher.doc(hits[0][1]))])[0]
         return None
 
     def where(self, field: str, values: Iterable[str], kind: str | None = None) -> list[dict[str, Any]]:
+        """The records whose FIELD is one of VALUES, as stored (for cascades and lookups: no text or fact)."""
         values = list(values)
         if not values:
             return []
         q = queries.key(self.schema, field, values)
-        return self.every(queries.combine(q, [queries.key(self.schema, "kind", [kind])]) if kind else q, kind)
+        return self.every(
+            queries.combine(q, [queries.key(self.schema, "kind", [kind])]) if kind else q, kind, bare=True
+        )
 
     def count(self, kind: str) -> int:
         searcher = self.chunks if kind == "chunk" else self.graph
