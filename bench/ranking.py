@@ -171,6 +171,8 @@ def agreement(n: int, nq: int, tmp: Path) -> None:
         rows[label] = [search(q) for q in queries]
         backend.close()
     print(f"\n{n:,} short notes ({sum(len(x) for _, x in docs) / 1e6:.1f} MB), {nq} queries: agreement with tantivy-py")
+    ties = sum(1 for r in refs if len(r) > 10 and r[10][1] >= r[9][1] * (1 - 1e-6))
+    print(f"queries whose 10th and 11th tantivy-py hits tie: {ties} of {nq}")
     print(f"{'system':<56} {'∩tv@10':>7} {'∩tv@10 ties':>12}")
     for label, tops in rows.items():
         print(f"{label:<56} {overlap(tops, ref_tops):>7.3f} {tie_overlap(tops, refs):>12.3f}", flush=True)
