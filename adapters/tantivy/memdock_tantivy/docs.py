@@ -1,8 +1,8 @@
 """Records to tantivy documents: exact keys for lookups and filters, analysed text for search, and what hits are
 built from stored once (JSON in `rec`): a record's fields less those no answer reads (content hashes, token
 counts, ingestion times, metadata), no edge's fact sentence (rendered from its ends when read, as the sqlite
-adapter renders its structural links), and a chunk's text only when it is not its entry's body between the chunk's
-start and end (after its header): the text is stored once, in the entry (`Reader` puts it back)."""
+adapter renders its structural links). A chunk keeps its own text beside its entry's body: putting it back from
+the body when read took a second lookup per query, five times the query's own time."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from memdock import times
 _AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 INHERITED = ("author", "role", "entry_type", "event_time")
 UNREAD = frozenset({"content_hash", "token_count", "ingestion_time", "metadata"})
-FROM_ENTRY = "text_from_entry"
 
 
 @lru_cache(maxsize=65536)  # a thread's entries and chunks share times; a corpus has few authors
@@ -82,26 +81,14 @@ def entry_doc(r: dict[str, Any]) -> tantivy.Document:
     return doc
 
 
-def chunk_text(rec: dict[str, Any], entry_body: str) -> str:
-    """A chunk's text from its entry's body, as the chunker made it."""
-    header = rec.get("header") or ""
-    part = entry_body[rec["start"] : rec["end"]]
-    return f"{header}\n{part}" if header else part
-
-
-def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None, entry_body: str | None = None) -> tantivy.Document:
-    """PARENT (the stored entry) supplies author, role, type and time where the chunk lacks them; ENTRY_BODY, the
-    entry's whole body when known, lets the stored record leave the text out."""
+def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None) -> tantivy.Document:
+    """PARENT (the stored entry) supplies author, role, type and time where the chunk lacks them."""
     if parent is not None and any(r.get(k) is None for k in INHERITED):
         r = {**r, **{k: parent.get(k) for k in INHERITED if r.get(k) is None and parent.get(k) is not None}}
     header = r.get("header") or ""
     text = r["text"]
     body = text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
-    stored = r
-    bounded = isinstance(r.get("start"), int) and isinstance(r.get("end"), int)
-    if entry_body is not None and bounded and chunk_text(r, entry_body) == text:
-        stored = {k: v for k, v in r.items() if k != "text"} | {FROM_ENTRY: True}
-    doc = _base("chunk", r, stored)
+    doc = _base("chunk", r, r)
     doc.add_text("entry_id", r["entry_id"])
     doc.add_text("thread_id", r["thread_id"])
     _filters(doc, r)

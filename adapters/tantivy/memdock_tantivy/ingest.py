@@ -22,7 +22,6 @@ ORDER = ("thread", "entity", "entry", "chunk", "edge")
 BATCH = 100_000  # a commit (two segment flushes and fsyncs) per 10,000 records cost 15 % of the CPU of a 20k-note run
 TYPE_FLUSH = 1000  # at a change of record type, commit what is pending once it is this many records
 CACHE = 200_000
-BODIES = 64_000_000  # characters of entry bodies kept for this run's chunks (past it, chunks store their text)
 DESCRIBED = (
     "id",
     "title",
@@ -56,8 +55,6 @@ class Ingest:
         self.replace = reader.num_docs > 0
         self._stale = False
         self._known: dict[str, dict[str, Any] | None] = {}
-        self._bodies: dict[str, str] = {}
-        self._body_chars = 0
         self._pending: list[tuple[str, str, tantivy.Document]] = []
 
     def _fresh(self) -> Reader:
@@ -90,18 +87,8 @@ class Ingest:
             if rtype in ("thread", "entity", "entry"):
                 for r in batch:
                     self._remember(r["id"], {"kind": rtype, **r})
-            if rtype == "entry":
-                self._keep_bodies(batch)
             if len(self._pending) >= self.batch_size:
                 self.flush()
-
-    def _keep_bodies(self, entries: list[dict[str, Any]]) -> None:
-        for r in entries:
-            if self._body_chars >= BODIES:
-                self._bodies.clear()
-                self._body_chars = 0
-            self._bodies[r["id"]] = r["body"]
-            self._body_chars += len(r["body"])
 
     def flush(self) -> None:
         if not self._pending:
@@ -138,7 +125,7 @@ class Ingest:
 
     def _doc(self, rtype: str, r: dict[str, Any], extra: Any) -> tantivy.Document:
         if rtype == "chunk":
-            return docs.chunk_doc(r, extra, self._bodies.get(r["entry_id"]))
+            return docs.chunk_doc(r, extra)
         if rtype == "entry":
             return docs.entry_doc(r)
         if rtype == "thread":

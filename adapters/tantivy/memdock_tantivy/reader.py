@@ -12,7 +12,7 @@ import tantivy
 from memdock.sdk import facts
 
 from . import queries
-from .docs import FROM_ENTRY, chunk_text, record
+from .docs import record
 from .store import Indexes
 
 PAGE = 1000
@@ -47,8 +47,8 @@ class Reader:
         return [(s, rec) for (s, _), rec in zip(hits, recs)]
 
     def complete(self, recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """RECS as they were indexed: chunk texts and edge facts, which are not stored, put back."""
-        return self.facts(self.texts(recs))
+        """RECS as they were indexed: edge facts, which are not stored, put back."""
+        return self.facts(recs)
 
     def facts(self, recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Each edge's fact sentence rendered from its ends as they are stored (an edge of a version 1 store
@@ -65,26 +65,9 @@ class Reader:
             r["fact"] = facts.render(known.get, r)[0]
         return recs
 
-    def texts(self, recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """RECS with the text of each chunk stored without it put back, from its entry's body."""
-        short = {r["entry_id"] for r in recs if r.get(FROM_ENTRY)}
-        if not short:
-            return recs
-        q = queries.combine(
-            queries.key(self.schema, "id", sorted(short)), [queries.key(self.schema, "kind", ["entry"])]
-        )
-        bodies = {e["id"]: e["body"] for e in self.every(q, "entry")}
-        out = []
-        for r in recs:
-            if r.get(FROM_ENTRY):
-                r = {k: v for k, v in r.items() if k != FROM_ENTRY}
-                r["text"] = chunk_text(r, bodies.get(r["entry_id"], ""))  # a chunk outlives its entry only mid-delete
-            out.append(r)
-        return out
-
     def every(self, query: tantivy.Query, kind: str | None = None, *, bare: bool = False) -> list[dict[str, Any]]:
         """Every stored record matching QUERY (for cascades and refreshes, not for ranking), of KIND's index or
-        of both when KIND is None; BARE: as stored (no chunk text or edge fact put back)."""
+        of both when KIND is None; BARE: as stored (no edge fact put back)."""
         out = []
         for searcher in self.all if kind is None else [self.chunks if kind == "chunk" else self.graph]:
             first: Any = searcher.search(query, PAGE, count=True)  # the bindings' stubs lack SearchResult.count
@@ -101,7 +84,7 @@ class Reader:
         return None
 
     def where(self, field: str, values: Iterable[str], kind: str | None = None) -> list[dict[str, Any]]:
-        """The records whose FIELD is one of VALUES, as stored (for cascades and lookups: no text or fact)."""
+        """The records whose FIELD is one of VALUES, as stored (for cascades and lookups: no fact)."""
         values = list(values)
         if not values:
             return []

@@ -1,5 +1,6 @@
-"""A chunk's text is stored once, in its entry, an edge's fact is not stored at all, and every answer still gives
-them exactly as before (facts as memdock.sdk.facts renders them from the bundle's own records)."""
+"""Stored records hold what answers read: no content hashes or metadata, and no edge's fact (rendered from its ends
+when read); every answer still gives texts and facts exactly as before (facts as memdock.sdk.facts renders them
+from the bundle's own records)."""
 
 import os
 import subprocess
@@ -42,12 +43,12 @@ def stored_chunks(data: Path) -> tuple[int, int, int, int]:
     return n, with_text, with_unread, with_fact
 
 
-def test_chunks_store_no_text_of_their_own_and_answer_it_exactly(tmp_path, fixture_chunks):
+def test_chunks_store_no_unread_fields_and_answer_their_text_exactly(tmp_path, fixture_chunks):
     b = backend(tmp_path / "store")
     b.index(fixture_chunks)
     chunks = {c["id"]: c for c in BundleReader(fixture_chunks).records("chunk")}
     n, with_text, with_unread, _ = stored_chunks(tmp_path / "store" / "data")
-    assert n == len(chunks) and with_text == 0 and with_unread == 0
+    assert n == len(chunks) and with_text == n and with_unread == 0
     for cid, chunk in chunks.items():
         assert b.call("get_node", {"id": cid})["item"]["text"] == chunk["text"]
     for hit in b.query("cache release migration", limit=20).hits:
