@@ -34,11 +34,11 @@ class TantivyAdapter(Adapter):
     }
 
     def __init__(self) -> None:
-        self._open: tuple[str, tantivy.Index] | None = None
+        self._open: tuple[str, store.Indexes] | None = None
         self._reader: tuple[tuple, Reader] | None = None
         self._words: queries.Words | None = None
 
-    def _index(self, ctx: Context, *, write: bool) -> tantivy.Index | None:
+    def _index(self, ctx: Context, *, write: bool) -> store.Indexes | None:
         key = ctx.request["data_dir"]
         if self._open and self._open[0] == key:
             return self._open[1]
@@ -71,7 +71,7 @@ class TantivyAdapter(Adapter):
         if reader is None:
             return {"ok": True, "backend": self.name, "checks": checks, "message": "no index yet (nothing indexed)"}
         checks.update({kind: reader.count(kind) for kind in KINDS})
-        checks["segments"] = reader.searcher.num_segments
+        checks["segments"] = reader.num_segments
         return {"ok": True, "backend": self.name, "checks": checks, "message": f"{store.index_path(ctx.data_dir)}: ok"}
 
     def prepare(self, ctx: Context) -> dict:
@@ -89,7 +89,7 @@ class TantivyAdapter(Adapter):
         index = self._index(ctx, write=True)
         assert index is not None, "a write opens (creating) the index"
         committed = Checkpoints(ctx, total)
-        writer = store.writer(index, ctx.config)
+        writer = store.Writers(index, ctx.config)
         try:
             index.reload()
             run = ingest.Ingest(
@@ -100,7 +100,7 @@ class TantivyAdapter(Adapter):
             run.flush()
             resolved = run.refresh_unresolved() if "edge" in present or run.replace else 0
         finally:
-            writer.wait_merging_threads()
+            writer.wait()
         ignored = {t: reader_in.count(t) for t in reader_in.record_types() if t not in ingest.ORDER}
         return {
             "indexed": run.counts,
@@ -143,6 +143,6 @@ class TantivyAdapter(Adapter):
             return {"deleted": [], "not_found": list(ids) if isinstance(ids, list) else []}
         index.reload()
         try:
-            return delete.delete(index, lambda: store.writer(index, ctx.config), ctx.params)
+            return delete.delete(index, lambda: store.Writers(index, ctx.config), ctx.params)
         except ValueError as exc:
             raise BackendError(f"tantivy: {exc}") from None

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import tantivy
-
 from memdock.errors import InvalidInputError
 
 from .reader import Reader
+from .store import Indexes
 
 
-def doomed(reader: Reader, ids: list[str]) -> tuple[list[str], list[str]]:
-    """The stored ids among IDS, and everything the cascade takes with them (those ids included)."""
+def doomed(reader: Reader, ids: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The stored ids among IDS, and everything the cascade takes with them (those ids included), id to kind."""
     direct = {rec["id"]: rec for rec in reader.where("id", ids)}
     gone = dict(direct)
     threads = [i for i, rec in direct.items() if rec["kind"] == "thread"]
@@ -36,10 +35,10 @@ def doomed(reader: Reader, ids: list[str]) -> tuple[list[str], list[str]]:
         ]
         if not remaining:
             gone[entity["id"]] = entity
-    return list(direct), list(gone)
+    return list(direct), {i: r["kind"] for i, r in gone.items()}
 
 
-def delete(index: tantivy.Index, writer_of, params: dict[str, Any]) -> dict[str, Any]:
+def delete(index: Indexes, writer_of, params: dict[str, Any]) -> dict[str, Any]:
     ids = params.get("ids")
     if not isinstance(ids, list) or not all(isinstance(i, str) and i for i in ids):
         raise InvalidInputError("params.ids must be a list of non-empty ids")
@@ -49,12 +48,12 @@ def delete(index: tantivy.Index, writer_of, params: dict[str, Any]) -> dict[str,
     if gone:
         writer = writer_of()
         try:
-            for record_id in gone:
-                writer.delete_documents_by_term("id", record_id)
+            for record_id, kind in gone.items():
+                writer.of(kind).delete_documents_by_term("id", record_id)
             writer.commit()
         except BaseException:
             writer.rollback()
             raise
-        writer.wait_merging_threads()
+        writer.wait()
     found = set(direct)
-    return {"deleted": gone, "not_found": [i for i in ids if i not in found], "cascaded": len(gone) - len(direct)}
+    return {"deleted": list(gone), "not_found": [i for i in ids if i not in found], "cascaded": len(gone) - len(direct)}

@@ -1,5 +1,8 @@
-"""Records to tantivy documents: exact keys for lookups and filters, analysed text for search, and the record
-itself stored once (JSON in `rec`), from which hits are built."""
+"""Records to tantivy documents: exact keys for lookups and filters, analysed text for search, and what hits are
+built from stored once (JSON in `rec`): a record's fields less those no answer reads (content hashes, token
+counts, ingestion times, metadata), no edge's fact sentence (rendered from its ends when read, as the sqlite
+adapter renders its structural links). A chunk keeps its own text beside its entry's body: putting it back from
+the body when read took a second lookup per query, five times the query's own time."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from memdock import times
 
 _AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 INHERITED = ("author", "role", "entry_type", "event_time")
+UNREAD = frozenset({"content_hash", "token_count", "ingestion_time", "metadata"})
 
 
 @lru_cache(maxsize=65536)  # a thread's entries and chunks share times; a corpus has few authors
@@ -37,7 +41,7 @@ def _base(kind: str, r: dict[str, Any], stored: dict[str, Any]) -> tantivy.Docum
     doc = tantivy.Document()
     doc.add_text("id", r["id"])
     doc.add_text("kind", kind)
-    doc.add_bytes("rec", orjson.dumps({"kind": kind, **stored}))
+    doc.add_bytes("rec", orjson.dumps({"kind": kind, **{k: v for k, v in stored.items() if k not in UNREAD}}))
     ts = timestamp(stored.get("event_time"))
     if ts is not None:
         doc.add_float("ts", ts)
@@ -94,7 +98,8 @@ def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None) -> tantivy.Docum
 
 
 def edge_doc(r: dict[str, Any], fact: str, resolved: bool) -> tantivy.Document:
-    doc = _base("edge", r, {**r, "fact": fact})
+    """FACT is indexed, not stored: it is rendered again from the edge's ends when read (`Reader`)."""
+    doc = _base("edge", r, r)
     doc.add_text("source_id", r["source_id"])
     doc.add_text("target_id", r["target_id"])
     if r.get("thread_id"):

@@ -14,6 +14,7 @@ from .docs import timestamp
 
 MAX_TERMS = 64
 HEADER_BOOST = 2.0
+SET_FROM = 128
 
 Occur = tantivy.Occur
 Query = tantivy.Query
@@ -42,8 +43,12 @@ def text_query(schema: tantivy.Schema, terms: list[str], fields: dict[str, float
 
 
 def key(schema: tantivy.Schema, field: str, values: list[str]) -> tantivy.Query:
+    """Any of VALUES, exactly. Up to SET_FROM values as term queries: a term set query over ten ids took about six
+    times as long (it walks the field's term dictionary)."""
     if len(values) == 1:
         return Query.term_query(schema, field, values[0])
+    if len(values) < SET_FROM:
+        return Query.boolean_query([(Occur.Should, Query.term_query(schema, field, v)) for v in values])
     return Query.term_set_query(schema, field, values)
 
 

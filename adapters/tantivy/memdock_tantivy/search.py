@@ -38,7 +38,7 @@ def run_query(reader: Reader, words: queries.Words, params: dict[str, Any]) -> d
     q = queries.combine(queries.text_query(reader.schema, terms, CHUNK_FIELDS), required)
     found = [
         hits.chunk_hit(rec, queries.score(s), rank, {"mode": "bm25", "bm25": s})
-        for rank, (s, rec) in enumerate(reader.search(q, limit), 1)
+        for rank, (s, rec) in enumerate(reader.search(q, limit, chunks=True), 1)
     ]
     return _answer(found, **extra)
 

@@ -1,8 +1,12 @@
 """The index on disk: its schema, its analyzer, and opening it safely.
 
-The store is `<data dir>/index/` (tantivy's own files) plus `<data dir>/memdock-tantivy.json`, a marker naming
-the schema version. A directory with index files but no marker, or with a marker from a newer adapter, is
-refused and left as it was.
+The store is `<data dir>/index/` (threads, entries, entities and edges), `<data dir>/chunks/` (chunks alone) and
+`<data dir>/memdock-tantivy.json`, a marker naming the schema version. Chunks have an index of their own because
+tantivy's BM25 takes the document count and the average field length over every document of an index: with the
+graph's records beside them, a chunk query ranked as if the corpus were five times larger and its chunks five
+times longer than average, and shared 0.72 of raw tantivy-py's top 10 on the same texts (docs/concepts/ranking.md).
+A version 1 store (one index for every kind) is still read and written as it is. A directory with index files but
+no marker, or with a marker from a newer adapter, is refused and left as it was.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ import tantivy
 
 from memdock.errors import BackendError, ConfigError, VersionError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+ONE_INDEX = 1  # the schema version whose chunks share the graph's index
 MARKER = "memdock-tantivy.json"
 INDEX_DIR = "index"
+CHUNKS_DIR = "chunks"
 ANALYZER = "memdock_en"
 
 # Exact-match keys (ids, kinds, filter values): raw terms, no frequencies or positions.
@@ -54,8 +60,8 @@ def index_path(data_dir: Path) -> Path:
     return data_dir / INDEX_DIR
 
 
-def _check_marker(data_dir: Path) -> bool:
-    """True when the store exists and is ours; False when there is none yet. Raises for anything else."""
+def _check_marker(data_dir: Path) -> int:
+    """The schema version of the store when it exists and is ours; 0 when there is none yet. Raises otherwise."""
     marker, folder = data_dir / MARKER, index_path(data_dir)
     if not marker.exists():
         if folder.exists() and any(folder.iterdir()):
@@ -64,7 +70,7 @@ def _check_marker(data_dir: Path) -> bool:
                 "tantivy adapter and was left untouched",
                 details={"index": str(folder)},
             )
-        return False
+        return 0
     try:
         meta = json.loads(marker.read_text())
         version = int(meta["schema_version"])
@@ -78,7 +84,7 @@ def _check_marker(data_dir: Path) -> bool:
             "upgrade the tantivy adapter. The store was left untouched.",
             details={"schema_version": version, "supported": SCHEMA_VERSION},
         )
-    return True
+    return version
 
 
 def _register(index: tantivy.Index) -> tantivy.Index:
@@ -86,17 +92,26 @@ def _register(index: tantivy.Index) -> tantivy.Index:
     return index
 
 
-def open_index(data_dir: Path, *, write: bool) -> tantivy.Index | None:
-    """The store's index; for reads, None when nothing has been indexed yet."""
-    exists = _check_marker(data_dir)
+def _open(folder: Path, *, create: bool) -> tantivy.Index:
+    if create:
+        folder.mkdir(parents=True, exist_ok=True)
+        return _register(tantivy.Index(schema(), path=str(folder)))
+    return _register(tantivy.Index.open(str(folder)))
+
+
+def open_index(data_dir: Path, *, write: bool) -> Indexes | None:
+    """The store's indexes; for reads, None when nothing has been indexed yet."""
+    version = _check_marker(data_dir)
     folder = index_path(data_dir)
     try:
-        if exists:
-            return _register(tantivy.Index.open(str(folder)))
+        if version:
+            graph = _open(folder, create=False)
+            if version == ONE_INDEX:
+                return Indexes(graph, graph)
+            return Indexes(graph, _open(data_dir / CHUNKS_DIR, create=not (data_dir / CHUNKS_DIR).exists()))
         if not write:
             return None
-        folder.mkdir(parents=True, exist_ok=True)
-        index = _register(tantivy.Index(schema(), path=str(folder)))
+        indexes = Indexes(_open(folder, create=True), _open(data_dir / CHUNKS_DIR, create=True))
     except PermissionError as exc:
         raise ConfigError(
             f"the data dir {data_dir} is not writable ({exc.strerror}); index and delete need to write there",
@@ -107,16 +122,19 @@ def open_index(data_dir: Path, *, write: bool) -> tantivy.Index | None:
     tmp = data_dir / f".{MARKER}.tmp"
     tmp.write_text(json.dumps({"format": "memdock-tantivy", "schema_version": SCHEMA_VERSION}))
     os.replace(tmp, data_dir / MARKER)
-    return index
+    return indexes
 
 
-def generation(data_dir: str) -> tuple[int, int] | None:
-    """Identifies the last commit: tantivy replaces meta.json (a new inode) at every commit."""
-    try:
-        st = os.stat(os.path.join(data_dir, INDEX_DIR, "meta.json"))
-    except FileNotFoundError:
-        return None
-    return st.st_ino, st.st_mtime_ns
+def generation(data_dir: str) -> tuple[tuple[int, int] | None, ...]:
+    """Identifies the last commits: tantivy replaces meta.json (a new inode) at every commit."""
+    out: list[tuple[int, int] | None] = []
+    for folder in (INDEX_DIR, CHUNKS_DIR):
+        try:
+            st = os.stat(os.path.join(data_dir, folder, "meta.json"))
+            out.append((st.st_ino, st.st_mtime_ns))
+        except FileNotFoundError:
+            out.append(None)
+    return tuple(out)
 
 
 def writer(index: tantivy.Index, config: dict) -> tantivy.IndexWriter:
@@ -126,3 +144,44 @@ def writer(index: tantivy.Index, config: dict) -> tantivy.IndexWriter:
         return index.writer(heap, threads)
     except ValueError as exc:
         raise ConfigError(f"cannot start the tantivy index writer: {exc}") from None
+
+
+class Indexes:
+    """The graph's index and the chunks' (the same object in a version 1 store)."""
+
+    def __init__(self, graph: tantivy.Index, chunks: tantivy.Index):
+        self.graph, self.chunks = graph, chunks
+        self.all = [graph] if chunks is graph else [graph, chunks]
+        self.schema = graph.schema
+
+    def of(self, kind: str | None) -> tantivy.Index:
+        return self.chunks if kind == "chunk" else self.graph
+
+    def reload(self) -> None:
+        for index in self.all:
+            index.reload()
+
+
+class Writers:
+    """A writer per index; records go to their kind's. Commits run graph first, then chunks: a crash between the
+    two leaves records that were never checkpointed, which the re-run sends again and upserts."""
+
+    def __init__(self, indexes: Indexes, config: dict):
+        self.graph = writer(indexes.graph, config)
+        self.chunks = writer(indexes.chunks, config) if indexes.chunks is not indexes.graph else self.graph
+        self.all = [self.graph] if self.chunks is self.graph else [self.graph, self.chunks]
+
+    def of(self, kind: str | None) -> tantivy.IndexWriter:
+        return self.chunks if kind == "chunk" else self.graph
+
+    def commit(self) -> None:
+        for w in self.all:
+            w.commit()
+
+    def rollback(self) -> None:
+        for w in self.all:
+            w.rollback()
+
+    def wait(self) -> None:
+        for w in self.all:
+            w.wait_merging_threads()
