@@ -11,7 +11,18 @@ from memdock.errors import BackendError, MemdockError
 from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.params import query_text
-from memdock_sqlite import db, embedders, facts, graph, hits, ingest, search, vector_cache, vector_index, vectors
+from memdock_sqlite import (
+    db,
+    embedders,
+    facts,
+    graph,
+    hits,
+    ingest,
+    search,
+    vector_cache,
+    vector_index,
+    vectors,
+)
 from memdock_sqlite.delete import delete as delete_records
 
 EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing has been indexed"}
@@ -194,8 +205,8 @@ class SqliteAdapter(Adapter):
             rrf_k=int(ctx.config.get("hybrid_rrf_k", hits.RRF_K)),
             lexical_order=str(ctx.config.get("hybrid_lexical_order", "coverage")),
             neighbour_weight=_number_or_none(ctx.config.get("neighbour_weight")),
-            pool_weight=float(ctx.config.get("session_pool_weight", 0.0)),
-            time_weight=float(ctx.config.get("time_cue_weight", 0.0)),
+            pool_weight=_number_or_none(ctx.config.get("session_pool_weight")),
+            time_weight=_number_or_none(ctx.config.get("time_cue_weight")),
         )
 
     def _graph(self, ctx: Context, fn, **kw) -> dict:
