@@ -30,11 +30,13 @@ POOL_WEIGHT = 0.5
 """Chosen by every fold of `bench/locomo.py --idea session_pool_weight=0,0.25,0.5,1` (bm25, LoCoMo dev)."""
 TIME_WEIGHT = 0.25
 """Chosen by every fold of `bench/locomo.py --idea time_cue_weight=0,0.25,0.5,1` beside pooling."""
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
+_MAY = r"(?:in|on|of|since|until|by|early|late) may|may \d|\d(?:st|nd|rd|th)? (?:of )?may"
+""""May" names a month only beside a date or a preposition: "you may" and a person called May say no time."""
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 TIME_CUES = re.compile(
     rf"\b(?:yesterday|today|tonight|tomorrow|last|next|ago|recently|weekend|weeks?|months?|years?|since|"
-    rf"earlier|later|soon|morning|evening|birthday|summer|winter|spring|{_MONTHS}|{_DAYS}|(?:19|20)\d\d)\b",
+    rf"earlier|later|soon|morning|evening|birthday|summer|winter|spring|{_MONTHS}|{_MAY}|{_DAYS}|(?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
 ASKS_WHEN = re.compile(
