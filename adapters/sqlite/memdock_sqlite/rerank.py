@@ -83,9 +83,9 @@ def reorder(
     place = {rid: score if by_score else 1.0 / (k + rank) for rank, (rid, score, _) in enumerate(ranked, 1)}
     rows = _threads_and_text(conn, list(place), formats)
     best: dict[str, list[float]] = defaultdict(list)
-    for rid, value in place.items():
+    for rid, own in place.items():
         if rid in rows:
-            best[rows[rid][0]].append(value)
+            best[rows[rid][0]].append(own)
     pooled = {t: sum(sorted(v, reverse=True)[:POOL_DEPTH]) / POOL_DEPTH for t, v in best.items()}
     value: dict[int, float] = {}
     for rid, own in place.items():
