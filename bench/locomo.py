@@ -382,6 +382,45 @@ def by_conversation(questions: list[dict], systems: dict[str, list[dict[int, flo
         )
 
 
+def run_hybrid(
+    args: argparse.Namespace,
+    corpus: Corpus,
+    questions: list[dict],
+    tmp: Path,
+    neighbour_weights: list[float],
+    idea_grid: list[tuple[str, dict]],
+    raw: dict,
+    timing: dict,
+) -> list[str]:
+    """With --hybrid, every hybrid setting of the grid into RAW (and TIMING); the names of those to rotate over."""
+    hybrid_names: list[str] = []
+    if not args.hybrid:
+        return hybrid_names
+    emb = {"embedding_provider": "sentence-transformers", "embedding_model": args.model, "embedding_threads": 1}
+    root = SCRATCH / "locomo-emb-on" if args.keep_embedded else tmp / "emb-on"
+    stores, took = index_stores(corpus.bundles, root, emb, reuse=args.keep_embedded)
+    timing["index with embeddings header=on"] = f"{took:.1f}s"
+    raw["hybrid defaults"], lat = run_sqlite(stores, questions, emb, "hybrid")
+    timing["hybrid defaults"] = f"query p50 {statistics.median(lat):.2f} ms"
+    for order in args.orders.split(","):
+        for rrf_k in [int(x) for x in args.rrf_k.split(",")]:
+            for w in [float(x) for x in args.weights.split(",")]:
+                for nb, (idea_name, idea_cfg) in product(neighbour_weights, idea_grid):
+                    name = f"hybrid header=on {order} k={rrf_k} w={w}" + (f" nb={nb:g}" if nb else "")
+                    name += idea_name
+                    cfg = emb | {
+                        "hybrid_rrf_k": rrf_k,
+                        "hybrid_vector_weight": w,
+                        "hybrid_lexical_order": order,
+                        "neighbour_weight": nb,
+                    }
+                    raw[name], lat = run_sqlite(stores, questions, cfg | idea_cfg, "hybrid")
+                    timing[name] = f"query p50 {statistics.median(lat):.2f} ms"
+                    hybrid_names.append(name)
+    raw["vector header=on"], _ = run_sqlite(stores, questions, emb, "vector")
+    return hybrid_names
+
+
 def ideas(specs: list[str]) -> list[tuple[str, dict]]:
     """The grid of --idea settings: (name suffix, adapter config) per combination; the first is every idea off."""
     axes = []
@@ -392,6 +431,83 @@ def ideas(specs: list[str]) -> list[tuple[str, dict]]:
         axes.append([(key, float(v)) for v in values.split(",")])
     grid = [dict(combo) for combo in product(*axes)]
     return [("".join(f" {k}={v:g}" for k, v in cfg.items()), cfg) for cfg in grid] or [("", {})]
+
+
+def _family(
+    questions: list[dict], raw: dict, names: list[str], off: str | None, label: str, sids: list[str], out: tuple
+) -> None:
+    """Rotate one family (bm25 or hybrid) into OUT = (headline, chosen, pairs); with OFF (the name suffix of every
+    idea off), also rotated without the ideas and the paired difference."""
+    headline, chosen, pairs = out
+    headline[f"memdock {label} (rotated)"], chosen[label] = rotate(questions, {n: raw[n] for n in names}, sids)
+    if off is not None:
+        headline[f"memdock {label} (rotated, ideas off)"], chosen[f"{label} ideas off"] = rotate(
+            questions, {n: raw[n] for n in names if n.endswith(off)}, sids
+        )
+        pairs[f"{label}: ideas - ideas off"] = (
+            headline[f"memdock {label} (rotated)"],
+            headline[f"memdock {label} (rotated, ideas off)"],
+        )
+
+
+def headline_of(
+    questions: list[dict], raw: dict, scores: dict, hybrid_names: list[str], off: str, sids: list[str]
+) -> tuple[dict, dict, dict]:
+    """The headline rows (rotated and defaults, per family), the folds' choices, and the paired comparisons."""
+    out: tuple[dict, dict, dict] = ({}, {}, {})
+    headline, _, pairs = out
+    ideas_off = off or None
+    _family(questions, raw, [n for n in raw if n.startswith("bm25 header")], ideas_off, "bm25", sids, out)
+    headline["memdock bm25, defaults (untuned)"] = scores["bm25 defaults"]
+    if "postgres defaults" in scores:
+        headline["memdock postgres, defaults (untuned)"] = scores["postgres defaults"]
+    if hybrid_names:
+        _family(questions, raw, hybrid_names, ideas_off, "hybrid", sids, out)
+        headline["memdock hybrid, defaults (untuned)"] = scores["hybrid defaults"]
+        pairs["hybrid - bm25 (rotated)"] = (headline["memdock hybrid (rotated)"], headline["memdock bm25 (rotated)"])
+        pairs["hybrid - bm25 (defaults)"] = (scores["hybrid defaults"], scores["bm25 defaults"])
+    if "bm25s" in scores:
+        pairs["memdock bm25 defaults - bm25s"] = (scores["bm25 defaults"], scores["bm25s"])
+    return out
+
+
+def report(
+    args: argparse.Namespace,
+    questions: list[dict],
+    raw: dict,
+    stats: dict,
+    timing: dict,
+    sids: list[str],
+    hybrid_names: list[str],
+    off: str,
+) -> None:
+    """Print the headline (rotated and defaults beside the peers), its intervals, the paired differences, every
+    setting in-sample, and the timings."""
+    scores = {name: per_question(questions, ranked) for name, ranked in raw.items()}
+    headline, chosen, pairs = headline_of(questions, raw, scores, hybrid_names, off, sids)
+    for peer in ("bm25s", "bm25s+MiniLM rrf"):
+        if peer in scores:
+            headline[peer + " (speaker: text)"] = scores[peer]
+    print(f"LoCoMo dev: {len(questions)} questions with evidence; evidence fixes: {stats}")
+    print("one store per conversation; cells are R@5 / R@10\n")
+    print("HEADLINE: settings chosen on four conversations, measured on the fifth, rotated")
+    results = print_table(questions, headline)
+    for fam, picks in chosen.items():
+        print(f"  {fam}: chosen per held-out conversation: {picks}")
+    print()
+    spans = print_intervals(questions, headline)
+    print("\nPAIRED (same questions): mean difference [bootstrap 95% interval]")
+    diffs = print_paired(questions, pairs)
+    print("\nEVERY SETTING on all five (in-sample; for reading, not the headline)")
+    all_results = print_table(questions, scores)
+    if args.split_by_conversation:
+        by_conversation(questions, headline | scores, sids)
+    print()
+    for name, t in timing.items():
+        print(f"{name}: {t}")
+    if args.json:
+        summary = {"headline": results, "intervals": spans, "paired": diffs, "all": all_results}
+        print(json.dumps(summary | {"chosen": chosen, "timing": timing}, indent=2))
 
 
 def main() -> int:
@@ -465,89 +581,8 @@ def main() -> int:
         if args.postgres:
             raw["postgres defaults"], lat, took = run_postgres(base, questions)
             timing["postgres defaults"] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
-        hybrid_names = []
-        if args.hybrid:
-            emb = {"embedding_provider": "sentence-transformers", "embedding_model": args.model, "embedding_threads": 1}
-            for h in ("on",):
-                root = SCRATCH / f"locomo-emb-{h}" if args.keep_embedded else tmp / f"emb-{h}"
-                stores, took = index_stores(corpora[h].bundles, root, emb, reuse=args.keep_embedded)
-                timing[f"index with embeddings header={h}"] = f"{took:.1f}s"
-                raw["hybrid defaults"], lat = run_sqlite(stores, questions, emb, "hybrid")
-                timing["hybrid defaults"] = f"query p50 {statistics.median(lat):.2f} ms"
-                for order in args.orders.split(","):
-                    for rrf_k in [int(x) for x in args.rrf_k.split(",")]:
-                        for w in [float(x) for x in args.weights.split(",")]:
-                            for nb, (idea_name, idea_cfg) in product(neighbour_weights, idea_grid):
-                                name = f"hybrid header={h} {order} k={rrf_k} w={w}" + (f" nb={nb:g}" if nb else "")
-                                name += idea_name
-                                cfg = emb | {
-                                    "hybrid_rrf_k": rrf_k,
-                                    "hybrid_vector_weight": w,
-                                    "hybrid_lexical_order": order,
-                                    "neighbour_weight": nb,
-                                }
-                                raw[name], lat = run_sqlite(stores, questions, cfg | idea_cfg, "hybrid")
-                                timing[name] = f"query p50 {statistics.median(lat):.2f} ms"
-                                hybrid_names.append(name)
-                raw[f"vector header={h}"], _ = run_sqlite(stores, questions, emb, "vector")
-    sids = base.sids
-    scores = {name: per_question(questions, ranked) for name, ranked in raw.items()}
-    headline: dict[str, list] = {}
-    chosen: dict[str, dict] = {}
-    pairs: dict[str, tuple[list, list]] = {}
-    bm25_names = [n for n in raw if n.startswith("bm25 header")]
-    headline["memdock bm25 (rotated)"], chosen["bm25"] = rotate(questions, {n: raw[n] for n in bm25_names}, sids)
-    if len(idea_grid) > 1:
-        headline["memdock bm25 (rotated, ideas off)"], chosen["bm25 ideas off"] = rotate(
-            questions, {n: raw[n] for n in bm25_names if n.endswith(idea_grid[0][0])}, sids
-        )
-        pairs["bm25: ideas - ideas off"] = (
-            headline["memdock bm25 (rotated)"],
-            headline["memdock bm25 (rotated, ideas off)"],
-        )
-    headline["memdock bm25, defaults (untuned)"] = scores["bm25 defaults"]
-    if "postgres defaults" in scores:
-        headline["memdock postgres, defaults (untuned)"] = scores["postgres defaults"]
-    if hybrid_names:
-        headline["memdock hybrid (rotated)"], chosen["hybrid"] = rotate(
-            questions, {n: raw[n] for n in hybrid_names}, sids
-        )
-        headline["memdock hybrid, defaults (untuned)"] = scores["hybrid defaults"]
-        if len(idea_grid) > 1:
-            headline["memdock hybrid (rotated, ideas off)"], chosen["hybrid ideas off"] = rotate(
-                questions, {n: raw[n] for n in hybrid_names if n.endswith(idea_grid[0][0])}, sids
-            )
-            pairs["hybrid: ideas - ideas off"] = (
-                headline["memdock hybrid (rotated)"],
-                headline["memdock hybrid (rotated, ideas off)"],
-            )
-        pairs["hybrid - bm25 (rotated)"] = (headline["memdock hybrid (rotated)"], headline["memdock bm25 (rotated)"])
-        pairs["hybrid - bm25 (defaults)"] = (scores["hybrid defaults"], scores["bm25 defaults"])
-    if "bm25s" in scores:
-        pairs["memdock bm25 defaults - bm25s"] = (scores["bm25 defaults"], scores["bm25s"])
-    for peer in ("bm25s", "bm25s+MiniLM rrf"):
-        if peer in scores:
-            headline[peer + " (speaker: text)"] = scores[peer]
-    print(f"LoCoMo dev: {len(questions)} questions with evidence; evidence fixes: {dict(stats)}")
-    print("one store per conversation; cells are R@5 / R@10\n")
-    print("HEADLINE: settings chosen on four conversations, measured on the fifth, rotated")
-    results = print_table(questions, headline)
-    for fam, picks in chosen.items():
-        print(f"  {fam}: chosen per held-out conversation: {picks}")
-    print()
-    spans = print_intervals(questions, headline)
-    print("\nPAIRED (same questions): mean difference [bootstrap 95% interval]")
-    diffs = print_paired(questions, pairs)
-    print("\nEVERY SETTING on all five (in-sample; for reading, not the headline)")
-    all_results = print_table(questions, scores)
-    if args.split_by_conversation:
-        by_conversation(questions, headline | scores, sids)
-    print()
-    for name, t in timing.items():
-        print(f"{name}: {t}")
-    if args.json:
-        summary = {"headline": results, "intervals": spans, "paired": diffs, "all": all_results}
-        print(json.dumps(summary | {"chosen": chosen, "timing": timing}, indent=2))
+        hybrid_names = run_hybrid(args, corpora["on"], questions, tmp, neighbour_weights, idea_grid, raw, timing)
+    report(args, questions, raw, dict(stats), timing, base.sids, hybrid_names, idea_grid[0][0])
     return 0
 
 
