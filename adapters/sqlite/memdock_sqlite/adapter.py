@@ -219,6 +219,8 @@ class SqliteAdapter(Adapter):
             rrf_k=int(ctx.config.get("hybrid_rrf_k", hits.RRF_K)),
             lexical_order=str(ctx.config.get("hybrid_lexical_order", "coverage")),
             neighbour_weight=_number_or_none(ctx.config.get("neighbour_weight")),
+            pool_weight=_number_or_none(ctx.config.get("session_pool_weight")),
+            time_weight=_number_or_none(ctx.config.get("time_cue_weight")),
         )
 
     def _graph(self, ctx: Context, fn, **kw) -> dict:

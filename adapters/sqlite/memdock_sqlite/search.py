@@ -8,7 +8,7 @@ from typing import Any
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import limit_of, query_text
 
-from . import candidates, fts, hits, neighbours, scoring
+from . import candidates, fts, hits, neighbours, rerank, scoring
 from .embedders import Embedder
 from .filters import where, with_metadata
 from .vector_index import VectorIndex
@@ -43,6 +43,8 @@ def run(
     rrf_k: int = hits.RRF_K,
     lexical_order: str = "coverage",
     neighbour_weight: float | None = None,
+    pool_weight: float | None = None,
+    time_weight: float | None = None,
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = with_metadata(params.get("filters"), params.get("where"))
@@ -92,21 +94,8 @@ def run(
             )
             for rid in order
         ]
-    weight, formats = (
-        (neighbours.CONVERSATION_WEIGHT, neighbours.CONVERSATIONS)
-        if neighbour_weight is None
-        else (neighbour_weight, None)
-    )
-    if weight > 0 and mode != "vector":
-        allowed = _allowed(conn, filters) if filters else None
-        ranked = neighbours.expand(
-            conn, ranked, weight, limit, rrf_k, allowed, by_score=mode == "bm25", formats=formats
-        )
-    min_score = params.get("min_score")
-    if min_score is not None:
-        if not isinstance(min_score, (int, float)) or isinstance(min_score, bool) or not 0 <= min_score <= 1:
-            raise InvalidInputError(f"params.min_score must be a number in [0, 1], got {min_score!r}")
-        ranked = [item for item in ranked if item[1] >= min_score]
+    ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, neighbour_weight, pool_weight, time_weight)
+    ranked = _above(params.get("min_score"), ranked)
     ranked = ranked[:limit]
     rows = _rows(conn, [rid for rid, _, _ in ranked])
     result["hits"] = [
@@ -115,6 +104,49 @@ def run(
         if rid in rows
     ]
     return result
+
+
+Ranked = list[tuple[int, float, dict[str, Any]]]
+
+
+def _arrange(
+    conn: sqlite3.Connection,
+    ranked: Ranked,
+    text: str,
+    mode: str,
+    filters: dict[str, Any] | None,
+    limit: int,
+    rrf_k: int,
+    neighbour_weight: float | None,
+    pool_weight: float | None,
+    time_weight: float | None,
+) -> Ranked:
+    """What the words alone do not decide: answers lent by the questions above them (neighbours.py), then the
+    session and time-cue reordering (rerank.py). A vector ranking is left as it is."""
+    if mode == "vector":
+        return ranked
+    weight, formats = (
+        (neighbours.CONVERSATION_WEIGHT, neighbours.CONVERSATIONS)
+        if neighbour_weight is None
+        else (neighbour_weight, None)
+    )
+    if weight > 0:
+        allowed = _allowed(conn, filters) if filters else None
+        ranked = neighbours.expand(
+            conn, ranked, weight, limit, rrf_k, allowed, by_score=mode == "bm25", formats=formats
+        )
+    formats = rerank.CONVERSATIONS if pool_weight is None and time_weight is None else None
+    pool = rerank.POOL_WEIGHT if pool_weight is None else pool_weight
+    time = rerank.TIME_WEIGHT if time_weight is None else time_weight
+    return rerank.reorder(conn, ranked, text, pool=pool, time=time, by_score=mode == "bm25", k=rrf_k, formats=formats)
+
+
+def _above(min_score: object, ranked: Ranked) -> Ranked:
+    if min_score is None:
+        return ranked
+    if not isinstance(min_score, (int, float)) or isinstance(min_score, bool) or not 0 <= min_score <= 1:
+        raise InvalidInputError(f"params.min_score must be a number in [0, 1], got {min_score!r}")
+    return [item for item in ranked if item[1] >= min_score]
 
 
 def _parts(**scores: float | None) -> dict[str, float]:

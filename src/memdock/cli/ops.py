@@ -249,7 +249,7 @@ def _refuse_damaged_ledger(path: Path) -> None:
     """No hits and no counts: a ledger that cannot be read is said to be that, not taken for an empty store."""
     import sqlite3
 
-    from ..runner.ledger import Ledger
+    from ..engine.ledger import Ledger
 
     if not path.exists():
         return

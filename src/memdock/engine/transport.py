@@ -24,8 +24,8 @@ CheckpointCallback = Callable[[list[str]], None]
 class Transport(Protocol):
     """One adapter, reached somehow. NAME is the adapter's; READS_GZIP whether it reads a sealed journal
     segment's gzip parts (memdock's Python SDK does; any other adapter gets a plain bundle); PARALLEL_WRITERS
-    adapter.json's `parallel_writers` (`shared`, `merge` or `serial`); STORE_FILES adapter.json's `store_files`, the files
-    under the data dir that hold the backend's store (see `engine/lost.py`)."""
+    adapter.json's `parallel_writers` (`shared`, `merge` or `serial`); STORE_FILES adapter.json's `store_files`,
+    the files under the data dir that hold the backend's store (see `engine/lost.py`)."""
 
     name: str
     reads_gzip: bool

@@ -1,0 +1,99 @@
+"""Reordering a ranked list by what a chunk's own words cannot say: the session it sits in (pooling) and, for a
+question that asks when, whether it says when (time cues). Neither changes a hit's score: `score` stays the
+chunk's own share of the query (scoring.py); the order is by a ranking value, shown as `extra.rank_value`
+(docs/concepts/recall.md states this contract).
+
+Pooling: a chunk's ranking value is its own place plus POOL times the mean of the best POOL_DEPTH places in its
+thread (a session of a conversation), so a turn in the session the question is about outranks an equal match in
+a session that holds only that one. Time cues: when the question asks when (`asks_when`), a chunk that names a
+time ("yesterday", "last week", "in June", "2022") gains TIME times its own place: on LoCoMo dev 85 % of the turns
+behind "when" questions hold such a word against 22 % of all turns.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections import defaultdict
+from typing import Any
+
+from . import neighbours
+from .scoring import TIE_DIGITS
+
+Ranked = list[tuple[int, float, dict[str, Any]]]
+
+POOL_DEPTH = 3
+CONVERSATIONS = neighbours.CONVERSATIONS
+"""Unless a weight is configured, only threads imported in these formats are reordered, as neighbours.py does:
+a conversation's sessions are what pooling measured on; a memory of notes keeps its order by score."""
+POOL_WEIGHT = 0.5
+"""Chosen by every fold of `bench/locomo.py --idea session_pool_weight=0,0.25,0.5,1` (bm25, LoCoMo dev)."""
+TIME_WEIGHT = 0.25
+"""Chosen by every fold of `bench/locomo.py --idea time_cue_weight=0,0.25,0.5,1` beside pooling."""
+_MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
+_MAY = r"(?:in|on|of|since|until|by|early|late) may|may \d|\d(?:st|nd|rd|th)? (?:of )?may"
+""""May" names a month only beside a date or a preposition: "you may" and a person called May say no time."""
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+TIME_CUES = re.compile(
+    rf"\b(?:yesterday|today|tonight|tomorrow|last|next|ago|recently|weekend|weeks?|months?|years?|since|"
+    rf"earlier|later|soon|morning|evening|birthday|summer|winter|spring|{_MONTHS}|{_MAY}|{_DAYS}|(?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+ASKS_WHEN = re.compile(
+    r"\b(?:when|what (?:year|month|day|date|time)|how long|how many (?:years|months|weeks|days))\b", re.IGNORECASE
+)
+
+
+def asks_when(question: str) -> bool:
+    return bool(ASKS_WHEN.search(question))
+
+
+_ROWS = (
+    "SELECT c.rowid, c.thread_id, c.body, json_extract(t.attrs, '$.format') "
+    "FROM chunks c LEFT JOIN nodes t ON t.id = c.thread_id WHERE c.rowid IN ({})"
+)
+
+
+def _threads_and_text(
+    conn: sqlite3.Connection, rowids: list[int], formats: frozenset[str] | None
+) -> dict[int, tuple[str, str]]:
+    """Thread and text of each of ROWIDS that lies in a thread imported in one of FORMATS (None: any)."""
+    found = conn.execute(_ROWS.format(",".join("?" * len(rowids))), rowids)
+    return {rid: (thread, body) for rid, thread, body, fmt in found if formats is None or fmt in formats}
+
+
+def reorder(
+    conn: sqlite3.Connection,
+    ranked: Ranked,
+    question: str,
+    *,
+    pool: float,
+    time: float,
+    by_score: bool,
+    k: int,
+    formats: frozenset[str] | None = None,
+) -> Ranked:
+    """RANKED (best first) reordered by place + POOL x its thread's pooled place + TIME x place when it names a
+    time and QUESTION asks when. A place is the score (BY_SCORE) or 1 / (K + rank), as neighbours.expand reads
+    it; with FORMATS, only chunks of threads imported in one of them gain. Scores are left as they are;
+    `extra.rank_value` holds the value ranked by."""
+    time = time if asks_when(question) else 0.0
+    if not ranked or (pool <= 0 and time <= 0):
+        return ranked
+    place = {rid: score if by_score else 1.0 / (k + rank) for rank, (rid, score, _) in enumerate(ranked, 1)}
+    rows = _threads_and_text(conn, list(place), formats)
+    best: dict[str, list[float]] = defaultdict(list)
+    for rid, own in place.items():
+        if rid in rows:
+            best[rows[rid][0]].append(own)
+    pooled = {t: sum(sorted(v, reverse=True)[:POOL_DEPTH]) / POOL_DEPTH for t, v in best.items()}
+    value: dict[int, float] = {}
+    for rid, own in place.items():
+        if rid not in rows:
+            value[rid] = own
+            continue
+        thread, body = rows[rid]
+        cue = time if time > 0 and TIME_CUES.search(body) else 0.0
+        value[rid] = own * (1.0 + cue) + pool * pooled[thread]
+    order = sorted(range(len(ranked)), key=lambda i: (-round(value[ranked[i][0]], TIE_DIGITS), i))
+    return [(ranked[i][0], ranked[i][1], {**ranked[i][2], "rank_value": value[ranked[i][0]]}) for i in order]

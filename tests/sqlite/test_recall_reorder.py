@@ -1,0 +1,138 @@
+"""Recall's reordering in a conversation (memdock_sqlite.rerank, docs/concepts/recall.md): a turn in the session
+the question is about outranks an equal match alone in another session (pooling); a turn that says when outranks
+an equal one that does not, for a question that asks when (time cues). Hit scores stay each chunk's own; the order
+follows `extra.rank_value`. Then the bad input issue #34 names, each through a default store."""
+
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from sqlite_helpers import sqlite_backend
+
+ADAPTERS = Path(__file__).resolve().parents[2] / "adapters"
+sys.path[:0] = [str(ADAPTERS / "sqlite"), str(ADAPTERS / "common")]
+from memdock_sqlite.rerank import TIME_CUES, asks_when  # noqa: E402
+
+from memdock.chunking import chunk_bundle  # noqa: E402
+from memdock.importers.pipeline import import_corpus  # noqa: E402
+
+OFF = {"session_pool_weight": 0, "time_cue_weight": 0}
+
+
+def chat_store(root: Path, sessions: list[list[str]], *, speakers=("Ana", "Bo"), dates=None) -> Path:
+    """A chat store of SESSIONS (turns by SPEAKERS in turn), session N dated DATES[N] (None: no date key)."""
+    conversation: dict = {"speaker_a": speakers[0], "speaker_b": speakers[-1]}
+    for i, turns in enumerate(sessions, 1):
+        when = f"1:56 pm on {i} May, 2023" if dates is None else dates[i - 1]
+        if when is not None:
+            conversation[f"session_{i}_date_time"] = when
+        conversation[f"session_{i}"] = [
+            {"speaker": speakers[j % len(speakers)], "dia_id": f"D{i}:{j + 1}", "text": text}
+            for j, text in enumerate(turns)
+        ]
+    (root / "chat.json").write_bytes(orjson.dumps({"sample_id": "s", "conversation": conversation}))
+    import_corpus([root / "chat.json"], "chat", root / "corpus")
+    chunk_bundle(root / "corpus", root / "chunks")
+    sqlite_backend(root / "store").index(root / "chunks")
+    return root / "store"
+
+
+def recall(store: Path, query: str, config: dict | None = None):
+    return sqlite_backend(store, config=config or {}).query(query, limit=10).hits
+
+
+def ordered_by_rank_value(hits) -> bool:
+    values = [h.extra["rank_value"] for h in hits]
+    return bool(values) and values == sorted(values, reverse=True) and all(0 <= h.score <= 1 for h in hits)
+
+
+GARDEN = [
+    ["I planted tomatoes in the raised bed.", "The basil is growing well in the raised bed.", "Tomatoes and basil."],
+    ["Basil pesto tonight.", "The football match was a draw."],
+]
+
+
+@pytest.fixture(scope="module")
+def garden(tmp_path_factory):
+    return chat_store(tmp_path_factory.mktemp("garden"), GARDEN)
+
+
+def test_pooling_lifts_a_turn_in_the_session_the_question_is_about(garden):
+    off = recall(garden, "tomatoes basil", OFF)
+    pooled = recall(garden, "tomatoes basil")
+    texts = [h.text.split("\n")[-1] for h in pooled]
+    assert texts.index("The basil is growing well in the raised bed.") < texts.index("Basil pesto tonight.")
+    plain = [h.text.split("\n")[-1] for h in off]
+    assert plain.index("Basil pesto tonight.") < plain.index("The basil is growing well in the raised bed.")
+    assert {h.id: h.score for h in pooled} == pytest.approx({h.id: h.score for h in off}), "scores stay per chunk"
+    assert ordered_by_rank_value(pooled)
+
+
+def test_a_turn_that_says_when_answers_a_when_question_first(tmp_path):
+    store = chat_store(tmp_path, [["Planted tomatoes.", "Nice."], ["Planted tomatoes yesterday, in the rain.", "Ok."]])
+    off = recall(store, "When were the tomatoes planted?", OFF)
+    assert off[0].text.endswith("Planted tomatoes.")
+    cued = recall(store, "When were the tomatoes planted?")
+    assert cued[0].text.endswith("yesterday, in the rain.")
+    assert cued[0].score == pytest.approx(next(h.score for h in off if h.id == cued[0].id))
+    assert recall(store, "Were the tomatoes planted?", {"session_pool_weight": 0})[0].text.endswith("tomatoes.")
+
+
+def test_what_asks_when_and_what_says_when():
+    assert asks_when("When did Ana go camping?") and asks_when("How long has Bo painted?")
+    assert not asks_when("What did Ana paint?")
+    assert TIME_CUES.search("I went there last week") and TIME_CUES.search("back in 2019")
+    assert TIME_CUES.search("on 8 May") and TIME_CUES.search("in May")
+
+
+# bad input (issue #34)
+
+
+def test_a_question_that_is_only_a_date(garden):
+    hits = recall(garden, "8 May 2023")
+    assert all(0 <= h.score <= 1 for h in hits)
+    assert all("rank_value" in h.extra for h in hits)
+
+
+def test_a_question_of_only_stopwords(garden):
+    result = sqlite_backend(garden).query("the of and to a", limit=10)
+    assert all("rank_value" in h.extra for h in result.hits)
+
+
+def test_a_question_in_another_script(tmp_path):
+    store = chat_store(tmp_path, [["Вчера я посадила помидоры.", "Хорошо."], ["Сегодня футбол.", "Да."]])
+    hits = recall(store, "Когда посадила помидоры?")
+    assert hits[0].text.endswith("Вчера я посадила помидоры.")
+    assert ordered_by_rank_value(hits)
+
+
+def test_a_thread_with_no_dates(tmp_path):
+    store = chat_store(tmp_path, GARDEN, dates=[None, None])
+    hits = recall(store, "When was the basil growing?")
+    assert hits and not any(h.event_time for h in hits)
+    assert ordered_by_rank_value(hits)
+
+
+def test_dates_in_the_future_and_before_1900(tmp_path):
+    store = chat_store(tmp_path, GARDEN, dates=["1:56 pm on 8 May, 2999", "1:56 pm on 8 May, 1850"])
+    hits = recall(store, "When was the basil growing in 2999?")
+    assert {h.event_time[:4] for h in hits} <= {"2999", "1850"}
+    assert ordered_by_rank_value(hits)
+
+
+def test_a_conversation_of_one_speaker(tmp_path):
+    store = chat_store(tmp_path, GARDEN, speakers=("Ana",))
+    hits = recall(store, "tomatoes basil")
+    assert {h.extra["author"] for h in hits} == {"Ana"}
+    assert ordered_by_rank_value(hits)
+
+
+def test_an_entity_named_like_a_common_word(tmp_path):
+    """A speaker called May: her name in every header says no time, and neither does "you may" in a turn."""
+    store = chat_store(tmp_path, [["You may plant tomatoes now.", "Planted tomatoes."]], speakers=("May", "Bo"))
+    hits = recall(store, "When did May plant tomatoes?")
+    assert not TIME_CUES.search("You may plant tomatoes now.")
+    maybe = next(h for h in hits if h.text.endswith("You may plant tomatoes now."))
+    off = recall(store, "When did May plant tomatoes?", {"time_cue_weight": 0})
+    assert maybe.extra["rank_value"] == pytest.approx(next(h for h in off if h.id == maybe.id).extra["rank_value"])
