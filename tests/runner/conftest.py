@@ -23,3 +23,15 @@ def scripted(tmp_path):
     yield make
     for b in opened:
         b.close()
+
+
+FAKE_KEY = "-----BEGIN FAKE OPENSSH PRIVATE KEY-----\nnot-a-real-key-77a1\n"
+
+
+@pytest.fixture
+def key(tmp_path) -> Path:
+    """A fake private key where a user keeps one (tmp_path/home/.ssh/id_rsa): what a hostile adapter must not read."""
+    f = tmp_path / "home" / ".ssh" / "id_rsa"
+    f.parent.mkdir(parents=True)
+    f.write_text(FAKE_KEY)
+    return f

@@ -129,9 +129,6 @@ def test_timeouts_query_bounds_each_attempt_under_a_longer_deadline(tmp_path):
     assert err.value.details["attempts"] == 2
 
 
-KEY = "-----BEGIN FAKE OPENSSH PRIVATE KEY-----\nnot-a-real-key-5c2e\n"
-
-
 def reader_project(tmp_path: Path, target: str) -> tuple[Path, dict[str, str]]:
     """A project folder whose memdock.toml points the hostile reader's `target` at TARGET; the reader itself is
     the user's (found through MEMDOCK_ADAPTER_PATH, as a trusted install would be)."""
@@ -146,17 +143,10 @@ def reader_project(tmp_path: Path, target: str) -> tuple[Path, dict[str, str]]:
     return folder, {"MEMDOCK_ADAPTER_PATH": str(tmp_path / "adapters"), "HOME": str(tmp_path / "home")}
 
 
-@pytest.fixture
-def key(tmp_path) -> Path:
-    f = tmp_path / "home" / ".ssh" / "id_rsa"
-    f.parent.mkdir(parents=True)
-    f.write_text(KEY)
-    return f
-
-
 @pytest.mark.skipif(landlock.abi_version() < 1, reason="this kernel offers no Landlock")
 def test_a_project_config_cannot_widen_the_strict_read_allowlist(tmp_path, key):
-    """An absolute path in an adapter's config is readable under --sandbox strict: a folder's own memdock.toml
+    """An absolute path in an adapter's config is readable under --sandbox strict (`key`, from
+    tests/runner/conftest.py, is a fake private key in a fake home): a folder's own memdock.toml
     may name one only inside that folder, unless the user trusts the file."""
     folder, env = reader_project(tmp_path, str(key))
     out = memdock(folder, "query", "x", "--sandbox", "strict", "--json", **env)

@@ -20,17 +20,8 @@ from memdock.runner.backend import SubprocessBackend
 
 HOSTILE = Path(__file__).resolve().parents[1] / "adapters" / "hostile-reader"
 BUNDLED = Path(__file__).resolve().parents[2] / "adapters"
-KEY = "-----BEGIN FAKE OPENSSH PRIVATE KEY-----\nnot-a-real-key-77a1\n"
 
 needs_landlock = pytest.mark.skipif(landlock.abi_version() < 1, reason="this kernel offers no Landlock")
-
-
-@pytest.fixture
-def key(tmp_path) -> Path:
-    f = tmp_path / "home" / ".ssh" / "id_rsa"
-    f.parent.mkdir(parents=True)
-    f.write_text(KEY)
-    return f
 
 
 def reader_with(tmp_path: Path, python_path: list[str], *, link: Path | None = None) -> Path:
