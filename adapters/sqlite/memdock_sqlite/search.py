@@ -6,7 +6,7 @@ import sqlite3
 from typing import Any
 
 from memdock.errors import InvalidInputError
-from memdock.sdk.params import limit_of, query_text
+from memdock.sdk.params import limit_of, min_score_of, query_text
 
 from . import candidates, fts, hits, neighbours, scoring
 from .embedders import Embedder
@@ -102,10 +102,8 @@ def run(
         ranked = neighbours.expand(
             conn, ranked, weight, limit, rrf_k, allowed, by_score=mode == "bm25", formats=formats
         )
-    min_score = params.get("min_score")
+    min_score = min_score_of(params)
     if min_score is not None:
-        if not isinstance(min_score, (int, float)) or isinstance(min_score, bool) or not 0 <= min_score <= 1:
-            raise InvalidInputError(f"params.min_score must be a number in [0, 1], got {min_score!r}")
         ranked = [item for item in ranked if item[1] >= min_score]
     ranked = ranked[:limit]
     rows = _rows(conn, [rid for rid, _, _ in ranked])

@@ -10,7 +10,7 @@ import orjson
 
 from ..bundle import OutputNotEmptyError
 from ..errors import ConfigError, InvalidInputError
-from ..limits import MAX_LIMIT, MIN_LIMIT
+from ..limits import limit_error
 from ..runner.backend import SubprocessBackend, open_backend
 
 
@@ -48,7 +48,20 @@ def add_backend_options(p: argparse.ArgumentParser, *, json_flag: bool = True) -
         p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-SEARCH_LIMIT = (MIN_LIMIT, MAX_LIMIT)
+LIMIT_FLAG = "--limit/-n"
+
+
+def limit_option(text: str) -> int:
+    """An argparse type for --limit/-n: a whole number (its range is the request's rule, memdock.limits, checked
+    when the request is built, before any work)."""
+    try:
+        return int(text.strip())
+    except ValueError:  # also a number too long to convert
+        raise limit_error(LIMIT_FLAG, _shown(text)) from None
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:37]}... ({len(text)} characters)"
 
 
 def bounded_int(flag: str, low: int, high: int) -> Callable[[str], int]:
@@ -61,9 +74,8 @@ def bounded_int(flag: str, low: int, high: int) -> Callable[[str], int]:
         except ValueError:  # also a number too long to convert
             value = None
         if value is None or not low <= value <= high:
-            shown = text if len(text) <= 40 else f"{text[:37]}... ({len(text)} characters)"
             raise InvalidInputError(
-                f"{flag} must be an integer from {low:,} to {high:,}, got {shown}", details={"option": flag}
+                f"{flag} must be an integer from {low:,} to {high:,}, got {_shown(text)}", details={"option": flag}
             )
         return value
 

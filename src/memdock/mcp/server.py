@@ -21,8 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from .. import __version__
 from ..connect import open_backend
 from ..errors import MemdockError
-from ..limits import MAX_LIMIT, MIN_LIMIT
-from ..service import Filters, MemoryService
+from ..limits import MAX_LIMIT, MIN_LIMIT, MODES
+from ..service import MemoryService
+from ..service.requests import Forget, Get, Listing, Recall, Search, Update
 
 INSTRUCTIONS = (
     "Long-term memory of threads of entries (discussions, decisions, chat sessions). "
@@ -37,7 +38,15 @@ INSTRUCTIONS = (
 )
 
 Query = Annotated[str, Field(description="what to look for, in plain words")]
-Limit = Annotated[int, Field(description=f"how many results ({MIN_LIMIT}-{MAX_LIMIT})", ge=MIN_LIMIT, le=MAX_LIMIT)]
+# Ranges are advertised in the schema but checked by the request (memdock.service.requests), so a bad value gets
+# the same error here as at every other door.
+Limit = Annotated[
+    int,
+    Field(
+        description=f"how many results ({MIN_LIMIT}-{MAX_LIMIT})",
+        json_schema_extra={"minimum": MIN_LIMIT, "maximum": MAX_LIMIT},
+    ),
+]
 Threads = Annotated[
     str | list[str] | None, Field(description="only these threads: names or thread ids (as memory_remember returns)")
 ]
@@ -101,7 +110,18 @@ def build_server(service: MemoryService) -> Any:
         ] = None,
         min_score: Annotated[
             float | None,
-            Field(ge=0, le=1, description="only hits scoring at least this, 0 to 1 (1: holds every query word)"),
+            Field(
+                description="only hits scoring at least this, 0 to 1 (1: holds every query word)",
+                json_schema_extra={"minimum": 0, "maximum": 1},
+            ),
+        ] = None,
+        mode: Annotated[
+            str | None,
+            Field(
+                description="bm25: words; vector: meaning (needs embeddings); hybrid: both; auto (default): the "
+                "backend's best",
+                json_schema_extra={"enum": list(MODES)},
+            ),
         ] = None,
         where: Annotated[
             dict[str, Any] | None,
@@ -113,39 +133,41 @@ def build_server(service: MemoryService) -> Any:
     ) -> dict[str, Any]:
         """Search the memory for passages relevant to a question or topic, best first, with their thread and entry.
         Scores lie in [0, 1] and keep their meaning as the memory grows."""
-        filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
-        result = await service.query(query, limit=limit, filters=filters, min_score=min_score, where=where)
-        return result.to_dict()
+        request = Recall.of(
+            query, limit=limit, mode=mode, min_score=min_score, where=where,
+            thread=thread, since=since, until=until, author=author, role=role, type=type,
+        )  # fmt: skip
+        return (await service.recall(request)).to_dict()
 
     @tool(READ_ONLY)
     async def memory_search_nodes(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
         """Find threads, entries and entities (people, agents, files, code symbols, URLs, issues) by name or text."""
-        return (await service.search_nodes(query, limit=limit, thread=thread)).to_dict()
+        return (await service.search(Search.of("search_nodes", query, limit=limit, thread=thread))).to_dict()
 
     @tool(READ_ONLY)
     async def memory_search_facts(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
         """Find facts: relations stated as sentences, such as who replied to whom and which entry mentions which
         file."""
-        return (await service.search_facts(query, limit=limit, thread=thread)).to_dict()
+        return (await service.search(Search.of("search_facts", query, limit=limit, thread=thread))).to_dict()
 
     @tool(READ_ONLY)
     async def memory_search_episodes(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
         """Find whole entries (episodes: a message, a decision, a chat turn) relevant to the query."""
-        return (await service.search_episodes(query, limit=limit, thread=thread)).to_dict()
+        return (await service.search(Search.of("search_episodes", query, limit=limit, thread=thread))).to_dict()
 
     @tool(READ_ONLY)
     async def memory_get_node(
         id: Annotated[str, Field(description="a node, entry, thread or chunk id from a result")],
     ) -> dict[str, Any]:
         """Open one node by id: its full text, attributes and the edges around it."""
-        return (await service.get_node(id)).to_dict()
+        return (await service.get(Get.of("get_node", id))).to_dict()
 
     @tool(READ_ONLY)
     async def memory_get_edge(
         id: Annotated[str, Field(description="an edge (fact) id from a result")],
     ) -> dict[str, Any]:
         """Open one edge (fact) by id: its sentence, type, both ends and time."""
-        return (await service.get_edge(id)).to_dict()
+        return (await service.get(Get.of("get_edge", id))).to_dict()
 
     @tool(ADDS)
     async def memory_remember(
@@ -175,7 +197,7 @@ def build_server(service: MemoryService) -> Any:
         ] = None,
     ) -> dict[str, Any]:
         """Change an entry's text and/or metadata in place; it keeps its id, thread, author and time."""
-        return (await service.update(id, text=content, metadata=metadata)).to_dict()
+        return (await service.update(Update.of(id, text=content, metadata=metadata))).to_dict()
 
     @tool(ADDS)
     async def memory_remember_many(
@@ -199,7 +221,7 @@ def build_server(service: MemoryService) -> Any:
         ],
     ) -> dict[str, Any]:
         """Delete entries, threads or other records by id (a thread also by name), with their chunks and edges."""
-        return (await service.forget(ids)).to_dict()
+        return (await service.delete(Forget.of(ids))).to_dict()
 
     @tool(READ_ONLY)
     async def memory_status() -> dict[str, Any]:
@@ -224,7 +246,7 @@ def build_server(service: MemoryService) -> Any:
     )
     async def thread_entries(thread: str) -> str:
         try:
-            entries = await service.list(thread=thread, limit=50)
+            entries = await service.entries(Listing.of(thread=thread, limit=50))
         except MemdockError as exc:  # the SDK replaces any other exception's message with a generic one
             raise ResourceError(f"{exc.category}: {exc.message}") from None
         return json.dumps([e.to_dict() for e in entries])
