@@ -9,9 +9,10 @@ from typing import Any
 import orjson
 
 from ..bundle import OutputNotEmptyError
+from ..connect import open_backend
 from ..errors import ConfigError, InvalidInputError
 from ..limits import limit_error
-from ..runner.backend import SubprocessBackend, open_backend
+from ..runner.backend import SubprocessBackend
 
 
 def examples(*lines: str) -> dict[str, Any]:
@@ -119,11 +120,16 @@ def serve_from_args(serve: Callable[..., None], args: argparse.Namespace, **kwar
     return 0
 
 
-def open_from_args(args: argparse.Namespace, **kwargs: Any) -> SubprocessBackend:
-    return open_backend(
+def open_from_args(args: argparse.Namespace, *, workers: int = 0) -> SubprocessBackend:
+    """The backend the options name, from the one factory (memdock.connect), as a command line runs it: one
+    process per call unless WORKERS, and one retry of an idempotent call after a crash."""
+    opened = open_backend(
         args.backend,
         data_dir=args.data_dir,
         config=parse_config(args.config),
         sandbox="off" if args.no_sandbox else args.sandbox,
-        **kwargs,
+        workers=workers,
+        retries=1,
     )
+    assert isinstance(opened, SubprocessBackend)  # a name always opens a subprocess adapter
+    return opened
