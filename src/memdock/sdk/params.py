@@ -3,10 +3,12 @@ mode, one id, the groups. The rules are memdock.limits', the same the front door
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import InvalidInputError
 from ..limits import DEFAULT_LIMIT, check_limit, check_min_score, check_mode, check_text
+
+TYPE_CHECKING = False  # the SDK's dispatch imports this module at every adapter start: no `typing`
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def query_text(params: dict[str, Any]) -> str:
