@@ -23,7 +23,7 @@ from ..connect import open_backend
 from ..errors import MemdockError
 from ..limits import MAX_LIMIT, MIN_LIMIT, MODES
 from ..service import MemoryService
-from ..service.requests import Forget, Get, Listing, Recall, Search, Update
+from ..service.requests import Count, Forget, Get, Listing, Recall, Search, Update
 
 INSTRUCTIONS = (
     "Long-term memory of threads of entries (discussions, decisions, chat sessions). "
@@ -31,7 +31,8 @@ INSTRUCTIONS = (
     "files and issues; memory_search_nodes for threads, entries and entities by name; memory_search_episodes for "
     "whole entries; memory_get_node / memory_get_edge to open an id from a result; memory_remember (or "
     "memory_remember_many) to store new notes, with metadata of your own that memory_recall's where filters on; "
-    "memory_update to change a note in place; memory_forget to delete by id (a thread also by name); "
+    "memory_update to change a note in place; memory_list and memory_count to page through and count entries; "
+    "memory_forget to delete by id (a thread also by name); "
     "memory_status to see the backend and "
     "what it holds. A thread is named the same way everywhere: by its name or by the thread_id memory_remember "
     "returned."
@@ -251,9 +252,35 @@ def build_server(service: MemoryService) -> Any:
             raise ResourceError(f"{exc.category}: {exc.message}") from None
         return json.dumps([e.to_dict() for e in entries])
 
+    _listing_tools(tool, service)
     _refuse_unknown_arguments(server)
     _advertise_no_prompts(server)
     return server
+
+
+def _listing_tools(tool: Callable[[ToolAnnotations], Any], service: MemoryService) -> None:
+    """memory_list and memory_count: the same verbs and requests as Memory.list / count and `memdock list / count`."""
+
+    @tool(READ_ONLY)
+    async def memory_list(
+        thread: Threads = None,
+        limit: Annotated[
+            int,
+            Field(
+                description=f"how many entries ({MIN_LIMIT}-{MAX_LIMIT})",
+                json_schema_extra={"minimum": MIN_LIMIT, "maximum": MAX_LIMIT},
+            ),
+        ] = 20,
+        offset: Annotated[int, Field(description="skip this many first (page with offset += limit)")] = 0,
+    ) -> dict[str, Any]:
+        """List the memory's entries oldest first (a thread's, when given), a page at a time."""
+        entries = await service.entries(Listing.of(thread=thread, limit=limit, offset=offset))
+        return {"entries": [e.to_dict() for e in entries]}
+
+    @tool(READ_ONLY)
+    async def memory_count(thread: Threads = None) -> dict[str, Any]:
+        """How many entries the memory holds (a thread's, when given)."""
+        return {"count": await service.count(Count.of(thread=thread))}
 
 
 def _advertise_no_prompts(server: Any) -> None:

@@ -15,7 +15,7 @@ from .. import times
 from ..errors import InvalidInputError
 from ..ids import is_valid_id
 from ..importers.base import MAX_ENTRY_BYTES
-from ..limits import check_limit, check_min_score, check_mode, check_text, limit_error
+from ..limits import MAX_QUERY, check_limit, check_min_score, check_mode, check_text, limit_error
 
 MAX_ID = 256
 MAX_FIELD = 1_000
@@ -51,6 +51,8 @@ def string(value: Any, *, name: str, max_len: int = MAX_FIELD) -> str:
 def text(value: Any, *, name: str = "query") -> str:
     if isinstance(value, (bytes, bytearray, memoryview)):
         raise InvalidInputError(f"{name} must be a string, got {_kind(value)}: decode it first")
+    if isinstance(value, str) and len(value) > MAX_QUERY:
+        raise InvalidInputError(f"{name} is {len(value)} characters; the limit is {MAX_QUERY}")
     return encodable(check_text(value, name), name=name)
 
 
