@@ -10,7 +10,7 @@ from ..service.metadata import parse_pairs
 from ..service.requests import Count, Listing, Update
 from . import output
 from .common import LIMIT_FLAG, add_backend_options, examples, limit_option
-from .ops import CLI_NAMES, _open_service, _refuse_if_missing, read_stdin
+from .ops import CLI_NAMES, _open_service, _refuse_if_missing, read_stdin, say_written
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -79,13 +79,7 @@ def run_update(args: argparse.Namespace) -> int:
     with closing(_open_service(args)) as service:
         _refuse_if_missing(service)
         result = service.update(request)
-    if args.json:
-        output.emit_json(result.to_dict())
-    elif result.degraded:
-        output.warn(f"not updated: {result.reason}")
-    else:
-        print(f"updated {result.id} in {result.thread_id}")
-    return 1 if result.degraded else 0
+    return say_written(result, args.json, "updated")
 
 
 def _first_line(text: str, width: int = 80) -> str:

@@ -15,6 +15,7 @@ from ..limits import MAX_LIMIT, MIN_LIMIT, MODES
 from ..service.core import ServiceCore
 from ..service.metadata import parse_pairs
 from ..service.requests import Forget, Get, Recall, Search
+from ..service.results import Remembered
 from . import output
 from .common import LIMIT_FLAG, add_backend_options, examples, limit_option, open_from_args
 
@@ -290,12 +291,17 @@ def run_remember(args: argparse.Namespace) -> int:
             time=args.time,
             metadata=parse_pairs(args.meta, "--meta"),
         )
-    if args.json:
+    return say_written(result, args.json, "remembered")
+
+
+def say_written(result: Remembered, as_json: bool, done: str) -> int:
+    """A remember's or an update's RESULT on stdout (a degraded one as a warning); its exit code."""
+    if as_json:
         output.emit_json(result.to_dict())
     elif result.degraded:
-        output.warn(f"not remembered: {result.reason}")
+        output.warn(f"not {done}: {result.reason}")
     else:
-        print(f"remembered {result.id} in {result.thread_id}")
+        print(f"{done} {result.id} in {result.thread_id}")
     return 1 if result.degraded else 0
 
 
