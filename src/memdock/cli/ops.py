@@ -21,6 +21,12 @@ from .common import LIMIT_FLAG, add_backend_options, examples, limit_option, ope
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    for add in (_add_info, _add_recall, _add_remember, _add_lookups):
+        add(sub)
+
+
+def _add_info(sub: argparse._SubParsersAction) -> None:
+    """The capabilities and health commands."""
     p = sub.add_parser(
         "capabilities",
         help="what the backend can do (the handshake)",
@@ -35,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_backend_options(p)
     p.set_defaults(func=run_health)
 
+
+def _add_recall(sub: argparse._SubParsersAction) -> None:
+    """The recall command."""
     p = sub.add_parser(
         "recall",
         aliases=["query"],
@@ -69,6 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(func=run_recall)
 
+
+def _add_remember(sub: argparse._SubParsersAction) -> None:
+    """The remember command."""
     p = sub.add_parser(
         "remember",
         help="store one note in the memory",
@@ -93,6 +105,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_backend_options(p)
     p.set_defaults(func=run_remember)
 
+
+def _add_lookups(sub: argparse._SubParsersAction) -> None:
+    """The search, get and forget commands."""
     p = sub.add_parser(
         "search",
         help="search nodes, facts or episodes",
