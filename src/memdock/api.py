@@ -19,8 +19,9 @@ from typing import Any
 
 from .connect import BackendSpec, open_backend
 from .contract import DeleteResult, GetResult, SearchResult
-from .service import Entry, Filters, MemoryService, Remembered, Status
+from .service import Entry, MemoryService, Remembered, Status
 from .service.core import DEFAULT_DEADLINE, ServiceCore
+from .service.requests import Count, Forget, Get, Listing, Recall, Search, Update
 
 Many = str | Sequence[str] | None
 When = str | datetime | None
@@ -67,7 +68,7 @@ class Memory:
     ) -> Remembered:
         """Replace an entry's TEXT and/or METADATA in place (it keeps its id, thread, author and time; metadata
         given replaces the old). An id the memory does not hold is an InvalidInputError."""
-        return self._core.update(entry_id, text=text, metadata=metadata)
+        return self._core.update(Update.of(entry_id, text=text, metadata=metadata))
 
     def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
         """Store several entries with one index call: each item is the text, or a mapping with `content` and
@@ -92,17 +93,21 @@ class Memory:
         """Passages relevant to QUERY, best first, restricted by the filters given. Scores lie in [0, 1]: 1 when a
         passage holds every query term (see the backend's capabilities); MIN_SCORE drops hits below it. WHERE
         keeps entries whose metadata matches: {"key": value}, {"key": [any, of, these]}, {"key": {"$in": [...]}}."""
-        filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
-        return self._core.query(query, limit=limit, filters=filters, mode=mode, min_score=min_score, where=where)
+        return self._core.recall(
+            Recall.of(
+                query, limit=limit, mode=mode, min_score=min_score, where=where,
+                thread=thread, since=since, until=until, author=author, role=role, type=type,
+            )
+        )  # fmt: skip
 
     def list(self, *, thread: Many = None, limit: int = 20, offset: int = 0) -> list[Entry]:
         """Entries oldest first, LIMIT of them (1-1000, memdock.limits) from OFFSET: THREAD's (a name or id, or
         several) when given, else the whole memory's. Page with OFFSET += LIMIT until a short page."""
-        return self._core.list(thread=thread, limit=limit, offset=offset)
+        return self._core.entries(Listing.of(thread=thread, limit=limit, offset=offset))
 
     def count(self, *, thread: Many = None) -> int:
         """How many entries the memory holds (THREAD's, when given)."""
-        return self._core.count(thread=thread)
+        return self._core.count(Count.of(thread=thread))
 
     def threads(self) -> dict[str, int]:
         """Each thread id the memory holds, with its number of entries."""
@@ -110,25 +115,25 @@ class Memory:
 
     def forget(self, ids: str | Sequence[str]) -> DeleteResult:
         """Delete records by id, with what depends on them (a thread takes its entries, an entry its chunks)."""
-        return self._core.forget(ids)
+        return self._core.delete(Forget.of(ids))
 
     def status(self) -> Status:
         return self._core.status()
 
     def search_nodes(self, text: str, *, limit: int = 10, thread: Many = None) -> SearchResult:
-        return self._core.search_nodes(text, limit=limit, thread=thread)
+        return self._core.search(Search.of("search_nodes", text, limit=limit, thread=thread))
 
     def search_facts(self, text: str, *, limit: int = 10, thread: Many = None) -> SearchResult:
-        return self._core.search_facts(text, limit=limit, thread=thread)
+        return self._core.search(Search.of("search_facts", text, limit=limit, thread=thread))
 
     def search_episodes(self, text: str, *, limit: int = 10, thread: Many = None) -> SearchResult:
-        return self._core.search_episodes(text, limit=limit, thread=thread)
+        return self._core.search(Search.of("search_episodes", text, limit=limit, thread=thread))
 
     def get_node(self, node_id: str) -> GetResult:
-        return self._core.get_node(node_id)
+        return self._core.get(Get.of("get_node", node_id))
 
     def get_edge(self, edge_id: str) -> GetResult:
-        return self._core.get_edge(edge_id)
+        return self._core.get(Get.of("get_edge", edge_id))
 
     def close(self) -> None:
         self._core.close()
@@ -175,7 +180,7 @@ class AsyncMemory:
     async def update(
         self, entry_id: str, *, text: str | None = None, metadata: Mapping[str, Any] | None = None
     ) -> Remembered:
-        return await self.service.update(entry_id, text=text, metadata=metadata)
+        return await self.service.update(Update.of(entry_id, text=text, metadata=metadata))
 
     async def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
         return await self.service.remember_many(items)
@@ -195,40 +200,42 @@ class AsyncMemory:
         min_score: float | None = None,
         where: Mapping[str, Any] | None = None,
     ) -> SearchResult:
-        filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
-        return await self.service.query(
-            query, limit=limit, filters=filters, mode=mode, min_score=min_score, where=where
-        )
+        return await self.service.recall(
+            Recall.of(
+                query, limit=limit, mode=mode, min_score=min_score, where=where,
+                thread=thread, since=since, until=until, author=author, role=role, type=type,
+            )
+        )  # fmt: skip
 
     async def list(self, *, thread: Many = None, limit: int = 20, offset: int = 0) -> list[Entry]:
-        return await self.service.list(thread=thread, limit=limit, offset=offset)
+        return await self.service.entries(Listing.of(thread=thread, limit=limit, offset=offset))
 
     async def count(self, *, thread: Many = None) -> int:
-        return await self.service.count(thread=thread)
+        return await self.service.count(Count.of(thread=thread))
 
     async def threads(self) -> dict[str, int]:
         return await self.service.threads()
 
     async def forget(self, ids: str | Sequence[str]) -> DeleteResult:
-        return await self.service.forget(ids)
+        return await self.service.delete(Forget.of(ids))
 
     async def status(self) -> Status:
         return await self.service.status()
 
     async def search_nodes(self, text: str, *, limit: int = 10, thread: Many = None) -> SearchResult:
-        return await self.service.search_nodes(text, limit=limit, thread=thread)
+        return await self.service.search(Search.of("search_nodes", text, limit=limit, thread=thread))
 
     async def search_facts(self, text: str, *, limit: int = 10, thread: Many = None) -> SearchResult:
-        return await self.service.search_facts(text, limit=limit, thread=thread)
+        return await self.service.search(Search.of("search_facts", text, limit=limit, thread=thread))
 
     async def search_episodes(self, text: str, *, limit: int = 10, thread: Many = None) -> SearchResult:
-        return await self.service.search_episodes(text, limit=limit, thread=thread)
+        return await self.service.search(Search.of("search_episodes", text, limit=limit, thread=thread))
 
     async def get_node(self, node_id: str) -> GetResult:
-        return await self.service.get_node(node_id)
+        return await self.service.get(Get.of("get_node", node_id))
 
     async def get_edge(self, edge_id: str) -> GetResult:
-        return await self.service.get_edge(edge_id)
+        return await self.service.get(Get.of("get_edge", edge_id))
 
     async def aclose(self) -> None:
         await self.service.aclose()

@@ -1,5 +1,6 @@
-"""Opening a backend for the front doors (the Python API, the MCP server, the CLI): a backend name (or
-MEMDOCK_BACKEND, memdock.toml, the default) becomes a MemoryBackend. The service never opens one itself."""
+"""The one factory for backends: a backend name (or MEMDOCK_BACKEND, memdock.toml, the default) becomes a
+MemoryBackend, for every front door (the Python API, the MCP server, the CLI). The service never opens one
+itself, and nothing else in the front doors opens an adapter another way."""
 
 from __future__ import annotations
 
@@ -18,13 +19,15 @@ def open_backend(
     config: dict[str, Any] | None = None,
     workers: int = 1,
     sandbox: bool | str | None = None,
+    retries: int = 0,
 ) -> MemoryBackend:
     """BACKEND as a MemoryBackend: an object that already is one is used as it is (then the other
-    arguments must be left out); a name is resolved and run as a subprocess adapter in worker mode."""
+    arguments must be left out); a name is resolved and run as a subprocess adapter (WORKERS 0: one process
+    per call, as a command line wants; RETRIES: after a crash mid-call, for idempotent operations)."""
     if backend is not None and not isinstance(backend, str):
         if data_dir is not None or config is not None:
             raise TypeError("data_dir and config belong to the backend object already given")
         return backend
     from .runner.backend import open_backend as open_subprocess
 
-    return open_subprocess(backend, data_dir=data_dir, config=config, workers=workers, retries=0, sandbox=sandbox)
+    return open_subprocess(backend, data_dir=data_dir, config=config, workers=workers, retries=retries, sandbox=sandbox)

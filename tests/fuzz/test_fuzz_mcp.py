@@ -31,7 +31,7 @@ ANSWER_WITHIN = 120.0
 """A hang guard, not a timing assertion: a server that stopped serving never answers."""
 
 TOOL_ARGS = {
-    "memory_recall": ["query", "limit", "thread", "since", "until", "author", "role", "type", "where"],
+    "memory_recall": ["query", "limit", "thread", "since", "until", "author", "role", "type", "mode", "where"],
     "memory_search_nodes": ["query", "limit", "thread"],
     "memory_search_facts": ["query", "limit", "thread"],
     "memory_search_episodes": ["query", "limit", "thread"],
@@ -42,6 +42,8 @@ TOOL_ARGS = {
     "memory_update": ["id", "content", "metadata"],
     "memory_forget": ["ids"],
     "memory_status": [],
+    "memory_list": ["thread", "limit", "offset"],
+    "memory_count": ["thread"],
 }
 READS = [t for t in TOOL_ARGS if t not in ("memory_remember", "memory_remember_many", "memory_update", "memory_forget")]
 

@@ -26,7 +26,7 @@ def store(tmp_path_factory):
 def test_python_gives_what_it_was_asked_for_or_refuses(store):
     with Memory(data_dir=store) as memory:
         assert len(memory.recall("kettle", limit=MANY).hits) == MANY
-        with pytest.raises(InvalidInputError, match=f"from 1 to {MAX_LIMIT}"):
+        with pytest.raises(InvalidInputError, match=f"from 1 to {MAX_LIMIT:,}"):
             memory.recall("kettle", limit=MAX_LIMIT + 1)
         with pytest.raises(InvalidInputError, match="limit"):
             memory.recall("kettle", limit=0)
@@ -65,7 +65,7 @@ def test_mcp_gives_what_it_was_asked_for_or_refuses(store):
 
     many, refused = asyncio.run(session("--data-dir", str(store))(script))
     assert len(many["hits"]) == MANY
-    assert refused.is_error and str(MAX_LIMIT) in refused.content[0].text
+    assert refused.is_error and f"from 1 to {MAX_LIMIT:,}" in refused.content[0].text
 
 
 def test_langchain_and_llama_index_give_what_they_were_asked_for(store):

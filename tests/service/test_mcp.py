@@ -30,6 +30,8 @@ TOOLS = {
     "memory_update",
     "memory_forget",
     "memory_status",
+    "memory_list",
+    "memory_count",
 }
 
 

@@ -44,7 +44,7 @@ def test_cli_min_score_keeps_only_hits_at_or_above_it(tmp_path):
 def test_cli_refuses_a_min_score_outside_zero_to_one(tmp_path):
     stored(tmp_path)
     bad = cli(tmp_path, "recall", QUERY, "--min-score", "2")
-    assert bad.returncode != 0 and "min_score" in bad.stderr
+    assert bad.returncode != 0 and "--min-score must be a number between 0 and 1" in bad.stderr
 
 
 def test_mcp_recall_takes_min_score(tmp_path):

@@ -42,7 +42,7 @@ def test_bad_arguments_fail_before_any_backend_call(tmp_path, call):
 def test_limits_out_of_range_are_refused(sqlite_store):
     c = core("sqlite", sqlite_store)
     for bad in (0, 1001):
-        with pytest.raises(InvalidInputError, match="from 1 to 1000"):
+        with pytest.raises(InvalidInputError, match="from 1 to 1,000"):
             c.query("the", limit=bad)
     assert len(c.query("cache", limit=1).hits) == 1
     c.close()

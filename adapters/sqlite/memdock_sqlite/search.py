@@ -6,7 +6,7 @@ import sqlite3
 from typing import Any
 
 from memdock.errors import InvalidInputError
-from memdock.sdk.params import limit_of, query_text
+from memdock.sdk.params import limit_of, min_score_of, query_text
 
 from . import candidates, fts, hits, neighbours, rerank, scoring
 from .embedders import Embedder
@@ -95,7 +95,7 @@ def run(
             for rid in order
         ]
     ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, neighbour_weight, pool_weight, time_weight)
-    ranked = _above(params.get("min_score"), ranked)
+    ranked = _above(min_score_of(params), ranked)
     ranked = ranked[:limit]
     rows = _rows(conn, [rid for rid, _, _ in ranked])
     result["hits"] = [
@@ -141,12 +141,8 @@ def _arrange(
     return rerank.reorder(conn, ranked, text, pool=pool, time=time, by_score=mode == "bm25", k=rrf_k, formats=formats)
 
 
-def _above(min_score: object, ranked: Ranked) -> Ranked:
-    if min_score is None:
-        return ranked
-    if not isinstance(min_score, (int, float)) or isinstance(min_score, bool) or not 0 <= min_score <= 1:
-        raise InvalidInputError(f"params.min_score must be a number in [0, 1], got {min_score!r}")
-    return [item for item in ranked if item[1] >= min_score]
+def _above(min_score: float | None, ranked: Ranked) -> Ranked:
+    return ranked if min_score is None else [item for item in ranked if item[1] >= min_score]
 
 
 def _parts(**scores: float | None) -> dict[str, float]:

@@ -9,9 +9,10 @@ from typing import Any
 import orjson
 
 from ..bundle import OutputNotEmptyError
+from ..connect import open_backend
 from ..errors import ConfigError, InvalidInputError
-from ..limits import MAX_LIMIT, MIN_LIMIT
-from ..runner.backend import SubprocessBackend, open_backend
+from ..limits import limit_error
+from ..runner.backend import SubprocessBackend
 
 
 def examples(*lines: str) -> dict[str, Any]:
@@ -48,7 +49,20 @@ def add_backend_options(p: argparse.ArgumentParser, *, json_flag: bool = True) -
         p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-SEARCH_LIMIT = (MIN_LIMIT, MAX_LIMIT)
+LIMIT_FLAG = "--limit/-n"
+
+
+def limit_option(text: str) -> int:
+    """An argparse type for --limit/-n: a whole number (its range is the request's rule, memdock.limits, checked
+    when the request is built, before any work)."""
+    try:
+        return int(text.strip())
+    except ValueError:  # also a number too long to convert
+        raise limit_error(LIMIT_FLAG, _shown(text)) from None
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:37]}... ({len(text)} characters)"
 
 
 def bounded_int(flag: str, low: int, high: int) -> Callable[[str], int]:
@@ -61,9 +75,8 @@ def bounded_int(flag: str, low: int, high: int) -> Callable[[str], int]:
         except ValueError:  # also a number too long to convert
             value = None
         if value is None or not low <= value <= high:
-            shown = text if len(text) <= 40 else f"{text[:37]}... ({len(text)} characters)"
             raise InvalidInputError(
-                f"{flag} must be an integer from {low:,} to {high:,}, got {shown}", details={"option": flag}
+                f"{flag} must be an integer from {low:,} to {high:,}, got {_shown(text)}", details={"option": flag}
             )
         return value
 
@@ -107,11 +120,16 @@ def serve_from_args(serve: Callable[..., None], args: argparse.Namespace, **kwar
     return 0
 
 
-def open_from_args(args: argparse.Namespace, **kwargs: Any) -> SubprocessBackend:
-    return open_backend(
+def open_from_args(args: argparse.Namespace, *, workers: int = 0) -> SubprocessBackend:
+    """The backend the options name, from the one factory (memdock.connect), as a command line runs it: one
+    process per call unless WORKERS, and one retry of an idempotent call after a crash."""
+    opened = open_backend(
         args.backend,
         data_dir=args.data_dir,
         config=parse_config(args.config),
         sandbox="off" if args.no_sandbox else args.sandbox,
-        **kwargs,
+        workers=workers,
+        retries=1,
     )
+    assert isinstance(opened, SubprocessBackend)  # a name always opens a subprocess adapter
+    return opened

@@ -12,7 +12,7 @@ TYPE_CHECKING = False  # what `from typing import TYPE_CHECKING` gives, without 
 if TYPE_CHECKING:
     import argparse
 
-COMMAND_MODULES = ["pipeline", "validate", "adapters", "ops", "move", "doctor", "conformance", "mcp", "ui"]
+COMMAND_MODULES = ["pipeline", "validate", "adapters", "ops", "entries", "move", "doctor", "conformance", "mcp", "ui"]
 # which module registers each command (and alias): a command line imports only the module it needs, so
 # `memdock --version` and `memdock recall` do not pay for the runner, the MCP SDK or the conformance kit
 COMMANDS = {
@@ -20,6 +20,7 @@ COMMANDS = {
     "validate": "validate",
     "adapters": "adapters",
     **dict.fromkeys(("capabilities", "health", "recall", "query", "remember", "search", "get", "forget"), "ops"),
+    **dict.fromkeys(("list", "count", "update"), "entries"),
     **dict.fromkeys(("export", "migrate"), "move"),
     "doctor": "doctor",
     "conformance": "conformance",

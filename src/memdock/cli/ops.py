@@ -11,14 +11,22 @@ from typing import BinaryIO
 
 from ..contract import SearchResult
 from ..errors import BackendError, ConfigError, InvalidInputError
-from ..service import Filters, arguments
+from ..limits import MAX_LIMIT, MIN_LIMIT, MODES
 from ..service.core import ServiceCore
 from ..service.metadata import parse_pairs
+from ..service.requests import Forget, Get, Recall, Search
+from ..service.results import Remembered
 from . import output
-from .common import SEARCH_LIMIT, add_backend_options, bounded_int, examples, open_from_args
+from .common import LIMIT_FLAG, add_backend_options, examples, limit_option, open_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    for add in (_add_info, _add_recall, _add_remember, _add_lookups):
+        add(sub)
+
+
+def _add_info(sub: argparse._SubParsersAction) -> None:
+    """The capabilities and health commands."""
     p = sub.add_parser(
         "capabilities",
         help="what the backend can do (the handshake)",
@@ -33,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_backend_options(p)
     p.set_defaults(func=run_health)
 
+
+def _add_recall(sub: argparse._SubParsersAction) -> None:
+    """The recall command."""
     p = sub.add_parser(
         "recall",
         aliases=["query"],
@@ -50,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--type", action="append", help="only entries of this type, e.g. Decision (repeatable)")
     p.add_argument(
         "--mode",
-        choices=["bm25", "vector", "hybrid", "auto"],
+        metavar="{" + ",".join(MODES) + "}",
         help="bm25: words; vector: meaning (needs embeddings); hybrid: both; auto (default): the backend's best",
     )
     p.add_argument(
@@ -67,6 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(func=run_recall)
 
+
+def _add_remember(sub: argparse._SubParsersAction) -> None:
+    """The remember command."""
     p = sub.add_parser(
         "remember",
         help="store one note in the memory",
@@ -91,6 +105,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_backend_options(p)
     p.set_defaults(func=run_remember)
 
+
+def _add_lookups(sub: argparse._SubParsersAction) -> None:
+    """The search, get and forget commands."""
     p = sub.add_parser(
         "search",
         help="search nodes, facts or episodes",
@@ -137,6 +154,12 @@ RECALL_EXAMPLES = """examples:
   memdock recall "cache" --author ana --type Decision --json
 """
 CLI_NAMES = {
+    "query": "QUERY",
+    "id": "ID",
+    "ids": "ID",
+    "limit": LIMIT_FLAG,
+    "mode": "--mode",
+    "min_score": "--min-score",
     "thread": "--thread",
     "since": "--since",
     "until": "--until",
@@ -153,7 +176,7 @@ def _open_service(args: argparse.Namespace) -> ServiceCore:
 
 def _search_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--limit", "-n", type=bounded_int("--limit/-n", *SEARCH_LIMIT), default=10, help="how many results (default 10)"
+        "--limit", "-n", type=limit_option, default=10, help=f"how many results, {MIN_LIMIT}-{MAX_LIMIT:,} (default 10)"
     )
     add_backend_options(p)
 
@@ -199,9 +222,14 @@ def print_hits(result: SearchResult, as_json: bool) -> None:
         print(output.hit_card(i, h))
 
 
-def run_recall(args: argparse.Namespace) -> int:
-    text = arguments.text(args.text, name="QUERY")
-    filters = Filters.of(
+def recall_request(args: argparse.Namespace) -> Recall:
+    """The request `memdock recall` ARGS make, checked (an error names the option) before anything opens."""
+    return Recall.of(
+        args.text,
+        limit=args.limit,
+        mode=args.mode,
+        min_score=args.min_score,
+        where=parse_pairs(args.where, "--where"),
         thread=args.thread,
         since=args.since,
         until=args.until,
@@ -210,17 +238,13 @@ def run_recall(args: argparse.Namespace) -> int:
         type=args.type,
         names=CLI_NAMES,
     )
+
+
+def run_recall(args: argparse.Namespace) -> int:
+    request = recall_request(args)
     with closing(_open_service(args)) as service:
         _refuse_if_missing(service)
-        result = service.query(
-            text,
-            limit=args.limit,
-            filters=filters,
-            mode=args.mode,
-            min_score=args.min_score,
-            where=parse_pairs(args.where, "--where"),
-        )
-        _print_answer(service, result, args.json)
+        _print_answer(service, service.recall(request), args.json)
     return 0
 
 
@@ -301,30 +325,32 @@ def run_remember(args: argparse.Namespace) -> int:
             time=args.time,
             metadata=parse_pairs(args.meta, "--meta"),
         )
-    if args.json:
+    return say_written(result, args.json, "remembered")
+
+
+def say_written(result: Remembered, as_json: bool, done: str) -> int:
+    """A remember's or an update's RESULT on stdout (a degraded one as a warning); its exit code."""
+    if as_json:
         output.emit_json(result.to_dict())
     elif result.degraded:
-        output.warn(f"not remembered: {result.reason}")
+        output.warn(f"not {done}: {result.reason}")
     else:
-        print(f"remembered {result.id} in {result.thread_id}")
+        print(f"{done} {result.id} in {result.thread_id}")
     return 1 if result.degraded else 0
 
 
 def run_search(args: argparse.Namespace) -> int:
-    text = arguments.text(args.text, name="QUERY")
-    if args.thread:
-        arguments.threads(args.thread, name="--thread")
+    request = Search.of(f"search_{args.what}", args.text, limit=args.limit, thread=args.thread, names=CLI_NAMES)
     with closing(_open_service(args)) as service:
         _refuse_if_missing(service)
-        search = {"nodes": service.search_nodes, "facts": service.search_facts, "episodes": service.search_episodes}
-        _print_answer(service, search[args.what](text, limit=args.limit, thread=args.thread), args.json)
+        _print_answer(service, service.search(request), args.json)
     return 0
 
 
 def run_get(args: argparse.Namespace) -> int:
-    arguments.identifier(args.id, name="ID")
+    request = Get.of(f"get_{args.what}", args.id, names=CLI_NAMES)
     with closing(_open_service(args)) as service:
-        res = (service.get_node if args.what == "node" else service.get_edge)(args.id)
+        res = service.get(request)
     if args.json:
         output.emit_json(res.to_dict())
     elif res.item is None:
@@ -336,9 +362,9 @@ def run_get(args: argparse.Namespace) -> int:
 
 
 def run_forget(args: argparse.Namespace) -> int:
-    arguments.identifiers(args.ids, name="ID")
+    request = Forget.of(args.ids, names=CLI_NAMES)
     with closing(_open_service(args)) as service:
-        res = service.forget(args.ids)
+        res = service.delete(request)
     if args.json:
         output.emit_json(res.to_dict())
     else:

@@ -21,8 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from .. import __version__
 from ..connect import open_backend
 from ..errors import MemdockError
-from ..limits import MAX_LIMIT, MIN_LIMIT
-from ..service import Filters, MemoryService
+from ..limits import MAX_LIMIT, MIN_LIMIT, MODES
+from ..service import MemoryService
+from ..service.requests import Count, Forget, Get, Listing, Recall, Search, Update
 
 INSTRUCTIONS = (
     "Long-term memory of threads of entries (discussions, decisions, chat sessions). "
@@ -30,14 +31,23 @@ INSTRUCTIONS = (
     "files and issues; memory_search_nodes for threads, entries and entities by name; memory_search_episodes for "
     "whole entries; memory_get_node / memory_get_edge to open an id from a result; memory_remember (or "
     "memory_remember_many) to store new notes, with metadata of your own that memory_recall's where filters on; "
-    "memory_update to change a note in place; memory_forget to delete by id (a thread also by name); "
+    "memory_update to change a note in place; memory_list and memory_count to page through and count entries; "
+    "memory_forget to delete by id (a thread also by name); "
     "memory_status to see the backend and "
     "what it holds. A thread is named the same way everywhere: by its name or by the thread_id memory_remember "
     "returned."
 )
 
 Query = Annotated[str, Field(description="what to look for, in plain words")]
-Limit = Annotated[int, Field(description=f"how many results ({MIN_LIMIT}-{MAX_LIMIT})", ge=MIN_LIMIT, le=MAX_LIMIT)]
+# Ranges are advertised in the schema but checked by the request (memdock.service.requests), so a bad value gets
+# the same error here as at every other door.
+Limit = Annotated[
+    int,
+    Field(
+        description=f"how many results ({MIN_LIMIT}-{MAX_LIMIT})",
+        json_schema_extra={"minimum": MIN_LIMIT, "maximum": MAX_LIMIT},
+    ),
+]
 Threads = Annotated[
     str | list[str] | None, Field(description="only these threads: names or thread ids (as memory_remember returns)")
 ]
@@ -103,7 +113,18 @@ def build_server(service: MemoryService) -> Any:
         ] = None,
         min_score: Annotated[
             float | None,
-            Field(ge=0, le=1, description="only hits scoring at least this, 0 to 1 (1: holds every query word)"),
+            Field(
+                description="only hits scoring at least this, 0 to 1 (1: holds every query word)",
+                json_schema_extra={"minimum": 0, "maximum": 1},
+            ),
+        ] = None,
+        mode: Annotated[
+            str | None,
+            Field(
+                description="bm25: words; vector: meaning (needs embeddings); hybrid: both; auto (default): the "
+                "backend's best",
+                json_schema_extra={"enum": list(MODES)},
+            ),
         ] = None,
         where: Annotated[
             dict[str, Any] | None,
@@ -115,39 +136,41 @@ def build_server(service: MemoryService) -> Any:
     ) -> dict[str, Any]:
         """Search the memory for passages relevant to a question or topic, best first, with their thread and entry.
         Scores lie in [0, 1] and keep their meaning as the memory grows."""
-        filters = Filters.of(thread=thread, since=since, until=until, author=author, role=role, type=type)
-        result = await service.query(query, limit=limit, filters=filters, min_score=min_score, where=where)
-        return result.to_dict()
+        request = Recall.of(
+            query, limit=limit, mode=mode, min_score=min_score, where=where,
+            thread=thread, since=since, until=until, author=author, role=role, type=type,
+        )  # fmt: skip
+        return (await service.recall(request)).to_dict()
 
     @tool(READ_ONLY)
     async def memory_search_nodes(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
         """Find threads, entries and entities (people, agents, files, code symbols, URLs, issues) by name or text."""
-        return (await service.search_nodes(query, limit=limit, thread=thread)).to_dict()
+        return (await service.search(Search.of("search_nodes", query, limit=limit, thread=thread))).to_dict()
 
     @tool(READ_ONLY)
     async def memory_search_facts(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
         """Find facts: relations stated as sentences, such as who replied to whom and which entry mentions which
         file."""
-        return (await service.search_facts(query, limit=limit, thread=thread)).to_dict()
+        return (await service.search(Search.of("search_facts", query, limit=limit, thread=thread))).to_dict()
 
     @tool(READ_ONLY)
     async def memory_search_episodes(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
         """Find whole entries (episodes: a message, a decision, a chat turn) relevant to the query."""
-        return (await service.search_episodes(query, limit=limit, thread=thread)).to_dict()
+        return (await service.search(Search.of("search_episodes", query, limit=limit, thread=thread))).to_dict()
 
     @tool(READ_ONLY)
     async def memory_get_node(
         id: Annotated[str, Field(description="a node, entry, thread or chunk id from a result")],
     ) -> dict[str, Any]:
         """Open one node by id: its full text, attributes and the edges around it."""
-        return (await service.get_node(id)).to_dict()
+        return (await service.get(Get.of("get_node", id))).to_dict()
 
     @tool(READ_ONLY)
     async def memory_get_edge(
         id: Annotated[str, Field(description="an edge (fact) id from a result")],
     ) -> dict[str, Any]:
         """Open one edge (fact) by id: its sentence, type, both ends and time."""
-        return (await service.get_edge(id)).to_dict()
+        return (await service.get(Get.of("get_edge", id))).to_dict()
 
     @tool(ADDS)
     async def memory_remember(
@@ -177,7 +200,7 @@ def build_server(service: MemoryService) -> Any:
         ] = None,
     ) -> dict[str, Any]:
         """Change an entry's text and/or metadata in place; it keeps its id, thread, author and time."""
-        return (await service.update(id, text=content, metadata=metadata)).to_dict()
+        return (await service.update(Update.of(id, text=content, metadata=metadata))).to_dict()
 
     @tool(ADDS)
     async def memory_remember_many(
@@ -201,7 +224,7 @@ def build_server(service: MemoryService) -> Any:
         ],
     ) -> dict[str, Any]:
         """Delete entries, threads or other records by id (a thread also by name), with their chunks and edges."""
-        return (await service.forget(ids)).to_dict()
+        return (await service.delete(Forget.of(ids))).to_dict()
 
     @tool(READ_ONLY)
     async def memory_status() -> dict[str, Any]:
@@ -226,14 +249,40 @@ def build_server(service: MemoryService) -> Any:
     )
     async def thread_entries(thread: str) -> str:
         try:
-            entries = await service.list(thread=thread, limit=50)
+            entries = await service.entries(Listing.of(thread=thread, limit=50))
         except MemdockError as exc:  # the SDK replaces any other exception's message with a generic one
             raise ResourceError(f"{exc.category}: {exc.message}") from None
         return json.dumps([e.to_dict() for e in entries])
 
+    _listing_tools(tool, service)
     _refuse_unknown_arguments(server)
     _advertise_no_prompts(server)
     return server
+
+
+def _listing_tools(tool: Callable[[ToolAnnotations], Any], service: MemoryService) -> None:
+    """memory_list and memory_count: the same verbs and requests as Memory.list / count and `memdock list / count`."""
+
+    @tool(READ_ONLY)
+    async def memory_list(
+        thread: Threads = None,
+        limit: Annotated[
+            int,
+            Field(
+                description=f"how many entries ({MIN_LIMIT}-{MAX_LIMIT})",
+                json_schema_extra={"minimum": MIN_LIMIT, "maximum": MAX_LIMIT},
+            ),
+        ] = 20,
+        offset: Annotated[int, Field(description="skip this many first (page with offset += limit)")] = 0,
+    ) -> dict[str, Any]:
+        """List the memory's entries oldest first (a thread's, when given), a page at a time."""
+        entries = await service.entries(Listing.of(thread=thread, limit=limit, offset=offset))
+        return {"entries": [e.to_dict() for e in entries]}
+
+    @tool(READ_ONLY)
+    async def memory_count(thread: Threads = None) -> dict[str, Any]:
+        """How many entries the memory holds (a thread's, when given)."""
+        return {"count": await service.count(Count.of(thread=thread))}
 
 
 def _advertise_no_prompts(server: Any) -> None:

@@ -14,6 +14,7 @@ from ..atomic import write_atomic
 from ..diskfull import disk_full, is_disk_full
 from ..errors import BackendError, ConfigError, InvalidInputError, MemdockError, UnsupportedOperationError, VersionError
 from ..operations import FEATURES, OPERATIONS
+from .params import min_score_of
 
 TYPE_CHECKING = False  # every adapter starts by importing this module: no `typing` at run time
 if TYPE_CHECKING:
@@ -297,7 +298,10 @@ def _dispatch(adapter: Adapter, request: dict[str, Any], out: EventSink) -> dict
         adapter.check_config(ctx.config)
         if op != "capabilities" and op not in adapter.operations(ctx):
             raise UnsupportedOperationError(f"{adapter.name} does not support {op}")
+        floor = min_score_of(ctx.params) if op == "query" else None
         result = wire_result(getattr(adapter, op)(ctx))
+        if floor is not None:
+            result = cut_below(result, floor)
         return {**base, "ok": True, "result": result}
     except MemdockError as exc:
         return {**base, "ok": False, "error": exc.to_envelope()}
@@ -309,6 +313,15 @@ def _dispatch(adapter: Adapter, request: dict[str, Any], out: EventSink) -> dict
 
         traceback.print_exc(file=sys.stderr)
         return {**base, "ok": False, "error": BackendError(f"{type(exc).__name__}: {exc}").to_envelope()}
+
+
+def cut_below(result: Any, floor: float) -> Any:
+    """A query's wire result without the hits scoring under FLOOR (params.min_score): the one place it is applied
+    for every adapter (one that cuts before its limit, as sqlite does, loses nothing more here)."""
+    if isinstance(result, dict) and isinstance(result.get("hits"), list):
+        kept = [h for h in result["hits"] if isinstance(h.get("score"), (int, float)) and h["score"] >= floor]
+        result = {**result, "hits": kept}
+    return result
 
 
 def wire_result(result: Any) -> Any:

@@ -1,27 +1,32 @@
-"""Checks of the request parameters every search-capable adapter reads: the text, the limit, one id, the groups."""
+"""Checks of the request parameters every search-capable adapter reads: the text, the limit, the score floor, the
+mode, one id, the groups. The rules are memdock.limits', the same the front doors check a request with."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import InvalidInputError
-from ..limits import MAX_LIMIT, MIN_LIMIT
+from ..limits import DEFAULT_LIMIT, check_limit, check_min_score, check_mode, check_text
+
+TYPE_CHECKING = False  # the SDK's dispatch imports this module at every adapter start: no `typing`
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def query_text(params: dict[str, Any]) -> str:
-    text = params.get("text")
-    if not isinstance(text, str):
-        raise InvalidInputError("params.text must be a string")
-    if not text.strip():
-        raise InvalidInputError("params.text is empty: give the words to search for")
-    return text
+    return check_text(params.get("text"), "params.text")
 
 
 def limit_of(params: dict[str, Any]) -> int:
-    limit = params.get("limit", 10)
-    if not isinstance(limit, int) or isinstance(limit, bool) or not MIN_LIMIT <= limit <= MAX_LIMIT:
-        raise InvalidInputError(f"params.limit must be an integer from {MIN_LIMIT} to {MAX_LIMIT}, got {limit!r}")
-    return limit
+    return check_limit(params.get("limit", DEFAULT_LIMIT), "params.limit")
+
+
+def min_score_of(params: dict[str, Any]) -> float | None:
+    """params.min_score: None, or the score a hit must reach (in [0, 1])."""
+    return check_min_score(params.get("min_score"), "params.min_score")
+
+
+def mode_of(params: dict[str, Any]) -> str:
+    """params.mode, `auto` when absent."""
+    return check_mode(params.get("mode"), "params.mode") or "auto"
 
 
 def record_id(params: dict[str, Any]) -> str:

@@ -15,12 +15,10 @@ from .. import times
 from ..errors import InvalidInputError
 from ..ids import is_valid_id
 from ..importers.base import MAX_ENTRY_BYTES
-from ..limits import MAX_LIMIT, MIN_LIMIT
+from ..limits import MAX_QUERY, check_limit, check_min_score, check_mode, check_text, limit_error
 
 MAX_ID = 256
-MAX_QUERY = 10_000
 MAX_FIELD = 1_000
-MODES = ("auto", "bm25", "vector", "hybrid")
 
 
 def _kind(value: Any) -> str:
@@ -51,10 +49,11 @@ def string(value: Any, *, name: str, max_len: int = MAX_FIELD) -> str:
 
 
 def text(value: Any, *, name: str = "query") -> str:
-    checked = string(value, name=name, max_len=MAX_QUERY)
-    if not checked.strip():
-        raise InvalidInputError(f"{name} is empty: give the words to search for")
-    return checked
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raise InvalidInputError(f"{name} must be a string, got {_kind(value)}: decode it first")
+    if isinstance(value, str) and len(value) > MAX_QUERY:
+        raise InvalidInputError(f"{name} is {len(value)} characters; the limit is {MAX_QUERY}")
+    return encodable(check_text(value, name), name=name)
 
 
 def optional(value: Any, *, name: str) -> str | None:
@@ -127,25 +126,15 @@ def rfc3339(value: datetime) -> str:
 
 
 def limit(value: Any, *, name: str = "limit") -> int:
-    """An integer from MIN_LIMIT to MAX_LIMIT (memdock.limits), refused otherwise: a caller asking for 200 gets
-    200 or an error saying why, never 50 in silence."""
-    if isinstance(value, bool):
-        raise InvalidInputError(f"{name} must be an integer, got {value!r}")
-    if isinstance(value, float):
-        if not math.isfinite(value) or not value.is_integer():
-            raise InvalidInputError(f"{name} must be an integer, got {value!r}")
+    """memdock.limits' rule, after taking what a caller may mean as a whole number (20.0, "20")."""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)
     elif isinstance(value, str):
         try:
             value = int(value.strip())
         except ValueError:
-            raise InvalidInputError(f"{name} must be an integer, got {value!r}") from None
-    elif not isinstance(value, int):
-        raise InvalidInputError(f"{name} must be an integer, got {_kind(value)}")
-    number: int = value
-    if not MIN_LIMIT <= number <= MAX_LIMIT:
-        raise InvalidInputError(f"{name} must be an integer from {MIN_LIMIT} to {MAX_LIMIT}, got {number}")
-    return number
+            raise limit_error(name, repr(value)) from None
+    return check_limit(value, name)
 
 
 def offset(value: Any, *, name: str = "offset") -> int:
@@ -154,12 +143,12 @@ def offset(value: Any, *, name: str = "offset") -> int:
     return value
 
 
-def mode(value: Any) -> str | None:
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str) or value not in MODES:
-        raise InvalidInputError(f"mode must be one of {', '.join(MODES)}, got {value!r}")
-    return value
+def mode(value: Any, *, name: str = "mode") -> str | None:
+    return check_mode(value, name)
+
+
+def min_score(value: Any, *, name: str = "min_score") -> float | None:
+    return check_min_score(value, name)
 
 
 def identifier(value: Any, *, name: str = "id") -> str:

@@ -24,10 +24,9 @@ from ..bundle import source
 from ..contract import Capabilities, DeleteResult, GetResult, HealthStatus, MemoryBackend, SearchResult
 from ..errors import BackendError, InvalidInputError, TransientError, UnsupportedOperationError
 from ..operations import RETRIEVAL_OPERATIONS
-from ..threads import thread_id_for
-from . import arguments, metadata, remember
-from .filters import Filters
+from . import remember
 from .remember import Note
+from .requests import Count, Forget, Get, Listing, Recall, Search, Update
 from .results import Entry, Remembered, Status
 
 log = logging.getLogger("memdock.service")
@@ -123,79 +122,67 @@ class ServiceCore:
 
         return self._run(op, call, lambda why: SearchResult(degraded=True, reason=why, backend=self.name))
 
-    def query(
-        self,
-        text: str,
-        *,
-        limit: int = 10,
-        filters: Filters | None = None,
-        mode: str | None = None,
-        min_score: float | None = None,
-        where: Mapping[str, Any] | None = None,
-    ) -> SearchResult:
-        """Hits best first; with MIN_SCORE, only those scoring at least that (scores lie in [0, 1]). The backend
-        is asked to cut below it before the limit, and hits from one that does not know the option are cut here.
-        WHERE filters on the entries' metadata (see service/metadata.py); a backend that does not declare
-        `features.metadata_filter` answers degraded, never with unfiltered hits."""
-        text, limit, mode = arguments.text(text), arguments.limit(limit), arguments.mode(mode)
-        min_score = _min_score(min_score)
-        if filters is not None and not isinstance(filters, Filters):
-            raise InvalidInputError(f"filters must be a memdock Filters, got {type(filters).__name__}")
-        wire = filters.to_wire() if filters else None
+    def recall(self, request: Recall) -> SearchResult:
+        """Hits best first; with min_score, only those scoring at least that (scores lie in [0, 1]). The backend
+        is asked to cut below it before the limit (the adapter SDK applies it: memdock.sdk.params.min_score_of).
+        A `where` on the entries' metadata (see service/metadata.py) needs a backend that declares
+        `features.metadata_filter`; another answers degraded, never with unfiltered hits."""
         extra: dict[str, Any] = {}
-        if min_score:
-            extra["min_score"] = min_score
-        matching = metadata.where(where)
-        if matching:
-            extra["where"] = matching
+        if request.min_score:
+            extra["min_score"] = request.min_score
+        if request.where:
+            extra["where"] = request.where
             caps = self.capabilities()
             if caps is not None and not caps.features.get("metadata_filter"):
                 why = f"backend {self.name} cannot filter on metadata (features.metadata_filter is not true)"
                 return SearchResult(degraded=True, reason=why, backend=self.name)
+        wire = request.filters.to_wire()
 
         def call(t: float | None) -> SearchResult:
-            result = self.backend.query(text, limit=limit, filters=wire, mode=mode, timeout=t, **extra)
-            if min_score:
-                result.hits = [h for h in result.hits if h.score is not None and h.score >= min_score]
-            return result
+            return self.backend.query(
+                request.text, limit=request.limit, filters=wire, mode=request.mode, timeout=t, **extra
+            )
 
         return self._search("query", call)
 
+    def query(self, text: str, **options: Any) -> SearchResult:
+        """recall with the request built from Recall.of's arguments."""
+        return self.recall(Recall.of(text, **options))
+
+    def search(self, request: Search) -> SearchResult:
+        groups = list(request.thread_ids) if request.thread_ids else None
+        run: Callable[..., SearchResult] = getattr(self.backend, request.op)
+        return self._search(request.op, lambda t: run(request.text, limit=request.limit, group_ids=groups, timeout=t))
+
     def search_nodes(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
-        return self._structural("search_nodes", text, limit, thread)
+        return self.search(Search.of("search_nodes", text, limit=limit, thread=thread))
 
     def search_facts(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
-        return self._structural("search_facts", text, limit, thread)
+        return self.search(Search.of("search_facts", text, limit=limit, thread=thread))
 
     def search_episodes(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
-        return self._structural("search_episodes", text, limit, thread)
+        return self.search(Search.of("search_episodes", text, limit=limit, thread=thread))
 
-    def _structural(self, op: str, text: str, limit: int, thread: Any) -> SearchResult:
-        text, limit = arguments.text(text), arguments.limit(limit)
-        groups = [thread_id_for(t) for t in arguments.threads(thread)] if thread else None
-        search: Callable[..., SearchResult] = getattr(self.backend, op)
-        return self._search(op, lambda t: search(text, limit=limit, group_ids=groups, timeout=t))
-
-    def _get(self, op: str, item_id: str) -> GetResult:
-        item_id = arguments.identifier(item_id)
-        lacking = self._lacks(op)
+    def get(self, request: Get) -> GetResult:
+        lacking = self._lacks(request.op)
         if lacking:
             return GetResult(degraded=True, reason=lacking)
-        get: Callable[..., GetResult] = getattr(self.backend, op)
-        return self._run(op, lambda t: get(item_id, timeout=t), lambda why: GetResult(degraded=True, reason=why))
+        fetch: Callable[..., GetResult] = getattr(self.backend, request.op)
+        return self._run(
+            request.op, lambda t: fetch(request.id, timeout=t), lambda why: GetResult(degraded=True, reason=why)
+        )
 
     def get_node(self, node_id: str) -> GetResult:
-        return self._get("get_node", node_id)
+        return self.get(Get.of("get_node", node_id))
 
     def get_edge(self, edge_id: str) -> GetResult:
-        return self._get("get_edge", edge_id)
+        return self.get(Get.of("get_edge", edge_id))
 
     # -- writes --------------------------------------------------------------------------------
 
-    def forget(self, ids: Sequence[str] | str) -> DeleteResult:
-        """Delete IDS with what depends on them. A value without a `kind:` prefix is a thread name (as remember
-        and recall take it), so `forget("prefs")` deletes the thread `remember(..., thread="prefs")` filled."""
-        wanted = [i if ":" in i else thread_id_for(i) for i in arguments.identifiers(ids)]
+    def delete(self, request: Forget) -> DeleteResult:
+        """Delete the request's ids with what depends on them."""
+        wanted = list(request.ids)
         lacking = self._lacks("delete")
         if lacking:
             return DeleteResult(not_found=wanted, degraded=True, reason=lacking)
@@ -204,6 +191,9 @@ class ServiceCore:
             lambda t: self.backend.delete(wanted, timeout=t),
             lambda why: DeleteResult(not_found=wanted, degraded=True, reason=why),
         )
+
+    def forget(self, ids: Sequence[str] | str) -> DeleteResult:
+        return self.delete(Forget.of(ids))
 
     def remember(
         self,
@@ -256,51 +246,45 @@ class ServiceCore:
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
-    def update(
-        self, entry_id: str, *, text: str | None = None, metadata: Mapping[str, Any] | None = None
-    ) -> Remembered:
-        """ENTRY_ID with new TEXT and/or METADATA, under the same id, thread, author, role, type, title and time:
+    def update(self, request: Update) -> Remembered:
+        """The entry with new text and/or metadata, under the same id, thread, author, role, type, title and time:
         the old entry is deleted with its chunks and the new one indexed (two writes, not one transaction)."""
-        entry_id = arguments.identifier(entry_id, name="id")
-        if text is None and metadata is None:
-            raise InvalidInputError("update needs text or metadata (or both)")
-        old = self.backend.find_entry(entry_id) if hasattr(self.backend, "find_entry") else None
+        old = self.backend.find_entry(request.id) if hasattr(self.backend, "find_entry") else None
         if old is None:
-            raise InvalidInputError(f"no entry {entry_id} in this memory: update takes the id remember returned")
+            raise InvalidInputError(f"no entry {request.id} in this memory: update takes the id remember returned")
         note = remember.Note.of(
-            old.get("body", "") if text is None else text,
+            old.get("body", "") if request.text is None else request.text,
             thread=old["thread_id"],
             author=old.get("author"),
             role=old.get("role"),
             type=old.get("entry_type"),
             title=old.get("title"),
             time=old.get("event_time"),
-            metadata=old.get("metadata") if metadata is None else metadata,
+            metadata=old.get("metadata") if request.metadata is None else request.metadata or None,
         )
-        deleted = self.forget([entry_id])
+        deleted = self.delete(Forget((request.id,)))
         if deleted.degraded:
-            return Remembered(entry_id, old["thread_id"], degraded=True, reason=deleted.reason)
-        return self.remember_notes([dataclasses.replace(note, entry_id=entry_id)])[0]
+            return Remembered(request.id, old["thread_id"], degraded=True, reason=deleted.reason)
+        return self.remember_notes([dataclasses.replace(note, entry_id=request.id)])[0]
+
+    def entries(self, request: Listing) -> list[Entry]:
+        """The request's page of entries, oldest first."""
+        rows = self.backend.list_entries(list(request.thread_ids), limit=request.limit, offset=request.offset)
+        return [Entry.from_record(r) for r in rows]
 
     def list(self, *, thread: Any = None, limit: int = 20, offset: int = 0) -> list[Entry]:
-        """THREAD's entries (a name or id, or several; every thread's when None), oldest first, LIMIT from OFFSET
-        (LIMIT as memdock.limits)."""
-        threads = [] if thread is None else [thread_id_for(t) for t in arguments.threads(thread)]
-        if thread is not None and not threads:
-            raise InvalidInputError("thread is empty: give a thread name or id, or leave it out for every thread")
-        limit, offset = arguments.limit(limit), arguments.offset(offset)
-        return [Entry.from_record(r) for r in self.backend.list_entries(threads, limit=limit, offset=offset)]
+        return self.entries(Listing.of(thread=thread, limit=limit, offset=offset))
 
     def threads(self) -> dict[str, int]:
         """Each thread id the memory holds, with its number of entries."""
         return self.backend.threads()
 
-    def count(self, *, thread: Any = None) -> int:
-        """How many entries the memory holds (in THREAD, a name or id, or several, when given)."""
+    def count(self, request: Count | None = None) -> int:
+        """How many entries the memory holds (in the request's threads, when it names some)."""
         held = self.backend.threads()
-        if thread is None:
+        if request is None or request.thread_ids is None:
             return sum(held.values())
-        return sum(held.get(thread_id_for(t), 0) for t in arguments.threads(thread))
+        return sum(held.get(t, 0) for t in request.thread_ids)
 
     # -- status --------------------------------------------------------------------------------
 
@@ -346,12 +330,3 @@ def _note(item: Any, index: int) -> Note:
         return Note.of(item["content"], **fields)
     except InvalidInputError as exc:
         raise InvalidInputError(f"items[{index}] {exc.message}") from None
-
-
-def _min_score(value: object) -> float | None:
-    """None, or a number in [0, 1] (the declared score range)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise InvalidInputError(f"min_score must be a number between 0 and 1, got {value!r}")
-    return float(value)

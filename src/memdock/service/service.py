@@ -19,8 +19,8 @@ from typing import Any, TypeVar
 from ..contract import DeleteResult, GetResult, MemoryBackend, SearchResult
 from .batcher import WriteBatcher
 from .core import DEFAULT_DEADLINE, INDEX_DEADLINE, MAX_BATCH, ServiceCore, notes_of
-from .filters import Filters
 from .remember import Note
+from .requests import Count, Forget, Get, Listing, Recall, Search, Update
 from .results import Entry, Remembered, Status
 
 R = TypeVar("R")
@@ -59,41 +59,33 @@ class MemoryService:
         except TimeoutError:
             return degraded(f"no answer within the {deadline:g}s deadline")
 
-    async def query(
-        self,
-        text: str,
-        *,
-        limit: int = 10,
-        filters: Filters | None = None,
-        mode: str | None = None,
-        min_score: float | None = None,
-        where: Mapping[str, Any] | None = None,
-    ) -> SearchResult:
-        return await self._call(
-            self.core.query,
-            text,
-            limit=limit,
-            filters=filters,
-            mode=mode,
-            min_score=min_score,
-            where=where,
-            degraded=_no_hits,
-        )
+    async def recall(self, request: Recall) -> SearchResult:
+        return await self._call(self.core.recall, request, degraded=_no_hits)
+
+    async def query(self, text: str, **options: Any) -> SearchResult:
+        """recall with the request built (and checked, on the caller's thread) from Recall.of's arguments."""
+        return await self.recall(Recall.of(text, **options))
+
+    async def search(self, request: Search) -> SearchResult:
+        return await self._call(self.core.search, request, degraded=_no_hits)
 
     async def search_nodes(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
-        return await self._call(self.core.search_nodes, text, limit=limit, thread=thread, degraded=_no_hits)
+        return await self.search(Search.of("search_nodes", text, limit=limit, thread=thread))
 
     async def search_facts(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
-        return await self._call(self.core.search_facts, text, limit=limit, thread=thread, degraded=_no_hits)
+        return await self.search(Search.of("search_facts", text, limit=limit, thread=thread))
 
     async def search_episodes(self, text: str, *, limit: int = 10, thread: Any = None) -> SearchResult:
-        return await self._call(self.core.search_episodes, text, limit=limit, thread=thread, degraded=_no_hits)
+        return await self.search(Search.of("search_episodes", text, limit=limit, thread=thread))
+
+    async def get(self, request: Get) -> GetResult:
+        return await self._call(self.core.get, request, degraded=_no_item)
 
     async def get_node(self, node_id: str) -> GetResult:
-        return await self._call(self.core.get_node, node_id, degraded=_no_item)
+        return await self.get(Get.of("get_node", node_id))
 
     async def get_edge(self, edge_id: str) -> GetResult:
-        return await self._call(self.core.get_edge, edge_id, degraded=_no_item)
+        return await self.get(Get.of("get_edge", edge_id))
 
     async def remember(self, content: str, **fields: Any) -> Remembered:
         return (await self._remember([Note.of(content, **fields)]))[0]
@@ -112,32 +104,34 @@ class MemoryService:
             why = f"no answer within the {deadline:g}s deadline"
             return [Remembered("", "", degraded=True, reason=why) for _ in notes]
 
-    async def update(
-        self, entry_id: str, *, text: str | None = None, metadata: Mapping[str, Any] | None = None
-    ) -> Remembered:
+    async def update(self, request: Update) -> Remembered:
         return await self._call(
             self.core.update,
-            entry_id,
-            text=text,
-            metadata=metadata,
+            request,
             seconds=max(self.deadline, INDEX_DEADLINE),
             write=True,
-            degraded=lambda why: Remembered(entry_id, "", degraded=True, reason=why),
+            degraded=lambda why: Remembered(request.id, "", degraded=True, reason=why),
         )
 
-    async def list(self, *, thread: Any = None, limit: int = 20, offset: int = 0) -> list[Entry]:
-        return await self._call(self.core.list, thread=thread, limit=limit, offset=offset, degraded=lambda why: [])
+    async def entries(self, request: Listing) -> list[Entry]:
+        return await self._call(self.core.entries, request, degraded=lambda why: [])
 
-    async def count(self, *, thread: Any = None) -> int:
-        return await self._call(self.core.count, thread=thread, degraded=lambda why: 0)
+    async def list(self, *, thread: Any = None, limit: int = 20, offset: int = 0) -> list[Entry]:
+        return await self.entries(Listing.of(thread=thread, limit=limit, offset=offset))
+
+    async def count(self, request: Count | None = None) -> int:
+        return await self._call(self.core.count, request, degraded=lambda why: 0)
 
     async def threads(self) -> dict[str, int]:
         return await self._call(self.core.threads, degraded=lambda why: {})
 
-    async def forget(self, ids: Sequence[str] | str) -> DeleteResult:
+    async def delete(self, request: Forget) -> DeleteResult:
         return await self._call(
-            self.core.forget, ids, write=True, degraded=lambda why: DeleteResult(degraded=True, reason=why)
+            self.core.delete, request, write=True, degraded=lambda why: DeleteResult(degraded=True, reason=why)
         )
+
+    async def forget(self, ids: Sequence[str] | str) -> DeleteResult:
+        return await self.delete(Forget.of(ids))
 
     async def status(self) -> Status:
         return await self._call(
