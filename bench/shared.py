@@ -135,7 +135,7 @@ def _direct(dsn: str, agents: int, ops: int) -> tuple[float, float]:
     with psycopg.connect(dsn, autocommit=True, options="-c search_path=memdock") as conn:
         for word in words:
             started = time.perf_counter()
-            search.run_query(conn, {"query": word, "limit": 5})
+            search.run_query(conn, {"text": word, "limit": 5})
             lat.append((time.perf_counter() - started) * 1000)
     lat.sort()
     return statistics.median(lat), lat[min(len(lat) - 1, int(len(lat) * 0.99))]

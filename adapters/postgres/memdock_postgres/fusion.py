@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memdock_entries.embedders import Embedder
+from memdock_entries.fusion import rrf
 
 RRF_K = 10
 VECTOR_WEIGHT = 0.25
@@ -28,16 +29,6 @@ def cosine(cos: float) -> float:
     """A sentence-embedding cosine on the [0, 1] footing sqlite gives it: 0.2 (unrelated for MiniLM) is 0, 0.8
     and above 1."""
     return max(0.0, min(1.0, (cos - 0.2) / 0.6))
-
-
-def rrf(rankings: list[list[str]], weights: list[float], k: int) -> dict[str, float]:
-    """Weighted reciprocal-rank fusion, divided by its maximum (first in every list) so it lies in [0, 1]."""
-    fused: dict[str, float] = {}
-    for ranking, weight in zip(rankings, weights):
-        for rank, key in enumerate(ranking, 1):
-            fused[key] = fused.get(key, 0.0) + weight / (k + rank)
-    top = sum(weights) / (k + 1)
-    return {key: v / top for key, v in fused.items()}
 
 
 def fuse(lexical: Ranked, dense: list[tuple[dict[str, Any], float]], ranking: Ranking) -> Ranked:

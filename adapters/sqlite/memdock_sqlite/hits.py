@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from memdock_entries import fusion
+
 BACKEND = "sqlite"
 RRF_K = 10  # tuned on LoCoMo with all-MiniLM-L6-v2: k=10 beat k=60 at every weight tried (bench/locomo.py)
 VECTOR_WEIGHT = 0.25
@@ -24,13 +26,8 @@ def cosine_score(cos: float) -> float:
 
 
 def rrf(rankings: list[list[int]], weights: list[float], k: int = RRF_K) -> dict[int, float]:
-    """Weighted reciprocal-rank fusion, divided by its maximum (first in every list) so it lies in [0, 1]."""
-    fused: dict[int, float] = {}
-    for ranking, weight in zip(rankings, weights):
-        for rank, key in enumerate(ranking, 1):
-            fused[key] = fused.get(key, 0.0) + weight / (k + rank)
-    top = sum(weights) / (k + 1)
-    return {key: v / top for key, v in fused.items()}
+    """Weighted reciprocal-rank fusion over its maximum (memdock_entries.fusion, shared with postgres)."""
+    return fusion.rrf(rankings, weights, k)
 
 
 def _clean(d: dict[str, Any]) -> dict[str, Any]:
