@@ -5,9 +5,9 @@ place, installs memdock itself (from the running installation, never from the
 package index: see `core_wheel`), the adapter's requirements.txt and any
 extras in one pip run, writes a marker, and only then renames it into place.
 A failed install leaves nothing behind, and a virtualenv whose marker is
-missing or does not match the current requirements, extras and memdock version
-is not installed. The virtualenv is made by the interpreter adapter.json
-`runtime.python` asks for (see `interpreters`), recorded in the marker; one
+missing or does not match the current requirements, extras, memdock version and
+memdock core fingerprint (see `core_fingerprint`) is not installed. The virtualenv
+is made by the interpreter adapter.json `runtime.python` asks for (see `interpreters`), recorded in the marker; one
 whose interpreter is outside that range (its pyvenv.cfg says which it was made
 with) is not installed either, and the next install rebuilds it.
 
@@ -19,6 +19,7 @@ keep the temporary path in their shebang line and are not used.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import shutil
 import subprocess
@@ -66,6 +67,7 @@ def expected_marker(d: AdapterDescriptor, extras: Sequence[str]) -> dict:
         "adapter": d.name,
         "adapter_version": d.version,
         "memdock": __version__,
+        "memdock_core_sha256": core_fingerprint(),
         "requirements_sha256": req_hash,
         "extras": sorted(extras),
     }
@@ -131,11 +133,36 @@ def install_state(d: AdapterDescriptor) -> InstallState:
         return InstallState(False, "was installed from an older requirements.txt")
     if marker.get("memdock") != want["memdock"]:
         return InstallState(False, f"was installed with memdock {marker.get('memdock')}, this is {__version__}")
+    if marker.get("memdock_core_sha256") != want["memdock_core_sha256"]:
+        return InstallState(
+            False,
+            f"holds another build of memdock {__version__}'s core than the one running: memdock's files changed "
+            "since it was installed (an upgrade from a source checkout or editable install keeps the version)",
+        )
     problem = _interpreter_problem(d, marker)
     return InstallState(False, problem) if problem else InstallState(True)
 
 
 # -- memdock itself ----------------------------------------------------------------------------
+
+
+@functools.cache
+def core_fingerprint() -> str:
+    """A sha256 over the running memdock package's files (names and contents, compiled caches left out).
+
+    The version string alone misses an upgrade from a source checkout or editable install, which keeps it: a
+    virtualenv recording another fingerprint carries an older core (the SDK its adapter imports) and is not
+    installed. Computed once per process; the package is about a megabyte.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE.rglob("*")):
+        if "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo") or not path.is_file():
+            continue
+        name = path.relative_to(_PACKAGE).as_posix().encode()
+        data = path.read_bytes()
+        digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
+        digest.update(data)
+    return digest.hexdigest()
 
 
 def _running_distribution() -> metadata.Distribution | None:

@@ -158,6 +158,53 @@ def test_a_virtualenv_is_installed_only_when_its_marker_matches(tmp_path):
     assert listed(sys.executable, env, "in-venv")["installed"] == "yes"
 
 
+def test_a_virtualenv_carrying_another_memdock_core_is_stale_and_reinstalled(tmp_path, monkeypatch):
+    from memdock import installs
+
+    home = tmp_path / "home"
+    env = cli_env(home, ADAPTERS)
+    target = fake_install(home, extras=[])
+    assert listed(sys.executable, env, "in-venv")["installed"] == "yes"
+    marker = json.loads((target / MARKER).read_text())
+    assert marker["memdock_core_sha256"] == installs.core_fingerprint()
+
+    for recorded in ({**marker, "memdock_core_sha256": "0" * 64}, {k: v for k, v in marker.items() if "core" not in k}):
+        (target / MARKER).write_text(json.dumps(recorded))  # same memdock version, other core files
+        assert listed(sys.executable, env, "in-venv")["installed"].startswith(
+            "no: holds another build of memdock " + marker["memdock"] + "'s core than the one running"
+        )
+        call = run([sys.executable, "-m", "memdock", "health", "-b", "in-venv"], env=env)
+        assert call.returncode != 0 and "run: memdock adapters install in-venv" in call.stderr, call.stderr
+
+    monkeypatch.setenv("MEMDOCK_HOME", str(home))
+    built = []
+    monkeypatch.setattr(installs, "_build", lambda d, tmp, extras, want, interp: built.append(want))
+    monkeypatch.setattr(installs, "_swap_into_place", lambda tmp, target: None)
+    d = AdapterDescriptor.load(ADAPTERS / "in-venv")
+    assert installs.install(d) == f"in-venv installed in {target}"
+    assert [w["memdock_core_sha256"] for w in built] == [installs.core_fingerprint()]
+
+
+def test_the_core_fingerprint_follows_the_package_files(tmp_path, monkeypatch):
+    from memdock import installs
+
+    package = tmp_path / "memdock"
+    (package / "sdk" / "__pycache__").mkdir(parents=True)
+    (package / "__init__.py").write_text("__version__ = '0.1.0'\n")
+    (package / "sdk" / "__init__.py").write_text("")
+    monkeypatch.setattr(installs, "_PACKAGE", package)
+    fingerprint = installs.core_fingerprint.__wrapped__
+
+    first = fingerprint()
+    (package / "sdk" / "__pycache__" / "kit.cpython-313.pyc").write_bytes(b"compiled")
+    assert fingerprint() == first, "compiled caches are not part of the core"
+    (package / "sdk" / "kit.py").write_text("def supports(): ...\n")
+    added = fingerprint()
+    assert added != first
+    (package / "sdk" / "kit.py").write_text("def supports(): return 1\n")
+    assert fingerprint() not in (first, added)
+
+
 def test_install_says_what_it_installs_before_pip_runs_quietly(tmp_path, monkeypatch, capsys):
     import subprocess as sp
 
