@@ -177,11 +177,37 @@ def test_a_virtualenv_carrying_another_memdock_core_is_stale_and_reinstalled(tmp
         assert call.returncode != 0 and "run: memdock adapters install in-venv" in call.stderr, call.stderr
 
     monkeypatch.setenv("MEMDOCK_HOME", str(home))
-    built = []
+    (target / MARKER).write_text(json.dumps({**marker, "memdock_core_sha256": "0" * 64}))
+    (target / "lib").mkdir()
+    (target / "lib" / "torch.py").write_text("big = True\n")  # what a refresh must keep and not rebuild
+    ran, built, real_swap, real_run = [], [], installs._swap_into_place, subprocess.run
+
+    def pip(cmd, **kw):
+        if cmd[1:3] != ["-m", "pip"]:
+            return real_run(cmd, **kw)  # the test's own `memdock adapters list`
+        ran.append(cmd[3:])
+        return subprocess.CompletedProcess(cmd, 0)
+
+    def swap(tmp, where):
+        assert json.loads((where / MARKER).read_text())["memdock_core_sha256"] == "0" * 64, "changed before the swap"
+        real_swap(tmp, where)
+
+    monkeypatch.setattr(installs.subprocess, "run", pip)
+    monkeypatch.setattr(installs, "core_wheel", lambda out: out / "memdock-0.1.0-py3-none-any.whl")
     monkeypatch.setattr(installs, "_build", lambda d, tmp, extras, want, interp: built.append(want))
-    monkeypatch.setattr(installs, "_swap_into_place", lambda tmp, target: None)
+    monkeypatch.setattr(installs, "_swap_into_place", swap)
     d = AdapterDescriptor.load(ADAPTERS / "in-venv")
-    assert installs.install(d) == f"in-venv installed in {target}"
+    assert installs.install(d) == f"in-venv: memdock's core refreshed in {target}"
+    assert built == [] and [c[:2] for c in ran] == [["uninstall", "-q"], ["install", "-q"]]
+    assert ran[1][-1].endswith("memdock-0.1.0-py3-none-any.whl")
+    assert json.loads((target / MARKER).read_text()) == {**marker, "memdock_core_sha256": installs.core_fingerprint()}
+    assert (target / "lib" / "torch.py").read_text() == "big = True\n"
+    assert listed(sys.executable, env, "in-venv")["installed"] == "yes"
+    assert installs.install(d).startswith("in-venv is already installed")
+
+    (target / MARKER).write_text(json.dumps({**marker, "memdock_core_sha256": "0" * 64}))
+    monkeypatch.setattr(installs, "_swap_into_place", lambda tmp, where: None)
+    assert installs.install(d, ["new-extra"]) == f"in-venv installed in {target}", "new extras: a full build"
     assert [w["memdock_core_sha256"] for w in built] == [installs.core_fingerprint()]
 
 
