@@ -5,11 +5,13 @@ place, installs memdock itself (from the running installation, never from the
 package index: see `core_wheel`), the adapter's requirements.txt and any
 extras in one pip run, writes a marker, and only then renames it into place.
 A failed install leaves nothing behind, and a virtualenv whose marker is
-missing or does not match the current requirements, extras and memdock version
-is not installed. The virtualenv is made by the interpreter adapter.json
-`runtime.python` asks for (see `interpreters`), recorded in the marker; one
+missing or does not match the current requirements, extras, memdock version and
+memdock core fingerprint (see `core_fingerprint`) is not installed. The virtualenv
+is made by the interpreter adapter.json `runtime.python` asks for (see `interpreters`), recorded in the marker; one
 whose interpreter is outside that range (its pyvenv.cfg says which it was made
 with) is not installed either, and the next install rebuilds it.
+A virtualenv whose only fault is an older core is refreshed, not rebuilt: see
+`_refresh_core`.
 
 After the rename only `venv/bin/python -m ...` is ever run: the interpreter
 finds its prefix from its own location, whereas console scripts in venv/bin
@@ -19,7 +21,9 @@ keep the temporary path in their shebang line and are not used.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -50,6 +54,7 @@ _PACKAGE = Path(__file__).resolve().parent
 class InstallState:
     ok: bool
     reason: str = ""  # why not, for `adapters list/show` and the error a call gets
+    core_only: bool = False  # all that is wrong is an older copy of memdock's core: `install` refreshes just that
 
 
 def _sha256(data: bytes) -> str:
@@ -66,6 +71,7 @@ def expected_marker(d: AdapterDescriptor, extras: Sequence[str]) -> dict:
         "adapter": d.name,
         "adapter_version": d.version,
         "memdock": __version__,
+        "memdock_core_sha256": core_fingerprint(),
         "requirements_sha256": req_hash,
         "extras": sorted(extras),
     }
@@ -132,10 +138,38 @@ def install_state(d: AdapterDescriptor) -> InstallState:
     if marker.get("memdock") != want["memdock"]:
         return InstallState(False, f"was installed with memdock {marker.get('memdock')}, this is {__version__}")
     problem = _interpreter_problem(d, marker)
-    return InstallState(False, problem) if problem else InstallState(True)
+    if problem:
+        return InstallState(False, problem)
+    if marker.get("memdock_core_sha256") != want["memdock_core_sha256"]:
+        return InstallState(
+            False,
+            f"holds another build of memdock {__version__}'s core than the one running: memdock's files changed "
+            "since it was installed (an upgrade from a source checkout or editable install keeps the version)",
+            core_only=True,
+        )
+    return InstallState(True)
 
 
 # -- memdock itself ----------------------------------------------------------------------------
+
+
+@functools.cache
+def core_fingerprint() -> str:
+    """A sha256 over the running memdock package's files (names and contents, compiled caches left out).
+
+    The version string alone misses an upgrade from a source checkout or editable install, which keeps it: a
+    virtualenv recording another fingerprint carries an older core (the SDK its adapter imports) and is not
+    installed. Computed once per process; the package is about a megabyte.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE.rglob("*")):
+        if "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo") or not path.is_file():
+            continue
+        name = path.relative_to(_PACKAGE).as_posix().encode()
+        data = path.read_bytes()
+        digest.update(b"%d:%s%d:" % (len(name), name, len(data)))
+        digest.update(data)
+    return digest.hexdigest()
 
 
 def _running_distribution() -> metadata.Distribution | None:
@@ -223,21 +257,31 @@ def install(d: AdapterDescriptor, extras: Sequence[str] = (), *, force: bool = F
     with FileLock(str(parent / f".{d.venv.name}.lock")):
         for stale in parent.glob(f".{d.venv.name}.tmp-*"):  # left by a killed install; we hold the lock
             shutil.rmtree(stale, ignore_errors=True)
-        current = read_marker(d.venv) if not force and install_state(d).ok else None
+        state = InstallState(False) if force else install_state(d)
+        current = read_marker(d.venv) if state.ok or state.core_only else None
         if current is not None:
             extras = sorted(set(current.get("extras") or []) | set(extras))
         interp = find_interpreter(d.runtime.get("python"), f"adapter {d.name}")
         want = {**expected_marker(d, extras), "python": {"path": interp.path, "version": interp.version}}
-        if current is not None and {**current, "python": want["python"]} == want:
+        same = current is not None and _but_core(current) == _but_core(want)
+        if same and state.ok:
             return f"{d.name} is already installed in {d.venv} (use --force to rebuild it)"
         tmp = Path(tempfile.mkdtemp(prefix=f".{d.venv.name}.tmp-", dir=parent))
         try:
-            _build(d, tmp, extras, want, interp)
+            if same and current is not None:
+                _refresh_core(d, tmp, {**current, "memdock_core_sha256": want["memdock_core_sha256"]})
+            else:
+                _build(d, tmp, extras, want, interp)
             _swap_into_place(tmp, d.venv)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-    return f"{d.name} installed in {d.venv}"
+    return f"{d.name}: memdock's core refreshed in {d.venv}" if same else f"{d.name} installed in {d.venv}"
+
+
+def _but_core(marker: dict) -> dict:
+    """A marker without what a core refresh changes (and the interpreter path, which may be found elsewhere now)."""
+    return {k: v for k, v in marker.items() if k not in ("memdock_core_sha256", "python")}
 
 
 def _make_venv(env_dir: Path, interp: Interpreter) -> None:
@@ -286,6 +330,38 @@ def _build(d: AdapterDescriptor, tmp: Path, extras: Sequence[str], want: dict, i
     for wheel in d.runtime.get("wheels", []):
         _install_platform_wheel(d, env_dir, interp, wheel)
     (env_dir / MARKER).write_bytes(orjson.dumps(want, option=orjson.OPT_INDENT_2))
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def _refresh_core(d: AdapterDescriptor, tmp: Path, marker: dict) -> None:
+    """Copy D's virtualenv into TMP as hard links and replace only memdock's core in the copy (MARKER is the new
+    marker): all that changed is memdock's own files, and rebuilding the adapter's requirements (torch, say) from
+    scratch would take minutes. pip and the marker write replace files rather than rewrite them, so the installed
+    virtualenv, sharing the other files, stays as it was until the swap."""
+    env_dir = tmp / "venv"
+    print(f"refreshing memdock's core in a copy of {d.venv} (its requirements are current)", flush=True)
+    shutil.copytree(d.venv, env_dir, symlinks=True, copy_function=_link_or_copy)
+    wheels = tmp / "wheels"
+    wheels.mkdir()
+    python = str(env_dir / "bin" / "python")
+    for cmd in (
+        [python, "-m", "pip", "uninstall", "-q", "-y", "memdock"],
+        [python, "-m", "pip", "install", "-q", "--prefer-binary", str(core_wheel(wheels))],  # new core deps only
+    ):
+        print("$ " + " ".join(cmd), flush=True)
+        if subprocess.run(cmd).returncode != 0:
+            raise ConfigError(
+                f"refreshing memdock's core for {d.name} failed (command above); {_kept(d)}. "
+                f"Fix the cause, or rebuild it all: memdock adapters install {d.name} --force"
+            )
+    (env_dir / MARKER).unlink(missing_ok=True)  # a hard link to the installed marker: replaced, not rewritten
+    (env_dir / MARKER).write_bytes(orjson.dumps(marker, option=orjson.OPT_INDENT_2))
 
 
 def _kept(d: AdapterDescriptor) -> str:

@@ -158,6 +158,79 @@ def test_a_virtualenv_is_installed_only_when_its_marker_matches(tmp_path):
     assert listed(sys.executable, env, "in-venv")["installed"] == "yes"
 
 
+def test_a_virtualenv_carrying_another_memdock_core_is_stale_and_reinstalled(tmp_path, monkeypatch):
+    from memdock import installs
+
+    home = tmp_path / "home"
+    env = cli_env(home, ADAPTERS)
+    target = fake_install(home, extras=[])
+    assert listed(sys.executable, env, "in-venv")["installed"] == "yes"
+    marker = json.loads((target / MARKER).read_text())
+    assert marker["memdock_core_sha256"] == installs.core_fingerprint()
+
+    for recorded in ({**marker, "memdock_core_sha256": "0" * 64}, {k: v for k, v in marker.items() if "core" not in k}):
+        (target / MARKER).write_text(json.dumps(recorded))  # same memdock version, other core files
+        assert listed(sys.executable, env, "in-venv")["installed"].startswith(
+            "no: holds another build of memdock " + marker["memdock"] + "'s core than the one running"
+        )
+        call = run([sys.executable, "-m", "memdock", "health", "-b", "in-venv"], env=env)
+        assert call.returncode != 0 and "run: memdock adapters install in-venv" in call.stderr, call.stderr
+
+    monkeypatch.setenv("MEMDOCK_HOME", str(home))
+    (target / MARKER).write_text(json.dumps({**marker, "memdock_core_sha256": "0" * 64}))
+    (target / "lib").mkdir()
+    (target / "lib" / "torch.py").write_text("big = True\n")  # what a refresh must keep and not rebuild
+    ran, built, real_swap, real_run = [], [], installs._swap_into_place, subprocess.run
+
+    def pip(cmd, **kw):
+        if cmd[1:3] != ["-m", "pip"]:
+            return real_run(cmd, **kw)  # the test's own `memdock adapters list`
+        ran.append(cmd[3:])
+        return subprocess.CompletedProcess(cmd, 0)
+
+    def swap(tmp, where):
+        assert json.loads((where / MARKER).read_text())["memdock_core_sha256"] == "0" * 64, "changed before the swap"
+        real_swap(tmp, where)
+
+    monkeypatch.setattr(installs.subprocess, "run", pip)
+    monkeypatch.setattr(installs, "core_wheel", lambda out: out / "memdock-0.1.0-py3-none-any.whl")
+    monkeypatch.setattr(installs, "_build", lambda d, tmp, extras, want, interp: built.append(want))
+    monkeypatch.setattr(installs, "_swap_into_place", swap)
+    d = AdapterDescriptor.load(ADAPTERS / "in-venv")
+    assert installs.install(d) == f"in-venv: memdock's core refreshed in {target}"
+    assert built == [] and [c[:2] for c in ran] == [["uninstall", "-q"], ["install", "-q"]]
+    assert ran[1][-1].endswith("memdock-0.1.0-py3-none-any.whl")
+    assert json.loads((target / MARKER).read_text()) == {**marker, "memdock_core_sha256": installs.core_fingerprint()}
+    assert (target / "lib" / "torch.py").read_text() == "big = True\n"
+    assert listed(sys.executable, env, "in-venv")["installed"] == "yes"
+    assert installs.install(d).startswith("in-venv is already installed")
+
+    (target / MARKER).write_text(json.dumps({**marker, "memdock_core_sha256": "0" * 64}))
+    monkeypatch.setattr(installs, "_swap_into_place", lambda tmp, where: None)
+    assert installs.install(d, ["new-extra"]) == f"in-venv installed in {target}", "new extras: a full build"
+    assert [w["memdock_core_sha256"] for w in built] == [installs.core_fingerprint()]
+
+
+def test_the_core_fingerprint_follows_the_package_files(tmp_path, monkeypatch):
+    from memdock import installs
+
+    package = tmp_path / "memdock"
+    (package / "sdk" / "__pycache__").mkdir(parents=True)
+    (package / "__init__.py").write_text("__version__ = '0.1.0'\n")
+    (package / "sdk" / "__init__.py").write_text("")
+    monkeypatch.setattr(installs, "_PACKAGE", package)
+    fingerprint = installs.core_fingerprint.__wrapped__
+
+    first = fingerprint()
+    (package / "sdk" / "__pycache__" / "kit.cpython-313.pyc").write_bytes(b"compiled")
+    assert fingerprint() == first, "compiled caches are not part of the core"
+    (package / "sdk" / "kit.py").write_text("def supports(): ...\n")
+    added = fingerprint()
+    assert added != first
+    (package / "sdk" / "kit.py").write_text("def supports(): return 1\n")
+    assert fingerprint() not in (first, added)
+
+
 def test_install_says_what_it_installs_before_pip_runs_quietly(tmp_path, monkeypatch, capsys):
     import subprocess as sp
 
