@@ -1,0 +1,80 @@
+"""`memdock add` of one corpus from this checkout and from another (--baseline), interleaved, in one run.
+
+Prints wall seconds and the CPU seconds of the whole `memdock add` (parent, adapter and their children, from
+RUSAGE_CHILDREN) side by side. On a shared, loaded box wall time follows the load; CPU seconds mostly do not, so
+a change that costs work shows in them while load alone does not. The corpora are bench/peers.py's (its markdown
+copies of the watercooler threads, its 457-byte notes).
+
+    python bench/add_baseline.py --baseline /path/to/other/checkout --markdown-mb 20 --reps 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from peers import write_markdown, write_notes  # noqa: E402
+
+
+def cpu_seconds() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def add(tree: Path, source: Path, fmt: str, backend: str, store: Path) -> tuple[float, float, int]:
+    """Wall and CPU seconds of `memdock add` from TREE's src, and the bytes of the store it left."""
+    cmd = [sys.executable, "-m", "memdock", "add", str(source), "-f", fmt, "-b", backend, "--data-dir", str(store)]
+    env = dict(os.environ, PYTHONPATH=str(tree / "src"))
+    cpu, wall = cpu_seconds(), time.perf_counter()
+    subprocess.run([*cmd, "-q"], check=True, stdout=subprocess.DEVNULL, env=env)
+    wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
+    return wall, cpu, sum(p.stat().st_size for p in store.rglob("*") if p.is_file())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", type=Path, required=True, help="another checkout of memdock (say, an older commit)")
+    ap.add_argument("--markdown-mb", type=float, default=0.0, help="megabytes of markdown; 0: the notes instead")
+    ap.add_argument("--notes", type=int, default=20000)
+    ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--backend", default="sqlite")
+    ap.add_argument("--tmp", default=None, help="where stores go (default: the system's temp dir)")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="add-baseline-", dir=args.tmp))
+    try:
+        if args.markdown_mb > 0:
+            source, fmt = work / "markdown", "watercooler"
+            text_bytes = write_markdown(source, args.markdown_mb)
+        else:
+            source, fmt = work / "notes.jsonl", "jsonl"
+            text_bytes = sum(len(t.encode()) for _, t in write_notes(source, args.notes))
+        print(f"{text_bytes / 1e6:.2f} MB of {fmt}, `memdock add -b {args.backend}`, {args.reps} repetitions")
+        trees = {"this": ROOT, "baseline": args.baseline.resolve()}
+        for rep in range(args.reps):
+            for name, tree in trees.items():
+                load = os.getloadavg()[0]
+                store = work / f"{name}-{rep}"
+                wall, cpu, size = add(tree, source, fmt, args.backend, store)
+                print(
+                    f"rep {rep} {name:8} wall {wall:8.2f} s  cpu {cpu:8.2f} s  {text_bytes / 1e6 / wall:6.2f} MB/s  "
+                    f"store {size / text_bytes:5.2f}x text  load {load:.1f}",
+                    flush=True,
+                )
+                shutil.rmtree(store)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
