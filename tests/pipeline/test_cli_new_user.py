@@ -61,9 +61,13 @@ def test_errors_under_json_are_one_object_on_stdout_with_the_same_exit_codes(tmp
     assert missing.returncode == 3
     assert json.loads(missing.stdout)["error"]["category"] == "config"
 
-    usage = memdock("recall", "x", "--mode", "psychic", "--json", home=tmp_path)
+    usage = memdock("recall", "x", "--no-such-flag", "--json", home=tmp_path)
     assert usage.returncode == 2
     assert json.loads(usage.stdout)["error"]["category"] == "usage"
+
+    bad_mode = memdock("recall", "x", "--mode", "psychic", "--json", home=tmp_path)
+    assert bad_mode.returncode == 4
+    assert json.loads(bad_mode.stdout)["error"]["category"] == "invalid_input"
 
     plain = memdock("recall", "x", "-n", "5000", home=tmp_path)
     assert plain.returncode == 4 and plain.stdout == b""

@@ -7,7 +7,7 @@ from pathlib import Path
 from tantivy_support import backend, descriptor, gate
 
 from memdock.bundle.writer import BundleWriter
-from memdock.runner.store import Store
+from memdock.engine.store import Store
 
 pytestmark = gate
 
