@@ -29,7 +29,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 HEADER_TIMEOUT = 10.0
 BODY_TIMEOUT = 30.0
-MAX_PENDING_HEADERS = 128
+MAX_PENDING_HEADERS = 1024  # well above a burst of real clients connecting at once (tests/service/test_mcp_load.py)
 
 
 def _loopback(host: str) -> bool:

@@ -120,7 +120,7 @@ def serve_http(server: Any, host: str, port: int, token: str | None, ui: ASGIApp
         log_level="warning",
         lifespan="on",
         http=guarded_protocol(),
-        timeout_keep_alive=5,
+        timeout_keep_alive=30,  # a client slowed by load reuses its connection rather than racing its close
     )
     web = uvicorn.Server(config)
 
