@@ -32,10 +32,6 @@ _TABLE = "CREATE TABLE IF NOT EXISTS store_files (name TEXT PRIMARY KEY, dev INT
 _RESTORING = ""  # the row a restore under way leaves until it has finished
 
 
-def store_files(transport: Transport) -> list[str]:
-    return [str(n) for n in transport.store_files]
-
-
 def _recorded(ledger: Ledger) -> dict[str, tuple[int, int]]:
     try:
         return {n: (d, i) for n, d, i in ledger.db.execute("SELECT name, dev, ino FROM store_files")}
@@ -45,7 +41,7 @@ def _recorded(ledger: Ledger) -> dict[str, tuple[int, int]]:
 
 def lost_reason(transport: Transport, store: Store, ledger: Ledger) -> str | None:
     """Why the backend's store cannot hold what LEDGER claims, or None when nothing says so."""
-    names = store_files(transport)
+    names = transport.store_files
     if not names or ledger.empty():
         return None
     recorded = _recorded(ledger)
@@ -73,7 +69,7 @@ def record_store_files(
     DETAILS (an index result's) as `restored`."""
     if details is not None and restored is not None:
         details["restored"] = restored
-    names = store_files(transport)
+    names = transport.store_files
     if not names:
         return
     rows = []
@@ -133,7 +129,7 @@ def restore_if_lost(
 
 def lost_for_reading(transport: Transport, store: Store) -> bool:
     """True when the store is lost (see `lost_reason`), checked without writing: a re-add then reads every file."""
-    if not store_files(transport) or not store.ledger_path.exists():
+    if not transport.store_files or not store.ledger_path.exists():
         return False
     try:
         ledger = Ledger.reader(store.ledger_path)
