@@ -33,29 +33,30 @@ def _index_pids(b: SubprocessBackend) -> list[int | None]:
     return [c.pid for c in b.calls if c.operation == "index"]
 
 
-def test_kill_9_of_the_write_worker_mid_index_then_a_rerun_resumes_exactly(tmp_path):
+def test_kill_9_of_the_write_worker_mid_index_then_a_rerun_resumes_exactly(tmp_path, scripted):
     first = _bundle(tmp_path / "first", 5)  # chunks 0-4, unchanged in BIG
     big = _bundle(tmp_path / "big")
-    with _backend(tmp_path / "store", workers=1) as b:
-        b.index(first)
-        (pid,) = _index_pids(b)
-        committed: list[str] = []
+    b = scripted("checkpoint_then_hang_once", workers=1, retries=0)
+    (b.store.ensure().data_dir / "marker-hung").write_text("1")  # the first index runs through
+    b.index(first)
+    (b.store.data_dir / "marker-hung").unlink()  # the next one hangs after its first checkpoint
+    (pid,) = _index_pids(b)
+    committed: list[str] = []
 
-        def kill_once(ids: list[str]) -> None:
-            if not committed:
-                os.killpg(os.getpgid(pid), signal.SIGKILL)
-            committed.extend(ids)
+    def kill(ids: list[str]) -> None:  # kill -9 of the adapter process, hung after its first checkpoint
+        committed.extend(ids)
+        os.kill(int((b.store.data_dir / "adapter.pid").read_text()), signal.SIGKILL)
 
-        with pytest.raises(TransientError, match="worker"):
-            b.index(big, after_checkpoint=kill_once)
-        assert 0 < len(committed) < N
-        again = b.index(big)
-        assert again.skipped == 5 + len(committed), "what was checkpointed is not sent again"
-        assert sum(again.details["sent"].values()) == N - 5 - len(committed)
-        pids = _index_pids(b)
-        assert pids[-1] != pid and b.calls[-1].mode == "worker", "a new write worker took over"
-        assert b.counts() == {"chunk": N}
-        assert b.index(big).details["sent"] == {}
+    with pytest.raises(TransientError, match="worker"):
+        b.index(big, after_checkpoint=kill)
+    assert len(committed) == 100
+    again = b.index(big)
+    assert again.skipped == 5 + 100, "what was checkpointed is not sent again"
+    assert sum(again.details["sent"].values()) == N - 5 - 100
+    writes = [c for c in b.calls if c.operation == "index"]
+    assert [c.mode for c in writes] == ["worker"] * 3
+    assert writes[1].pid == pid != writes[2].pid, "a new write worker took over"
+    assert b.index(big).details["sent"] == {}
 
 
 def test_a_write_whose_caller_gave_up_retires_the_write_worker(tmp_path):
