@@ -201,8 +201,10 @@ def test_no_connection_to_be_had_waits_then_a_typed_timeout(pg, tmp_path, bundle
     role = "memdock_limited"
     pg.psql(f"DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN CONNECTION LIMIT 1")  # superusers have no limit
     pg.psql(f"GRANT CONNECT, CREATE ON DATABASE {db} TO {role}")
-    b = backend(pg.dsn(db, role), tmp_path / "s", config={"pool_size": 1, "pool_timeout_s": 2}, workers=1, retries=0)
-    b.index(bundle)
+    config = {"pool_size": 1, "pool_timeout_s": 2}
+    with backend(pg.dsn(db, role), tmp_path / "s", config=config) as writer:  # one-shot: a write worker would
+        writer.index(bundle)  # hold a connection of the role's one
+    b = backend(pg.dsn(db, role), tmp_path / "s", config=config, workers=1, retries=0)
     assert b.query(GOLDEN_TEXT).hits
     pg.psql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '{role}'")
     holder = psycopg.connect(pg.dsn(db, role), autocommit=True)  # the role's only connection

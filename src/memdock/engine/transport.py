@@ -44,8 +44,9 @@ class Transport(Protocol):
         timeout: float | None = None,
     ) -> dict[str, Any]:
         """OPERATION's result object (already checked against response.schema.json), or the adapter's error
-        raised as a MemdockError. SHARED False asks for an adapter of the call's own (no long-lived worker
-        another call may also use); TIMEOUT bounds the whole call."""
+        raised as a MemdockError. SHARED False asks for an adapter of the call's own: no worker another call
+        uses while it runs (a one-shot process, or for a write a dedicated write worker that one write at a time
+        holds); TIMEOUT bounds the whole call."""
         ...
 
     def shard_job(self, timeout: float | None) -> tuple[Job, ShardSpec] | None:

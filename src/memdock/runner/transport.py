@@ -1,7 +1,12 @@
 """SubprocessTransport: the store engine's transport to an adapter run as a sandboxed subprocess.
 
 Each call runs one-shot (`oneshot.run_once`), or on a pool of long-lived workers (`worker.WorkerPool`) when the
-backend has workers and the call may share one. Retryable errors are retried with exponential backoff within
+backend has workers and the call may share one. A backend with workers (a long-lived service) also keeps one
+write worker, reserved for the writes the engine sends under the store's write lock (`index`, `delete` with
+`shared=False`): the lock lets one such call run at a time, so the worker is the call's own while it runs, as a
+one-shot process would be, without an interpreter start and the adapter's imports per write. Under the strict
+sandbox writes stay one-shot: a worker's read allowlist is fixed at its start, and a write reads the bundle it is
+given. Retryable errors are retried with exponential backoff within
 the call's timeout; an adapter that says the disk is full is reported as memdock's own disk-full error.
 """
 
@@ -19,6 +24,7 @@ from ..diskfull import disk_full, reraise_disk_full, said_disk_full
 from ..engine.parallel import Job, ShardSpec
 from ..engine.store import Store
 from ..errors import MemdockError
+from ..operations import WRITE_OPERATIONS
 from ..registry import AdapterDescriptor
 from .launch import CallRecord, Launch
 from .oneshot import run_once
@@ -48,12 +54,23 @@ class SubprocessTransport:
         self.store_files = [str(n) for n in descriptor.raw.get("store_files", [])]
         self.retries, self.backoff = retries, backoff
         self.pool = WorkerPool(launch, workers) if workers and descriptor.supports_worker else None
+        self.writer = WorkerPool(launch, 1) if self.pool is not None and not launch.strict else None
         self.last_call: CallRecord | None = None
         self.calls: list[CallRecord] = []
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.close()
+        for pool in (self.pool, self.writer):
+            if pool is not None:
+                pool.close()
+
+    def _pool_for(self, operation: str, shared: bool, offered: tuple[str, ...] | None) -> WorkerPool | None:
+        """The workers OPERATION runs on, or None for a one-shot process: the read pool for a call that may share
+        a worker; the write worker for a write that may not (see the module's docstring); else none."""
+        if offered is not None:
+            return None
+        if shared:
+            return self.pool
+        return self.writer if operation in WRITE_OPERATIONS else None
 
     def call(
         self,
@@ -79,8 +96,9 @@ class SubprocessTransport:
             if end is not None:
                 limit = min(max(end - time.monotonic(), 0.001), self.launch.timeout(operation))
             try:
-                if self.pool is not None and shared and offered is None:
-                    return self.pool.call(
+                pool = self._pool_for(operation, shared, offered)
+                if pool is not None:
+                    return pool.call(
                         operation,
                         params,
                         on_progress=on_progress,

@@ -59,6 +59,7 @@ class Worker:
             strict=True,
         )
         self.calls = 0
+        self.pending: str | None = None  # the request sent whose result has not come back yet
         self.survivors = 0  # processes the worker left behind at its exit, killed
 
     @property
@@ -106,6 +107,7 @@ class Worker:
         except (BrokenPipeError, OSError):
             raise WorkerCrashed(f"worker for {self.launch.descriptor.name} is gone ({self._why()})") from None
         self.calls += 1
+        self.pending = rid
         try:
             limit = timeout if timeout is not None else self.launch.timeout(operation)
             for ev in self.channel.events(timeout=limit, idle=self.launch.idle()):
@@ -114,6 +116,7 @@ class Worker:
                     continue
                 record.count_event(ev, on_progress, on_checkpoint)
                 if ev.kind == "result":
+                    self.pending = None
                     response = ev.data.get("response")
                     result = check_response(
                         response,
@@ -206,8 +209,10 @@ class WorkerPool:
             raise
 
     def _release(self, w: Worker, broken: bool) -> None:
+        """Give W back, or retire it: broken, dead, or still working on a request its caller gave up on (a
+        callback such as a ledger commit raised mid-call); its next caller would otherwise run beside that."""
         with self._cond:
-            if broken or self._closed or not w.alive:
+            if broken or self._closed or not w.alive or w.pending is not None:
                 self._retire(w, force=True)
                 self._count -= 1
             else:

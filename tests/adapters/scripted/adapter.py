@@ -25,8 +25,24 @@ class Scripted(Adapter):
         return {"ok": True, "backend": self.name}
 
     def index(self, ctx):
+        if ctx.config.get("behavior") == "checkpoint_then_hang_once":
+            return self.checkpointing(ctx)
         self.query(ctx)
         return {"indexed": {}}
+
+    def checkpointing(self, ctx):
+        """Checkpoint the chunks 100 at a time; the first run (no marker yet) hangs after its first checkpoint
+        until it is killed."""
+        marker = ctx.data_dir / "marker-hung"
+        first = not marker.exists()
+        marker.write_text("1")
+        (ctx.data_dir / "adapter.pid").write_text(str(os.getpid()))
+        ids = [rec["id"] for rec in ctx.input_bundle().records("chunk")]
+        for k in range(0, len(ids), 100):
+            ctx.checkpoint(ids[k : k + 100])
+            if first:
+                time.sleep(1000)
+        return {"indexed": {"records": len(ids)}}
 
     def delete(self, ctx):
         self.query(ctx)
