@@ -7,7 +7,9 @@ Pooling: a chunk's ranking value is its own place plus POOL times the mean of th
 thread (a session of a conversation), so a turn in the session the question is about outranks an equal match in
 a session that holds only that one. Time cues: when the question asks when (`asks_when`), a chunk that names a
 time ("yesterday", "last week", "in June", "2022") gains TIME times its own place: on LoCoMo dev 85 % of the turns
-behind "when" questions hold such a word against 22 % of all turns.
+behind "when" questions hold such a word against 22 % of all turns. Named dates: when the question names a date
+("in May 2022", "on 9 November, 2022"; timeframe.py), a chunk dated within it (its event time, a chat turn's
+session date) has its ranking value raised by DATED times itself, in any thread: the question asks about that time.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sqlite3
 from collections import defaultdict
 from typing import Any
 
-from . import neighbours
+from . import neighbours, timeframe
 from .scoring import TIE_DIGITS
 
 Ranked = list[tuple[int, float, dict[str, Any]]]
@@ -30,6 +32,8 @@ POOL_WEIGHT = 0.5
 """Chosen by every fold of `bench/locomo.py --idea session_pool_weight=0,0.25,0.5,1` (bm25, LoCoMo dev)."""
 TIME_WEIGHT = 0.25
 """Chosen by every fold of `bench/locomo.py --idea time_cue_weight=0,0.25,0.5,1` beside pooling."""
+DATE_WEIGHT = 2.0
+"""Chosen by every fold of `bench/locomo.py --idea question_date_weight=0,0.5,1,2,4` beside pooling and time cues."""
 _MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
 _MAY = r"(?:in|on|of|since|until|by|early|late) may|may \d|\d(?:st|nd|rd|th)? (?:of )?may"
 """"May" names a month only beside a date or a preposition: "you may" and a person called May say no time."""
@@ -49,17 +53,24 @@ def asks_when(question: str) -> bool:
 
 
 _ROWS = (
-    "SELECT c.rowid, c.thread_id, c.body, json_extract(t.attrs, '$.format') "
+    "SELECT c.rowid, c.thread_id, c.body, c.event_ts, json_extract(t.attrs, '$.format') "
     "FROM chunks c LEFT JOIN nodes t ON t.id = c.thread_id WHERE c.rowid IN ({})"
 )
 
 
 def _threads_and_text(
-    conn: sqlite3.Connection, rowids: list[int], formats: frozenset[str] | None
-) -> dict[int, tuple[str, str]]:
-    """Thread and text of each of ROWIDS that lies in a thread imported in one of FORMATS (None: any)."""
-    found = conn.execute(_ROWS.format(",".join("?" * len(rowids))), rowids)
-    return {rid: (thread, body) for rid, thread, body, fmt in found if formats is None or fmt in formats}
+    conn: sqlite3.Connection, rowids: list[int], formats: frozenset[str] | None, spans: list[timeframe.Span]
+) -> tuple[dict[int, tuple[str, str]], set[int]]:
+    """Thread and text of each of ROWIDS that lies in a thread imported in one of FORMATS (None: any), and which
+    of ROWIDS (in any thread) are dated within SPANS."""
+    rows: dict[int, tuple[str, str]] = {}
+    dated: set[int] = set()
+    for rid, thread, body, ts, fmt in conn.execute(_ROWS.format(",".join("?" * len(rowids))), rowids):
+        if formats is None or fmt in formats:
+            rows[rid] = (thread, body)
+        if timeframe.within(spans, ts):
+            dated.add(rid)
+    return rows, dated
 
 
 def reorder(
@@ -72,16 +83,19 @@ def reorder(
     by_score: bool,
     k: int,
     formats: frozenset[str] | None = None,
+    dated: float = 0.0,
 ) -> Ranked:
     """RANKED (best first) reordered by place + POOL x its thread's pooled place + TIME x place when it names a
-    time and QUESTION asks when. A place is the score (BY_SCORE) or 1 / (K + rank), as neighbours.expand reads
-    it; with FORMATS, only chunks of threads imported in one of them gain. Scores are left as they are;
-    `extra.rank_value` holds the value ranked by."""
+    time and QUESTION asks when, that value times 1 + DATED when the chunk is dated within a date QUESTION names.
+    A place is the score (BY_SCORE) or 1 / (K + rank), as neighbours.expand reads it; with FORMATS, only chunks
+    of threads imported in one of them gain by POOL and TIME. Scores are left as they are; `extra.rank_value`
+    holds the value ranked by."""
     time = time if asks_when(question) else 0.0
-    if not ranked or (pool <= 0 and time <= 0):
+    spans = timeframe.spans(question) if dated > 0 else []
+    if not ranked or (pool <= 0 and time <= 0 and not spans):
         return ranked
     place = {rid: score if by_score else 1.0 / (k + rank) for rank, (rid, score, _) in enumerate(ranked, 1)}
-    rows = _threads_and_text(conn, list(place), formats)
+    rows, within = _threads_and_text(conn, list(place), formats, spans)
     best: dict[str, list[float]] = defaultdict(list)
     for rid, own in place.items():
         if rid in rows:
@@ -89,11 +103,10 @@ def reorder(
     pooled = {t: sum(sorted(v, reverse=True)[:POOL_DEPTH]) / POOL_DEPTH for t, v in best.items()}
     value: dict[int, float] = {}
     for rid, own in place.items():
-        if rid not in rows:
-            value[rid] = own
-            continue
-        thread, body = rows[rid]
-        cue = time if time > 0 and TIME_CUES.search(body) else 0.0
-        value[rid] = own * (1.0 + cue) + pool * pooled[thread]
+        if rid in rows:
+            thread, body = rows[rid]
+            cue = time if time > 0 and TIME_CUES.search(body) else 0.0
+            own = own * (1.0 + cue) + pool * pooled[thread]
+        value[rid] = own * (1.0 + dated) if rid in within else own
     order = sorted(range(len(ranked)), key=lambda i: (-round(value[ranked[i][0]], TIE_DIGITS), i))
     return [(ranked[i][0], ranked[i][1], {**ranked[i][2], "rank_value": value[ranked[i][0]]}) for i in order]

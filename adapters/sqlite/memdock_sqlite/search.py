@@ -45,6 +45,7 @@ def run(
     neighbour_weight: float | None = None,
     pool_weight: float | None = None,
     time_weight: float | None = None,
+    date_weight: float | None = None,
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = with_metadata(params.get("filters"), params.get("where"))
@@ -94,7 +95,8 @@ def run(
             )
             for rid in order
         ]
-    ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, neighbour_weight, pool_weight, time_weight)
+    tuned = (neighbour_weight, pool_weight, time_weight, date_weight)
+    ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, *tuned)
     ranked = _above(min_score_of(params), ranked)
     ranked = ranked[:limit]
     rows = _rows(conn, [rid for rid, _, _ in ranked])
@@ -120,9 +122,10 @@ def _arrange(
     neighbour_weight: float | None,
     pool_weight: float | None,
     time_weight: float | None,
+    date_weight: float | None,
 ) -> Ranked:
     """What the words alone do not decide: answers lent by the questions above them (neighbours.py), then the
-    session and time-cue reordering (rerank.py). A vector ranking is left as it is."""
+    session, time-cue and named-date reordering (rerank.py). A vector ranking is left as it is."""
     if mode == "vector":
         return ranked
     weight, formats = (
@@ -138,7 +141,10 @@ def _arrange(
     formats = rerank.CONVERSATIONS if pool_weight is None and time_weight is None else None
     pool = rerank.POOL_WEIGHT if pool_weight is None else pool_weight
     time = rerank.TIME_WEIGHT if time_weight is None else time_weight
-    return rerank.reorder(conn, ranked, text, pool=pool, time=time, by_score=mode == "bm25", k=rrf_k, formats=formats)
+    dated = rerank.DATE_WEIGHT if date_weight is None else date_weight
+    return rerank.reorder(
+        conn, ranked, text, pool=pool, time=time, by_score=mode == "bm25", k=rrf_k, formats=formats, dated=dated
+    )
 
 
 def _above(min_score: float | None, ranked: Ranked) -> Ranked:
