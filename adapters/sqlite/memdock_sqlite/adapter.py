@@ -222,6 +222,7 @@ class SqliteAdapter(Adapter):
             pool_weight=_number_or_none(ctx.config.get("session_pool_weight")),
             time_weight=_number_or_none(ctx.config.get("time_cue_weight")),
             date_weight=_number_or_none(ctx.config.get("question_date_weight")),
+            addressed_weight=_number_or_none(ctx.config.get("addressed_turn_weight")),
         )
 
     def _graph(self, ctx: Context, fn, **kw) -> dict:

@@ -10,6 +10,8 @@ time ("yesterday", "last week", "in June", "2022") gains TIME times its own plac
 behind "when" questions hold such a word against 22 % of all turns. Named dates: when the question names a date
 ("in May 2022", "on 9 November, 2022"; timeframe.py), a chunk dated within it (its event time, a chat turn's
 session date) has its ranking value raised by DATED times itself, in any thread: the question asks about that time.
+Addressed turns: when the question names one of a conversation's speakers (speakers.py), a turn by another speaker
+that names them has its ranking value lowered by ADDRESSED times itself.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections import defaultdict
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
-from . import neighbours, timeframe
+from . import neighbours, speakers, timeframe
 from .scoring import TIE_DIGITS
 
 Ranked = list[tuple[int, float, dict[str, Any]]]
@@ -32,8 +35,23 @@ POOL_WEIGHT = 0.5
 """Chosen by every fold of `bench/locomo.py --idea session_pool_weight=0,0.25,0.5,1` (bm25, LoCoMo dev)."""
 TIME_WEIGHT = 0.25
 """Chosen by every fold of `bench/locomo.py --idea time_cue_weight=0,0.25,0.5,1` beside pooling."""
-DATE_WEIGHT = 2.0
-"""Chosen by every fold of `bench/locomo.py --idea question_date_weight=0,0.5,1,2,4` beside pooling and time cues."""
+DATE_WEIGHT = 1.0
+"""Chosen by four folds of five of `bench/locomo.py --idea question_date_weight=0,0.5,1,2,4` (the fifth: 2)."""
+ADDRESSED_WEIGHT = 0.1
+"""`bench/locomo.py --idea addressed_turn_weight=0,0.05,0.1,0.15,0.2`: the largest weight whose cost to a category
+(adversarial: its questions name the wrong speaker on purpose) stays within 0.02 (docs/concepts/recall.md)."""
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How much each reordering counts (0: off); see the module's docstring."""
+
+    pool: float = POOL_WEIGHT
+    time: float = TIME_WEIGHT
+    dated: float = DATE_WEIGHT
+    addressed: float = ADDRESSED_WEIGHT
+
+
 _MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
 _MAY = r"(?:in|on|of|since|until|by|early|late) may|may \d|\d(?:st|nd|rd|th)? (?:of )?may"
 """"May" names a month only beside a date or a preposition: "you may" and a person called May say no time."""
@@ -53,60 +71,83 @@ def asks_when(question: str) -> bool:
 
 
 _ROWS = (
-    "SELECT c.rowid, c.thread_id, c.body, c.event_ts, json_extract(t.attrs, '$.format') "
+    "SELECT c.rowid, c.thread_id, c.body, c.author, c.event_ts, json_extract(t.attrs, '$.format') "
     "FROM chunks c LEFT JOIN nodes t ON t.id = c.thread_id WHERE c.rowid IN ({})"
 )
 
 
-def _threads_and_text(
+class Row(NamedTuple):
+    thread: str
+    body: str
+    author: str | None
+
+
+def _rows(
     conn: sqlite3.Connection, rowids: list[int], formats: frozenset[str] | None, spans: list[timeframe.Span]
-) -> tuple[dict[int, tuple[str, str]], set[int]]:
-    """Thread and text of each of ROWIDS that lies in a thread imported in one of FORMATS (None: any), and which
-    of ROWIDS (in any thread) are dated within SPANS."""
-    rows: dict[int, tuple[str, str]] = {}
+) -> tuple[dict[int, Row], set[int]]:
+    """Thread, text and author of each of ROWIDS that lies in a thread imported in one of FORMATS (None: any), and
+    which of ROWIDS (in any thread) are dated within SPANS."""
+    rows: dict[int, Row] = {}
     dated: set[int] = set()
-    for rid, thread, body, ts, fmt in conn.execute(_ROWS.format(",".join("?" * len(rowids))), rowids):
+    for rid, thread, body, author, ts, fmt in conn.execute(_ROWS.format(",".join("?" * len(rowids))), rowids):
         if formats is None or fmt in formats:
-            rows[rid] = (thread, body)
+            rows[rid] = Row(thread, body, author)
         if timeframe.within(spans, ts):
             dated.add(rid)
     return rows, dated
+
+
+def _addressed(rows: dict[int, Row], question: str, weight: float) -> set[int]:
+    """The turns by another speaker that name the one speaker QUESTION names (none when WEIGHT is off)."""
+    if weight <= 0:
+        return set()
+    by_thread: dict[str, set[str]] = defaultdict(set)
+    for row in rows.values():
+        if row.author:
+            by_thread[row.thread].add(row.author)
+    about = {thread: speakers.named(question, names) for thread, names in by_thread.items()}
+    return {
+        rid
+        for rid, row in rows.items()
+        if (speaker := about.get(row.thread)) and speakers.addresses(row.body, row.author, speaker)
+    }
 
 
 def reorder(
     conn: sqlite3.Connection,
     ranked: Ranked,
     question: str,
+    weights: Weights,
     *,
-    pool: float,
-    time: float,
     by_score: bool,
     k: int,
     formats: frozenset[str] | None = None,
-    dated: float = 0.0,
 ) -> Ranked:
-    """RANKED (best first) reordered by place + POOL x its thread's pooled place + TIME x place when it names a
-    time and QUESTION asks when, that value times 1 + DATED when the chunk is dated within a date QUESTION names.
-    A place is the score (BY_SCORE) or 1 / (K + rank), as neighbours.expand reads it; with FORMATS, only chunks
-    of threads imported in one of them gain by POOL and TIME. Scores are left as they are; `extra.rank_value`
-    holds the value ranked by."""
-    time = time if asks_when(question) else 0.0
+    """RANKED (best first) reordered by place + pool x its thread's pooled place + time x place when it names a
+    time and QUESTION asks when; that value times 1 + dated when the chunk is dated within a date QUESTION names,
+    and times 1 - addressed when it is a turn addressing the one speaker QUESTION names (WEIGHTS). A place is the
+    score (BY_SCORE) or 1 / (K + rank), as neighbours.expand reads it; with FORMATS, only chunks of threads
+    imported in one of them are pooled, cued or addressed. Scores are left as they are; `extra.rank_value` holds
+    the value ranked by."""
+    pool, dated = weights.pool, weights.dated
+    time = weights.time if asks_when(question) else 0.0
     spans = timeframe.spans(question) if dated > 0 else []
-    if not ranked or (pool <= 0 and time <= 0 and not spans):
+    if not ranked or (pool <= 0 and time <= 0 and not spans and weights.addressed <= 0):
         return ranked
     place = {rid: score if by_score else 1.0 / (k + rank) for rank, (rid, score, _) in enumerate(ranked, 1)}
-    rows, within = _threads_and_text(conn, list(place), formats, spans)
+    rows, within = _rows(conn, list(place), formats, spans)
+    addressed = _addressed(rows, question, weights.addressed)
     best: dict[str, list[float]] = defaultdict(list)
     for rid, own in place.items():
         if rid in rows:
-            best[rows[rid][0]].append(own)
+            best[rows[rid].thread].append(own)
     pooled = {t: sum(sorted(v, reverse=True)[:POOL_DEPTH]) / POOL_DEPTH for t, v in best.items()}
     value: dict[int, float] = {}
     for rid, own in place.items():
         if rid in rows:
-            thread, body = rows[rid]
-            cue = time if time > 0 and TIME_CUES.search(body) else 0.0
-            own = own * (1.0 + cue) + pool * pooled[thread]
-        value[rid] = own * (1.0 + dated) if rid in within else own
+            cue = time if time > 0 and TIME_CUES.search(rows[rid].body) else 0.0
+            own = own * (1.0 + cue) + pool * pooled[rows[rid].thread]
+        own = own * (1.0 + dated) if rid in within else own
+        value[rid] = own * (1.0 - weights.addressed) if rid in addressed else own
     order = sorted(range(len(ranked)), key=lambda i: (-round(value[ranked[i][0]], TIE_DIGITS), i))
     return [(ranked[i][0], ranked[i][1], {**ranked[i][2], "rank_value": value[ranked[i][0]]}) for i in order]

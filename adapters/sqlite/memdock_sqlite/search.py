@@ -46,6 +46,7 @@ def run(
     pool_weight: float | None = None,
     time_weight: float | None = None,
     date_weight: float | None = None,
+    addressed_weight: float | None = None,
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = with_metadata(params.get("filters"), params.get("where"))
@@ -95,7 +96,7 @@ def run(
             )
             for rid in order
         ]
-    tuned = (neighbour_weight, pool_weight, time_weight, date_weight)
+    tuned = (neighbour_weight, pool_weight, time_weight, date_weight, addressed_weight)
     ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, *tuned)
     ranked = _above(min_score_of(params), ranked)
     ranked = ranked[:limit]
@@ -123,9 +124,10 @@ def _arrange(
     pool_weight: float | None,
     time_weight: float | None,
     date_weight: float | None,
+    addressed_weight: float | None,
 ) -> Ranked:
     """What the words alone do not decide: answers lent by the questions above them (neighbours.py), then the
-    session, time-cue and named-date reordering (rerank.py). A vector ranking is left as it is."""
+    session, time-cue, named-date and addressed-turn reordering (rerank.py). A vector ranking is left as it is."""
     if mode == "vector":
         return ranked
     weight, formats = (
@@ -139,12 +141,9 @@ def _arrange(
             conn, ranked, weight, limit, rrf_k, allowed, by_score=mode == "bm25", formats=formats
         )
     formats = rerank.CONVERSATIONS if pool_weight is None and time_weight is None else None
-    pool = rerank.POOL_WEIGHT if pool_weight is None else pool_weight
-    time = rerank.TIME_WEIGHT if time_weight is None else time_weight
-    dated = rerank.DATE_WEIGHT if date_weight is None else date_weight
-    return rerank.reorder(
-        conn, ranked, text, pool=pool, time=time, by_score=mode == "bm25", k=rrf_k, formats=formats, dated=dated
-    )
+    given = {"pool": pool_weight, "time": time_weight, "dated": date_weight, "addressed": addressed_weight}
+    weights = rerank.Weights(**{name: w for name, w in given.items() if w is not None})
+    return rerank.reorder(conn, ranked, text, weights, by_score=mode == "bm25", k=rrf_k, formats=formats)
 
 
 def _above(min_score: float | None, ranked: Ranked) -> Ranked:
