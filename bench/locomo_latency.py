@@ -1,10 +1,11 @@
 """Query p50 through `Memory.recall` on LoCoMo-sized stores (one conversation each), BM25 and hybrid, in one run.
 
-    OMP_NUM_THREADS=1 python bench/locomo_latency.py STORES_DIR [--hybrid-stores DIR]
+    OMP_NUM_THREADS=1 python bench/locomo_latency.py STORES_DIR [--bm25-only]
 
 STORES_DIR holds one memdock store per conversation (as bench/locomo.py builds them; `--keep-embedded` keeps the
 embedded ones in .scratch/locomo-emb-on). Every LoCoMo question is asked of its own conversation's store; the
-first question per store is a warm-up (worker start, model load) and is not counted.
+first question per store is a warm-up (worker start, model load) and is not counted. `--bm25-only` asks bm25 alone
+with nothing configured, for stores built without embeddings and a box without the embedding extras.
 """
 
 from __future__ import annotations
@@ -46,12 +47,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("stores", type=Path)
     ap.add_argument("--model", default="all-MiniLM-L6-v2")
+    ap.add_argument("--bm25-only", action="store_true", help="bm25 with nothing configured; no hybrid run")
+    ap.add_argument(
+        "--bm25-config", action="append", default=[], metavar="JSON", help="also bm25 with this adapter config"
+    )
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     emb = {"embedding_provider": "sentence-transformers", "embedding_model": args.model, "embedding_threads": 1}
-    for mode, cfg in (("bm25", emb), ("hybrid", emb)):
+    runs: list[tuple[str, dict | None]] = [("bm25", None)] if args.bm25_only else [("bm25", emb), ("hybrid", emb)]
+    runs += [("bm25", json.loads(spec)) for spec in args.bm25_config]
+    for mode, cfg in runs:
         p50, p99, n = p50s(args.stores, mode, cfg)
-        print(f"Memory.recall {mode:<6} p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  ({n} queries)")
+        said = "" if cfg in (None, emb) else f" {json.dumps(cfg)}"
+        print(f"Memory.recall {mode:<6} p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  ({n} queries){said}")
     return 0
 
 
