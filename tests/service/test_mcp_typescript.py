@@ -1,6 +1,7 @@
 """The official TypeScript MCP SDK (what most agent hosts embed) against `memdock mcp --http`: tools listed, notes
-remembered with metadata and as plain strings, recalled with a where filter, updated, refused with a typed error;
-and 50 recalls during a burst of 50 remembers, each answered with its hits.
+remembered with metadata and as plain strings, recalled with a where filter, updated, refused with a typed error,
+listed and counted, a thread forgotten by its name; and 50 recalls during a burst of 50 remembers, each answered
+with its hits.
 
 Needs node and @modelcontextprotocol/sdk: MEMDOCK_NODE_MODULES names the node_modules folder holding it
 (.ci/run installs it with npm); without either the test is skipped, saying which is missing."""
@@ -44,6 +45,8 @@ def test_the_typescript_sdk_uses_every_new_tool(tmp_path):
     assert out["updated"]["id"] == out["remembered"]["id"] and out["after"]["hits"]
     assert not out["big"]["degraded"] and len(out["big"]["hits"]) == 3
     assert "unsupported" in out["bad"]["error"]
+    assert out["counted"]["count"] == len(out["listed"]["entries"]) == 4
+    assert out["forgot"]["deleted"] and out["left"]["count"] == 3, "the thread was forgotten by its name"
 
 
 @pytest.mark.slow
