@@ -60,7 +60,8 @@ def test_the_new_user_path_from_a_wheel(fresh):
 
     added = memdock("add", str(notes))
     assert added.returncode == 0 and "format: text" in added.stderr, added.stderr
-    assert "Office coffee machine" in memdock("recall", "coffee", "-n", "1").stdout
+    card = memdock("recall", "coffee", "-n", "1").stdout
+    assert "Office coffee machine" in card and "from coffee.md" in card, card
     assert (
         memdock("remember", "-", "--thread", "prefs", "--meta", "team=ops", stdin="Fire drill Thursday").returncode == 0
     )
