@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.integration_wheel, pytest.mark.slow]
+# pip installing the wheel with langchain and llama-index alone took over 300 s (the suite's timeout) on a loaded box
+pytestmark = [pytest.mark.integration_wheel, pytest.mark.slow, pytest.mark.timeout(1800)]
 ROOT = Path(__file__).resolve().parents[2]
 
 PYTHON_PART = """
