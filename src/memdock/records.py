@@ -84,3 +84,9 @@ class Hit(Record):
         self.provenance = {} if provenance is None else provenance
         self.query_id, self.rank, self.name, self.event_time, self.extra = query_id, rank, name, event_time, extra
         super().__init__(unknown=unknown)
+
+    @property
+    def source(self) -> str | None:
+        """Where the hit's entry came from: the file it was imported from (relative to the folder added), or the
+        tool that wrote it ("memdock remember"); None when the backend does not say."""
+        return self.provenance.get("source")

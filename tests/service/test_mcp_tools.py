@@ -1,7 +1,10 @@
 """What an MCP client sees of the tools: memory_remember_many takes plain strings as the Python API does, its item
-schema says what an object item holds, and no capability is advertised that has nothing behind it."""
+schema says what an object item holds, no capability is advertised that has nothing behind it, and a recalled hit
+names the file it came from."""
 
 import asyncio
+import subprocess
+import sys
 
 import pytest
 
@@ -55,3 +58,17 @@ def test_metadata_where_and_update_over_mcp(tmp_path):
     assert [h["text"] for h in boxed["hits"]] == ["the map is in the car"]
     assert not moved["degraded"] and [h["text"] for h in after["hits"]] == ["the map is in the car"]
     assert bad.is_error and "unsupported: where['box']: operator '$gt'" in bad.content[0].text
+
+
+def test_a_recalled_hit_names_its_source_file(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "coffee.md").write_text("# Office coffee machine\n\nDescale it monthly.\n")
+    store = ["--data-dir", str(tmp_path / "store")]
+    subprocess.run([sys.executable, "-m", "memdock", "add", str(notes), *store], check=True, capture_output=True)
+
+    async def script(s):
+        return data(await s.call_tool("memory_recall", {"query": "coffee", "limit": 1}))
+
+    found = asyncio.run(session(*store)(script))
+    assert found["hits"][0]["provenance"]["source"] == "coffee.md"

@@ -1,4 +1,5 @@
 import hashlib
+import re
 import signal
 import struct
 import subprocess
@@ -9,6 +10,7 @@ import orjson
 import pytest
 from records_factory import chunk, edge, entry, thread
 
+from memdock import PAYLOAD_VERSION
 from memdock.bundle import BundleReader, BundleWriter, IncompleteBundleError
 from memdock.bundle.output import UnsafeOutputError
 from memdock.errors import InvalidInputError, VersionError
@@ -229,7 +231,7 @@ def test_extra_part_file(tmp_path):
 def test_unknown_major_version_names_both(tmp_path):
     b = write_bundle(tmp_path / "b", n=1)
     rewrite_manifest(b, lambda m: m.update(memory_payload_version="2.0.0"))
-    with pytest.raises(VersionError, match=r"found 2\.0\.0, supported 1\.0\.0"):
+    with pytest.raises(VersionError, match=rf"found 2\.0\.0, supported {re.escape(PAYLOAD_VERSION)}"):
         BundleReader(b)
 
 

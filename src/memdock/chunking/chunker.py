@@ -135,7 +135,7 @@ class Chunker:
             }
             if header:
                 rec["header"] = header
-            for k in ("author", "role", "entry_type", "event_time", "metadata"):
+            for k in ("author", "role", "entry_type", "event_time", "metadata", "source"):
                 if entry.get(k):
                     rec[k] = entry[k]
             yield rec

@@ -248,7 +248,7 @@ def run_recall(args: argparse.Namespace) -> int:
     return 0
 
 
-_NOTHING_YET = "nothing was added or remembered there yet (memdock add SOURCE -f FORMAT, or memdock remember TEXT)"
+_NOTHING_YET = "nothing was added or remembered there yet (memdock add SOURCE, or memdock remember TEXT)"
 
 
 def _refuse_if_missing(service: ServiceCore) -> None:

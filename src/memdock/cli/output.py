@@ -175,6 +175,8 @@ def hit_card(rank: int, hit: Any, width: int = 100) -> str:
     head = f"{rank}. {hit.score:.3f}  {hit.kind:<7} {hit.id}"
     if hit.provenance.get("thread_id") and hit.provenance["thread_id"] != hit.id:
         head += f"  in {hit.provenance['thread_id']}"
+    if hit.provenance.get("source"):
+        head += f"  from {hit.provenance['source']}"
     first, _, rest = hit.text.partition("\n")
     if hit.name and hit.name not in first:
         first, rest = hit.name, hit.text

@@ -24,5 +24,10 @@ out.updated = await call("memory_update", { id: out.remembered.id, metadata: { t
 out.after = await call("memory_recall", { query: "coffee", where: { team: ["facilities"] } });
 out.big = await call("memory_recall", { query: "the", limit: 200 });
 out.bad = await call("memory_recall", { query: "coffee", where: { team: { $gt: 1 } } });
+out.prefs = await call("memory_remember", { content: "Fire drill on Thursday", thread: "prefs" });
+out.counted = await call("memory_count", {});
+out.listed = await call("memory_list", { limit: 100 });
+out.forgot = await call("memory_forget", { ids: ["prefs"] });
+out.left = await call("memory_count", {});
 await client.close();
 console.log(JSON.stringify(out));
