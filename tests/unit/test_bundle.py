@@ -509,4 +509,6 @@ def test_lines_written_in_blocks_make_the_parts_line_by_line_writing_makes(tmp_p
 
     assert files(block) == files(one)
     assert len(files(one)) == {1: 40, 150: 20, 700: 6, 10**9: 1}[part_max_bytes]
-    assert [r["id"] for r in BundleReader(block, sealed=compress).records("entry")] == [e["id"] for e in map(orjson.loads, lines)]
+    assert [r["id"] for r in BundleReader(block, sealed=compress).records("entry")] == [
+        e["id"] for e in map(orjson.loads, lines)
+    ]

@@ -9,10 +9,10 @@ import sys
 import zlib
 from array import array
 from bisect import bisect_left
-from itertools import accumulate
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
+from itertools import accumulate
 from pathlib import Path
 from typing import IO, Any
 
