@@ -512,3 +512,15 @@ def test_lines_written_in_blocks_make_the_parts_line_by_line_writing_makes(tmp_p
     assert [r["id"] for r in BundleReader(block, sealed=compress).records("entry")] == [
         e["id"] for e in map(orjson.loads, lines)
     ]
+
+
+def test_a_reader_told_the_records_were_checked_still_checks_each_parts_sha256(tmp_path):
+    b = write_bundle(tmp_path / "b", validate=False)
+    assert BundleReader(b, validate=False, checked=True).trusted
+    part = b / "entry-00001.jsonl"
+    data = part.read_bytes()
+    part.write_bytes(data.replace(b"entry:3", b"entry:2", 1))  # same size: a duplicate id, a different sha256
+    with pytest.raises(PayloadError, match="sha256"):
+        list(BundleReader(b, validate=False, checked=True).records("entry"))
+    with pytest.raises(PayloadError, match="duplicate"):
+        list(BundleReader(b, validate=False).records("entry"))
