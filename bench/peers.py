@@ -437,18 +437,19 @@ def main() -> int:
     ap.add_argument(
         "--baseline",
         type=Path,
-        help="another checkout of memdock (say, main's): adds base-sqlite and base-tantivy, its `memdock add`, to both "
-        "parts, so before and after are measured in one run",
+        help="another checkout of memdock (say, main's): adds base-sqlite and base-tantivy (beside memdock-sqlite and "
+        "memdock-tantivy when chosen), its `memdock add`, to every part, so before and after are measured in one run",
     )
     ap.add_argument("--tmp", default=None, help="where stores go (default: the system's temp dir)")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("LANCE_LOG", "error")
-    if args.baseline:
+    if args.baseline:  # base-X beside each memdock-X chosen
         BASELINE.append(args.baseline.resolve())
-        args.systems += ",base-sqlite,base-tantivy"
-        args.markdown_systems += ",base-sqlite,base-tantivy"
-        args.chunk_systems += ",base-sqlite,base-tantivy"
+        for key in ("systems", "markdown_systems", "chunk_systems"):
+            chosen = getattr(args, key).split(",")
+            base = [f"base-{s.removeprefix('memdock-')}" for s in chosen if s.startswith("memdock-")]
+            setattr(args, key, ",".join(chosen + base))
     work = args.work = Path(tempfile.mkdtemp(prefix="peers-", dir=args.tmp))
     try:
         if args.notes > 0:

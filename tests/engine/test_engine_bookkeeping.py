@@ -187,3 +187,26 @@ def test_shards_commit_as_they_finish_and_a_failed_shard_is_sent_again(tmp_path)
     again = b.index(bundle, parallel=4)
     assert sum(again.details["sent"].values()) == 44 - committed and again.details["parallel"]["failed"] == 0
     assert b.counts() == {"thread": 4, "chunk": 40} and adapter.count("chunk") == 40
+
+
+def test_a_first_index_that_looks_nothing_up_leaves_the_ledger_and_journal_a_lookup_would(tmp_path):
+    """`build_delta(fresh=True)` (an empty ledger: no lookup, nothing noted as seen) against the same run with
+    every record looked up: the same segment, the same committed rows, and a re-run of either skips everything."""
+    from memdock.engine.delta import build_delta
+
+    bundle = write(tmp_path / "in", [chunk(i) for i in range(25)])
+    outcome = {}
+    for fresh in (True, False):
+        ledger = Ledger(tmp_path / f"ledger-{fresh}.sqlite")
+        delta = build_delta(BundleReader(bundle, trust_seal=True), ledger, tmp_path / f"seg-{fresh}", fresh=fresh)
+        ledger.commit_all_pending()
+        ledger.finish_run()
+        again = build_delta(BundleReader(bundle), ledger, tmp_path / f"again-{fresh}")
+        files = [
+            {k: f[k] for k in ("path", "count", "sha256")}
+            for f in BundleReader(delta.path, sealed=True).manifest["files"]
+        ]
+        outcome[fresh] = (delta.sent, delta.skipped, ledger.counts_by_type(), ledger.threads(), files, again.skipped)
+        ledger.close()
+    assert outcome[True] == outcome[False]
+    assert outcome[True][0] == {"thread": 3, "chunk": 25} and outcome[True][-1] == 28

@@ -43,3 +43,21 @@ def test_a_bundle_the_runner_verified_is_read_without_the_schema_check(refused_b
     assert [c["id"] for c in ctx.input_bundle().records("chunk")] == ["chunk:0", "chunk:1"]
     with pytest.raises(PayloadError, match="leap second"):
         list(ctx.input_bundle(validate=True).records("chunk"))
+
+
+def test_a_verified_bundle_or_one_the_staging_pass_checked_is_not_checked_record_by_record_again(tmp_path):
+    """Nesting and duplicate ids were checked where the bundle was verified (or by the staging pass): the read
+    that follows skips them, and still checks each part's sha256."""
+    path = tmp_path / "b"
+    with BundleWriter(path, "chunks") as w:
+        w.write("chunk", chunk(0))
+        w.write("chunk", chunk(1))
+    assert context({"bundle": str(path), "verified": True}).input_bundle().trusted
+    assert context({"bundle": str(path)}).staged_bundle().trusted
+    assert not context({"bundle": str(path)}).input_bundle().trusted
+    part = path / "chunk-00001.jsonl"
+    part.write_bytes(part.read_bytes().replace(b"chunk:1", b"chunk:0", 1))
+    with pytest.raises(PayloadError, match="duplicate chunk id"):
+        context({"bundle": str(path)}).staged_bundle()
+    with pytest.raises(PayloadError, match="sha256"):
+        list(context({"bundle": str(path), "verified": True}).input_bundle().records("chunk"))

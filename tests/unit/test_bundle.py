@@ -491,3 +491,38 @@ def test_a_record_with_many_brackets_but_little_depth_passes_and_one_past_the_li
     )
     with pytest.raises(PayloadError, match="more than 64 levels deep"):
         list(BundleReader(tmp_path / "ok").records("chunk"))
+
+
+@pytest.mark.parametrize("compress", [False, True])
+@pytest.mark.parametrize("part_max_bytes", [1, 150, 700, 10**9])
+def test_lines_written_in_blocks_make_the_parts_line_by_line_writing_makes(tmp_path, compress, part_max_bytes):
+    lines = [orjson.dumps(entry(i), option=orjson.OPT_APPEND_NEWLINE) for i in range(40)]
+    one, block = tmp_path / "one", tmp_path / "block"
+    with BundleWriter(one, "corpus", validate=False, part_max_bytes=part_max_bytes, compress=compress) as w:
+        for line in lines:
+            w.write_line("entry", line)
+    with BundleWriter(block, "corpus", validate=False, part_max_bytes=part_max_bytes, compress=compress) as w:
+        w.write_lines("entry", [])
+        for start in range(0, len(lines), 7):
+            w.write_lines("entry", lines[start : start + 7])
+
+    def files(b):
+        return orjson.loads((b / "manifest.json").read_bytes())["files"]
+
+    assert files(block) == files(one)
+    assert len(files(one)) == {1: 40, 150: 20, 700: 6, 10**9: 1}[part_max_bytes]
+    assert [r["id"] for r in BundleReader(block, sealed=compress).records("entry")] == [
+        e["id"] for e in map(orjson.loads, lines)
+    ]
+
+
+def test_a_reader_told_the_records_were_checked_still_checks_each_parts_sha256(tmp_path):
+    b = write_bundle(tmp_path / "b", validate=False)
+    assert BundleReader(b, validate=False, checked=True).trusted
+    part = b / "entry-00001.jsonl"
+    data = part.read_bytes()
+    part.write_bytes(data.replace(b"entry:3", b"entry:2", 1))  # same size: a duplicate id, a different sha256
+    with pytest.raises(PayloadError, match="sha256"):
+        list(BundleReader(b, validate=False, checked=True).records("entry"))
+    with pytest.raises(PayloadError, match="duplicate"):
+        list(BundleReader(b, validate=False).records("entry"))

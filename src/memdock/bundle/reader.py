@@ -58,6 +58,9 @@ class BundleReader:
 
     TRUST_SEAL: a bundle this memdock sealed (see `bundle.seal`) whose files all match their sha256 is read
     without the per-record checks its writer already made (`trusted`); any other is checked as usual.
+    CHECKED: the caller knows every record was checked already (an adapter reading the bundle the core verified
+    for it, see `sdk.adapter.Request.input_bundle`): it is read `trusted` too. Either way each part's line count
+    and sha256 are still checked as it is read.
     """
 
     def __init__(
@@ -69,6 +72,7 @@ class BundleReader:
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         sealed: bool = False,
         trust_seal: bool = False,
+        checked: bool = False,
     ):
         self.path = Path(path)
         self.max_line_bytes = max_line_bytes
@@ -88,7 +92,7 @@ class BundleReader:
         self.validator = SchemaValidator(engine, lenient=self.newer_minor) if validate else None
         self.files = [FileEntry.from_dict(f) for f in self.manifest["files"]]
         self._check_files_present()
-        self.trusted = (
+        self.trusted = checked or (
             validate
             and trust_seal
             and not self.newer_minor

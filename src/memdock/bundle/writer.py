@@ -8,9 +8,11 @@ import os
 import sys
 import zlib
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
+from itertools import accumulate
 from pathlib import Path
 from typing import IO, Any
 
@@ -69,6 +71,20 @@ class _Part:
             return
         self.pending.append(data)
         self.pending_bytes += len(data)
+        if self.pending_bytes >= _BUFFER_BYTES:
+            self._deflate()
+
+    def add_block(self, lines: Sequence[bytes], size: int) -> None:
+        """Add LINES (SIZE bytes in all) at once: one hash update and one write or compression hand-off."""
+        data = b"".join(lines)
+        self.sha.update(data)
+        self.count += len(lines)
+        self.bytes += size
+        if self.zip is None:
+            self.file.write(data)
+            return
+        self.pending.append(data)
+        self.pending_bytes += size
         if self.pending_bytes >= _BUFFER_BYTES:
             self._deflate()
 
@@ -218,6 +234,28 @@ class BundleWriter:
             self._stream(record_type)
         try:
             self._part_for(record_type).add(line)
+        except OSError as exc:
+            reraise_disk_full(exc, self.path, "writing a bundle")
+            raise
+
+    def write_lines(self, record_type: str, lines: Sequence[bytes]) -> None:
+        """`write_line` for each of LINES, with one hash update and one write per part they go to (a part still
+        ends once it holds part_max_bytes, as line by line)."""
+        if not lines:
+            return
+        if record_type not in self._streams:
+            self._stream(record_type)
+        ends = list(accumulate(map(len, lines)))
+        start = 0
+        try:
+            while start < len(lines):
+                part = self._part_for(record_type)
+                done = ends[start - 1] if start else 0
+                # a line goes into this part while the part holds less than the limit before it
+                stop = max(start + 1, bisect_left(ends, done + self.part_max_bytes - part.bytes, start) + 1)
+                stop = min(stop, len(lines))
+                part.add_block(lines[start:stop], ends[stop - 1] - done)
+                start = stop
         except OSError as exc:
             reraise_disk_full(exc, self.path, "writing a bundle")
             raise

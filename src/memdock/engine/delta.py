@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..bundle import BundleReader, BundleWriter, source
-from .ledger import Item, Ledger, record_hash
+from .ledger import _VOLATILE, Item, Ledger, record_hash
 
 ORDER = ("thread", "entry", "entity", "edge", "chunk")
 _BATCH = 2000
@@ -47,10 +47,14 @@ def _thread_of(record_type: str, rec: dict) -> str | None:
     return rec.get("thread_id")
 
 
-def build_delta(reader: BundleReader, ledger: Ledger, out: Path, origin: str | None = None) -> Delta:
+def build_delta(
+    reader: BundleReader, ledger: Ledger, out: Path, origin: str | None = None, *, fresh: bool = False
+) -> Delta:
     """Stream READER once, writing changed records to a new bundle at OUT and noting them as pending.
 
-    Every record is noted as coming from ORIGIN, else the bundle's source (`memdock.bundle.source`)."""
+    Every record is noted as coming from ORIGIN, else the bundle's source (`memdock.bundle.source`). FRESH: the
+    ledger holds nothing (a first index), so every record goes and none is looked up; no record is noted as seen
+    either, which only matters to pruning and to claiming records committed before, and a first index has none."""
     delta = Delta(out, origin=origin or source.of_manifest(reader.manifest, reader.path), source=reader.path.resolve())
     ledger.begin_run(delta.origin)
     threads: set[str] = set()
@@ -69,26 +73,39 @@ def build_delta(reader: BundleReader, ledger: Ledger, out: Path, origin: str | N
                 tid = _thread_of(rtype, rec)
                 if rtype == "thread":
                     threads.add(rec["id"])
-                batch.append((line, (rec["id"], record_hash(rec), tid, rtype)))
+                batch.append((line, (rec["id"], _hash(rec), tid, rtype)))
                 if len(batch) >= _BATCH:
-                    _flush(batch, rtype, ledger, w, delta)
-            _flush(batch, rtype, ledger, w, delta)
+                    _flush(batch, rtype, ledger, w, delta, fresh)
+            _flush(batch, rtype, ledger, w, delta, fresh)
         _copy_embeddings(reader, ledger, w)
     delta.thread_ids = sorted(threads)
     return delta
 
 
-def _flush(batch: list, rtype: str, ledger: Ledger, w: BundleWriter, delta: Delta) -> None:
+def _hash(rec: dict) -> bytes:
+    """`record_hash` of REC, a record decoded for this run alone: its volatile fields are dropped in place rather
+    than copied out (the same bytes are hashed)."""
+    for k in _VOLATILE:
+        rec.pop(k, None)
+    return record_hash(rec)
+
+
+def _flush(batch: list, rtype: str, ledger: Ledger, w: BundleWriter, delta: Delta, fresh: bool) -> None:
     if not batch:
         return
-    flags = ledger.changed([item for _, item in batch])
-    pending = []
-    for (line, item), changed in zip(batch, flags):
-        if changed:
-            w.write_line(rtype, line)
-            pending.append(item)
-        else:
-            delta.skipped += 1
+    if fresh:
+        pending = [item for _, item in batch]
+        w.write_lines(rtype, [line for line, _ in batch])
+    else:
+        flags = ledger.changed([item for _, item in batch])
+        pending, lines = [], []
+        for (line, item), changed in zip(batch, flags, strict=True):
+            if changed:
+                lines.append(line)
+                pending.append(item)
+            else:
+                delta.skipped += 1
+        w.write_lines(rtype, lines)
     ledger.add_pending(pending)
     if pending:
         delta.sent[rtype] = delta.sent.get(rtype, 0) + len(pending)

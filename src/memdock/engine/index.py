@@ -137,7 +137,7 @@ class IndexRun:
         self.backend._finish_forgets(self.ledger, self.opts.timeout)
         self.restored = restore_if_lost(self.transport, self.store, self.ledger, self.resend)
         fresh = self.ledger.empty()
-        delta = build_delta(reader, self.ledger, delta_dir, self.opts.origin)
+        delta = build_delta(reader, self.ledger, delta_dir, self.opts.origin, fresh=fresh)
         files = self.opts.files
         if files is not None:
             self.ledger.carry(files.carried)

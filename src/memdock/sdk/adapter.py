@@ -78,14 +78,20 @@ class Context:
     def input_bundle(self, *, validate: bool | None = None) -> BundleReader:
         """The bundle of `params.bundle`. VALIDATE None checks every record against the schema unless the runner
         says it wrote this bundle itself from records it had validated (`params.verified`); the reader checks
-        JSON, nesting, duplicate ids, counts and each part's sha256 either way. A journal segment the runner hands
-        over keeps its parts gzip-compressed (`sealed`): they are read as plain ones."""
+        counts and each part's sha256 either way, and JSON, nesting and duplicate ids unless the bundle is verified
+        and VALIDATE None (the runner checked those too). A journal segment the runner hands over keeps its parts
+        gzip-compressed (`sealed`): they are read as plain ones."""
+        if validate is None:
+            return self._reader(validate=not self.verified, checked=self.verified)
+        return self._reader(validate=validate, checked=False)
+
+    def _reader(self, *, validate: bool, checked: bool) -> BundleReader:
         from ..bundle import BundleReader
 
         path = self.params.get("bundle")
         if not isinstance(path, str) or not path:
             raise InvalidInputError("index needs params.bundle: the path of a payload bundle")
-        return BundleReader(path, validate=not self.verified if validate is None else validate, sealed=True)
+        return BundleReader(path, validate=validate, sealed=True, checked=checked)
 
     @property
     def verified(self) -> bool:
@@ -102,7 +108,7 @@ class Context:
             problems = self.input_bundle().verify(max_errors=1)
             if problems:
                 raise problems[0]
-        return self.input_bundle(validate=False)
+        return self._reader(validate=False, checked=True)  # the pass above checked every record
 
     def log(self, message: str) -> None:
         sys.stderr.write(message.rstrip("\n") + "\n")
