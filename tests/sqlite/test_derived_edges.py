@@ -30,6 +30,7 @@ OLD = "d7086d83b1c0ff669eb9db340b161a9daba22ee6"  # the last commit before links
 SCHEMA_3 = "d1e90669d3c45b192f4d1f2ae92fbd3f8593667f"  # the last commit before the text once (schema 4)
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_DATA = ROOT.parent / "shared" / "data"
+pytestmark = pytest.mark.timeout(1200)  # two adapters index three shared corpora: minutes on a loaded 2-core box
 SAMPLE = 60  # ids asked of get_edge and get_node per corpus, spread over the bundle
 
 
