@@ -13,7 +13,7 @@ from typing import Any
 
 from memdock.times import parse_datetime
 
-from . import facts, links, node_text
+from . import facts, links, node_text, packed_text
 from .db import transaction
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
@@ -40,8 +40,8 @@ ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, name=excluded.name, text=exclu
   position=excluded.position, author=excluded.author, role=excluded.role, entry_type=excluded.entry_type,
   event_time=excluded.event_time, event_ts=excluded.event_ts, attrs=excluded.attrs, indexed=0"""
 
-_CHUNK_SQL = """INSERT INTO chunks(id, entry_id, thread_id, position, header, body, start, "end", token_count, author,
-  role, entry_type, event_time, event_ts, content_hash, attrs)
+_CHUNK_SQL = """INSERT INTO chunk_rows(id, entry_id, thread_id, position, header, body, start, "end", token_count,
+  author, role, entry_type, event_time, event_ts, content_hash, attrs)
 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 ON CONFLICT(id) DO UPDATE SET entry_id=excluded.entry_id, thread_id=excluded.thread_id, position=excluded.position,
   header=excluded.header, body=excluded.body, start=excluded.start, "end"=excluded."end",
@@ -159,7 +159,7 @@ def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
         r["thread_id"],
         r["position"],
         header,
-        body,
+        packed_text.pack(body),
         r.get("start"),
         r.get("end"),
         r.get("token_count"),
