@@ -21,21 +21,21 @@ from memdock_sqlite import db, delete, graph, ingest, packed_text
 SCHEMA_4 = "7fe438fd511f94eb51e58a4388b1ed5f96b36e0b"  # the last commit before packed chunk bodies (schema 5)
 
 
-def _packed(store: Path) -> tuple[int, int]:
-    """(chunks, chunks whose body is stored compressed) in STORE's database."""
+def _rows(store: Path, sql: str) -> list[tuple]:
     conn = sqlite3.connect(store / "data" / "memory.sqlite")
     try:
-        return conn.execute("SELECT count(*), count(*) FILTER (WHERE typeof(body) = 'blob') FROM chunk_rows").fetchone()
+        return conn.execute(sql).fetchall()
     finally:
         conn.close()
+
+
+def _packed(store: Path) -> tuple[int, int]:
+    """(chunks, chunks whose body is stored compressed) in STORE's database."""
+    return _rows(store, "SELECT count(*), count(*) FILTER (WHERE typeof(body) = 'blob') FROM chunk_rows")[0]
 
 
 def _chunk_ids(store: Path) -> list[str]:
-    conn = sqlite3.connect(store / "data" / "memory.sqlite")  # schema 4: chunks is a table
-    try:
-        return [r[0] for r in conn.execute("SELECT id FROM chunks ORDER BY id")]
-    finally:
-        conn.close()
+    return [r[0] for r in _rows(store, "SELECT id FROM chunks ORDER BY id")]  # schema 4: chunks is a table
 
 
 def _get(b: SubprocessBackend, ids: list[str]) -> dict[str, dict]:
