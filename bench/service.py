@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 sys.path.insert(0, str(ROOT / "adapters" / "common"))
 
-from memdock_sqlite import search, vector_index  # noqa: E402
+from memdock_sqlite import packed_text, search, vector_index  # noqa: E402
 
 from memdock import MemoryService  # noqa: E402
 from memdock.chunking import chunk_bundle  # noqa: E402
@@ -72,6 +72,7 @@ def main() -> int:
             b.index(tmp / "chunks")
 
         conn = sqlite3.connect(f"file:{store / 'data' / 'memory.sqlite'}?mode=ro", uri=True)
+        packed_text.register(conn)
         index = vector_index.VectorIndex()
         own = timed(
             lambda q: search.run(conn, {"text": q, "limit": args.limit}, embedder=None, vectors=index, identity=None),

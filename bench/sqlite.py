@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 sys.path.insert(0, str(ROOT / "adapters" / "common"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from memdock_sqlite import candidates, fts, search, vector_index  # noqa: E402
+from memdock_sqlite import candidates, fts, packed_text, search, vector_index  # noqa: E402
 from synthetic import Vocabulary, write_bundle  # noqa: E402
 
 from memdock.registry import Registry  # noqa: E402
@@ -47,6 +47,7 @@ def inprocess(db: Path, texts: list[str], agreement: int) -> dict[str, list[floa
     narrowing existed), with the share of its top 10 the narrowed search keeps, for queries of one word and of
     several that were narrowed."""
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    packed_text.register(conn)
     index = vector_index.VectorIndex()
     out: dict[str, list[float]] = {"adapter": [], "bare": [], "whole": [], "one word": [], "several words": []}
     budget = candidates.BUDGET

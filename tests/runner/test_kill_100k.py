@@ -75,6 +75,6 @@ def test_kill_9_then_a_rerun_holds_every_record_exactly_once(tmp_path, bundle, p
         assert again.skipped > 0, "what was checkpointed is not sent again"
     assert b.counts() == {"chunk": N}
     with sqlite3.connect(store / "data" / "memory.sqlite") as db:
-        assert db.execute("SELECT count(*), count(DISTINCT id) FROM chunks").fetchone() == (N, N)
+        assert db.execute("SELECT count(*), count(DISTINCT id) FROM chunk_rows").fetchone() == (N, N)
     assert b.export(tmp_path / "out").counts == {"chunk": N}
     assert b.index(bundle).details["sent"] == {}

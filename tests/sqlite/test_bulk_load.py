@@ -38,7 +38,7 @@ def stored(store: Path) -> tuple[int, str]:
     """(chunks in the store's database, its journal mode)."""
     conn = sqlite3.connect(store / "data" / "memory.sqlite")
     try:
-        return conn.execute("SELECT count(*) FROM chunks").fetchone()[0], conn.execute(
+        return conn.execute("SELECT count(*) FROM chunk_rows").fetchone()[0], conn.execute(
             "PRAGMA journal_mode"
         ).fetchone()[0]
     finally:
@@ -137,7 +137,9 @@ def test_two_adds_on_one_new_store_at_once_lose_nothing(tmp_path):
     conn = sqlite3.connect(store / "data" / "memory.sqlite")
     try:
         counts = dict(
-            conn.execute("SELECT thread_id LIKE 'thread:alpha%', count(*) FROM nodes WHERE kind = 'entry' GROUP BY 1")
+            conn.execute(
+                "SELECT thread_id LIKE 'thread:alpha%', count(*) FROM node_rows WHERE kind = 'entry' GROUP BY 1"
+            )
         )
     finally:
         conn.close()

@@ -7,6 +7,8 @@ called directly, and the graphiti adapter's catalog.
 """
 
 import json
+import random
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -61,13 +63,18 @@ def bundles(tmp_path_factory) -> dict[str, Path]:
     """A corpus and its chunks, a few MB of text, outside any tmpfs."""
     root = tmp_path_factory.mktemp("disk-full-bundles")
     words = "storage latency cache replica shard quorum migration rollback snapshot index "
+    rng = random.Random(7)  # words of random letters: the adapter stores text compressed, and this must not shrink
+    texts = [
+        f"{i} {words}" + " ".join("".join(rng.choices(string.ascii_lowercase, k=7)) for _ in range(80))
+        for i in range(N)
+    ]
     with BundleWriter(root / "corpus", "corpus") as w:
         w.write("thread", thread())
         for i in range(N):
-            w.write("entry", entry(i, body=f"{i} " + words * 8, event_time=T0))
+            w.write("entry", entry(i, body=texts[i], event_time=T0))
     with BundleWriter(root / "chunks", "chunks") as w:
         for i in range(N):
-            w.write("chunk", chunk(i, text=f"{i} " + words * 8))
+            w.write("chunk", chunk(i, text=texts[i]))
     return {"corpus": root / "corpus", "chunks": root / "chunks"}
 
 

@@ -16,6 +16,15 @@ V1_SCHEMA = """
 DROP VIEW nodes; DROP TRIGGER nodes_ad; DROP TRIGGER nodes_au; DROP INDEX nodes_unindexed;
 ALTER TABLE node_rows RENAME TO nodes;
 ALTER TABLE nodes DROP COLUMN indexed;
+DROP VIEW chunks; DROP TRIGGER chunks_ad; DROP TRIGGER chunks_au;
+ALTER TABLE chunk_rows RENAME TO chunks;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, old.body);
+END;
+CREATE TRIGGER chunks_au AFTER UPDATE OF header, body ON chunks BEGIN
+    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, old.body);
+    INSERT INTO chunk_fts(rowid, header, body) VALUES (new.rowid, new.header, new.body);
+END;
 CREATE TRIGGER nodes_ad AFTER DELETE ON nodes BEGIN
     INSERT INTO node_fts(node_fts, rowid, name, text) VALUES ('delete', old.rowid, old.name, old.text);
 END;

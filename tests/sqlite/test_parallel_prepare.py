@@ -38,7 +38,7 @@ def vectors_of(store: Path) -> dict[str, bytes]:
         return {}
     db = sqlite3.connect(path)
     try:
-        rows = db.execute("SELECT c.id, v.vec FROM chunk_vectors v JOIN chunks c ON c.rowid = v.rowid")
+        rows = db.execute("SELECT c.id, v.vec FROM chunk_vectors v JOIN chunk_rows c ON c.rowid = v.rowid")
         return dict(rows.fetchall())
     finally:
         db.close()

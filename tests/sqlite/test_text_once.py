@@ -18,6 +18,8 @@ from memdock.runner.backend import SubprocessBackend
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
 from memdock_sqlite import db, delete, graph, ingest
 
+pytestmark = pytest.mark.timeout(1200)  # two adapters index shared corpora: minutes on a loaded 2-core box
+
 
 def _held(store: Path) -> tuple[int, int]:
     """(entries, entries whose text is held by their chunks only) in STORE's database."""
@@ -75,7 +77,7 @@ def test_a_schema_3_store_reads_as_it_is_and_answers_the_same_once_migrated(both
         migrated, migrated_texts = answers(b, q), _all_nodes(b, ids)
     finally:
         b.close()
-    assert version == db.SCHEMA_VERSION == 4
+    assert version == db.SCHEMA_VERSION == 5
     assert [k for k in before if before[k] != as_read[k]] == []
     assert [k for k in before if before[k] != migrated[k]] == []
     assert migrated_texts == texts

@@ -89,7 +89,7 @@ def store_state(store: Path) -> tuple:
     """What the store holds: the adapter's chunk rows and the ledger's committed ids."""
     db = store / "data" / "memory.sqlite"
     with sqlite3.connect(db) as conn:
-        chunks = sorted(r[0] for r in conn.execute("SELECT id FROM chunks"))
+        chunks = sorted(r[0] for r in conn.execute("SELECT id FROM chunk_rows"))
     with sqlite3.connect(store / "ledger.sqlite") as conn:
         ledger = sorted(r[0] for r in conn.execute("SELECT id FROM committed"))
     return chunks, ledger

@@ -14,9 +14,11 @@ from pathlib import Path
 from memdock.diskfull import sqlite_transaction
 from memdock.errors import BackendError, ConfigError, VersionError
 
+from . import packed_text
+
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
 
@@ -53,31 +55,35 @@ WHEN old.indexed > 0 AND new.text IS NOT NULL BEGIN
     UPDATE node_rows SET indexed = 0 WHERE rowid = new.rowid;
 END;
 
-CREATE TABLE IF NOT EXISTS chunks(
+CREATE TABLE IF NOT EXISTS chunk_rows(
     rowid INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
     entry_id TEXT NOT NULL,
     thread_id TEXT NOT NULL,
     position INTEGER NOT NULL,
     header TEXT NOT NULL DEFAULT '',
-    body TEXT NOT NULL,
+    body NOT NULL,                 -- TEXT as it is, or a BLOB of its UTF-8 zlib-compressed (packed_text.py)
     start INTEGER, "end" INTEGER, token_count INTEGER,
     author TEXT, role TEXT, entry_type TEXT,
     event_time TEXT, event_ts REAL,
     content_hash TEXT,
     attrs TEXT NOT NULL DEFAULT '{}'
 );
-CREATE INDEX IF NOT EXISTS chunks_entry ON chunks(entry_id);
-CREATE INDEX IF NOT EXISTS chunks_thread ON chunks(thread_id);
+CREATE INDEX IF NOT EXISTS chunks_entry ON chunk_rows(entry_id);
+CREATE INDEX IF NOT EXISTS chunks_thread ON chunk_rows(thread_id);
+-- What every reader reads: the chunks with their bodies unpacked (unpack() is registered on every connection).
+CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, thread_id, position, header,
+    unpack(body) AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts, content_hash,
+    attrs FROM chunk_rows;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
     header, body, content='chunks', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
-CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, old.body);
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunk_rows BEGIN
+    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, unpack(old.body));
     DELETE FROM chunk_vectors WHERE rowid = old.rowid;
 END;
-CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF header, body ON chunks BEGIN
-    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, old.body);
-    INSERT INTO chunk_fts(rowid, header, body) VALUES (new.rowid, new.header, new.body);
+CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF header, body ON chunk_rows BEGIN
+    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, unpack(old.body));
+    INSERT INTO chunk_fts(rowid, header, body) VALUES (new.rowid, new.header, unpack(new.body));
     DELETE FROM chunk_vectors WHERE rowid = old.rowid;
 END;
 
@@ -264,6 +270,7 @@ def _connect(uri: str) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise BackendError(f"cannot open {uri.split('?')[0][5:]}: {_describe(exc)}") from None
     conn.execute("PRAGMA busy_timeout = 10000")
+    packed_text.register(conn)
     return conn
 
 
@@ -287,6 +294,8 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             conn.execute("DROP TABLE IF EXISTS fact_fts")
         if 0 < version < 4:
             _text_once(conn)
+        if 0 < version < 5:
+            _pack_chunks(conn)
         for statement in _statements(DDL):
             conn.execute(statement)
         if 0 < version < 3:
@@ -308,6 +317,19 @@ def _text_once(conn: sqlite3.Connection) -> None:
         f"SELECT {_NODE_COLUMNS.replace(' text,', f' {text},')}, indexed FROM nodes"
     )
     conn.execute("DROP TABLE nodes")
+
+
+def _pack_chunks(conn: sqlite3.Connection) -> None:
+    """Schema 4 and before kept chunks in a table of plain bodies: it becomes chunk_rows, rowids kept (chunk_fts
+    and chunk_vectors are keyed by them), each body packed (packed_text.py); chunk_fts indexes the same words."""
+    for trigger in ("chunks_ad", "chunks_au"):
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.execute(next(s for s in _statements(DDL) if s.startswith("CREATE TABLE IF NOT EXISTS chunk_rows")))
+    columns = [r[1] for r in conn.execute("PRAGMA table_info(chunk_rows)")]
+    listed = ", ".join(f'"{c}"' for c in columns)
+    packed = ", ".join("pack(body)" if c == "body" else f'"{c}"' for c in columns)
+    conn.execute(f"INSERT INTO chunk_rows({listed}) SELECT {packed} FROM chunks")
+    conn.execute("DROP TABLE chunks")
 
 
 def _statements(script: str) -> list[str]:

@@ -52,7 +52,7 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
         "(SELECT rowid FROM chunks WHERE id IN (SELECT id FROM doomed)) LIMIT 1"
     ).fetchone()
     node_text.materialise(conn, chunked)
-    for table in ("edges", "chunks", "node_rows"):
+    for table in ("edges", "chunk_rows", "node_rows"):
         conn.execute(f"DELETE FROM {table} WHERE id IN (SELECT id FROM doomed)")
     orphans = [
         e

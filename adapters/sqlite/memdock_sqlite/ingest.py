@@ -13,7 +13,7 @@ from typing import Any
 
 from memdock.times import parse_datetime
 
-from . import facts, links, node_text
+from . import facts, links, node_text, packed_text
 from .db import transaction
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
@@ -40,8 +40,8 @@ ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, name=excluded.name, text=exclu
   position=excluded.position, author=excluded.author, role=excluded.role, entry_type=excluded.entry_type,
   event_time=excluded.event_time, event_ts=excluded.event_ts, attrs=excluded.attrs, indexed=0"""
 
-_CHUNK_SQL = """INSERT INTO chunks(id, entry_id, thread_id, position, header, body, start, "end", token_count, author,
-  role, entry_type, event_time, event_ts, content_hash, attrs)
+_CHUNK_SQL = """INSERT INTO chunk_rows(id, entry_id, thread_id, position, header, body, start, "end", token_count,
+  author, role, entry_type, event_time, event_ts, content_hash, attrs)
 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 ON CONFLICT(id) DO UPDATE SET entry_id=excluded.entry_id, thread_id=excluded.thread_id, position=excluded.position,
   header=excluded.header, body=excluded.body, start=excluded.start, "end"=excluded."end",
@@ -56,12 +56,9 @@ ON CONFLICT(id) DO UPDATE SET type=excluded.type, source_id=excluded.source_id, 
   thread_id=excluded.thread_id, weight=excluded.weight, event_time=excluded.event_time, event_ts=excluded.event_ts,
   fact=excluded.fact, resolved=excluded.resolved, attrs=excluded.attrs"""
 
-# What each table's new rows put in its FTS table (rows that already existed are re-indexed by the update trigger).
-# Nodes are indexed by node_text.index_pending instead, once a run's chunks are stored.
-FTS_INSERT = {
-    "chunks": "INSERT INTO chunk_fts(rowid, header, body) SELECT rowid, header, body FROM chunks",
-    "edges": "INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges",
-}
+# What new edges put in fact_fts (rows that already existed are re-indexed by the update trigger). Chunks are
+# indexed by `_upsert_chunks`, nodes by node_text.index_pending once a run's chunks are stored.
+FTS_INSERT = {"edges": "INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges"}
 
 _THREAD_KNOWN = ("id", "title", "topic", "event_time")
 _ENTITY_KNOWN = ("id", "entity_type", "name")
@@ -159,7 +156,7 @@ def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
         r["thread_id"],
         r["position"],
         header,
-        body,
+        packed_text.pack(body),
         r.get("start"),
         r.get("end"),
         r.get("token_count"),
@@ -236,7 +233,7 @@ class Ingest:
             entries = self._entry_fields(batch)
             node_text.materialise(self.conn, entries)
             self.chunked.update(entries)
-            self._upsert("chunks", _CHUNK_SQL, [chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
+            self._upsert_chunks(batch, entries)
         elif rtype == "edge":
             self._write_edges(list({r["id"]: r for r in batch}.values()))
 
@@ -291,17 +288,24 @@ class Ingest:
         links.unindex_nodes(self.conn, [r[0] for r in rows])
         self.conn.executemany(_NODE_SQL, rows)
 
-    def _upsert(self, table: str, sql: str, rows: list[Row]) -> None:
-        """Upsert ROWS (their id first) and index the new ones in TABLE's FTS table."""
+    def _upsert_chunks(self, batch: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> None:
+        """Upsert chunks (bodies packed) and index the new ones in chunk_fts with the text as given, not unpacked
+        again (rows that already existed are re-indexed by the update trigger)."""
         c = self.conn
-        rows = _last_of_each(rows)
+        rows = _last_of_each([chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
         ids = json.dumps([r[0] for r in rows])
         in_batch = "id IN (SELECT value FROM json_each(?))"
-        known = {i for (i,) in c.execute(f"SELECT id FROM {table} WHERE {in_batch}", (ids,))}
-        c.executemany(sql, rows)
-        if known:
-            ids = json.dumps([r[0] for r in rows if r[0] not in known])
-        c.execute(f"{FTS_INSERT[table]} WHERE {in_batch}", (ids,))
+        known = {i for (i,) in c.execute(f"SELECT id FROM chunk_rows WHERE {in_batch}", (ids,))}
+        c.executemany(_CHUNK_SQL, rows)
+        words = {r["id"]: (r.get("header") or "", chunk_body(r)) for r in batch if r["id"] not in known}
+        new = json.dumps(list(words))
+        c.executemany(
+            "INSERT INTO chunk_fts(rowid, header, body) VALUES (?,?,?)",
+            [
+                (rowid, *words[i])
+                for i, rowid in c.execute(f"SELECT id, rowid FROM chunk_rows WHERE {in_batch}", (new,))
+            ],
+        )
 
 
 def _last_of_each(rows: list[Row]) -> list[Row]:
