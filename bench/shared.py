@@ -39,22 +39,27 @@ from memdock.runner.backend import SubprocessBackend  # noqa: E402
 
 
 @contextmanager
+def _listening(args: list[str]):
+    """The server ARGS start, yielding the URL it prints once listening (`... server on URL`)."""
+    proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:  # type: ignore[union-attr]
+            if " server on " in line:
+                yield line.split(" on ", 1)[1].strip()
+                break
+        else:
+            raise SystemExit(f"{args[1:4]} exited ({proc.wait()}) before listening")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
 def mcp_server(backend: str, data_dir: Path, config: dict[str, str]):
     args = [sys.executable, "-m", "memdock", "mcp", "--http", "127.0.0.1:0", "--deadline", "120"]
     args += ["--backend", backend, "--data-dir", str(data_dir)]
     for k, v in config.items():
         args += ["--config", f"{k}={v}"]
-    proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
-    try:
-        for line in proc.stderr:  # type: ignore[union-attr]
-            if "memdock MCP server on " in line:
-                yield line.split(" on ", 1)[1].strip()
-                break
-        else:
-            raise SystemExit(f"the {backend} server exited ({proc.wait()}) before listening")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+    return _listening(args)
 
 
 def _payload(res) -> dict | None:
@@ -83,7 +88,7 @@ async def _agent(url: str, agent: int, ops: int) -> dict:
         word = ""
         for op in range(ops):
             if op % 2 == 0:
-                word = f"zq{agent}x{op}w"
+                word = _word(agent, op)
                 args = {"content": f"agent {agent} logged marker {word} during shift", "thread": f"agent-{agent}"}
                 res = await session.call_tool("memory_remember", args)
                 done = _payload(res)
@@ -127,78 +132,161 @@ def _direct(dsn: str, agents: int, ops: int) -> tuple[float, float]:
     connection in this process, for the words the agents wrote: what Postgres alone takes, no MCP, no worker."""
     import psycopg
 
-    sys.path[:0] = [str(ROOT / "adapters" / "postgres"), str(ROOT / "adapters" / "common")]
-    from memdock_postgres import search
-
-    words = [f"zq{a}x{op}w" for a in range(agents) for op in range(0, ops, 2)]
+    search = _search_module()
+    words = [_word(a, op) for a in range(agents) for op in range(0, ops, 2)]
     lat = []
     with psycopg.connect(dsn, autocommit=True, options="-c search_path=memdock") as conn:
         for word in words:
             started = time.perf_counter()
             search.run_query(conn, {"text": word, "limit": 5})
             lat.append((time.perf_counter() - started) * 1000)
-    lat.sort()
+    return _p50_p99(lat)
+
+
+def _search_module():
+    sys.path[:0] = [str(ROOT / "adapters" / "postgres"), str(ROOT / "adapters" / "common")]
+    from memdock_postgres import search
+
+    return search
+
+
+def _word(agent: int, op: int) -> str:
+    return f"zq{agent}x{op}w"
+
+
+def _p50_p99(lat: list[float]) -> tuple[float, float]:
+    lat = sorted(lat)
     return statistics.median(lat), lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+
+
+def _sql_agent(dsn: str, agent: int, ops: int, queue) -> None:
+    """Floor (a): agent AGENT's recalls as the adapter's recall SQL on a psycopg connection of its own."""
+    import psycopg
+
+    out: dict = {"ids": [], "recall_ms": [], "degraded": 0, "errors": []}
+    try:
+        search = _search_module()
+        with psycopg.connect(dsn, autocommit=True, options="-c search_path=memdock") as conn:
+            out["start"] = time.time()
+            for op in range(0, ops, 2):
+                started = time.perf_counter()
+                found = search.run_query(conn, {"text": _word(agent, op), "limit": 5})
+                out["recall_ms"].append((time.perf_counter() - started) * 1000)
+                out["degraded"] += not found["hits"]
+            out["end"] = time.time()
+    except BaseException as exc:
+        out["degraded"] = ops // 2
+        out["errors"].append(f"agent {agent} failed: {exc!r}"[:300])
+    queue.put(out)
+
+
+def _swarm(target, per_agent: list[tuple], ops: int) -> list[dict]:
+    """TARGET(*per_agent[i], ops, queue) in one spawned process per agent, all at once; their reports."""
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=target, args=(*a, ops, queue)) for a in per_agent]
+    for p in procs:
+        p.start()
+    results = [queue.get() for _ in procs]
+    for p in procs:
+        p.join()
+    return results
+
+
+def _row(label: str, results: list[dict], ops: int, **extra) -> dict:
+    timed = [r for r in results if "start" in r and "end" in r]  # from the first operation to the last, any agent
+    seconds = max(r["end"] for r in timed) - min(r["start"] for r in timed) if timed else float("nan")
+    p50, p99 = _p50_p99([ms for r in results for ms in r["recall_ms"]])
+    return {
+        "direct_p50": float("nan"),
+        "direct_p99": float("nan"),
+        "label": label,
+        "ops_per_s": sum(len(r["recall_ms"]) + len(r["ids"]) for r in results) / seconds,
+        "p50": p50,
+        "p99": p99,
+        "written": sum(len(r["ids"]) for r in results),
+        "lost": 0,
+        "degraded": sum(r["degraded"] for r in results),
+        "sample_errors": [e for r in results for e in r["errors"]][:3],
+        **extra,
+    }
 
 
 def run(label: str, backend: str, servers: int, config: dict[str, str], agents: int, ops: int, root: Path) -> dict:
     root.mkdir(parents=True)
     with ExitStack() as stack:
         urls = [stack.enter_context(mcp_server(backend, root / f"server-{s}", config)) for s in range(servers)]
-        ctx = mp.get_context("spawn")
-        queue = ctx.Queue()
-        procs = [ctx.Process(target=_agent_process, args=(urls[a % servers], a, ops, queue)) for a in range(agents)]
-        for p in procs:
-            p.start()
-        results = [queue.get() for _ in procs]
-        for p in procs:
-            p.join()
+        results = _swarm(_agent_process, [(urls[a % servers], a) for a in range(agents)], ops)
     ids = [i for r in results for i in r["ids"]]
-    timed = [r for r in results if "start" in r and "end" in r]  # from the first operation to the last, any agent
-    seconds = max(r["end"] for r in timed) - min(r["start"] for r in timed) if timed else float("nan")
-    lat = sorted(ms for r in results for ms in r["recall_ms"])
-    direct = _direct(config["postgres_dsn"], agents, ops) if backend == "postgres" else (float("nan"),) * 2
-    return {
-        "direct_p50": direct[0],
-        "direct_p99": direct[1],
-        "label": label,
-        "ops_per_s": agents * ops / seconds,
-        "p50": statistics.median(lat),
-        "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))],
-        "written": len(ids),
-        "lost": _lost(backend, root, config, ids),
-        "degraded": sum(r["degraded"] for r in results),
-        "sample_errors": [e for r in results for e in r["errors"]][:3],
-    }
+    row = _row(label, results, ops, lost=_lost(backend, root, config, ids))
+    if backend == "postgres":
+        row["direct_p50"], row["direct_p99"] = _direct(config["postgres_dsn"], agents, ops)
+    return row
+
+
+def floor_mcp(label: str, servers: int, agents: int, ops: int, json_response: bool = False) -> dict:
+    """Floor (b): the same agents against bare MCP SDK servers (bench/mcp_floor.py), no memdock behind them."""
+    args = [sys.executable, str(ROOT / "bench" / "mcp_floor.py")] + (["--json-response"] if json_response else [])
+    with ExitStack() as stack:
+        urls = [stack.enter_context(_listening(args)) for _ in range(servers)]
+        return _row(label, _swarm(_agent_process, [(urls[a % servers], a) for a in range(agents)], ops), ops)
+
+
+def floor_sql(label: str, dsn: str, agents: int, ops: int) -> dict:
+    """Floor (a): the same number of agent processes, each running its recalls' SQL straight on Postgres."""
+    return _row(label, _swarm(_sql_agent, [(dsn, a) for a in range(agents)], ops), ops)
+
+
+ROWS = (
+    ("sqlite, 1 server", "sqlite", 1),
+    ("postgres, 1 server", "postgres", 1),
+    ("postgres, 2 servers", "postgres", 2),
+)
+FLOORS = ("floor: bare MCP SDK, 2 servers", "floor: psycopg, no MCP")
+
+
+def _print(rows: list[dict], agents: int, ops: int) -> None:
+    print(f"\n{agents} agents x {ops} operations (half remember, half recall) over MCP HTTP")
+    head = ("ops/s", "recall p50 ms", "recall p99 ms", "written", "lost", "degraded", "SQL alone p50/p99 ms")
+    print(f"{'store':32} " + " ".join(f"{h:>{w}}" for h, w in zip(head, (8, 14, 14, 8, 5, 9, 21))))
+    for r in rows:
+        print(
+            f"{r['label']:32} {r['ops_per_s']:8.1f} {r['p50']:14.1f} {r['p99']:14.1f} {r['written']:8d} "
+            f"{r['lost']:5d} {r['degraded']:9d} {r['direct_p50']:11.1f} / {r['direct_p99']:<7.1f}"
+        )
+    print(
+        "SQL alone: the adapter's recall SQL for every word written, on one connection in this process, after the run"
+    )
+    print(f"{FLOORS[0]}: the same agents, each tool a dict lookup behind the MCP SDK's own streamable HTTP app")
+    print(f"{FLOORS[1]}: as many processes at once, each its recalls' SQL on a connection of its own (recalls only)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--agents", type=int, default=8)
     ap.add_argument("--ops", type=int, default=200, help="operations per agent, half remember, half recall")
+    ap.add_argument("--only", action="append", help="run only the rows whose label contains this (repeatable)")
     args = ap.parse_args()
+    wanted = [
+        label for label in [r[0] for r in ROWS] + list(FLOORS) if not args.only or any(o in label for o in args.only)
+    ]
     tmp = Path(tempfile.mkdtemp(prefix="memdock-bench-shared-"))
     rows = []
     with local_postgres() as new_database:
-        for label, backend, servers in (
-            ("sqlite, 1 server", "sqlite", 1),
-            ("postgres, 1 server", "postgres", 1),
-            ("postgres, 2 servers", "postgres", 2),
-        ):
+        dsn = ""
+        for label, backend, servers in ROWS:
+            if label not in wanted and not (backend == "postgres" and servers == 2 and FLOORS[1] in wanted):
+                continue
             config = {"postgres_dsn": new_database(f"bench_{servers}")} if backend == "postgres" else {}
-            rows.append(run(label, backend, servers, config, args.agents, args.ops, tmp / label.replace(" ", "_")))
-            print(f"done: {rows[-1]}", file=sys.stderr)
-    print(f"\n{args.agents} agents x {args.ops} operations (half remember, half recall) over MCP HTTP")
-    head = ("ops/s", "recall p50 ms", "recall p99 ms", "written", "lost", "degraded", "SQL alone p50/p99 ms")
-    print(f"{'store':24} " + " ".join(f"{h:>{w}}" for h, w in zip(head, (8, 14, 14, 8, 5, 9, 21))))
-    for r in rows:
-        print(
-            f"{r['label']:24} {r['ops_per_s']:8.1f} {r['p50']:14.1f} {r['p99']:14.1f} {r['written']:8d} "
-            f"{r['lost']:5d} {r['degraded']:9d} {r['direct_p50']:11.1f} / {r['direct_p99']:<7.1f}"
-        )
-    print(
-        "SQL alone: the adapter's recall SQL for every word written, on one connection in this process, after the run"
-    )
+            dsn = config.get("postgres_dsn", dsn)
+            row = run(label, backend, servers, config, args.agents, args.ops, tmp / label.replace(" ", "_"))
+            rows += [row] if label in wanted else []
+            print(f"done: {row}", file=sys.stderr)
+        if FLOORS[0] in wanted:
+            rows.append(floor_mcp(FLOORS[0], 2, args.agents, args.ops))
+        if FLOORS[1] in wanted:
+            rows.append(floor_sql(FLOORS[1], dsn, args.agents, args.ops))
+    _print(rows, args.agents, args.ops)
 
 
 if __name__ == "__main__":
