@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Protocol
 
 from . import schemas
@@ -156,8 +156,15 @@ def get_engine(name: str | None = None) -> Engine:
     return ENGINES[name]()
 
 
+@lru_cache(maxsize=256)
+def _compiled(engine: Engine, name: str, version: str, lenient: bool) -> Compiled:
+    """Schema NAME compiled by ENGINE, once per process: a validator is made per bundle read or written (each
+    remember makes several), and compiling took a tenth of a loaded MCP front end's time holding the GIL."""
+    return engine.compile(schemas.load(name, version, lenient=lenient))
+
+
 class SchemaValidator:
-    """Validates records of every type against schemas/v1, compiling each schema once."""
+    """Validates records of every type against schemas/v1, compiling each schema once per process and engine."""
 
     def __init__(self, engine: Engine | str | None = None, *, lenient: bool = False, version: str = "v1"):
         self.engine = engine if not isinstance(engine, (str, type(None))) else get_engine(engine)
@@ -168,7 +175,7 @@ class SchemaValidator:
     def compiled(self, name: str) -> Compiled:
         c = self._compiled.get(name)
         if c is None:
-            c = self._compiled[name] = self.engine.compile(schemas.load(name, self.version, lenient=self.lenient))
+            c = self._compiled[name] = _compiled(self.engine, name, self.version, self.lenient)
         return c
 
     def is_valid(self, name: str, instance: Any) -> bool:
