@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any, Protocol
 
 from . import schemas
@@ -156,11 +156,18 @@ def get_engine(name: str | None = None) -> Engine:
     return ENGINES[name]()
 
 
-@lru_cache(maxsize=256)
+_COMPILED: dict[tuple[int, str, str, bool], tuple[Engine, Compiled]] = {}
+
+
 def _compiled(engine: Engine, name: str, version: str, lenient: bool) -> Compiled:
     """Schema NAME compiled by ENGINE, once per process: a validator is made per bundle read or written (each
-    remember makes several), and compiling took a tenth of a loaded MCP front end's time holding the GIL."""
-    return engine.compile(schemas.load(name, version, lenient=lenient))
+    remember makes several), and compiling took a tenth of a loaded MCP front end's time holding the GIL. The
+    entry keeps ENGINE alive, so its id is never another engine's."""
+    key = (id(engine), name, version, lenient)
+    held = _COMPILED.get(key)
+    if held is None:
+        held = _COMPILED.setdefault(key, (engine, engine.compile(schemas.load(name, version, lenient=lenient))))
+    return held[1]
 
 
 class SchemaValidator:
