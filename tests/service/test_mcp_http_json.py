@@ -8,15 +8,9 @@ import pytest
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
 import httpx2
+from test_mcp_disconnect import HEADERS as ACCEPT
+from test_mcp_disconnect import INIT
 from test_mcp_http import http_server
-
-ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
-}
 
 
 def _json(response: httpx2.Response) -> dict:
