@@ -30,6 +30,14 @@ FORMAT_CHOICES = sorted([*IMPORTERS, *ALIASES])
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    _add_parser(sub)
+    _shard_parser(sub)
+    _import_parser(sub)
+    _chunk_parser(sub)
+    _index_parser(sub)
+
+
+def _add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "add",
         help="import, chunk and index sources into a backend in one step",
@@ -50,6 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_backend_options(p)
     p.set_defaults(func=run_add)
 
+
+def _shard_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "shard",
         help="split a corpus or chunks bundle by thread into N balanced bundles (to index in parallel)",
@@ -64,6 +74,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run_shard)
 
+
+def _import_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "import",
         help="read sources into a corpus bundle (threads, entries, edges, entities)",
@@ -89,6 +101,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(func=run_import)
 
+
+def _chunk_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "chunk",
         help="cut a corpus bundle's entries into token windows (a chunks bundle)",
@@ -102,6 +116,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(func=run_chunk)
 
+
+def _index_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "index",
         help="index a chunks bundle (or a corpus bundle, chunked with defaults) into a backend",
