@@ -128,7 +128,7 @@ class Launch:
     @property
     def python_script(self) -> bool:
         """The command is `{python} [FLAGS] SCRIPT ...`: the shepherd may run the script in its own interpreter."""
-        return self.descriptor.runtime["kind"] == "python" and self.descriptor.raw["command"][0] == "{python}"
+        return bool(self.descriptor.runtime["kind"] == "python" and self.descriptor.raw["command"][0] == "{python}")
 
     def argv(self, *extra: str) -> list[str]:
         return adapter_argv(self.descriptor) + list(extra)

@@ -161,7 +161,8 @@ def _read_result(
         result = check_response(response, request_id=request_id, operation=operation, source=source)
         if code != 0:
             raise BackendError(f"{source}: adapter wrote a result but exited with code {code}")
-        return launch.redactor.value(result)
+        redacted: dict[str, Any] = launch.redactor.value(result)
+        return redacted
     if code == 0:
         raise BackendError(f"{source}: adapter exited 0 without writing a result")
     tail = record.stderr_tail.strip().splitlines()
