@@ -38,7 +38,7 @@ from fake_mem0_llm import EXTRACTOR_MARK, MemoryExtractor  # noqa: E402
 from fake_memu_llm import MemUStandIn  # noqa: E402
 from fake_openmemory import FakeOpenMemory  # noqa: E402
 from graphiti import latency, subset  # noqa: E402  (bench/graphiti.py)
-from openai_loopback import OpenAILoopback  # noqa: E402
+from support.openai_loopback import OpenAILoopback  # noqa: E402
 
 from memdock.chunking import chunk_bundle  # noqa: E402
 from memdock.importers.pipeline import import_corpus  # noqa: E402

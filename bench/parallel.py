@@ -65,7 +65,7 @@ def openmemory(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
 def graphiti(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
     from fake_llm import respond
     from graphiti_support import FalkorDB
-    from openai_loopback import OpenAILoopback
+    from support.openai_loopback import OpenAILoopback
 
     falkor = FalkorDB(store.parent / f"{store.name}-falkordb")
     try:
@@ -84,7 +84,7 @@ def graphiti(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
 
 @contextmanager
 def sqlite(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
-    from openai_loopback import OpenAILoopback
+    from support.openai_loopback import OpenAILoopback
 
     with OpenAILoopback() as server:
         server.stall_s = delay_s
