@@ -19,8 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests" / "leanrag")]
+from _common import ROOT, on_path
+
+on_path("tests/leanrag", "bench")
 
 from graphiti import DATA, latency, subset  # noqa: E402  (bench/graphiti.py: the same subset and latency helpers)
 from leanrag_fake_llm import FakeLLM  # noqa: E402  (tests/leanrag/leanrag_fake_llm.py)

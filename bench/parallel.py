@@ -32,9 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "tests"))
+from _common import ROOT, on_path
+
+on_path("src", "tests")
 sys.path.insert(0, str(ROOT / "tests" / "openmemory"))
 sys.path.insert(0, str(ROOT / "tests" / "graphiti"))
 
