@@ -19,8 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+from _common import ROOT, on_path
+
+on_path("src")
 
 from memdock.bundle import BundleReader, BundleWriter  # noqa: E402
 from memdock.chunking import ApproxTokenizer, Splitter  # noqa: E402

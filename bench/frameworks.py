@@ -22,23 +22,16 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [
-    str(ROOT / "src"),
-    str(ROOT / "tests"),
-    str(ROOT / "tests" / "graphiti"),
-    str(ROOT / "tests" / "mem0"),
-    str(ROOT / "tests" / "openmemory"),
-    str(ROOT / "tests" / "memu"),
-    str(Path(__file__).resolve().parent),
-]
+from _common import ROOT, on_path
+
+on_path("bench", "tests/memu", "tests/openmemory", "tests/mem0", "tests/graphiti", "tests", "src")
 
 from fake_llm import respond as graphiti_respond  # noqa: E402
 from fake_mem0_llm import EXTRACTOR_MARK, MemoryExtractor  # noqa: E402
 from fake_memu_llm import MemUStandIn  # noqa: E402
 from fake_openmemory import FakeOpenMemory  # noqa: E402
 from graphiti import latency, subset  # noqa: E402  (bench/graphiti.py)
-from openai_loopback import OpenAILoopback  # noqa: E402
+from support.openai_loopback import OpenAILoopback  # noqa: E402
 
 from memdock.chunking import chunk_bundle  # noqa: E402
 from memdock.importers.pipeline import import_corpus  # noqa: E402

@@ -18,11 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "tests" / "graphiti")]
+from _common import ROOT, on_path
+
+on_path("tests/graphiti", "tests", "src")
 
 from fake_llm import respond  # noqa: E402
-from openai_loopback import OpenAILoopback  # noqa: E402
+from support.openai_loopback import OpenAILoopback  # noqa: E402
 
 from memdock.bundle import BundleReader, BundleWriter  # noqa: E402
 from memdock.chunking import chunk_bundle  # noqa: E402

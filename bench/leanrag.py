@@ -19,12 +19,13 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "bench"), str(ROOT / "tests" / "leanrag")]
+from _common import ROOT, on_path
+
+on_path("tests/leanrag", "bench")
 
 from graphiti import DATA, latency, subset  # noqa: E402  (bench/graphiti.py: the same subset and latency helpers)
 from leanrag_fake_llm import FakeLLM  # noqa: E402  (tests/leanrag/leanrag_fake_llm.py)
-from openai_loopback import OpenAILoopback  # noqa: E402
+from support.openai_loopback import OpenAILoopback  # noqa: E402
 
 from memdock.chunking import chunk_bundle  # noqa: E402
 from memdock.importers.pipeline import import_corpus  # noqa: E402

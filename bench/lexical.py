@@ -26,9 +26,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
+from _common import ROOT, on_path
+
+on_path("src", "bench")
 
 from synthetic import Vocabulary, write_bundle  # noqa: E402
 

@@ -34,9 +34,9 @@ from collections import defaultdict
 from itertools import product
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
+from _common import ROOT, on_path
+
+on_path("src", "bench")
 
 from locomo_stats import interval, paired  # noqa: E402
 

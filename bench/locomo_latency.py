@@ -18,8 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+from _common import ROOT, on_path
+
+on_path("src")
 
 from memdock import Memory  # noqa: E402
 

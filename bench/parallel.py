@@ -32,9 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "tests"))
+from _common import ROOT, on_path
+
+on_path("src", "tests")
 sys.path.insert(0, str(ROOT / "tests" / "openmemory"))
 sys.path.insert(0, str(ROOT / "tests" / "graphiti"))
 
@@ -65,7 +65,7 @@ def openmemory(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
 def graphiti(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
     from fake_llm import respond
     from graphiti_support import FalkorDB
-    from openai_loopback import OpenAILoopback
+    from support.openai_loopback import OpenAILoopback
 
     falkor = FalkorDB(store.parent / f"{store.name}-falkordb")
     try:
@@ -84,7 +84,7 @@ def graphiti(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
 
 @contextmanager
 def sqlite(store: Path, delay_s: float) -> Iterator[dict[str, Any]]:
-    from openai_loopback import OpenAILoopback
+    from support.openai_loopback import OpenAILoopback
 
     with OpenAILoopback() as server:
         server.stall_s = delay_s

@@ -22,11 +22,12 @@ import time
 from pathlib import Path
 
 import orjson
+from _common import on_path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+on_path("src")
 
-from memdock.bundle import BundleReader, BundleWriter
-from memdock.ids import content_hash
+from memdock.bundle import BundleReader, BundleWriter  # noqa: E402
+from memdock.ids import content_hash  # noqa: E402
 
 RUNS = 3
 

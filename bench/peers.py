@@ -46,9 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
+from _common import on_path
+
+on_path("src", "bench")
 
 from lexical import HEAP, bm25s_search, overlap, pct, size_of, timed  # noqa: E402
 from synthetic import DATA, Vocabulary, write_bundle  # noqa: E402

@@ -19,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
+from _common import ROOT, on_path
+
+on_path("src", "bench")
 sys.path.insert(0, str(ROOT / "adapters" / "common"))
 
 from pg_local import local_postgres  # noqa: E402

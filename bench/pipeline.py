@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
+from _common import on_path
+
+on_path("src", "bench")
 
 from lexical import tantivy_index  # noqa: E402
 from synthetic import Vocabulary  # noqa: E402

@@ -29,16 +29,15 @@ import argparse
 import random
 import re
 import statistics
-import sys
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
+from _common import on_path
+
+on_path("src", "bench")
 
 from lexical import HEAP, bm25s_row, fts5_row, overlap  # noqa: E402
 from peers import read_notes, write_notes  # noqa: E402

@@ -19,10 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+from _common import on_path
 
-from memdock.registry import AdapterDescriptor, Registry
-from memdock.runner.backend import SubprocessBackend
+on_path("src")
+
+from memdock.registry import AdapterDescriptor, Registry  # noqa: E402
+from memdock.runner.backend import SubprocessBackend  # noqa: E402
 
 
 def pct(xs: list[float], p: float) -> float:

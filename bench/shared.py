@@ -35,9 +35,9 @@ import time
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
+from _common import ROOT, on_path
+
+on_path("src", "bench")
 
 from pg_local import local_postgres  # noqa: E402
 

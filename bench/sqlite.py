@@ -23,8 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+from _common import ROOT, on_path
+
+on_path("src")
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 sys.path.insert(0, str(ROOT / "adapters" / "common"))
 sys.path.insert(0, str(ROOT / "bench"))

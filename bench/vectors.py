@@ -28,8 +28,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+from _common import ROOT, on_path
+
+on_path("src")
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 sys.path.insert(0, str(ROOT / "adapters" / "common"))
 

@@ -41,10 +41,10 @@ from filelock import FileLock
 
 from . import __version__
 from .errors import ConfigError
-from .interpreters import Interpreter, find_interpreter, in_range, parse_range, parse_version
+from .interpreters import Interpreter, find_interpreter, in_range, parse_range, parse_version, running
 
 if TYPE_CHECKING:
-    from .registry import AdapterDescriptor
+    from .descriptor import AdapterDescriptor
 
 MARKER = "memdock-install.json"
 _PACKAGE = Path(__file__).resolve().parent
@@ -148,6 +148,28 @@ def install_state(d: AdapterDescriptor) -> InstallState:
             core_only=True,
         )
     return InstallState(True)
+
+
+def adapter_python(d: AdapterDescriptor) -> str:
+    """The interpreter for a Python adapter: its own virtualenv when it has requirements."""
+    if d.runtime.get("requirements"):
+        state = install_state(d)
+        if not state.ok:
+            raise ConfigError(f"adapter {d.name} {state.reason}; run: memdock adapters install {d.name}")
+        return str(d.venv / "bin" / "python")
+    spec = d.runtime.get("python")
+    if spec and not in_range(running().version, spec):
+        raise ConfigError(
+            f"adapter {d.name} needs Python {spec} (adapter.json runtime.python) but has no requirements file, "
+            f"so it would run on memdock's own Python {running().version}; give it a requirements file so "
+            f"`memdock adapters install {d.name}` makes it a virtualenv with an interpreter in range"
+        )
+    return sys.executable
+
+
+def adapter_argv(d: AdapterDescriptor) -> list[str]:
+    """D's command line, `{python}` being the interpreter adapter_python picks."""
+    return d.argv(adapter_python(d) if d.runtime["kind"] == "python" else None)
 
 
 # -- memdock itself ----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from .contract import Capabilities, DeleteResult, GetResult, HealthStatus, IndexResult, SearchResult
+from .results import Capabilities, DeleteResult, GetResult, HealthStatus, IndexResult, SearchResult
 
 ProgressCallback = Callable[[dict[str, Any]], None]
 

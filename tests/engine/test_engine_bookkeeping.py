@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-import records_factory
+from support import records_factory
 
 from memdock.bundle import BundleReader, BundleWriter
 from memdock.engine.backend import StoreBackend

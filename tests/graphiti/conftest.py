@@ -20,7 +20,7 @@ def _adapter_home(monkeypatch):
 @pytest.fixture(scope="session")
 def llm():
     from fake_llm import respond
-    from openai_loopback import OpenAILoopback
+    from support.openai_loopback import OpenAILoopback
 
     with OpenAILoopback(chat=respond) as server:
         yield server

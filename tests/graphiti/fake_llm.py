@@ -206,7 +206,7 @@ if __name__ == "__main__":  # a standalone server for trying the adapter by hand
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from openai_loopback import OpenAILoopback
+    from support.openai_loopback import OpenAILoopback
 
     with OpenAILoopback(chat=respond) as server:
         print(server.base_url, flush=True)

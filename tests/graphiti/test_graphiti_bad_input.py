@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fake_llm import respond
 from graphiti_support import backend, closed_port, gate, model_config, servers_under
-from openai_loopback import OpenAILoopback
+from support.openai_loopback import OpenAILoopback
 
 from memdock.bundle import BundleWriter
 from memdock.errors import InvalidInputError, TransientError

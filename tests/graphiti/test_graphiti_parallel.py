@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from graphiti_support import REAL_HOME, FalkorDB, backend, gate, model_config
-from parallel_helpers import ledger_of
+from support.parallel_helpers import ledger_of
 
 from memdock.chunking import chunk_bundle
 from memdock.importers.pipeline import import_corpus

@@ -26,7 +26,7 @@ def fake():
 
 @pytest.fixture()
 def llm(fake):
-    from openai_loopback import OpenAILoopback
+    from support.openai_loopback import OpenAILoopback
 
     with OpenAILoopback(chat=fake) as server:
         yield server

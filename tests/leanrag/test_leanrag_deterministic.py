@@ -25,7 +25,7 @@ def hierarchy(store):
 
 def test_two_builds_of_the_same_input_give_the_same_hierarchy(tmp_path):
     from leanrag_fake_llm import FakeLLM
-    from openai_loopback import OpenAILoopback
+    from support.openai_loopback import OpenAILoopback
 
     folder = SHARED_DATA / "watercooler_threads"
     if not folder.is_dir():

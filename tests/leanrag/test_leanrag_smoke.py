@@ -28,7 +28,7 @@ def watercooler(tmp_path_factory):
 @pytest.fixture(scope="module")
 def stand_in():
     from leanrag_fake_llm import FakeLLM
-    from openai_loopback import OpenAILoopback
+    from support.openai_loopback import OpenAILoopback
 
     fake = FakeLLM()
     with OpenAILoopback(chat=fake) as server:

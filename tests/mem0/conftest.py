@@ -27,7 +27,7 @@ def extractor():
 @pytest.fixture
 def llm(extractor):
     """A fresh stand-in per test, so calls can be counted."""
-    from openai_loopback import OpenAILoopback
+    from support.openai_loopback import OpenAILoopback
 
     with OpenAILoopback(chat=extractor) as server:
         yield server

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from entry_bundles import SHARED_DATA, closed_port, write_bundle  # noqa: F401  (shared with the openmemory tests)
+from support.entry_bundles import SHARED_DATA, closed_port, write_bundle  # noqa: F401  (shared with the openmemory tests)
 
 from memdock.registry import AdapterDescriptor, Registry
 from memdock.runner.backend import SubprocessBackend

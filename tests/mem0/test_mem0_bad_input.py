@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from mem0_support import backend, closed_port, gate, model_config, write_bundle
-from openai_loopback import OpenAILoopback
+from support.openai_loopback import OpenAILoopback
 
 from memdock.errors import BackendError, InvalidInputError, TransientError
 

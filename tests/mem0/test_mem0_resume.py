@@ -1,8 +1,8 @@
 """Killed midway, resumed, re-indexed, changed and deleted: memories counted in mem0's own store."""
 
 import pytest
-from entry_bundles import GREENHOUSE as TEXTS
 from mem0_support import backend, chat_calls, gate, model_config, write_bundle
+from support.entry_bundles import GREENHOUSE as TEXTS
 
 from memdock.errors import MemdockError
 

@@ -27,7 +27,7 @@ def watercooler(tmp_path_factory):
 @pytest.fixture(scope="module")
 def indexed(watercooler, tmp_path_factory):
     from fake_mem0_llm import MemoryExtractor
-    from openai_loopback import OpenAILoopback
+    from support.openai_loopback import OpenAILoopback
 
     with OpenAILoopback(chat=MemoryExtractor()) as llm:
         b = backend(tmp_path_factory.mktemp("mem0-smoke"), model_config(llm.base_url), workers=1)

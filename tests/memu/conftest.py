@@ -29,7 +29,7 @@ def stand_in():
 @pytest.fixture
 def llm(stand_in):
     """A fresh stand-in per test, so calls can be counted."""
-    from openai_loopback import OpenAILoopback
+    from support.openai_loopback import OpenAILoopback
 
     with OpenAILoopback(chat=stand_in) as server:
         yield server

@@ -4,7 +4,7 @@ nothing of it in MemU's store."""
 
 import pytest
 from memu_support import backend, closed_port, gate, model_config, write_bundle
-from openai_loopback import OpenAILoopback
+from support.openai_loopback import OpenAILoopback
 
 from memdock.errors import BackendError, InvalidInputError, TransientError
 

@@ -4,9 +4,9 @@ change and delete, and a store folder removed between calls."""
 import shutil
 
 import pytest
-from entry_bundles import GREENHOUSE as TEXTS
-from entry_bundles import index_killed_after_three
 from memu_support import backend, chat_calls, gate, model_config, write_bundle
+from support.entry_bundles import GREENHOUSE as TEXTS
+from support.entry_bundles import index_killed_after_three
 
 from memdock.errors import BackendError
 

@@ -5,8 +5,8 @@ import os
 from pathlib import Path
 
 import pytest
-from entry_bundles import closed_port, write_bundle
 from openmemory_support import backend, gate
+from support.entry_bundles import closed_port, write_bundle
 
 from memdock.errors import BackendError, InvalidInputError, TransientError
 

@@ -2,9 +2,9 @@
 with nothing doubled on the server; unchanged entries sent nowhere; changes replace; deletes cascade."""
 
 import pytest
-from entry_bundles import GREENHOUSE as TEXTS
-from entry_bundles import SHARED_DATA, index_killed_after_three, write_bundle
 from openmemory_support import backend, gate
+from support.entry_bundles import GREENHOUSE as TEXTS
+from support.entry_bundles import SHARED_DATA, index_killed_after_three, write_bundle
 
 from memdock.chunking import chunk_bundle
 from memdock.importers.pipeline import import_corpus

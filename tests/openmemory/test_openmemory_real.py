@@ -6,8 +6,8 @@ import os
 import urllib.request
 
 import pytest
-from entry_bundles import write_bundle
 from openmemory_support import backend, gate
+from support.entry_bundles import write_bundle
 
 from memdock.conformance import KitOptions, run_kit
 
@@ -31,8 +31,8 @@ TEXTS = [
 
 @pytest.fixture
 def real(tmp_path):
-    from openai_loopback import OpenAILoopback
     from real_server import RealOpenMemory, stand_in
+    from support.openai_loopback import OpenAILoopback
 
     with OpenAILoopback(chat=stand_in(), dim=1536) as llm:
         server = RealOpenMemory(tmp_path / "openmemory", llm.base_url)

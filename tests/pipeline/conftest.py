@@ -1,7 +1,7 @@
 from pathlib import Path
 
 import pytest
-from entry_bundles import chat_bundle
+from support.entry_bundles import chat_bundle
 
 
 @pytest.fixture(scope="module")

@@ -2,22 +2,12 @@
 idempotent; bad sources are refused before any store is touched."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from support.cli import memdock
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "threads"
-
-
-def memdock(*args: str, home: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "memdock", *args],
-        capture_output=True,
-        text=True,
-        env={"MEMDOCK_HOME": str(home), "PATH": "/usr/bin:/bin"},
-        timeout=300,
-    )
 
 
 def test_add_indexes_what_the_three_verbs_index_and_only_changes_again(tmp_path):

@@ -2,23 +2,12 @@
 `no results`), and `get node` prints its edges one per line (not a Python dict)."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support.cli import memdock
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "threads"
-
-
-def memdock(*args: str, home: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "memdock", *args],
-        capture_output=True,
-        text=True,
-        env={"MEMDOCK_HOME": str(home), "PATH": "/usr/bin:/bin"},
-        timeout=300,
-    )
 
 
 @pytest.mark.parametrize("command", [["recall", "anything"], ["search", "facts", "anything"]])

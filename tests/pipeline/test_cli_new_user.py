@@ -3,22 +3,16 @@ store is a non-zero exit, export names --force, a thread is forgotten by its nam
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support import cli
 
 from memdock import Memory
 
 
 def memdock(*args: str, home: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "memdock", *args],
-        capture_output=True,
-        input=stdin,
-        env={"MEMDOCK_HOME": str(home), "PATH": "/usr/bin:/bin"},
-        timeout=300,
-    )
+    return cli.memdock(*args, home=home, stdin=stdin, text=False)
 
 
 def test_remember_dash_reads_the_note_from_stdin(tmp_path):

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from parallel_helpers import (
+from support.parallel_helpers import (
     SHARED,
     bundle_ids,
     ledger_of,

@@ -5,7 +5,7 @@ with nothing lost or doubled. Needs the `ray` extra; on with MEMDOCK_IT_RAY=1 (`
 import os
 
 import pytest
-from parallel_helpers import bundle_ids, ledger_of, shared, stored
+from support.parallel_helpers import bundle_ids, ledger_of, shared, stored
 
 from memdock.errors import MemdockError
 
@@ -50,8 +50,8 @@ def test_a_dead_ray_shard_resumes_with_nothing_lost_or_doubled(ray_cluster, tmp_
 
 
 def test_sqlite_shards_prepared_as_ray_tasks_leave_what_a_serial_run_leaves(ray_cluster, tmp_path, chunks):
-    from openai_loopback import OpenAILoopback
-    from sqlite_helpers import sqlite_backend
+    from support.openai_loopback import OpenAILoopback
+    from support.sqlite_helpers import sqlite_backend
 
     with OpenAILoopback() as server:
         config = {"embedding_provider": "openai", "embedding_model": "hash-64", "embedding_base_url": server.base_url}

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from entry_bundles import chat_bundle
+from support.entry_bundles import chat_bundle
 
 from memdock.bundle import BundleReader
 from memdock.errors import InvalidInputError

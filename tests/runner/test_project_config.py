@@ -5,10 +5,10 @@ off nor run an adapter from a path on its own; a key memdock does not know is an
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support.cli import inherited_env, run_memdock
 
 from memdock.config import resolve
 from memdock.errors import ConfigError
@@ -18,11 +18,7 @@ HOSTILE = Path(__file__).resolve().parents[1] / "adapters" / "hostile-reader"
 
 
 def memdock(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if k not in ("MEMDOCK_CONFIG", "MEMDOCK_TRUST_PROJECT_CONFIG")}
-    full.update({"MEMDOCK_HOME": str(cwd / "home"), **env})
-    return subprocess.run(
-        [sys.executable, "-m", "memdock", *args], capture_output=True, text=True, env=full, cwd=cwd, timeout=300
-    )
+    return run_memdock(*args, env=inherited_env(MEMDOCK_HOME=str(cwd / "home"), **env), cwd=cwd)
 
 
 def planted(tmp_path: Path, toml: str) -> Path:

@@ -2,20 +2,16 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support.cli import run_memdock
 
 ADAPTERS = Path(__file__).resolve().parents[1] / "adapters"
 
 
 def memdock(*args, adapter_path):
-    env = {**os.environ, "MEMDOCK_ADAPTER_PATH": str(adapter_path)}
-    return subprocess.run(
-        [sys.executable, "-m", "memdock", *args], capture_output=True, text=True, env=env, timeout=120
-    )
+    return run_memdock(*args, env={**os.environ, "MEMDOCK_ADAPTER_PATH": str(adapter_path)}, timeout=120)
 
 
 @pytest.fixture

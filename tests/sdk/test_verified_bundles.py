@@ -2,7 +2,7 @@
 exactly true): the runner's delta and shards hold only records it validated on the way in."""
 
 import pytest
-from records_factory import chunk
+from support.records_factory import chunk
 
 from memdock.bundle import BundleWriter
 from memdock.jsonl import PayloadError

@@ -4,9 +4,9 @@ them from the journal's files too, and `Memory.list` pages through a thread."""
 
 import gzip
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from support.cli import memdock
 
 from memdock import Memory
 from memdock.bundle import BundleReader
@@ -15,16 +15,6 @@ from memdock.inprocess import InProcessBackend
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "threads"
-
-
-def memdock(*args: str, home: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "memdock", *args],
-        capture_output=True,
-        text=True,
-        env={"MEMDOCK_HOME": str(home), "PATH": "/usr/bin:/bin"},
-        timeout=300,
-    )
 
 
 def records(bundle: Path) -> dict[str, dict[str, dict]]:

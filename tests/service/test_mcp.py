@@ -13,7 +13,7 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from service_helpers import SCRIPTED
+from support.service_helpers import SCRIPTED
 from test_reindex_origins import LINES, deleted, import_, index, thread_of, write_jsonl
 
 import memdock

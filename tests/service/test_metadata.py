@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from service_helpers import core
+from support.service_helpers import core
 
 from memdock import AsyncMemory, Memory
 from memdock.errors import InvalidInputError, UnsupportedOperationError

@@ -5,7 +5,7 @@ import asyncio
 import time
 
 import pytest
-from service_helpers import SCRIPTED, core, service
+from support.service_helpers import SCRIPTED, core, service
 
 from memdock.errors import InvalidInputError
 

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 import pytest
-from sqlite_helpers import can_unshare, sqlite_backend  # noqa: F401  (re-exported for fixtures)
+from support.sqlite_helpers import can_unshare, sqlite_backend  # noqa: F401  (re-exported for fixtures)
 
 from memdock.chunking import chunk_bundle
 from memdock.importers.pipeline import import_corpus

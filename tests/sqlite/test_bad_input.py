@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlite_helpers import can_unshare, sqlite_backend
+from support.sqlite_helpers import can_unshare, sqlite_backend
 
 from memdock.engine.store import Store
 from memdock.errors import BackendError, ConfigError, InvalidInputError, VersionError

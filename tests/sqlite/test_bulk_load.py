@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from records_factory import chunk
-from sqlite_helpers import can_unshare, sqlite_backend
+from support.records_factory import chunk
+from support.sqlite_helpers import can_unshare, sqlite_backend
 from test_disk_full import in_tmpfs, status
 
 from memdock.bundle import BundleWriter

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlite_helpers import sqlite_backend
+from support.sqlite_helpers import sqlite_backend
 
 from memdock.bundle.reader import BundleReader
 from memdock.chunking import chunk_bundle

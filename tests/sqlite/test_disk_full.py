@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from records_factory import T0, chunk, entry, thread
-from sqlite_helpers import can_unshare
+from support.records_factory import T0, chunk, entry, thread
+from support.sqlite_helpers import can_unshare
 
 from memdock.bundle import BundleWriter
 

@@ -4,8 +4,8 @@ backfill when embeddings are turned on later, and a failing endpoint reported wi
 import socket
 
 import pytest
-from openai_loopback import OpenAILoopback as EmbeddingServer
-from sqlite_helpers import sqlite_backend
+from support.openai_loopback import OpenAILoopback as EmbeddingServer
+from support.sqlite_helpers import sqlite_backend
 
 from memdock.errors import TransientError
 

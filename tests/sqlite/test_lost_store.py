@@ -2,21 +2,17 @@
 its journal, on the real watercooler corpus, through the CLI (see `memdock.engine.lost`)."""
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support.cli import inherited_env, run_memdock
 
 CANARY = "zorblax kiln canary"
 
 
 def memdock(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("MEMDOCK_CONFIG", "MEMDOCK_TRUST_PROJECT_CONFIG")}
-    return subprocess.run(
-        [sys.executable, "-m", "memdock", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=600
-    )
+    return run_memdock(*args, env=inherited_env(), cwd=cwd, timeout=600)
 
 
 def ok(out: subprocess.CompletedProcess) -> subprocess.CompletedProcess:

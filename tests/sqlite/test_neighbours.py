@@ -6,7 +6,7 @@ holds, which is what a conversation's next turn deserves and not what min_score 
 
 import orjson
 import pytest
-from sqlite_helpers import sqlite_backend
+from support.sqlite_helpers import sqlite_backend
 
 from memdock import Memory
 from memdock.chunking import chunk_bundle

@@ -8,9 +8,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from openai_loopback import OpenAILoopback
-from parallel_helpers import ledger_of
-from sqlite_helpers import sqlite_backend
+from support.openai_loopback import OpenAILoopback
+from support.parallel_helpers import ledger_of
+from support.sqlite_helpers import sqlite_backend
 
 from memdock.bundle import BundleReader
 from memdock.errors import MemdockError

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from sqlite_helpers import sqlite_backend
+from support.sqlite_helpers import sqlite_backend
 
 ADAPTERS = Path(__file__).resolve().parents[2] / "adapters"
 sys.path[:0] = [str(ADAPTERS / "sqlite"), str(ADAPTERS / "common")]

@@ -4,7 +4,7 @@ import importlib.util
 import os
 
 import pytest
-from sqlite_helpers import sqlite_backend
+from support.sqlite_helpers import sqlite_backend
 
 pytestmark = [
     pytest.mark.integration_embeddings,

@@ -5,14 +5,15 @@ committed earlier batches before failing. The bundles are written by hand (the w
 """
 
 import hashlib
+import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
-from records_factory import chunk
+from support.cli import run_memdock
+from support.records_factory import chunk
 
 from memdock.errors import InvalidInputError
 from memdock.registry import Registry
@@ -77,12 +78,7 @@ CASES = {
 
 
 def memdock(*args: str, home: Path) -> subprocess.CompletedProcess:
-    import os
-
-    env = {**os.environ, "MEMDOCK_HOME": str(home)}
-    return subprocess.run(
-        [sys.executable, "-m", "memdock", *args], capture_output=True, text=True, env=env, timeout=300
-    )
+    return run_memdock(*args, env={**os.environ, "MEMDOCK_HOME": str(home)})
 
 
 def store_state(store: Path) -> tuple:

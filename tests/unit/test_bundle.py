@@ -8,7 +8,7 @@ import time
 
 import orjson
 import pytest
-from records_factory import chunk, edge, entry, thread
+from support.records_factory import chunk, edge, entry, thread
 
 from memdock import PAYLOAD_VERSION
 from memdock.bundle import BundleReader, BundleWriter, IncompleteBundleError
@@ -393,7 +393,7 @@ def test_line_that_is_not_an_object(tmp_path):
 
 
 def test_duplicate_ids_are_caught_after_the_id_set_spills_to_disk(tmp_path, monkeypatch):
-    from records_factory import chunk
+    from support.records_factory import chunk
 
     from memdock.bundle import idset
     from memdock.jsonl import PayloadError

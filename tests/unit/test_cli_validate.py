@@ -2,7 +2,7 @@ import subprocess
 import sys
 
 import orjson
-from records_factory import entry, thread
+from support.records_factory import entry, thread
 
 from memdock.bundle import BundleWriter
 from memdock.cli.main import main

@@ -109,7 +109,7 @@ def record_strategy(name):
 
 
 def valid_seed(name):
-    from records_factory import chunk, edge, entry, thread
+    from support.records_factory import chunk, edge, entry, thread
 
     seeds = {
         "thread": thread(),
@@ -159,7 +159,7 @@ def test_generated_valid_records_are_valid_in_both(name, data):
 
 
 def test_fixture_records_same_verdict():
-    from records_factory import chunk, edge, entry, thread
+    from support.records_factory import chunk, edge, entry, thread
 
     for name, rec in [("thread", thread()), ("entry", entry()), ("chunk", chunk()), ("edge", edge())]:
         assert REF.is_valid(name, rec) and FAST.is_valid(name, rec)

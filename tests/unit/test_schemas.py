@@ -1,6 +1,6 @@
 import orjson
 import pytest
-from records_factory import chunk, edge, entry, thread
+from support.records_factory import chunk, edge, entry, thread
 
 from memdock import schemas
 from memdock.resources import schemas_dir

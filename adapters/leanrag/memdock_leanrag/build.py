@@ -93,61 +93,13 @@ def _rebuild(rt: Any, llm: Any, progress: Callable[[str], None]) -> dict[str, An
     generated: dict = {}
     communities: dict = {}
     if entities:
-        names = list(entities)
-        texts = [lr.build_graph.truncate_text(entities[n]["description"]) for n in names]
-        vecs = pad(emb.embed(texts))
-        for n, v in zip(names, vecs):
-            entities[n]["vector"] = v
-        llm.purpose = "clustering (aggregate summaries, cluster relations)"
-        config = {
-            "use_llm_func": llm.complete,
-            "embeddings_func": emb.for_clustering,
-            "max_workers": rt.settings.max_workers,
-            "working_dir": str(work),
-        }
-        handler = _LayerEvents(lambda i: progress(f"clustering layer {i}"))
-        logging.getLogger().addHandler(handler)
-        before = sum(rt.timings.seconds[k] for k in ("llm", "embedding"))
-        t = time.monotonic()
-        try:
-            with deterministic(lr.cluster, lr.dedup):
-                layers, generated, communities = lr.cluster.Hierarchical_Clustering().perform_clustering(
-                    global_config=config,
-                    entities=entities,
-                    relations=relations,
-                    WORKING_DIR=str(work),
-                    max_workers=rt.settings.max_workers,
-                )
-            sorted_sources([*layers, *communities.values(), *generated.values()])
-        except MemdockError:
-            raise
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise BackendError(
-                f"clustering: the model's answer to LeanRAG's aggregation prompt could not be read "
-                f"({type(exc).__name__}: {exc}); it expects a JSON object with entity_name, "
-                "entity_description and findings",
-                retryable=True,
-            ) from None
-        finally:
-            logging.getLogger().removeHandler(handler)
-            inside = sum(rt.timings.seconds[k] for k in ("llm", "embedding")) - before
-            rt.timings.add("clustering", max(0.0, time.monotonic() - t - inside))
+        layers, generated, communities = _cluster(rt, llm, work, entities, relations, progress)
 
     t = time.monotonic()
     dbu = lr.dbu
     dbu.create_db_table_mysql(str(work))
     if entities:
-        lr.tools_utils.write_jsonl_force(list(generated.values()), str(work / "generate_relations.json"))
-        lr.tools_utils.write_jsonl_force(list(communities.values()), str(work / "community.json"))
-        native = []
-        for layer in layers:
-            items = layer if isinstance(layer, list) else [layer]
-            vectors = emb.embed([str(i.get("description", "")) for i in items])
-            rows = [{**{k: v for k, v in i.items() if k != "vector"}, "vector": vec} for i, vec in zip(items, vectors)]
-            native.append(rows if isinstance(layer, list) else rows[0])
-        dbu.build_vector_search(native, str(work))
-        dbu.insert_data_to_mysql(str(work))
-        dbu.insert_origin_relations(str(work))
+        _store_graph(lr, emb, work, layers, generated, communities)
     shutil.rmtree(raw, ignore_errors=True)
     if (data_dir / GRAPH).exists():
         (data_dir / GRAPH).rename(data_dir / OLD)
@@ -167,3 +119,64 @@ def _rebuild(rt: Any, llm: Any, progress: Callable[[str], None]) -> dict[str, An
     rt.timings.add("store", time.monotonic() - t, 0)
     stats["seconds"] = round(time.monotonic() - started, 3)
     return stats
+
+
+def _cluster(
+    rt: Any, llm: Any, work: Path, entities: dict, relations: dict, progress: Callable[[str], None]
+) -> tuple[list[Any], dict, dict]:
+    """Embed the entities, then LeanRAG's hierarchical clustering: its layers, generated relations and communities."""
+    lr, emb = rt.leanrag(), rt.embedder
+    names = list(entities)
+    texts = [lr.build_graph.truncate_text(entities[n]["description"]) for n in names]
+    vecs = pad(emb.embed(texts))
+    for n, v in zip(names, vecs):
+        entities[n]["vector"] = v
+    llm.purpose = "clustering (aggregate summaries, cluster relations)"
+    config = {
+        "use_llm_func": llm.complete,
+        "embeddings_func": emb.for_clustering,
+        "max_workers": rt.settings.max_workers,
+        "working_dir": str(work),
+    }
+    handler = _LayerEvents(lambda i: progress(f"clustering layer {i}"))
+    logging.getLogger().addHandler(handler)
+    before = sum(rt.timings.seconds[k] for k in ("llm", "embedding"))
+    t = time.monotonic()
+    try:
+        with deterministic(lr.cluster, lr.dedup):
+            layers, generated, communities = lr.cluster.Hierarchical_Clustering().perform_clustering(
+                global_config=config,
+                entities=entities,
+                relations=relations,
+                WORKING_DIR=str(work),
+                max_workers=rt.settings.max_workers,
+            )
+        sorted_sources([*layers, *communities.values(), *generated.values()])
+    except MemdockError:
+        raise
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise BackendError(
+            f"clustering: the model's answer to LeanRAG's aggregation prompt could not be read "
+            f"({type(exc).__name__}: {exc}); it expects a JSON object with entity_name, "
+            "entity_description and findings",
+            retryable=True,
+        ) from None
+    finally:
+        logging.getLogger().removeHandler(handler)
+        inside = sum(rt.timings.seconds[k] for k in ("llm", "embedding")) - before
+        rt.timings.add("clustering", max(0.0, time.monotonic() - t - inside))
+    return layers, generated, communities
+
+
+def _store_graph(lr: Any, emb: Any, work: Path, layers: list[Any], generated: dict, communities: dict) -> None:
+    lr.tools_utils.write_jsonl_force(list(generated.values()), str(work / "generate_relations.json"))
+    lr.tools_utils.write_jsonl_force(list(communities.values()), str(work / "community.json"))
+    native = []
+    for layer in layers:
+        items = layer if isinstance(layer, list) else [layer]
+        vectors = emb.embed([str(i.get("description", "")) for i in items])
+        rows = [{**{k: v for k, v in i.items() if k != "vector"}, "vector": vec} for i, vec in zip(items, vectors)]
+        native.append(rows if isinstance(layer, list) else rows[0])
+    lr.dbu.build_vector_search(native, str(work))
+    lr.dbu.insert_data_to_mysql(str(work))
+    lr.dbu.insert_origin_relations(str(work))

@@ -77,7 +77,7 @@ class IdSet:
         if self._mem is not None:
             return len(self._mem)
         self._flush()
-        return self._db.execute("SELECT count(*) FROM ids").fetchone()[0]  # type: ignore[union-attr]
+        return int(self._db.execute("SELECT count(*) FROM ids").fetchone()[0])  # type: ignore[union-attr]
 
     def close(self) -> None:
         if self._db is not None:

@@ -33,7 +33,7 @@ class EmbeddingMatrix:
         assert self._map is not None
         return self._map[i * stride : (i + 1) * stride]
 
-    def row(self, i: int) -> array:
+    def row(self, i: int) -> array[float]:
         a = array("f")
         a.frombytes(self.row_bytes(i))
         if sys.byteorder != "little":

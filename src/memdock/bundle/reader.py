@@ -104,7 +104,7 @@ class BundleReader:
 
     @property
     def kind(self) -> str:
-        return self.manifest["kind"]
+        return str(self.manifest["kind"])
 
     def _load_manifest(self) -> dict[str, Any]:
         if not self.path.is_dir():

@@ -271,7 +271,7 @@ class BundleWriter:
         stream = self._streams[record_type] = _Stream(record_key(record_type), compiled)
         return stream
 
-    def write_embedding(self, chunk_id: str, vector: Sequence[float] | array | bytes, model: str) -> int:
+    def write_embedding(self, chunk_id: str, vector: Sequence[float] | array[float] | bytes, model: str) -> int:
         """Append one row to the float32 matrix and its index; returns the row number."""
         if isinstance(vector, (bytes, bytearray, memoryview)):
             data = bytes(vector)

@@ -9,34 +9,32 @@ from ..errors import ConfigError
 from ..installs import install, install_state, interpreter_of
 from ..registry import AdapterDescriptor, Registry
 from . import output
-from .common import examples
+from .common import command
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "adapters",
-        help="list, show and install adapters",
-        **examples("memdock adapters list", "memdock adapters show graphiti", "memdock adapters install tantivy"),
+        "list, show and install adapters",
+        "memdock adapters list",
+        "memdock adapters show graphiti",
+        "memdock adapters install tantivy",
     )
     s = p.add_subparsers(dest="adapters_command", metavar="ACTION", required=True)
-    ls = s.add_parser(
-        "list",
-        help="every adapter memdock can find",
-        **examples("memdock adapters list", "memdock adapters list --json"),
-    )
+    ls = command(s, "list", "every adapter memdock can find", "memdock adapters list", "memdock adapters list --json")
     ls.add_argument("--json", action="store_true", help="machine-readable output")
     ls.set_defaults(func=run_list)
-    show = s.add_parser("show", help="one adapter's descriptor", **examples("memdock adapters show sqlite"))
+    show = command(s, "show", "one adapter's descriptor", "memdock adapters show sqlite")
     show.add_argument("name", help="adapter name or folder")
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(func=run_show)
-    inst = s.add_parser(
+    inst = command(
+        s,
         "install",
-        help="create the adapter's own runtime (a virtualenv for Python adapters)",
-        **examples(
-            "memdock adapters install tantivy",
-            "memdock adapters install graphiti --with 'torch==2.13.0' --with sentence-transformers",
-        ),
+        "create the adapter's own runtime (a virtualenv for Python adapters)",
+        "memdock adapters install tantivy",
+        "memdock adapters install graphiti --with 'torch==2.13.0' --with sentence-transformers",
     )
     inst.add_argument("name", help="adapter name or folder")
     inst.add_argument("--force", action="store_true", help="rebuild the virtualenv even if it is up to date")

@@ -23,6 +23,14 @@ def examples(*lines: str) -> dict[str, Any]:
     }
 
 
+def command(
+    sub: argparse._SubParsersAction, name: str, help: str, *example_lines: str, **kw: Any
+) -> argparse.ArgumentParser:
+    """A subcommand NAME whose help ends with EXAMPLE_LINES (kept as written)."""
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help, **examples(*example_lines), **kw)
+    return parser
+
+
 def add_backend_options(p: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
     g = p.add_argument_group("backend")
     g.add_argument(
@@ -99,6 +107,18 @@ def parse_config(pairs: list[str]) -> dict[str, Any]:
         except orjson.JSONDecodeError:
             out[k] = v
     return out
+
+
+def server(module: str, needs: str, install: str) -> Callable[..., None]:
+    """`serve` of memdock.MODULE, which needs an extra: without it, a ConfigError saying what NEEDS and how to
+    INSTALL it. Imported here, inside the command, so the core never loads the extra."""
+    import importlib
+
+    try:
+        serve: Callable[..., None] = importlib.import_module(f"memdock.{module}").serve
+    except ImportError as exc:
+        raise ConfigError(f"{needs} ({exc}); {install}") from None
+    return serve
 
 
 def serve_from_args(serve: Callable[..., None], args: argparse.Namespace, **kwargs: Any) -> int:

@@ -6,16 +6,18 @@ import argparse
 
 from ..conformance import CheckResult, KitOptions, check_names, run_kit
 from . import output
-from .common import bounded_int, examples, parse_config
+from .common import bounded_int, command, parse_config
 
 MARK = {"pass": "PASS", "fail": "FAIL", "skip": "skip"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "conformance",
-        help="run the conformance kit against an adapter",
-        **examples("memdock conformance sqlite", "memdock conformance ./my-adapter -c url=http://localhost:8080"),
+        "run the conformance kit against an adapter",
+        "memdock conformance sqlite",
+        "memdock conformance ./my-adapter -c url=http://localhost:8080",
     )
     p.add_argument("adapter", help="adapter name or folder")
     p.add_argument("--check", action="append", dest="only", choices=check_names(), help="run only these checks")

@@ -16,14 +16,16 @@ from ..runner import landlock
 from ..runner.process import descendant_control
 from ..validation import get_engine
 from . import output
-from .common import examples
+from .common import command
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "doctor",
-        help="check this machine: sandbox, validator, runtimes, adapters",
-        **examples("memdock doctor", "memdock doctor --json"),
+        "check this machine: sandbox, validator, runtimes, adapters",
+        "memdock doctor",
+        "memdock doctor --json",
     )
     p.add_argument("--json", action="store_true", help="machine-readable report")
     p.set_defaults(func=run)

@@ -9,15 +9,17 @@ from contextlib import closing
 from ..service.metadata import parse_pairs
 from ..service.requests import Count, Listing, Update
 from . import output
-from .common import LIMIT_FLAG, add_backend_options, examples, limit_option
+from .common import LIMIT_FLAG, add_backend_options, command, limit_option
 from .ops import CLI_NAMES, _open_service, _refuse_if_missing, read_stdin, say_written
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "list",
-        help="the memory's entries, oldest first (paged)",
-        **examples("memdock list", "memdock list --thread infra -n 50 --offset 50 --json"),
+        "the memory's entries, oldest first (paged)",
+        "memdock list",
+        "memdock list --thread infra -n 50 --offset 50 --json",
     )
     p.add_argument("--thread", action="append", help="only this thread: a name or a thread id (repeatable)")
     p.add_argument("--limit", "-n", type=limit_option, default=20, help="how many entries (default 20)")
@@ -25,19 +27,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_backend_options(p)
     p.set_defaults(func=run_list)
 
-    p = sub.add_parser(
-        "count", help="how many entries the memory holds", **examples("memdock count", "memdock count --thread infra")
-    )
+    p = command(sub, "count", "how many entries the memory holds", "memdock count", "memdock count --thread infra")
     p.add_argument("--thread", action="append", help="only this thread: a name or a thread id (repeatable)")
     add_backend_options(p)
     p.set_defaults(func=run_count)
 
-    p = sub.add_parser(
+    p = command(
+        sub,
         "update",
-        help="change an entry's text and/or metadata in place (it keeps its id, thread, author and time)",
-        **examples(
-            'memdock update entry:21bd200e6444fc8d "The move is on Monday."', "memdock update ID --meta done=true"
-        ),
+        "change an entry's text and/or metadata in place (it keeps its id, thread, author and time)",
+        'memdock update entry:21bd200e6444fc8d "The move is on Monday."',
+        "memdock update ID --meta done=true",
     )
     p.add_argument("id", metavar="ID", help="the entry id remember returned")
     p.add_argument("content", metavar="TEXT", nargs="?", help="the new text; - reads it from stdin (default: keep it)")

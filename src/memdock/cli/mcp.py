@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import ConfigError
-from .common import add_backend_options, serve_from_args
+from .common import add_backend_options, serve_from_args, server
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,10 +29,5 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from ..mcp.server import serve
-    except ImportError as exc:
-        raise ConfigError(
-            f"memdock mcp needs the MCP SDK ({exc}); install it with: pip install 'memdock[mcp]'"
-        ) from None
+    serve = server("mcp.server", "memdock mcp needs the MCP SDK", "install it with: pip install 'memdock[mcp]'")
     return serve_from_args(serve, args, ui_writes=args.ui_allow_writes)

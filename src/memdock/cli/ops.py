@@ -17,7 +17,7 @@ from ..service.metadata import parse_pairs
 from ..service.requests import Forget, Get, Recall, Search
 from ..service.results import Remembered
 from . import output
-from .common import LIMIT_FLAG, add_backend_options, examples, limit_option, open_from_args
+from .common import LIMIT_FLAG, add_backend_options, command, limit_option, open_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,17 +27,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _add_info(sub: argparse._SubParsersAction) -> None:
     """The capabilities and health commands."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "capabilities",
-        help="what the backend can do (the handshake)",
-        **examples("memdock capabilities", "memdock capabilities -b tantivy --json"),
+        "what the backend can do (the handshake)",
+        "memdock capabilities",
+        "memdock capabilities -b tantivy --json",
     )
     add_backend_options(p)
     p.set_defaults(func=run_capabilities)
 
-    p = sub.add_parser(
-        "health", help="is the backend usable right now", **examples("memdock health", "memdock health -b graphiti")
-    )
+    p = command(sub, "health", "is the backend usable right now", "memdock health", "memdock health -b graphiti")
     add_backend_options(p)
     p.set_defaults(func=run_health)
 
@@ -81,13 +81,12 @@ def _add_recall(sub: argparse._SubParsersAction) -> None:
 
 def _add_remember(sub: argparse._SubParsersAction) -> None:
     """The remember command."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "remember",
-        help="store one note in the memory",
-        **examples(
-            'memdock remember "The staging database moves on Friday." --thread infra --author ana',
-            'memdock remember "Use jittered expiry." --type Decision --time 2026-01-20T10:00:00Z',
-        ),
+        "store one note in the memory",
+        'memdock remember "The staging database moves on Friday." --thread infra --author ana',
+        'memdock remember "Use jittered expiry." --type Decision --time 2026-01-20T10:00:00Z',
     )
     p.add_argument("content", metavar="TEXT", help="the text to remember; - reads it from stdin (UTF-8)")
     p.add_argument("--thread", help="thread name or id to file it under (default: memory)")
@@ -108,14 +107,13 @@ def _add_remember(sub: argparse._SubParsersAction) -> None:
 
 def _add_lookups(sub: argparse._SubParsersAction) -> None:
     """The search, get and forget commands."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "search",
-        help="search nodes, facts or episodes",
-        **examples(
-            'memdock search facts "migrate_v2" -n 5',
-            'memdock search nodes "lee" --thread infra',
-            'memdock search episodes "cache stampede" --json',
-        ),
+        "search nodes, facts or episodes",
+        'memdock search facts "migrate_v2" -n 5',
+        'memdock search nodes "lee" --thread infra',
+        'memdock search episodes "cache stampede" --json',
     )
     p.add_argument(
         "what",
@@ -128,20 +126,24 @@ def _add_lookups(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--group", action="append", dest="thread", help=argparse.SUPPRESS)
     p.set_defaults(func=run_search)
 
-    p = sub.add_parser(
+    p = command(
+        sub,
         "get",
-        help="one node or edge by id",
-        **examples("memdock get node entry:21bd200e6444fc8d", "memdock get edge edge:mentions:7bf64e131a18d54a --json"),
+        "one node or edge by id",
+        "memdock get node entry:21bd200e6444fc8d",
+        "memdock get edge edge:mentions:7bf64e131a18d54a --json",
     )
     p.add_argument("what", choices=["node", "edge"], help="a node (thread, entry, entity, chunk) or an edge (fact)")
     p.add_argument("id", help="an id from a result")
     add_backend_options(p)
     p.set_defaults(func=run_get)
 
-    p = sub.add_parser(
+    p = command(
+        sub,
         "forget",
-        help="delete by id (cascading: a thread takes its entries, an entry its chunks)",
-        **examples("memdock forget entry:21bd200e6444fc8d", "memdock forget thread:infra:e0f4f396"),
+        "delete by id (cascading: a thread takes its entries, an entry its chunks)",
+        "memdock forget entry:21bd200e6444fc8d",
+        "memdock forget thread:infra:e0f4f396",
     )
     p.add_argument("ids", nargs="+", metavar="ID", help="ids to delete, with what depends on them")
     add_backend_options(p)

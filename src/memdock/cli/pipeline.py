@@ -23,13 +23,21 @@ from ..importers.pipeline import ImportSummary, import_corpus
 from ..jsonl import DEFAULT_MAX_LINE_BYTES
 from ..runner.backend import SubprocessBackend
 from . import output
-from .common import add_backend_options, bounded_int, examples, names_force, open_from_args
+from .common import add_backend_options, bounded_int, command, names_force, open_from_args
 
 PARTIAL_EXIT = 10
 FORMAT_CHOICES = sorted([*IMPORTERS, *ALIASES])
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    _add_parser(sub)
+    _shard_parser(sub)
+    _import_parser(sub)
+    _chunk_parser(sub)
+    _index_parser(sub)
+
+
+def _add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "add",
         help="import, chunk and index sources into a backend in one step",
@@ -50,10 +58,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_backend_options(p)
     p.set_defaults(func=run_add)
 
-    p = sub.add_parser(
+
+def _shard_parser(sub: argparse._SubParsersAction) -> None:
+    p = command(
+        sub,
         "shard",
-        help="split a corpus or chunks bundle by thread into N balanced bundles (to index in parallel)",
-        **examples("memdock shard chunks -n 8 -o shards", "memdock shard corpus -n 4 -o shards --force --json"),
+        "split a corpus or chunks bundle by thread into N balanced bundles (to index in parallel)",
+        "memdock shard chunks -n 8 -o shards",
+        "memdock shard corpus -n 4 -o shards --force --json",
     )
     p.add_argument("bundle", help="a corpus or chunks bundle")
     p.add_argument(
@@ -64,13 +76,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=run_shard)
 
-    p = sub.add_parser(
+
+def _import_parser(sub: argparse._SubParsersAction) -> None:
+    p = command(
+        sub,
         "import",
-        help="read sources into a corpus bundle (threads, entries, edges, entities)",
-        **examples(
-            "memdock import fixtures/threads -f watercooler -o corpus",
-            "memdock import chat.jsonl -f jsonl --map message=text -o corpus",
-        ),
+        "read sources into a corpus bundle (threads, entries, edges, entities)",
+        "memdock import fixtures/threads -f watercooler -o corpus",
+        "memdock import chat.jsonl -f jsonl --map message=text -o corpus",
     )
     p.add_argument("sources", nargs="+", help="files or folders")
     p.add_argument(
@@ -89,12 +102,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(func=run_import)
 
-    p = sub.add_parser(
+
+def _chunk_parser(sub: argparse._SubParsersAction) -> None:
+    p = command(
+        sub,
         "chunk",
-        help="cut a corpus bundle's entries into token windows (a chunks bundle)",
-        **examples(
-            "memdock chunk corpus -o chunks", "memdock chunk corpus -o chunks --max-tokens 400 --overlap 50 --header on"
-        ),
+        "cut a corpus bundle's entries into token windows (a chunks bundle)",
+        "memdock chunk corpus -o chunks",
+        "memdock chunk corpus -o chunks --max-tokens 400 --overlap 50 --header on",
     )
     p.add_argument("corpus", help="a corpus bundle (from memdock import)")
     p.add_argument("--output", "-o", required=True, help="chunks bundle directory to write")
@@ -102,14 +117,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(func=run_chunk)
 
-    p = sub.add_parser(
+
+def _index_parser(sub: argparse._SubParsersAction) -> None:
+    p = command(
+        sub,
         "index",
-        help="index a chunks bundle (or a corpus bundle, chunked with defaults) into a backend",
-        **examples(
-            "memdock index chunks",
-            "memdock index chunks -b tantivy --data-dir big-store",
-            "memdock index chunks -b graphiti --parallel 8 --executor ray --address ray://head:10001",
-        ),
+        "index a chunks bundle (or a corpus bundle, chunked with defaults) into a backend",
+        "memdock index chunks",
+        "memdock index chunks -b tantivy --data-dir big-store",
+        "memdock index chunks -b graphiti --parallel 8 --executor ray --address ray://head:10001",
     )
     p.add_argument("bundle", help="a chunks bundle, or a corpus bundle (chunked with the defaults)")
     p.add_argument(

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import ConfigError
-from .common import add_backend_options, examples, serve_from_args
+from .common import add_backend_options, command, serve_from_args, server
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "ui",
-        help="a local web page to browse, search and curate the memory (needs the ui extra)",
-        **examples(
-            "memdock ui --data-dir ~/notes                 # then open http://127.0.0.1:8766/ui/",
-            "memdock ui --data-dir ~/notes --allow-writes  # forget entries and threads from the page",
-            "MEMDOCK_MCP_TOKEN=$(openssl rand -hex 24) memdock ui --http 0.0.0.0:8766",
-        ),
+        "a local web page to browse, search and curate the memory (needs the ui extra)",
+        "memdock ui --data-dir ~/notes                 # then open http://127.0.0.1:8766/ui/",
+        "memdock ui --data-dir ~/notes --allow-writes  # forget entries and threads from the page",
+        "MEMDOCK_MCP_TOKEN=$(openssl rand -hex 24) memdock ui --http 0.0.0.0:8766",
     )
     add_backend_options(p, json_flag=False)
     p.add_argument(
@@ -33,10 +31,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from ..ui.server import serve
-    except ImportError as exc:
-        raise ConfigError(
-            f"memdock ui needs Starlette and uvicorn ({exc}); install them with: pip install 'memdock[ui]'"
-        ) from None
+    needs = "memdock ui needs Starlette and uvicorn"
+    serve = server("ui.server", needs, "install them with: pip install 'memdock[ui]'")
     return serve_from_args(serve, args, allow_writes=args.allow_writes)

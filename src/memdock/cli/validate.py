@@ -7,14 +7,16 @@ import argparse
 from ..bundle import BundleReader
 from ..errors import MemdockError
 from . import output
-from .common import bounded_int, examples
+from .common import bounded_int, command
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "validate",
-        help="check a payload bundle: manifest, files, checksums, every record",
-        **examples("memdock validate corpus", "memdock validate chunks --max-errors 20 --json"),
+        "check a payload bundle: manifest, files, checksums, every record",
+        "memdock validate corpus",
+        "memdock validate chunks --max-errors 20 --json",
     )
     p.add_argument("bundle", help="bundle directory")
     p.add_argument(

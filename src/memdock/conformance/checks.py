@@ -15,9 +15,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..contract import Capabilities
 from ..engine.ledger import Ledger
 from ..errors import MemdockError
 from ..operations import BY_NAME, OPERATIONS, WRITE_OPERATIONS
+from ..records import Hit
 from ..runner.backend import SubprocessBackend
 from ..runner.launch import CallRecord
 from ..untrusted import NotRegularFile, open_regular, read_upto
@@ -25,7 +27,7 @@ from . import golden
 from .harness import Fail, Harness, Skip
 
 
-def _expect_error(fn, category: str, what: str) -> MemdockError:
+def _expect_error(fn: Callable[[], object], category: str, what: str) -> MemdockError:
     try:
         fn()
     except MemdockError as exc:
@@ -35,7 +37,7 @@ def _expect_error(fn, category: str, what: str) -> MemdockError:
     raise Fail(f"{what}: expected a {category} error, the call succeeded")
 
 
-def _caps(h: Harness):
+def _caps(h: Harness) -> Capabilities:
     return h.capabilities()
 
 
@@ -124,16 +126,16 @@ def check_bad_payload(h: Harness) -> str:
     return exc.message
 
 
-def _golden_hits(b, text: str, limit: int = 5) -> list:
+def _golden_hits(b: SubprocessBackend, text: str, limit: int = 5) -> list[Hit]:
     return b.query(text, limit=limit).hits
 
 
-def _matches(hit, entry_id: str) -> bool:
+def _matches(hit: Hit, entry_id: str) -> bool:
     idx = entry_id.rsplit("-", 1)[1]
     return hit.provenance.get("entry_id") == entry_id or hit.id in (entry_id, golden.chunk_id(int(idx)))
 
 
-def _check_golden_queries(b) -> list[str]:
+def _check_golden_queries(b: SubprocessBackend) -> list[str]:
     missing = []
     for text, expected in golden.QUERIES:
         hits = _golden_hits(b, text)
@@ -437,7 +439,7 @@ def check_secrets_never_leak(h: Harness) -> str:
     )
 
 
-def _own_calls(h: Harness, b) -> None:
+def _own_calls(h: Harness, b: SubprocessBackend) -> None:
     """A few calls of the kit's own, so a check run alone (--only) still has something to look at."""
     b.get_capabilities()
     caps = _caps(h)

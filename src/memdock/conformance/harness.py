@@ -39,7 +39,7 @@ class Fail(Exception):
 class KitOptions:
     timeout: float = 120.0
     idle: float = 30.0
-    config: dict = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
     only: list[str] | None = None
     keep: bool = False
     # filler entries behind the golden ones in the resume check; fewer for backends that call an LLM per record
@@ -93,7 +93,12 @@ class Harness:
         return env
 
     def backend(
-        self, *, sandbox: bool = True, config: dict | None = None, store: Store | None = None, workers: int = 0
+        self,
+        *,
+        sandbox: bool = True,
+        config: dict[str, Any] | None = None,
+        store: Store | None = None,
+        workers: int = 0,
     ) -> SubprocessBackend:
         """A backend on a fresh store (or STORE), one-shot unless WORKERS > 0."""
         b = SubprocessBackend(
@@ -130,7 +135,8 @@ class Harness:
                 self.session.shared[key] = build(fixture)
             finally:
                 fixture.close()
-        return self.session.shared[key]
+        built: T = self.session.shared[key]
+        return built
 
     def close(self) -> None:
         for b in self.backends:

@@ -90,6 +90,9 @@ def _reported(fn: Callable[..., Awaitable[dict[str, Any]]]) -> Callable[..., Awa
     return wrapper
 
 
+Tool = Callable[[ToolAnnotations], Any]
+
+
 def build_server(service: MemoryService) -> Any:
     server = _Server("memdock", instructions=INSTRUCTIONS, version=__version__)
 
@@ -98,6 +101,19 @@ def build_server(service: MemoryService) -> Any:
             return server.tool(annotations=annotations)(_reported(fn))
 
         return register
+
+    _recall_tool(tool, service)
+    _search_tools(tool, service)
+    _write_tools(tool, service)
+    _thread_resources(server, service)
+    _listing_tools(tool, service)
+    _refuse_unknown_arguments(server)
+    _advertise_no_prompts(server)
+    return server
+
+
+def _recall_tool(tool: Tool, service: MemoryService) -> None:
+    """memory_recall: the same request as Memory.recall and `memdock recall`."""
 
     @tool(READ_ONLY)
     async def memory_recall(
@@ -142,6 +158,10 @@ def build_server(service: MemoryService) -> Any:
         )  # fmt: skip
         return (await service.recall(request)).to_dict()
 
+
+def _search_tools(tool: Tool, service: MemoryService) -> None:
+    """The graph-shaped reads: search nodes, facts and episodes, open one node or edge."""
+
     @tool(READ_ONLY)
     async def memory_search_nodes(query: Query, limit: Limit = 10, thread: Threads = None) -> dict[str, Any]:
         """Find threads, entries and entities (people, agents, files, code symbols, URLs, issues) by name or text."""
@@ -171,6 +191,10 @@ def build_server(service: MemoryService) -> Any:
     ) -> dict[str, Any]:
         """Open one edge (fact) by id: its sentence, type, both ends and time."""
         return (await service.get(Get.of("get_edge", id))).to_dict()
+
+
+def _write_tools(tool: Tool, service: MemoryService) -> None:
+    """remember, remember_many, update and forget."""
 
     @tool(ADDS)
     async def memory_remember(
@@ -226,10 +250,9 @@ def build_server(service: MemoryService) -> Any:
         """Delete entries, threads or other records by id (a thread also by name), with their chunks and edges."""
         return (await service.delete(Forget.of(ids))).to_dict()
 
-    @tool(READ_ONLY)
-    async def memory_status() -> dict[str, Any]:
-        """Which backend holds the memory, what it can do, how many records it holds, and whether it is healthy."""
-        return (await service.status()).to_dict()
+
+def _thread_resources(server: Any, service: MemoryService) -> None:
+    """memdock://threads and memdock://threads/{thread}."""
 
     @server.resource(
         "memdock://threads",
@@ -254,14 +277,14 @@ def build_server(service: MemoryService) -> Any:
             raise ResourceError(f"{exc.category}: {exc.message}") from None
         return json.dumps([e.to_dict() for e in entries])
 
-    _listing_tools(tool, service)
-    _refuse_unknown_arguments(server)
-    _advertise_no_prompts(server)
-    return server
 
+def _listing_tools(tool: Tool, service: MemoryService) -> None:
+    """memory_status, memory_list and memory_count (the verbs of Memory.status / list / count and the CLI)."""
 
-def _listing_tools(tool: Callable[[ToolAnnotations], Any], service: MemoryService) -> None:
-    """memory_list and memory_count: the same verbs and requests as Memory.list / count and `memdock list / count`."""
+    @tool(READ_ONLY)
+    async def memory_status() -> dict[str, Any]:
+        """Which backend holds the memory, what it can do, how many records it holds, and whether it is healthy."""
+        return (await service.status()).to_dict()
 
     @tool(READ_ONLY)
     async def memory_list(

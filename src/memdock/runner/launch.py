@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..descriptor import AdapterDescriptor
 from ..engine.store import Store
 from ..errors import ConfigError
+from ..installs import adapter_argv
 from ..operations import DEFAULT_TIMEOUTS as OPERATION_TIMEOUTS
 from ..operations import IDLE_TIMEOUT
 from ..protocol import Event
-from ..registry import AdapterDescriptor
 from . import landlock
 from .channel import DEFAULT_MAX_EVENT_BYTES
 from .redact import Redactor
@@ -127,10 +128,10 @@ class Launch:
     @property
     def python_script(self) -> bool:
         """The command is `{python} [FLAGS] SCRIPT ...`: the shepherd may run the script in its own interpreter."""
-        return self.descriptor.runtime["kind"] == "python" and self.descriptor.raw["command"][0] == "{python}"
+        return bool(self.descriptor.runtime["kind"] == "python" and self.descriptor.raw["command"][0] == "{python}")
 
     def argv(self, *extra: str) -> list[str]:
-        return self.descriptor.argv() + list(extra)
+        return adapter_argv(self.descriptor) + list(extra)
 
     def child_env(self, tmpdir: Path) -> dict[str, str]:
         from .process import adapter_env

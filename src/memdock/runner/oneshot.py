@@ -14,7 +14,7 @@ from ..errors import BackendError, MemdockError, TransientError, error_for_exit_
 from ..protocol import SUPPORTED_PROTOCOLS, build_request, check_response
 from .channel import Deadline, EventChannel, Quarantine
 from .launch import CallRecord, Launch
-from .process import spawn, stop, wait_exit
+from .process import AdapterProcess, spawn, stop, wait_exit
 from .result_file import read_capped
 from .stderr_log import StderrLog
 
@@ -51,20 +51,7 @@ def run_once(
     started = time.monotonic()
     limit = timeout if timeout is not None else launch.timeout(operation)
     log = StderrLog(work / "stderr.log", launch.redactor)
-    try:
-        proc = spawn(
-            launch.argv("--request", str(request_path)),
-            env=launch.child_env(work / "tmp"),
-            cwd=work,
-            writable=launch.writable(work),
-            readable=launch.readable(params),
-            exit_grace=launch.exit_grace(),
-            python=launch.python_script,
-            module_path=launch.descriptor.python_path(),
-        )
-    except BaseException:
-        log.close()
-        raise
+    proc = _spawn(launch, request_path, work, params, log)
     record.pid = proc.pid
     log.attach(proc.stderr)  # type: ignore[arg-type]
     quarantine = Quarantine()
@@ -96,26 +83,13 @@ def run_once(
         proc.stdout.close()  # type: ignore[union-attr]
         record.survivors = proc.survivors() or 0
         proc.close_report()
-    record.seconds = time.monotonic() - started
-    record.exit_code = proc.returncode
-    record.quarantined, record.quarantine_samples = quarantine.count, quarantine.samples
-    record.overlong, record.dropped_bytes = quarantine.overlong, quarantine.dropped_bytes
-    record.stderr_tail = log.tail()
+    _finish_record(record, proc.returncode, time.monotonic() - started, quarantine, log)
     try:
         if failure is not None:
             raise failure
         result = _read_result(launch, operation, request["request_id"], result_path, proc.returncode, record)
     except MemdockError as exc:
-        exc.message = launch.redactor.text(exc.message)
-        exc.args = (exc.message,)
-        extra: dict[str, Any] = {"stderr_tail": record.stderr_tail, "work_dir": str(work)}
-        if record.quarantined:
-            extra["stdout_dropped"] = {
-                "lines": record.quarantined,
-                "overlong_lines": record.overlong,
-                "bytes": record.dropped_bytes,
-            }
-        exc.details = launch.redactor.value({**exc.details, **extra})
+        _describe_failure(exc, launch, record, work)
         record.redactions = launch.redactor.hits - hits_before
         store.prune()
         exc.call_record = record  # type: ignore[attr-defined]
@@ -125,6 +99,47 @@ def run_once(
         store.discard(work)
         record.work_dir = None
     return result, record
+
+
+def _spawn(launch: Launch, request_path: Path, work: Path, params: dict[str, Any], log: StderrLog) -> AdapterProcess:
+    try:
+        return spawn(
+            launch.argv("--request", str(request_path)),
+            env=launch.child_env(work / "tmp"),
+            cwd=work,
+            writable=launch.writable(work),
+            readable=launch.readable(params),
+            exit_grace=launch.exit_grace(),
+            python=launch.python_script,
+            module_path=launch.descriptor.python_path(),
+        )
+    except BaseException:
+        log.close()
+        raise
+
+
+def _finish_record(
+    record: CallRecord, exit_code: int | None, seconds: float, quarantine: Quarantine, log: StderrLog
+) -> None:
+    record.seconds = seconds
+    record.exit_code = exit_code
+    record.quarantined, record.quarantine_samples = quarantine.count, quarantine.samples
+    record.overlong, record.dropped_bytes = quarantine.overlong, quarantine.dropped_bytes
+    record.stderr_tail = log.tail()
+
+
+def _describe_failure(exc: MemdockError, launch: Launch, record: CallRecord, work: Path) -> None:
+    """Redact the error and attach what the caller needs to see why: stderr's tail, the work dir, dropped stdout."""
+    exc.message = launch.redactor.text(exc.message)
+    exc.args = (exc.message,)
+    extra: dict[str, Any] = {"stderr_tail": record.stderr_tail, "work_dir": str(work)}
+    if record.quarantined:
+        extra["stdout_dropped"] = {
+            "lines": record.quarantined,
+            "overlong_lines": record.overlong,
+            "bytes": record.dropped_bytes,
+        }
+    exc.details = launch.redactor.value({**exc.details, **extra})
 
 
 def _read_result(
@@ -146,7 +161,8 @@ def _read_result(
         result = check_response(response, request_id=request_id, operation=operation, source=source)
         if code != 0:
             raise BackendError(f"{source}: adapter wrote a result but exited with code {code}")
-        return launch.redactor.value(result)
+        redacted: dict[str, Any] = launch.redactor.value(result)
+        return redacted
     if code == 0:
         raise BackendError(f"{source}: adapter exited 0 without writing a result")
     tail = record.stderr_tail.strip().splitlines()

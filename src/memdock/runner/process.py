@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -55,7 +55,9 @@ def adapter_env(parent: Mapping[str, str], declared: Sequence[str], tmpdir: Path
     return env
 
 
-def _preexec(writable: Sequence[str] | None, readable: Sequence[str] | None, die_with_parent: bool):
+def _preexec(
+    writable: Sequence[str] | None, readable: Sequence[str] | None, die_with_parent: bool
+) -> Callable[[], None]:
     def setup() -> None:
         import ctypes
 

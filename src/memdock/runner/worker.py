@@ -99,7 +99,14 @@ class Worker:
             if on_record is not None:
                 on_record(record)
 
-    def _call(self, req: dict[str, Any], record: CallRecord, on_progress, on_checkpoint, timeout) -> dict[str, Any]:
+    def _call(
+        self,
+        req: dict[str, Any],
+        record: CallRecord,
+        on_progress: Callable[[dict[str, Any]], None] | None,
+        on_checkpoint: Callable[[list[str]], None] | None,
+        timeout: float | None,
+    ) -> dict[str, Any]:
         operation, rid = req["operation"], req["request_id"]
         try:
             self.proc.stdin.write(orjson.dumps(req) + b"\n")  # type: ignore[union-attr]
@@ -124,7 +131,8 @@ class Worker:
                         operation=operation,
                         source=f"{self.launch.descriptor.name} worker {operation}",
                     )
-                    return self.launch.redactor.value(result)
+                    redacted: dict[str, Any] = self.launch.redactor.value(result)
+                    return redacted
         except LineTooLong as too_long:
             self.close(force=True)
             raise BackendError(

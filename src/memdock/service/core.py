@@ -195,23 +195,10 @@ class ServiceCore:
     def forget(self, ids: Sequence[str] | str) -> DeleteResult:
         return self.delete(Forget.of(ids))
 
-    def remember(
-        self,
-        content: str,
-        *,
-        thread: str | None = None,
-        author: str | None = None,
-        role: str | None = None,
-        type: str | None = None,
-        title: str | None = None,
-        time: Any = None,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> Remembered:
-        """Import, chunk and index one entry. Nothing else in its thread is touched (no pruning)."""
-        note = Note.of(
-            content, thread=thread, author=author, role=role, type=type, title=title, time=time, metadata=metadata
-        )
-        return self.remember_notes([note])[0]
+    def remember(self, content: str, **fields: Any) -> Remembered:
+        """Import, chunk and index one entry (FIELDS: Note.of's, as memdock.verbs.remember takes them). Nothing
+        else in its thread is touched (no pruning)."""
+        return self.remember_notes([Note.of(content, **fields)])[0]
 
     def remember_many(self, items: Iterable[str | Mapping[str, Any]]) -> list[Remembered]:
         """Remember several entries with one index call. Each item is the content, or a mapping with

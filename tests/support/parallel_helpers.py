@@ -9,7 +9,7 @@ from memdock.engine.ledger import Ledger
 from memdock.registry import AdapterDescriptor
 from memdock.runner.backend import SubprocessBackend
 
-SHARED = Path(__file__).resolve().parent / "adapters" / "shared-store"
+SHARED = Path(__file__).resolve().parents[1] / "adapters" / "shared-store"
 
 
 def shared(store: Path, **config) -> SubprocessBackend:

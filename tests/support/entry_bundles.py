@@ -14,7 +14,7 @@ from memdock.chunking import chunk_bundle
 from memdock.ids import content_hash
 from memdock.importers.pipeline import import_corpus
 
-SHARED_DATA = Path(os.environ.get("MEMDOCK_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+SHARED_DATA = Path(os.environ.get("MEMDOCK_SHARED_DATA") or Path(__file__).resolve().parents[3] / "shared" / "data")
 
 
 def closed_port() -> int:

@@ -7,7 +7,7 @@ from memdock.connect import open_backend
 from memdock.service import MemoryService
 from memdock.service.core import ServiceCore
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPTED = ROOT / "tests" / "adapters" / "scripted"
 
 
