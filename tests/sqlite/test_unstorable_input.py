@@ -14,6 +14,7 @@ import orjson
 import pytest
 from records_factory import chunk
 
+from memdock.engine.ledger import Ledger
 from memdock.errors import InvalidInputError
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
@@ -90,9 +91,12 @@ def store_state(store: Path) -> tuple:
     db = store / "data" / "memory.sqlite"
     with sqlite3.connect(db) as conn:
         chunks = sorted(r[0] for r in conn.execute("SELECT id FROM chunks"))
-    with sqlite3.connect(store / "ledger.sqlite") as conn:
-        ledger = sorted(r[0] for r in conn.execute("SELECT id FROM committed"))
-    return chunks, ledger
+    ledger = Ledger.reader(store / "ledger.sqlite")
+    try:
+        ids = sorted(r[0] for r in ledger.records())
+    finally:
+        ledger.close()
+    return chunks, ids
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
