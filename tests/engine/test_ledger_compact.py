@@ -11,7 +11,7 @@ import pytest
 from memdock import Memory
 from memdock.cli.main import main
 from memdock.engine.ledger import HASH_BYTES, Ledger, record_hash, short
-from memdock.engine.ledger_keys import decode, encode
+from memdock.engine.ledger_keys import Keys, decode, encode
 from memdock.engine.ledger_migrate import VERSION
 from memdock.errors import BackendError
 
@@ -42,6 +42,8 @@ def test_every_id_gets_its_key_and_back_and_digest_ids_are_short():
     assert len(set(keys)) == len(IDS)
     assert len(keys[0]) == 2 + 8 and len(keys[1]) == 2 + 8
     assert keys[4] == b"\x00" + IDS[4].encode() and keys[7] == b"\x00" + IDS[7].encode()
+    cached = Keys(lambda prefix, create: numbers.get(prefix, -1))
+    assert [cached.key(i, create=False) for i in IDS + IDS] == keys + keys  # a known prefix's fast path agrees
 
 
 def test_an_id_whose_prefix_was_never_written_is_not_found():

@@ -34,7 +34,7 @@ import orjson
 from ..bundle.source import LEGACY, REMEMBER
 from ..diskfull import disk_full_as_error, sqlite_transaction
 from ..errors import BackendError
-from .ledger_keys import decode, encode
+from .ledger_keys import Keys, decode
 from .ledger_migrate import PREFIX, VERSION, migrate, newer_than_this
 from .sources import FileState
 
@@ -87,6 +87,8 @@ class Ledger:
         self.path = path
         self._names: dict[tuple[int, str], int] = {}
         self._prefixes: dict[int, str] = {}
+        self._recent: dict[str, bytes] = {}
+        self._keying = Keys(lambda prefix, create: self._name(PREFIX, prefix, create=create))
         try:
             with disk_full_as_error(path, "opening the ledger"):
                 self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
@@ -118,9 +120,13 @@ class Ledger:
         if version > VERSION:
             raise BackendError(newer_than_this(self.path, version), details={"file": str(self.path)})
         if version < VERSION:
-            self._names.clear()  # a migration rolled back would leave numbers that are not in the file
+            self._forget_numbers()  # a migration rolled back would leave numbers that are not in the file
             migrate(self.db, _SCHEMA, self._name, self._key)
-            self._names.clear()
+            self._forget_numbers()
+
+    def _forget_numbers(self) -> None:
+        self._names.clear()
+        self._keying.forget_numbers()
 
     @classmethod
     def reader(cls, path: Path) -> Ledger:
@@ -129,7 +135,8 @@ class Ledger:
         sees what the last clean close checkpointed. An older ledger is migrated first where it can be written;
         a newer one is refused."""
         self = cls.__new__(cls)
-        self.path, self._names, self._prefixes = path, {}, {}
+        self.path, self._names, self._prefixes, self._recent = path, {}, {}, {}
+        self._keying = Keys(lambda prefix, create: self._name(PREFIX, prefix, create=create))
         try:
             self.db = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, check_same_thread=False)
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
@@ -172,10 +179,11 @@ class Ledger:
 
     def _key(self, rid: str, *, create: bool = True) -> bytes:
         """RID's key (see `ledger_keys`); a new prefix is numbered when CREATE (inside a transaction)."""
-        return encode(rid, lambda prefix: self._name(PREFIX, prefix, create=create))
+        return self._keying.key(rid, create=create)
 
     def _keys(self, ids: Sequence[str], *, create: bool = False) -> list[bytes]:
-        return [self._key(i, create=create) for i in ids]
+        key = self._keying.key
+        return [key(i, create=create) for i in ids]
 
     def _prefix(self, n: int) -> str:
         if n not in self._prefixes:
@@ -232,13 +240,15 @@ class Ledger:
                 part = keys[start : start + _BATCH]
                 known.update(self.db.execute(f"SELECT key, hash FROM committed WHERE key IN ({_marks(part)})", part))
             self.db.executemany("INSERT OR IGNORE INTO seen(key) VALUES (?)", [(k,) for k in keys])
+        self._recent = dict(zip((i[0] for i in items), keys, strict=True))  # add_pending takes the changed ones
         return [known.get(k) != short(i[1]) for k, i in zip(keys, items, strict=True)]
 
     def add_pending(self, items: Iterable[Item]) -> None:
+        recent, self._recent = self._recent, {}
         with self._transaction():  # new thread, type and prefix names are the only writes to the file
             rows = [
                 (
-                    self._key(rid),
+                    recent.get(rid) or self._key(rid),
                     short(h),
                     None if tid is None else self._name(THREAD, tid),
                     self._name(TYPE, rtype),

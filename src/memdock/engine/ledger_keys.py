@@ -37,6 +37,40 @@ def split(rid: str) -> tuple[str, bytes] | None:
     return (rid[:cut], raw) if raw.hex() == tail else None
 
 
+class Keys:
+    """`encode` with each prefix's number kept once known (a run keys every record two or three times)."""
+
+    def __init__(self, number: Callable[[str, bool], int]):
+        self._number = number  # (prefix, create) -> its number, or -1
+        self._heads: dict[str, bytes] = {}
+
+    def key(self, rid: str, *, create: bool) -> bytes:
+        cut = rid.rfind(":") + 1
+        head = self._heads.get(rid[:cut]) if cut else None
+        if head is not None:
+            tail = rid[cut:]
+            if 2 <= len(tail) <= _MAX_DIGEST and not len(tail) % 2:
+                try:
+                    raw = bytes.fromhex(tail)
+                except ValueError:
+                    return TEXT + rid.encode()
+                if raw.hex() == tail:
+                    return head + raw
+            return TEXT + rid.encode()
+        parts = split(rid)
+        if parts is None:
+            return TEXT + rid.encode()
+        n = self._number(parts[0], create)
+        if n <= 0:
+            return TEXT + rid.encode()
+        head = self._heads[parts[0]] = _varint(n)
+        return head + parts[1]
+
+    def forget_numbers(self) -> None:
+        """Drop what is known (numbers made in a transaction that was rolled back are not in the file)."""
+        self._heads.clear()
+
+
 def encode(rid: str, number: Callable[[str], int]) -> bytes:
     """The key of RID; NUMBER gives its prefix's number (or -1 for a prefix never written)."""
     parts = split(rid)
