@@ -128,3 +128,52 @@ def test_forget_leaves_the_text_in_no_file_of_the_store_raw_or_decompressed(tmp_
             assert text.count(b"harbour crane") > 0 or "entry" not in p.name
     with Memory("sqlite", data_dir=store) as memory:
         assert len(memory.recall("harbour crane schedule lot", limit=5).hits) == 5
+
+
+def write_v3(path) -> None:
+    """A small ledger as version 3 wrote it: ids as text, 16-byte hashes."""
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            "CREATE TABLE names (n INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL);"
+            "CREATE UNIQUE INDEX names_name ON names(kind, name);"
+            "INSERT INTO names VALUES (1, 1, 'thread:t:00aa'), (2, 2, 'chunk'), (3, 3, 'a'), (4, 3, 'b');"
+            "CREATE TABLE committed (id TEXT PRIMARY KEY, hash BLOB NOT NULL, thread INTEGER, type INTEGER NOT NULL,"
+            " origin INTEGER) WITHOUT ROWID;"
+            "CREATE INDEX committed_thread ON committed(thread) WHERE thread IS NOT NULL;"
+            "CREATE TABLE also (id TEXT NOT NULL, origin INTEGER NOT NULL, PRIMARY KEY (id, origin)) WITHOUT ROWID;"
+        )
+        for n, rid in enumerate(i for i in IDS if i):
+            db.execute("INSERT INTO committed VALUES (?, ?, 1, 2, 3)", (rid, bytes([n]) * 16))
+        db.execute("INSERT INTO also VALUES (?, 4)", (IDS[0],))
+        db.execute("PRAGMA user_version=3")
+
+
+def test_a_version_3_ledger_migrates_and_a_migration_killed_midway_leaves_it_as_it_was(tmp_path, monkeypatch):
+    path = tmp_path / "ledger.sqlite"
+    write_v3(path)
+    before = path.read_bytes()
+    calls = []
+
+    def dies(self, rid, *, create=True):
+        calls.append(rid)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        return real(self, rid, create=create)
+
+    real = Ledger._key
+    monkeypatch.setattr(Ledger, "_key", dies)
+    with pytest.raises(KeyboardInterrupt):
+        Ledger(path)
+    monkeypatch.setattr(Ledger, "_key", real)
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert db.execute("SELECT count(*) FROM committed WHERE id IS NOT NULL").fetchone()[0] == len(IDS) - 1
+    assert len(path.read_bytes()) == len(before)
+
+    ledger = Ledger(path)
+    ids = [i for i in IDS if i]
+    assert sorted(ledger.records()) == sorted(
+        (rid, bytes([n]) * HASH_BYTES, "thread:t:00aa", "chunk") for n, rid in enumerate(ids)
+    )
+    assert ledger.links() == {(i, "a") for i in ids} | {(IDS[0], "b")}
+    ledger.close()
