@@ -38,29 +38,34 @@ def index(bundle: Path, store: Path, capsys) -> str:
 
 def links(ledger_path: Path) -> set[tuple[str, str]]:
     """Every (record id, origin) link the ledger holds."""
-    with sqlite3.connect(ledger_path) as db:
-        q = (
-            "SELECT c.id, n.name FROM committed c JOIN names n ON n.n = c.origin UNION "
-            "SELECT a.id, n.name FROM also a JOIN names n ON n.n = a.origin"
-        )
-        return set(db.execute(q))
+    ledger = Ledger.reader(ledger_path)
+    try:
+        return ledger.links()
+    finally:
+        ledger.close()
+
+
+def records(ledger_path: Path) -> list[tuple]:
+    """The ledger's committed rows: (id, kept hash as hex, thread id, record type)."""
+    ledger = Ledger.reader(ledger_path)
+    try:
+        return sorted((i, h.hex(), t, r) for i, h, t, r in ledger.records())
+    finally:
+        ledger.close()
 
 
 def downgrade(ledger_path: Path, version: int) -> list[tuple]:
     """Rewrite the ledger as an older memdock wrote it (0: no origins; 1: committed a rowid table, seen in the
-    file; 2: committed WITHOUT ROWID, origins as text); returns its committed rows as that version kept them."""
-    with sqlite3.connect(ledger_path) as db:
-        rows = sorted(
-            (i, h.hex(), t, r)
-            for i, h, t, r in db.execute(
-                "SELECT c.id, c.hash, t.name, r.name FROM committed c LEFT JOIN names t ON t.n = c.thread "
-                "JOIN names r ON r.n = c.type"
-            )
-        )
+    file; 2: committed WITHOUT ROWID, origins as text; 3: ids as text, a 16-byte hash, numbered names); returns
+    its committed rows (hash as hex) as the current version keeps them."""
+    rows = records(ledger_path)
     held = links(ledger_path)
     ledger_path.unlink()
     for extra in ledger_path.parent.glob(ledger_path.name + "-*"):
         extra.unlink()
+    if version == 3:
+        _write_v3(ledger_path, rows, held)
+        return rows
     rowid = "" if version < 2 else " WITHOUT ROWID"
     with sqlite3.connect(ledger_path) as db:
         db.execute(
@@ -78,6 +83,43 @@ def downgrade(ledger_path: Path, version: int) -> list[tuple]:
             db.execute("INSERT INTO seen SELECT id FROM committed")
         db.execute(f"PRAGMA user_version={version}")
     return rows
+
+
+def _write_v3(ledger_path: Path, rows: list[tuple], held: set[tuple[str, str]]) -> None:
+    """Version 3's layout: one row per record keyed by its id's text, the hash 16 bytes (8 more than kept now)."""
+    with sqlite3.connect(ledger_path) as db:
+        db.executescript(
+            "CREATE TABLE names (n INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL);"
+            "CREATE UNIQUE INDEX names_name ON names(kind, name);"
+            "CREATE TABLE committed (id TEXT PRIMARY KEY, hash BLOB NOT NULL, thread INTEGER, type INTEGER NOT NULL,"
+            " origin INTEGER) WITHOUT ROWID;"
+            "CREATE INDEX committed_thread ON committed(thread) WHERE thread IS NOT NULL;"
+            "CREATE TABLE also (id TEXT NOT NULL, origin INTEGER NOT NULL, PRIMARY KEY (id, origin)) WITHOUT ROWID;"
+            "CREATE TABLE forgetting (id TEXT PRIMARY KEY) WITHOUT ROWID;"
+        )
+        names: dict[tuple[int, str], int] = {}
+
+        def n(kind: int, name: str | None) -> int | None:
+            if name is None:
+                return None
+            if (kind, name) not in names:
+                names[kind, name] = db.execute(
+                    "INSERT INTO names(kind, name) VALUES (?, ?) RETURNING n", (kind, name)
+                ).fetchone()[0]
+            return names[kind, name]
+
+        origin: dict[str, str] = {}
+        for rid, o in sorted(held):
+            origin.setdefault(rid, o)
+        for rid, h, thread, rtype in rows:
+            db.execute(
+                "INSERT INTO committed VALUES (?,?,?,?,?)",
+                (rid, bytes.fromhex(h) + bytes(8), n(1, thread), n(2, rtype), n(3, origin.get(rid))),
+            )
+        for rid, o in sorted(held):
+            if o != origin[rid]:
+                db.execute("INSERT INTO also VALUES (?,?)", (rid, n(3, o)))
+        db.execute("PRAGMA user_version=3")
 
 
 def deleted(summary: str) -> int:
@@ -171,11 +213,11 @@ def test_a_ledger_from_before_origins_is_migrated_and_prunes_as_before(tmp_path,
     assert any("apricot orchard" in t for t in texts(store, "apricot orchard"))
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_an_older_ledger_is_compacted_keeping_what_it_knows(tmp_path, store, capsys, version):
-    """Version 3 keeps one row per record (a 16-byte hash, numbered thread, type and origin) and a run's seen and
-    pending ids out of the file; an older ledger is rebuilt so, with the same hashes and origins: the next run
-    sends nothing unchanged and still prunes what vanished."""
+    """Version 4 keeps one row per record (a short binary key, 8 bytes of hash, numbered thread, type and origin)
+    and a run's seen and pending ids out of the file; an older ledger is rebuilt so, with the same hashes and
+    origins: the next run sends nothing unchanged and still prunes what vanished."""
     src = write_jsonl(tmp_path / "src", LINES)
     corpus = import_(src, tmp_path / "corpus")
     index(corpus, store, capsys)
@@ -187,13 +229,13 @@ def test_an_older_ledger_is_compacted_keeping_what_it_knows(tmp_path, store, cap
     db = sqlite3.connect(ledger_path)
     schema = dict(db.execute("SELECT name, sql FROM sqlite_schema WHERE type = 'table'"))
     assert "WITHOUT ROWID" in schema["committed"] and not {"seen", "pending", "origins"} & set(schema)
-    rows = db.execute(
-        "SELECT c.id, c.hash, t.name, r.name FROM committed c LEFT JOIN names t ON t.n = c.thread "
-        "JOIN names r ON r.n = c.type"
-    )
-    assert sorted((i, h.hex(), t, r) for i, h, t, r in rows) == before
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert not {"committed_old", "committed_v3", "also_v3"} & set(schema)
+    keys = [k for (k,) in db.execute("SELECT key FROM committed")]
+    assert all(isinstance(k, bytes) for k in keys)
+    assert sum(map(len, keys)) * 2 < sum(len(i) for i, *_ in before)  # a numbered prefix and the digest's bytes
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 4
     db.close()
+    assert records(ledger_path) == before
     assert links(ledger_path) == held
 
     assert re.search(r"sent 0\b", index(corpus, store, capsys))

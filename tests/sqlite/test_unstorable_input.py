@@ -15,6 +15,7 @@ import pytest
 from support.cli import run_memdock
 from support.records_factory import chunk
 
+from memdock.engine.ledger import Ledger
 from memdock.errors import InvalidInputError
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
@@ -86,9 +87,12 @@ def store_state(store: Path) -> tuple:
     db = store / "data" / "memory.sqlite"
     with sqlite3.connect(db) as conn:
         chunks = sorted(r[0] for r in conn.execute("SELECT id FROM chunk_rows"))
-    with sqlite3.connect(store / "ledger.sqlite") as conn:
-        ledger = sorted(r[0] for r in conn.execute("SELECT id FROM committed"))
-    return chunks, ledger
+    ledger = Ledger.reader(store / "ledger.sqlite")
+    try:
+        ids = sorted(r[0] for r in ledger.records())
+    finally:
+        ledger.close()
+    return chunks, ids
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

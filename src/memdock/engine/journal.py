@@ -30,7 +30,7 @@ from ..atomic import fsync_dir, temp_name
 from ..bundle import BundleReader, BundleWriter
 from ..bundle.manifest import MANIFEST_NAME
 from ..bundle.reader import SEALED, SEALING
-from .ledger import Ledger, record_hash
+from .ledger import Ledger, record_hash, short
 
 ORDER = ("thread", "entry", "edge", "entity", "chunk")  # edges before entities: a thread's export takes the
 # entities its edges touch
@@ -144,7 +144,7 @@ class Journal:
         committed = ledger.hashes([r["id"] for r in batch])
         for rec in batch:
             rid = rec["id"]
-            if rid in emitted or committed.get(rid) != record_hash(rec):
+            if rid in emitted or committed.get(rid) != short(record_hash(rec)):
                 continue
             if wanted is not None and not _in_threads(rtype, rec, wanted, touched):
                 continue

@@ -13,9 +13,12 @@ Every committed record is linked to the origins that wrote it (a bundle's source
 only when no other origin still holds it. Rows from a ledger written before origins existed are linked to
 `legacy`, which any run may prune (the old behaviour) until a run sees the record and claims it.
 
-The file is compact (version 3): one row per record, `committed(id, hash, thread, type, origin)`, the hash
-16 bytes, thread, type and origin small integers naming rows of `names`; a record held by more than one
-origin keeps the others in `also`. Older ledgers are migrated when opened for writing (see `ledger_migrate`).
+The file is compact (version 4): one row per record, `committed(key, hash, thread, type, origin)`, the key
+the record id as a short BLOB (`ledger_keys`: a numbered prefix and the id's digest as bytes), the hash the first
+8 bytes of `record_hash` (a changed record goes unnoticed only if its new hash shares those 64 bits with the old),
+thread, type and origin small integers naming rows of `names`; a record held by more than one origin keeps the
+others in `also`. Older ledgers are migrated when opened for writing (see `ledger_migrate`); a ledger of a newer
+layout is refused, naming both versions.
 """
 
 from __future__ import annotations
@@ -31,30 +34,34 @@ import orjson
 from ..bundle.source import LEGACY, REMEMBER
 from ..diskfull import disk_full_as_error, sqlite_transaction
 from ..errors import BackendError
-from .ledger_migrate import VERSION, migrate
+from .ledger_keys import Keys, decode
+from .ledger_migrate import PREFIX, VERSION, migrate, newer_than_this
 from .sources import FileState
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS names (n INTEGER PRIMARY KEY, kind INTEGER NOT NULL, name TEXT NOT NULL);
 CREATE UNIQUE INDEX IF NOT EXISTS names_name ON names(kind, name);
-CREATE TABLE IF NOT EXISTS committed (id TEXT PRIMARY KEY, hash BLOB NOT NULL, thread INTEGER, type INTEGER NOT NULL,
-  origin INTEGER) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS committed (key BLOB PRIMARY KEY, hash BLOB NOT NULL, thread INTEGER,
+  type INTEGER NOT NULL, origin INTEGER) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS committed_thread ON committed(thread) WHERE thread IS NOT NULL;
-CREATE TABLE IF NOT EXISTS also (id TEXT NOT NULL, origin INTEGER NOT NULL, PRIMARY KEY (id, origin)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS also (key BLOB NOT NULL, origin INTEGER NOT NULL, PRIMARY KEY (key, origin)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS forgetting (id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS files (origin INTEGER NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
   mtime_ns INTEGER NOT NULL, sha256 BLOB NOT NULL, threads BLOB NOT NULL, PRIMARY KEY (origin, path)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS store_files (name TEXT PRIMARY KEY, dev INTEGER, ino INTEGER) WITHOUT ROWID;
 """
 # What a run has seen and sent matters only to that run (one connection): TEMP tables keep them out of the file.
 _TEMP = """
-CREATE TEMP TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY);
-CREATE TEMP TABLE IF NOT EXISTS pending (id TEXT PRIMARY KEY, hash BLOB NOT NULL, thread INTEGER,
+CREATE TEMP TABLE IF NOT EXISTS seen (key BLOB PRIMARY KEY);
+CREATE TEMP TABLE IF NOT EXISTS pending (key BLOB PRIMARY KEY, hash BLOB NOT NULL, thread INTEGER,
   type INTEGER NOT NULL);
-CREATE TEMP TABLE IF NOT EXISTS checkpointed (id TEXT PRIMARY KEY);
+CREATE TEMP TABLE IF NOT EXISTS checkpointed (key BLOB PRIMARY KEY);
 """
 THREAD, TYPE, ORIGIN = 1, 2, 3  # kinds of names
 _VOLATILE = ("ingestion_time",)
 _BATCH = 500
+HASH_BYTES = 8
+"""How much of `record_hash` the ledger keeps (compare `Ledger.hashes` with `short(record_hash(...))`)."""
 
 Item = tuple[str, bytes, "str | None", str]
 """(id, content hash, thread id, record type) of one record."""
@@ -66,6 +73,11 @@ def record_hash(record: dict) -> bytes:
     return hashlib.sha256(orjson.dumps(stable, option=orjson.OPT_SORT_KEYS)).digest()[:16]
 
 
+def short(h: bytes) -> bytes:
+    """The part of a content hash the ledger keeps."""
+    return h[:HASH_BYTES]
+
+
 def _marks(part: Sequence[object]) -> str:
     return ",".join("?" * len(part))
 
@@ -74,6 +86,9 @@ class Ledger:
     def __init__(self, path: Path):
         self.path = path
         self._names: dict[tuple[int, str], int] = {}
+        self._prefixes: dict[int, str] = {}
+        self._recent: dict[str, bytes] = {}
+        self._keying = Keys(lambda prefix, create: self._name(PREFIX, prefix, create=create))
         try:
             with disk_full_as_error(path, "opening the ledger"):
                 self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
@@ -83,8 +98,7 @@ class Ledger:
                 # cache_size sets the main file's cache only: the run's TEMP tables (also hashed ids) would spill
                 # to a temp file past SQLite's default 2 MB; they get the same bound.
                 self.db.execute("PRAGMA temp.cache_size=-65536")
-                if self.db.execute("PRAGMA user_version").fetchone()[0] < VERSION:
-                    migrate(self.db, _SCHEMA, self._name)
+                self._check_version()
                 self.db.executescript(_SCHEMA)
                 self.db.executescript(_TEMP)
         except sqlite3.DatabaseError as exc:
@@ -95,21 +109,43 @@ class Ledger:
                 "nothing was changed",
                 details={"file": str(path)},
             ) from None
+        except BackendError:
+            self.db.close()
+            raise
         self.origin = LEGACY
+
+    def _check_version(self) -> None:
+        """Refuse a ledger of a newer layout; migrate an older one (writable opens only)."""
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > VERSION:
+            raise BackendError(newer_than_this(self.path, version), details={"file": str(self.path)})
+        if version < VERSION:
+            self._forget_numbers()  # a migration rolled back would leave numbers that are not in the file
+            migrate(self.db, _SCHEMA, self._name, self._key)
+            self._forget_numbers()
+
+    def _forget_numbers(self) -> None:
+        self._names.clear()
+        self._keying.forget_numbers()
 
     @classmethod
     def reader(cls, path: Path) -> Ledger:
         """The ledger opened only to read: it creates nothing, so it also opens on a read-only store (a mounted
         snapshot, a backup). Where SQLite cannot make the WAL index there, the file is read as immutable, which
-        sees what the last clean close checkpointed. An older ledger is migrated first where it can be written."""
+        sees what the last clean close checkpointed. An older ledger is migrated first where it can be written;
+        a newer one is refused."""
         self = cls.__new__(cls)
-        self.path, self._names = path, {}
+        self.path, self._names, self._prefixes, self._recent = path, {}, {}, {}
+        self._keying = Keys(lambda prefix, create: self._name(PREFIX, prefix, create=create))
         try:
             self.db = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, check_same_thread=False)
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
         except sqlite3.OperationalError:
             self.db = sqlite3.connect(path.as_uri() + "?immutable=1", uri=True, check_same_thread=False)
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > VERSION:
+            self.db.close()
+            raise BackendError(newer_than_this(path, version), details={"file": str(path)})
         if version < VERSION:
             self.db.close()
             return cls(path)
@@ -141,6 +177,22 @@ class Ledger:
     def _named(self, kind: int) -> dict[int, str]:
         return dict(self.db.execute("SELECT n, name FROM names WHERE kind = ?", (kind,)))
 
+    def _key(self, rid: str, *, create: bool = True) -> bytes:
+        """RID's key (see `ledger_keys`); a new prefix is numbered when CREATE (inside a transaction)."""
+        return self._keying.key(rid, create=create)
+
+    def _keys(self, ids: Sequence[str], *, create: bool = False) -> list[bytes]:
+        key = self._keying.key
+        return [key(i, create=create) for i in ids]
+
+    def _prefix(self, n: int) -> str:
+        if n not in self._prefixes:
+            self._prefixes = self._named(PREFIX)
+        return self._prefixes[n]
+
+    def _id(self, key: bytes) -> str:
+        return decode(key, self._prefix)
+
     def close(self) -> None:
         self.db.close()
 
@@ -153,22 +205,22 @@ class Ledger:
         self.db.execute("DELETE FROM pending")
         self.db.execute("DELETE FROM seen")
 
-    def _claim(self, select_ids: str, params: Sequence[object] = ()) -> None:
-        """Link the ids SELECT_IDS yields to this run's origin (inside a transaction); a legacy link gives way.
+    def _claim(self, select_keys: str, params: Sequence[object] = ()) -> None:
+        """Link the keys SELECT_KEYS yields to this run's origin (inside a transaction); a legacy link gives way.
         A record already linked to this origin is not written."""
         run, legacy = self._run, self._name(ORIGIN, LEGACY)
         self.db.execute(
-            f"UPDATE committed SET origin = ? WHERE id IN ({select_ids}) AND (origin IS NULL OR origin = ?) "
+            f"UPDATE committed SET origin = ? WHERE key IN ({select_keys}) AND (origin IS NULL OR origin = ?) "
             "AND origin IS NOT ?",
             [run, *params, legacy, run],
         )
         self.db.execute(
-            f"INSERT OR IGNORE INTO also(id, origin) SELECT id, ? FROM committed WHERE id IN ({select_ids}) "
+            f"INSERT OR IGNORE INTO also(key, origin) SELECT key, ? FROM committed WHERE key IN ({select_keys}) "
             "AND origin != ?",
             [run, *params, run],
         )
         if run != legacy:
-            self.db.execute(f"DELETE FROM also WHERE origin = ? AND id IN ({select_ids})", [legacy, *params])
+            self.db.execute(f"DELETE FROM also WHERE origin = ? AND key IN ({select_keys})", [legacy, *params])
 
     def finish_run(self) -> None:
         """Claim every committed record this run saw (the unchanged ones too) for its origin.
@@ -176,30 +228,40 @@ class Ledger:
         Done once at the end: a run killed before it leaves the records it merely saw unclaimed, and its next
         run claims them."""
         with self._transaction():
-            self._claim("SELECT id FROM seen")
+            self._claim("SELECT key FROM seen")
 
     def changed(self, items: Sequence[Item]) -> list[bool]:
-        """For ITEMS: True where the ledger lacks that id with that hash. Every id is noted as seen, and the
-        changed ones as pending, in one statement each (both tables are the run's own, out of the file)."""
-        known: dict[str, bytes] = {}
-        ids = [i[0] for i in items]
-        for start in range(0, len(ids), _BATCH):
-            part = ids[start : start + _BATCH]
-            known.update(self.db.execute(f"SELECT id, hash FROM committed WHERE id IN ({_marks(part)})", part))
+        """For ITEMS: True where the ledger lacks that id with that hash. Every id is noted as seen (in the run's
+        own table, out of the file; a new id prefix is the only write to the file)."""
+        known: dict[bytes, bytes] = {}
         with self._transaction():
-            self.db.executemany("INSERT OR IGNORE INTO seen(id) VALUES (?)", [(i,) for i in ids])
-        return [known.get(i[0]) != i[1] for i in items]
+            keys = self._keys([i[0] for i in items], create=True)
+            for start in range(0, len(keys), _BATCH):
+                part = keys[start : start + _BATCH]
+                known.update(self.db.execute(f"SELECT key, hash FROM committed WHERE key IN ({_marks(part)})", part))
+            self.db.executemany("INSERT OR IGNORE INTO seen(key) VALUES (?)", [(k,) for k in keys])
+        self._recent = dict(zip((i[0] for i in items), keys, strict=True))  # add_pending takes the changed ones
+        return [known.get(k) != short(i[1]) for k, i in zip(keys, items, strict=True)]
 
     def add_pending(self, items: Iterable[Item]) -> None:
-        with self._transaction():  # new thread and type names are the only writes to the file
+        recent, self._recent = self._recent, {}
+        with self._transaction():  # new thread, type and prefix names are the only writes to the file
             rows = [
-                (rid, h, None if tid is None else self._name(THREAD, tid), self._name(TYPE, rtype))
+                (
+                    recent.get(rid) or self._key(rid),
+                    short(h),
+                    None if tid is None else self._name(THREAD, tid),
+                    self._name(TYPE, rtype),
+                )
                 for rid, h, tid, rtype in items
             ]
-            self.db.executemany("INSERT OR REPLACE INTO pending(id, hash, thread, type) VALUES (?,?,?,?)", rows)
+            self.db.executemany("INSERT OR REPLACE INTO pending(key, hash, thread, type) VALUES (?,?,?,?)", rows)
 
     def is_pending(self, rid: str) -> bool:
-        return self.db.execute("SELECT 1 FROM pending WHERE id = ?", (rid,)).fetchone() is not None
+        return (
+            self.db.execute("SELECT 1 FROM pending WHERE key = ?", (self._key(rid, create=False),)).fetchone()
+            is not None
+        )
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -213,17 +275,19 @@ class Ledger:
         holds keeps that one and gains this run's in `also`)."""
         run, legacy = self._run, self._name(ORIGIN, LEGACY)
         self.db.execute(
-            "INSERT OR IGNORE INTO also(id, origin) SELECT c.id, ? FROM committed c "
-            f"WHERE c.id IN (SELECT id FROM pending WHERE {where}) AND c.origin IS NOT NULL AND c.origin NOT IN (?, ?)",
+            "INSERT OR IGNORE INTO also(key, origin) SELECT c.key, ? FROM committed c "
+            f"WHERE c.key IN (SELECT key FROM pending WHERE {where}) AND c.origin IS NOT NULL "
+            "AND c.origin NOT IN (?, ?)",
             [run, *params, run, legacy],
         )
         if run != legacy:
             self.db.execute(
-                f"DELETE FROM also WHERE origin = ? AND id IN (SELECT id FROM pending WHERE {where})", [legacy, *params]
+                f"DELETE FROM also WHERE origin = ? AND key IN (SELECT key FROM pending WHERE {where})",
+                [legacy, *params],
             )
         return self.db.execute(
-            "INSERT INTO committed(id, hash, thread, type, origin) SELECT id, hash, thread, type, ? FROM pending "
-            f"WHERE {where} ON CONFLICT(id) DO UPDATE SET hash = excluded.hash, thread = excluded.thread, "
+            "INSERT INTO committed(key, hash, thread, type, origin) SELECT key, hash, thread, type, ? FROM pending "
+            f"WHERE {where} ON CONFLICT(key) DO UPDATE SET hash = excluded.hash, thread = excluded.thread, "
             "type = excluded.type, origin = CASE WHEN committed.origin IS NULL OR committed.origin = ? "
             "THEN excluded.origin ELSE committed.origin END",
             [run, *params, legacy],
@@ -231,12 +295,12 @@ class Ledger:
 
     def commit(self, ids: Sequence[str]) -> int:
         """Move checkpointed ids from pending to committed."""
-        # The ids go into a TEMP table first: a few set statements over it cost far less than the same
-        # statements once per few hundred ids with their ids bound as parameters.
+        # The keys go into a TEMP table first: a few set statements over it cost far less than the same
+        # statements once per few hundred ids with their keys bound as parameters.
         with self._transaction():
-            self.db.executemany("INSERT OR IGNORE INTO checkpointed(id) VALUES (?)", [(i,) for i in ids])
-            n = self._move("id IN (SELECT id FROM checkpointed)", [])
-            self.db.execute("DELETE FROM pending WHERE id IN (SELECT id FROM checkpointed)")
+            self.db.executemany("INSERT OR IGNORE INTO checkpointed(key) VALUES (?)", [(k,) for k in self._keys(ids)])
+            n = self._move("key IN (SELECT key FROM checkpointed)", [])
+            self.db.execute("DELETE FROM pending WHERE key IN (SELECT key FROM checkpointed)")
             self.db.execute("DELETE FROM checkpointed")
         return n
 
@@ -254,10 +318,15 @@ class Ledger:
         for start in range(0, len(numbers), _BATCH):
             yield numbers[start : start + _BATCH]
 
+    def _in_keys(self, ids: Sequence[str]) -> Iterator[list[bytes]]:
+        keys = self._keys(ids)
+        for start in range(0, len(keys), _BATCH):
+            yield keys[start : start + _BATCH]
+
     def _holds(self, origins: Sequence[int], *, negate: bool = False) -> str:
         """SQL true where committed row c is linked to one of ORIGINS (to none, NEGATE)."""
         marks = _marks(origins)
-        held = f"(c.origin IN ({marks}) OR EXISTS (SELECT 1 FROM also a WHERE a.id = c.id AND a.origin IN ({marks})))"
+        held = f"(c.origin IN ({marks}) OR EXISTS (SELECT 1 FROM also a WHERE a.key = c.key AND a.origin IN ({marks})))"
         return f"NOT {held}" if negate else held
 
     def vanished(self, thread_ids: Sequence[str]) -> list[str]:
@@ -266,10 +335,10 @@ class Ledger:
         out: list[str] = []
         for part in self._in_threads(thread_ids):
             q = (
-                f"SELECT c.id FROM committed c WHERE c.thread IN ({_marks(part)}) AND {self._holds(mine)} "
-                "AND c.id NOT IN (SELECT id FROM seen) ORDER BY c.id"
+                f"SELECT c.key FROM committed c WHERE c.thread IN ({_marks(part)}) AND {self._holds(mine)} "
+                "AND c.key NOT IN (SELECT key FROM seen)"
             )
-            out.extend(r[0] for r in self.db.execute(q, [*part, *mine, *mine]))
+            out.extend(self._id(r[0]) for r in self.db.execute(q, [*part, *mine, *mine]))
         return sorted(out)
 
     def kept_for_other_sources(self, thread_ids: Sequence[str]) -> int:
@@ -281,7 +350,7 @@ class Ledger:
         for part in self._in_threads(thread_ids):
             q = (
                 f"SELECT count(*) FROM committed c WHERE c.thread IN ({_marks(part)}) AND c.origin IS NOT NULL "
-                f"AND c.id NOT IN (SELECT id FROM seen) AND {self._holds(ours, negate=True)}"
+                f"AND c.key NOT IN (SELECT key FROM seen) AND {self._holds(ours, negate=True)}"
             )
             n += self.db.execute(q, [*part, *ours, *ours]).fetchone()[0]
         return n
@@ -290,13 +359,13 @@ class Ledger:
         """Those of IDS that an origin other than this run's (and legacy) still holds."""
         mine = [self._run, self._name(ORIGIN, LEGACY)]
         out: set[str] = set()
-        for start in range(0, len(ids), _BATCH):
-            part = list(ids[start : start + _BATCH])
+        for part in self._in_keys(ids):
             q = (
-                f"SELECT c.id FROM committed c WHERE c.id IN ({_marks(part)}) AND ((c.origin IS NOT NULL AND "
-                "c.origin NOT IN (?, ?)) OR EXISTS (SELECT 1 FROM also a WHERE a.id = c.id AND a.origin NOT IN (?, ?)))"
+                f"SELECT c.key FROM committed c WHERE c.key IN ({_marks(part)}) AND ((c.origin IS NOT NULL AND "
+                "c.origin NOT IN (?, ?)) OR EXISTS (SELECT 1 FROM also a WHERE a.key = c.key "
+                "AND a.origin NOT IN (?, ?)))"
             )
-            out.update(r[0] for r in self.db.execute(q, [*part, *mine, *mine]))
+            out.update(self._id(r[0]) for r in self.db.execute(q, [*part, *mine, *mine]))
         return out
 
     def release(self, ids: Sequence[str]) -> None:
@@ -304,26 +373,25 @@ class Ledger:
         the row)."""
         mine = [self._run, self._name(ORIGIN, LEGACY)]
         with self._transaction():
-            for start in range(0, len(ids), _BATCH):
-                part = list(ids[start : start + _BATCH])
-                self.db.execute(f"DELETE FROM also WHERE id IN ({_marks(part)}) AND origin IN (?, ?)", [*part, *mine])
+            for part in self._in_keys(ids):
+                marks = _marks(part)
+                self.db.execute(f"DELETE FROM also WHERE key IN ({marks}) AND origin IN (?, ?)", [*part, *mine])
                 self.db.execute(
-                    "UPDATE committed SET origin = (SELECT min(a.origin) FROM also a WHERE a.id = committed.id) "
-                    f"WHERE id IN ({_marks(part)}) AND origin IN (?, ?)",
+                    "UPDATE committed SET origin = (SELECT min(a.origin) FROM also a WHERE a.key = committed.key) "
+                    f"WHERE key IN ({marks}) AND origin IN (?, ?)",
                     [*part, *mine],
                 )
                 self.db.execute(
-                    "DELETE FROM also WHERE (id, origin) IN (SELECT id, origin FROM committed "
-                    f"WHERE id IN ({_marks(part)}) AND origin IS NOT NULL)",
+                    "DELETE FROM also WHERE (key, origin) IN (SELECT key, origin FROM committed "
+                    f"WHERE key IN ({marks}) AND origin IS NOT NULL)",
                     part,
                 )
 
     def forget(self, ids: Sequence[str]) -> None:
         with self._transaction():
-            for start in range(0, len(ids), _BATCH):
-                part = list(ids[start : start + _BATCH])
-                self.db.execute(f"DELETE FROM committed WHERE id IN ({_marks(part)})", part)
-                self.db.execute(f"DELETE FROM also WHERE id IN ({_marks(part)})", part)
+            for part in self._in_keys(ids):
+                self.db.execute(f"DELETE FROM committed WHERE key IN ({_marks(part)})", part)
+                self.db.execute(f"DELETE FROM also WHERE key IN ({_marks(part)})", part)
 
     def mark_forgetting(self, ids: Sequence[str]) -> None:
         """Note, durably, that IDS are being forgotten: a forget killed before the journal lost their text is
@@ -339,11 +407,13 @@ class Ledger:
             self.db.execute("DELETE FROM forgetting")
 
     def hashes(self, ids: Sequence[str]) -> dict[str, bytes]:
-        """The committed content hash of each of IDS the ledger holds."""
+        """The committed content hash of each of IDS the ledger holds (the part it keeps: compare with `short`)."""
         out: dict[str, bytes] = {}
-        for start in range(0, len(ids), _BATCH):
-            part = list(ids[start : start + _BATCH])
-            out.update(self.db.execute(f"SELECT id, hash FROM committed WHERE id IN ({_marks(part)})", part))
+        for part in self._in_keys(ids):
+            out.update(
+                (self._id(k), h)
+                for k, h in self.db.execute(f"SELECT key, hash FROM committed WHERE key IN ({_marks(part)})", part)
+            )
         return out
 
     def threads(self) -> dict[str, int]:
@@ -359,13 +429,25 @@ class Ledger:
             sorted((names[t], n) for t, n in self.db.execute("SELECT type, count(*) FROM committed GROUP BY 1"))
         )
 
+    def records(self) -> Iterator[tuple[str, bytes, str | None, str]]:
+        """Every committed record as (id, kept hash, thread id, record type), in no set order."""
+        threads, types = self._named(THREAD), self._named(TYPE)
+        for key, h, thread, rtype in self.db.execute("SELECT key, hash, thread, type FROM committed"):
+            yield self._id(key), h, None if thread is None else threads[thread], types[rtype]
+
+    def links(self) -> set[tuple[str, str]]:
+        """Every (record id, origin) link the ledger holds."""
+        origins = self._named(ORIGIN)
+        q = "SELECT key, origin FROM committed WHERE origin IS NOT NULL UNION SELECT key, origin FROM also"
+        return {(self._id(k), origins[o]) for k, o in self.db.execute(q)}
+
     def carry(self, thread_ids: Sequence[str]) -> None:
         """Count the committed records of THREAD_IDS as seen by this run (their source files were unchanged and not
         read again), so the run neither prunes nor re-sends them."""
         with self._transaction():
             for part in self._in_threads(thread_ids):
                 self.db.execute(
-                    f"INSERT OR IGNORE INTO seen SELECT id FROM committed WHERE thread IN ({_marks(part)})", part
+                    f"INSERT OR IGNORE INTO seen SELECT key FROM committed WHERE thread IN ({_marks(part)})", part
                 )
 
     def files(self, origin: str) -> dict[str, FileState]:
@@ -382,6 +464,34 @@ class Ledger:
                 "INSERT INTO files VALUES (?,?,?,?,?,?)",
                 [(self._run, p, f.size, f.mtime_ns, f.sha256, orjson.dumps(f.threads)) for p, f in files.items()],
             )
+
+    def store_files(self) -> dict[str, tuple[int, int]]:
+        """The backend's store files as last recorded: name -> (device, inode) (see `engine.lost`)."""
+        try:
+            return {n: (d, i) for n, d, i in self.db.execute("SELECT name, dev, ino FROM store_files")}
+        except sqlite3.OperationalError:  # a ledger opened read-only before the table existed
+            return {}
+
+    def set_store_files(self, rows: Sequence[tuple[str, int, int]]) -> None:
+        """ROWS (name, device, inode) are now the backend's store files."""
+        with self._transaction():
+            self.db.execute("DELETE FROM store_files")
+            self.db.executemany("INSERT INTO store_files VALUES (?, ?, ?)", rows)
+
+    def keep_only(self, ids: Iterable[str], store_files: Sequence[tuple[str, int, int]]) -> int:
+        """In one transaction: drop the claim on every record not among IDS, forget every source file's state
+        (so the next `add` reads them all) and record STORE_FILES; returns how many records were dropped."""
+        with self._transaction():
+            self.db.execute("CREATE TEMP TABLE IF NOT EXISTS kept (key BLOB PRIMARY KEY)")
+            self.db.execute("DELETE FROM kept")
+            self.db.executemany("INSERT OR IGNORE INTO kept VALUES (?)", ((self._key(i, create=False),) for i in ids))
+            gone = self.db.execute("DELETE FROM committed WHERE key NOT IN (SELECT key FROM kept)").rowcount
+            self.db.execute("DELETE FROM also WHERE key NOT IN (SELECT key FROM kept)")
+            self.db.execute("DELETE FROM files")
+            self.db.execute("DELETE FROM store_files")
+            self.db.executemany("INSERT INTO store_files VALUES (?, ?, ?)", store_files)
+            self.db.execute("DELETE FROM kept")
+        return int(gone)
 
     def empty(self) -> bool:
         return self.db.execute("SELECT 1 FROM committed LIMIT 1").fetchone() is None

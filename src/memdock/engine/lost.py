@@ -28,15 +28,7 @@ from .ledger import Ledger
 from .store import Store
 from .transport import Transport
 
-_TABLE = "CREATE TABLE IF NOT EXISTS store_files (name TEXT PRIMARY KEY, dev INTEGER, ino INTEGER) WITHOUT ROWID"
 _RESTORING = ""  # the row a restore under way leaves until it has finished
-
-
-def _recorded(ledger: Ledger) -> dict[str, tuple[int, int]]:
-    try:
-        return {n: (d, i) for n, d, i in ledger.db.execute("SELECT name, dev, ino FROM store_files")}
-    except sqlite3.OperationalError:  # a ledger from before the check, or one opened read-only
-        return {}
 
 
 def lost_reason(transport: Transport, store: Store, ledger: Ledger) -> str | None:
@@ -44,7 +36,7 @@ def lost_reason(transport: Transport, store: Store, ledger: Ledger) -> str | Non
     names = transport.store_files
     if not names or ledger.empty():
         return None
-    recorded = _recorded(ledger)
+    recorded = ledger.store_files()
     if _RESTORING in recorded:
         return "an earlier restore of the store did not finish"
     for name in names:
@@ -79,28 +71,15 @@ def record_store_files(
         except FileNotFoundError:
             continue
         rows.append((name, st.st_dev, st.st_ino))
-    with ledger._transaction():
-        ledger.db.execute(_TABLE)
-        ledger.db.execute("DELETE FROM store_files")
-        ledger.db.executemany("INSERT INTO store_files VALUES (?, ?, ?)", rows)
+    ledger.set_store_files(rows)
 
 
 def _keep_only(ledger: Ledger, bundle: Path) -> int:
-    """Drop the ledger's claim on every record BUNDLE does not hold; returns how many were dropped."""
+    """Drop the ledger's claim on every record BUNDLE does not hold and note a restore under way; returns how many
+    records were dropped."""
     reader = BundleReader(bundle)
-    db = ledger.db
-    with ledger._transaction():
-        db.execute("CREATE TEMP TABLE IF NOT EXISTS restored (id TEXT PRIMARY KEY)")
-        db.execute("DELETE FROM restored")
-        for rtype in reader.record_types():
-            db.executemany("INSERT OR IGNORE INTO restored VALUES (?)", ((r["id"],) for r in reader.records(rtype)))
-        gone = db.execute("DELETE FROM committed WHERE id NOT IN (SELECT id FROM restored)").rowcount
-        db.execute("DELETE FROM also WHERE id NOT IN (SELECT id FROM restored)")
-        db.execute("DELETE FROM files")
-        db.execute(_TABLE)
-        db.execute("DELETE FROM store_files")
-        db.execute("INSERT INTO store_files VALUES (?, 0, 0)", (_RESTORING,))
-    return int(gone)
+    ids = (r["id"] for rtype in reader.record_types() for r in reader.records(rtype))
+    return ledger.keep_only(ids, [(_RESTORING, 0, 0)])
 
 
 def restore_if_lost(
