@@ -1,20 +1,23 @@
 """Importer and chunker alone on markdown, in MB/s, beside the floor: reading and splitting the same files in Python.
 
-    python bench/markdown_import.py [--markdown-mb 20] [--notes 3000] [--reps 2]
+    python bench/markdown_import.py [--markdown-mb 20] [--notes 3000] [--reps 2] [--baseline OTHER_CHECKOUT]
 
 Two corpora, both made from the real watercooler threads in ../shared/data: bench/peers.py's folder of
 watercooler markdown (--markdown-mb, read with `-f watercooler`), and a folder of --notes plain markdown notes
 (`# <title>` and the entry's body, one watercooler entry a note, with `## ` subheadings kept: read as `text`, the
 format `memdock add DIR` infers for them). For each, in this process: `import` (`import_corpus` into a corpus
 bundle), `chunk` (`chunk_bundle` of that bundle) and `floor` (each file read, decoded and split at its lines,
-the least any importer does). Best of --reps, in MB/s of source bytes.
+the least any importer does). With --baseline, the same again from another checkout's src (a `git worktree` of
+main, say) in a child process, on the same files, printed after. Best of --reps, in CPU seconds and MB/s of source bytes per CPU second.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -22,13 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from peers import DATA, write_markdown  # noqa: E402
-
-from memdock.chunking import chunk_bundle  # noqa: E402
-from memdock.importers.pipeline import import_corpus  # noqa: E402
 
 _ENTRY_SPLIT = re.compile(r"\n---\nEntry: [^\n]*\n")
 
@@ -56,28 +55,33 @@ def floor(folder: Path) -> None:
 
 
 def best(fn: Callable[[], object], reps: int) -> float:
+    """The fewest CPU seconds of REPS runs (on a shared box wall time follows the load; CPU time mostly not)."""
     seconds = []
     for _ in range(reps):
-        t = time.perf_counter()
+        t = time.process_time()
         fn()
-        seconds.append(time.perf_counter() - t)
+        seconds.append(time.process_time() - t)
     return min(seconds)
 
 
 def measure(label: str, folder: Path, fmt: str, size: int, work: Path, reps: int) -> None:
+    import_corpus = importlib.import_module("memdock.importers.pipeline").import_corpus
+    chunk_bundle = importlib.import_module("memdock.chunking").chunk_bundle
+
     def do_import() -> None:
         import_corpus([folder], fmt, work / "corpus", overwrite=True)
 
     def do_chunk() -> None:
         chunk_bundle(work / "corpus", work / "chunks", overwrite=True)
 
+    work.mkdir(parents=True, exist_ok=True)
     mb = size / 1e6
     times = {"floor": best(lambda: floor(folder), reps), "import": best(do_import, reps)}
     times["chunk"] = best(do_chunk, reps)
     times["import+chunk"] = times["import"] + times["chunk"]
     print(f"{label}: {mb:.1f} MB, -f {fmt}")
     for name, s in times.items():
-        print(f"  {name:13} {s:7.2f} s  {mb / s:8.2f} MB/s  {s / times['floor']:7.1f}x floor")
+        print(f"  {name:13} {s:7.2f} s CPU  {mb / s:8.2f} MB/s  {s / times['floor']:7.1f}x floor")
 
 
 def main() -> int:
@@ -85,18 +89,35 @@ def main() -> int:
     ap.add_argument("--markdown-mb", type=float, default=20.0)
     ap.add_argument("--notes", type=int, default=3000)
     ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--baseline", type=Path, help="another checkout of memdock, measured after this one")
+    ap.add_argument("--src", type=Path, default=ROOT / "src", help=argparse.SUPPRESS)  # the child's
+    ap.add_argument("--work", type=Path, help=argparse.SUPPRESS)  # the child's: the corpora already written
     args = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="markdown-import-"))
+    sys.path.insert(0, str(args.src.resolve()))
+    work = args.work or Path(tempfile.mkdtemp(prefix="markdown-import-"))
+    corpora = []
     try:
         if args.markdown_mb > 0:
-            size = write_markdown(work / "watercooler", args.markdown_mb)
-            measure("watercooler markdown", work / "watercooler", "watercooler", size, work, args.reps)
+            size = args.work and _size(work / "watercooler") or write_markdown(work / "watercooler", args.markdown_mb)
+            corpora.append(("watercooler markdown", work / "watercooler", "watercooler", size))
         if args.notes > 0:
-            size = write_notes_folder(work / "notes", args.notes)
-            measure(f"{args.notes} plain markdown notes", work / "notes", "text", size, work, args.reps)
+            size = args.work and _size(work / "notes") or write_notes_folder(work / "notes", args.notes)
+            corpora.append((f"{args.notes} plain markdown notes", work / "notes", "text", size))
+        print(f"== {args.src.resolve().parent}")
+        for label, folder, fmt, size in corpora:
+            measure(label, folder, fmt, size, work / "out", args.reps)
+        if args.baseline:
+            child = [sys.executable, __file__, "--src", str(args.baseline / "src"), "--work", str(work)]
+            child += ["--markdown-mb", str(args.markdown_mb), "--notes", str(args.notes), "--reps", str(args.reps)]
+            subprocess.run(child, check=True)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def _size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.iterdir())
 
 
 if __name__ == "__main__":
