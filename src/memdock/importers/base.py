@@ -56,6 +56,7 @@ class ImportContext:
         self._files_with_problems: set[str] = set()
         self._entry_ids: set[int] = set()
         self._relative: dict[Path, str] = {}
+        self._root_resolved: Path | None = None
 
     def warn(self, file: Path | str, line: int | None, message: str, *, kind: str | None = None) -> None:
         """Record a warning. With KIND, only the first of that kind in a file is kept and the rest counted;
@@ -90,8 +91,12 @@ class ImportContext:
         return known
 
     def _resolve_relative(self, path: Path) -> str:
+        if self.root is None:
+            return path.name
+        if self._root_resolved is None:
+            self._root_resolved = self.root.resolve()
         try:
-            return str(path.resolve().relative_to(self.root.resolve())) if self.root else path.name
+            return str(path.resolve().relative_to(self._root_resolved))
         except ValueError:
             return path.name
 
