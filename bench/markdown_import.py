@@ -8,7 +8,8 @@ watercooler markdown (--markdown-mb, read with `-f watercooler`), and a folder o
 format `memdock add DIR` infers for them). For each, in this process: `import` (`import_corpus` into a corpus
 bundle), `chunk` (`chunk_bundle` of that bundle) and `floor` (each file read, decoded and split at its lines,
 the least any importer does). With --baseline, the same again from another checkout's src (a `git worktree` of
-main, say) in a child process, on the same files, printed after. Best of --reps, in CPU seconds and MB/s of source bytes per CPU second.
+main, say) in a child process, on the same files, printed after. Best of --reps, in CPU seconds and MB/s of
+source bytes per CPU second (on a shared box wall time follows the load; CPU time mostly does not).
 """
 
 from __future__ import annotations

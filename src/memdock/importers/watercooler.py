@@ -133,12 +133,13 @@ def _entry_starts(lines: list[str]) -> list[int]:
             continue
         if fenced:
             continue
-        if line.strip() == "---":
+        stripped = line.strip()
+        if stripped == "---":
             pending_sep = True
             continue
         if pending_sep and line.startswith("Entry:"):
             starts.append(i)
-        if line.strip():
+        if stripped:
             pending_sep = False
     return starts
 
