@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import re
 import shutil
 import subprocess
@@ -26,10 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-
-from peers import DATA, write_markdown  # noqa: E402
-
+DATA = ROOT.parent / "shared" / "data"
 _ENTRY_SPLIT = re.compile(r"\n---\nEntry: [^\n]*\n")
 
 
@@ -80,7 +78,7 @@ def measure(label: str, folder: Path, fmt: str, size: int, work: Path, reps: int
     times = {"floor": best(lambda: floor(folder), reps), "import": best(do_import, reps)}
     times["chunk"] = best(do_chunk, reps)
     times["import+chunk"] = times["import"] + times["chunk"]
-    print(f"{label}: {mb:.1f} MB, -f {fmt}")
+    print(f"{label}: {mb:.1f} MB, -f {fmt} (memdock from {Path(inspect.getfile(chunk_bundle)).parents[2]})")
     for name, s in times.items():
         print(f"  {name:13} {s:7.2f} s CPU  {mb / s:8.2f} MB/s  {s / times['floor']:7.1f}x floor")
 
@@ -99,7 +97,7 @@ def main() -> int:
     corpora = []
     try:
         if args.markdown_mb > 0:
-            size = args.work and _size(work / "watercooler") or write_markdown(work / "watercooler", args.markdown_mb)
+            size = args.work and _size(work / "watercooler") or _write_markdown(work / "watercooler", args.markdown_mb)
             corpora.append(("watercooler markdown", work / "watercooler", "watercooler", size))
         if args.notes > 0:
             size = args.work and _size(work / "notes") or write_notes_folder(work / "notes", args.notes)
@@ -115,6 +113,15 @@ def main() -> int:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def _write_markdown(folder: Path, mb: float) -> int:
+    """bench/peers.py's copies of the threads (imported here: peers puts this checkout's src first on the path,
+    which a --baseline child must not have)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from peers import write_markdown
+
+    return int(write_markdown(folder, mb))
 
 
 def _size(folder: Path) -> int:
