@@ -1,6 +1,6 @@
 """Importer and chunker alone on markdown, in MB/s, beside the floor: reading and splitting the same files in Python.
 
-    python bench/markdown_import.py [--markdown-mb 20] [--notes 3000] [--reps 2] [--baseline OTHER_CHECKOUT]
+    python bench/markdown_import.py [--markdown-mb 20] [--notes 3000] [--reps 2] [--baseline OTHER_CHECKOUT] [--readd]
 
 Two corpora, both made from the real watercooler threads in ../shared/data: bench/peers.py's folder of
 watercooler markdown (--markdown-mb, read with `-f watercooler`), and a folder of --notes plain markdown notes
@@ -9,7 +9,8 @@ format `memdock add DIR` infers for them). For each, in this process: `import` (
 bundle), `chunk` (`chunk_bundle` of that bundle) and `floor` (each file read, decoded and split at its lines,
 the least any importer does). With --baseline, the same again from another checkout's src (a `git worktree` of
 main, say) in a child process, on the same files, printed after. Best of --reps, in CPU seconds and MB/s of
-source bytes per CPU second (on a shared box wall time follows the load; CPU time mostly does not).
+source bytes per CPU second (on a shared box wall time follows the load; CPU time mostly does not). With --readd,
+`memdock add FOLDER` (format inferred, sqlite) of each folder and then again, unchanged: the re-add's share.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -89,6 +92,7 @@ def main() -> int:
     ap.add_argument("--notes", type=int, default=3000)
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--baseline", type=Path, help="another checkout of memdock, measured after this one")
+    ap.add_argument("--readd", action="store_true", help="also `memdock add` each folder twice (this checkout)")
     ap.add_argument("--src", type=Path, default=ROOT / "src", help=argparse.SUPPRESS)  # the child's
     ap.add_argument("--work", type=Path, help=argparse.SUPPRESS)  # the child's: the corpora already written
     args = ap.parse_args()
@@ -105,6 +109,9 @@ def main() -> int:
         print(f"== {args.src.resolve().parent}")
         for label, folder, fmt, size in corpora:
             measure(label, folder, fmt, size, work / "out", args.reps)
+        if args.readd:
+            for label, folder, *_ in corpora:
+                readd(label, folder, work / f"store-{folder.name}")
         if args.baseline:
             child = [sys.executable, __file__, "--src", str(args.baseline / "src"), "--work", str(work)]
             child += ["--markdown-mb", str(args.markdown_mb), "--notes", str(args.notes), "--reps", str(args.reps)]
@@ -113,6 +120,23 @@ def main() -> int:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def readd(label: str, folder: Path, store: Path) -> None:
+    """`memdock add FOLDER` (format inferred, sqlite) and again unchanged: wall and CPU seconds of each (CPU of the
+    whole command, adapter included, from RUSAGE_CHILDREN) and the second over the first."""
+    cmd = [sys.executable, "-m", "memdock", "add", str(folder), "--data-dir", str(store), "-q"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    runs = []
+    for _ in range(2):
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu, wall = used.ru_utime + used.ru_stime, time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        runs.append((time.perf_counter() - wall, used.ru_utime + used.ru_stime - cpu))
+    (w1, c1), (w2, c2) = runs
+    print(f"re-add, {label}: first add {w1:.2f} s wall {c1:.2f} s CPU; unchanged re-add {w2:.2f} s wall {c2:.2f} s CPU")
+    print(f"  re-add x first: {w2 / w1:.3f} wall, {c2 / c1:.3f} CPU (load {os.getloadavg()[0]:.1f})")
 
 
 def _write_markdown(folder: Path, mb: float) -> int:
