@@ -8,6 +8,7 @@ import pytest
 from test_cli_messages import memdock
 
 from memdock.errors import InvalidInputError
+from memdock.importers import detect as detect_mod
 from memdock.importers.detect import classify, detect
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
@@ -80,6 +81,16 @@ def test_a_folder_mixing_formats_takes_the_most_and_names_the_rest(tmp_path):
     assert "also found 1 jsonl file(s) (export.jsonl), skipped here: add them apart with -f jsonl" in said
     out = memdock("add", str(folder), "--data-dir", str(tmp_path / "s"), home=tmp_path)
     assert out.returncode == 0 and "export.jsonl" in out.stderr
+
+
+def test_a_folder_larger_than_what_is_looked_at_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(detect_mod, "MAX_FILES", 5)
+    for i in range(6):
+        (tmp_path / f"n{i}.md").write_text(f"# note {i}\n\nbody\n")
+    said = detect([tmp_path]).describe()
+    assert "(markdown/text notes: 5 of the first 5 file(s) looked at)" in said
+    (tmp_path / "n5.md").unlink()
+    assert "(markdown/text notes: 5 file(s))" in detect([tmp_path]).describe()
 
 
 def test_a_tie_or_nothing_readable_is_refused_naming_what_was_found(tmp_path):

@@ -48,10 +48,11 @@ class Splitter:
 
     def _units(self, text: str, start: int, end: int, level: int, limit: int, chars: int) -> Iterator[Unit]:
         """Atomic pieces of text[start:end], each within LIMIT tokens and CHARS characters where possible."""
-        n = count_upto(self.tok, text, start, end, limit)
-        if (n <= limit and end - start <= chars) or end - start <= 1:
-            yield (start, end, n)
-            return
+        if end - start <= chars:  # a longer span is cut whatever its count: it is not counted (nor copied to be)
+            n = count_upto(self.tok, text, start, end, limit)
+            if n <= limit or end - start <= 1:
+                yield (start, end, n)
+                return
         if level >= len(_LEVELS):
             yield from self._cut(text, start, end, limit, chars)
             return

@@ -9,6 +9,39 @@ from typing import Protocol
 from ..errors import ConfigError
 
 _APPROX = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+_WORDY_NON_ASCII = re.compile(r"[^\x00-\x7f](?<=[\w\s])")
+"""A character outside ASCII that is part of a word or a space: the byte count below cannot classify it. (Found
+by its first character class, which the regex engine scans for in C, then checked behind.)"""
+
+
+def _byte_classes() -> bytes:
+    """UTF-8 byte -> its character's class: `a` a word character, ` ` a space, `.` any other mark (one token each).
+    A lead byte of a longer character is a mark (text holding a non-ASCII word or space character is not counted
+    so); continuation bytes are dropped."""
+    table = bytearray(256)
+    for i in range(256):
+        c = chr(i)
+        if i < 0x80:
+            table[i] = ord("a" if re.match(r"\w", c) else " " if re.match(r"\s", c) else ".")
+        else:
+            table[i] = ord(".")
+    return bytes(table)
+
+
+_CLASSES = _byte_classes()
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def approx_count(text: str, start: int = 0, end: int | None = None) -> int:
+    """How many `_APPROX` tokens text[start:end] holds: word runs plus marks, counted on bytes in C (str.translate
+    and bytes.count) unless the span holds a non-ASCII word or space character, when the regex counts them."""
+    piece = text[start:end] if start or end is not None else text
+    if not piece.isascii() and _WORDY_NON_ASCII.search(piece):
+        return len(_APPROX.findall(piece))
+    classes = piece.encode("utf-8", "surrogatepass").translate(_CLASSES, _CONTINUATION)
+    marks = classes.count(b".")
+    spaced = classes.replace(b".", b" ") if marks else classes
+    return marks + spaced.count(b" a") + spaced.startswith(b"a")
 
 
 class Tokenizer(Protocol):
@@ -23,7 +56,7 @@ class ApproxTokenizer:
     name = "approx"
 
     def count(self, text: str) -> int:
-        return len(_APPROX.findall(text))
+        return approx_count(text)
 
 
 class TiktokenTokenizer:
@@ -58,19 +91,19 @@ def get_tokenizer(name: str = "approx") -> Tokenizer:
 def count_upto(tok: Tokenizer, text: str, start: int, end: int, limit: int) -> int:
     """The tokens of text[start:end], exactly when at most LIMIT; otherwise some number above LIMIT.
 
-    The approximate tokenizer stops counting past LIMIT without slicing the text; another tokenizer counts a
-    long span in slices of 64K characters and stops once past LIMIT (a token cut at a slice edge counts twice,
-    which matters only for spans of more than 64K characters).
+    The approximate tokenizer counts a long span's head, twice as long each time, until it holds more than LIMIT
+    tokens or is the whole span (a head never holds more tokens than the span); another tokenizer counts a long
+    span in slices of 64K characters and stops once past LIMIT (a token cut at a slice edge counts twice, which
+    matters only for spans of more than 64K characters).
     """
     if isinstance(tok, ApproxTokenizer):
-        if end - start <= _SHORT * limit:  # too short to hold many more than LIMIT tokens: count them all at once
-            return len(_APPROX.findall(text, start, end))
-        n = 0
-        for _ in _APPROX.finditer(text, start, end):
-            n += 1
-            if n > limit:
-                break
-        return n
+        size = _SHORT * limit
+        while True:
+            head = min(end, start + size)
+            n = approx_count(text, start, head)
+            if n > limit or head == end:
+                return n
+            size *= 2
     if end - start <= _SLICE:
         return tok.count(text[start:end])
     n = 0

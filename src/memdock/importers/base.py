@@ -56,6 +56,7 @@ class ImportContext:
         self._files_with_problems: set[str] = set()
         self._entry_ids: set[int] = set()
         self._relative: dict[Path, str] = {}
+        self._root_resolved: Path | None = None
 
     def warn(self, file: Path | str, line: int | None, message: str, *, kind: str | None = None) -> None:
         """Record a warning. With KIND, only the first of that kind in a file is kept and the rest counted;
@@ -90,8 +91,12 @@ class ImportContext:
         return known
 
     def _resolve_relative(self, path: Path) -> str:
+        if self.root is None:
+            return path.name
+        if self._root_resolved is None:
+            self._root_resolved = self.root.resolve()
         try:
-            return str(path.resolve().relative_to(self.root.resolve())) if self.root else path.name
+            return str(path.resolve().relative_to(self._root_resolved))
         except ValueError:
             return path.name
 
@@ -137,7 +142,9 @@ def edge(kind: str, source: str, target: str, thread_id: str | None, **extra: An
     rec = {"id": f"edge:{kind}:{digest(kind, source, target)}", "type": kind, "source_id": source, "target_id": target}
     if thread_id:
         rec["thread_id"] = thread_id
-    rec.update({k: v for k, v in extra.items() if v is not None})
+    for k, v in extra.items():
+        if v is not None:
+            rec[k] = v
     return rec
 
 
@@ -145,29 +152,18 @@ def structure(parsed: ParsedThread, ctx: ImportContext) -> Iterable[tuple[str, d
     """The records of one thread: thread, entries, contains/follows/replies_to/mentions edges, entities."""
     t = parsed.thread
     tid = t["id"]
+    now = ctx.ingestion_time
     yield "thread", t
     prev = None
     for e in parsed.entries:
+        eid, when = e["id"], e.get("event_time")
         yield "entry", e
-        yield "edge", edge("contains", tid, e["id"], tid, ingestion_time=ctx.ingestion_time)
+        yield "edge", edge("contains", tid, eid, tid, ingestion_time=now)
         if prev is not None:
-            yield (
-                "edge",
-                edge("follows", e["id"], prev, tid, event_time=e.get("event_time"), ingestion_time=ctx.ingestion_time),
-            )
-        prev = e["id"]
+            yield "edge", edge("follows", eid, prev, tid, event_time=when, ingestion_time=now)
+        prev = eid
         for ent in extract_entities(e):
             yield "entity", ent
-            yield (
-                "edge",
-                edge(
-                    "mentions",
-                    e["id"],
-                    ent["id"],
-                    tid,
-                    event_time=e.get("event_time"),
-                    ingestion_time=ctx.ingestion_time,
-                ),
-            )
+            yield "edge", edge("mentions", eid, ent["id"], tid, event_time=when, ingestion_time=now)
     for child, parent in parsed.replies:
-        yield "edge", edge("replies_to", child, parent, tid, ingestion_time=ctx.ingestion_time)
+        yield "edge", edge("replies_to", child, parent, tid, ingestion_time=now)

@@ -45,10 +45,14 @@ class Detected:
     format: str
     counts: Counter[str] = field(default_factory=Counter)
     others: dict[str, list[Path]] = field(default_factory=dict)
+    capped: bool = False
+    """Whether only the first MAX_FILES files were looked at (the counts are of those, not of the folder)."""
 
     def describe(self) -> str:
         label = "markdown/text notes" if self.format == "text" else self.format
-        said = f"format: {self.format} ({label}: {self.counts[self.format]} file(s)); pass -f FORMAT to choose"
+        n = self.counts[self.format]
+        counted = f"{n} of the first {MAX_FILES:,} file(s) looked at" if self.capped else f"{n} file(s)"
+        said = f"format: {self.format} ({label}: {counted}); pass -f FORMAT to choose"
         for fmt, paths in self.others.items():
             shown = ", ".join(p.name for p in paths[:SHOWN]) + (", ..." if len(paths) > SHOWN else "")
             fate = f"read as {self.format}" if paths[0].suffix.lower() in READS[self.format] else "skipped"
@@ -86,19 +90,22 @@ def classify(path: Path) -> str | None:
 
 
 def _files(sources: Sequence[Path]) -> list[Path]:
+    """The files of SOURCES, the first MAX_FILES + 1 at most (one more than are looked at: whether there are more)."""
     found: list[Path] = []
     for root in sources:
         if root.is_dir():
-            found.extend(sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))[:MAX_FILES])
+            files = sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
+            found.extend(files[: MAX_FILES + 1])
         elif root.is_file():
             found.append(root)
-    return found[:MAX_FILES]
+    return found[: MAX_FILES + 1]
 
 
 def detect(sources: Sequence[str | Path]) -> Detected:
     """The format of SOURCES (files or folders), or an InvalidInputError naming what was found."""
     by_format: dict[str, list[Path]] = {}
-    for path in _files([Path(s) for s in sources]):
+    files = _files([Path(s) for s in sources])
+    for path in files[:MAX_FILES]:
         fmt = classify(path)
         if fmt is not None:
             by_format.setdefault(fmt, []).append(path)
@@ -114,4 +121,5 @@ def detect(sources: Sequence[str | Path]) -> Detected:
             f"cannot tell the format: {tied} file(s) in equal numbers; give -f FORMAT (and add the others apart)"
         )
     chosen = ranked[0][0]
-    return Detected(chosen, Counter({f: len(p) for f, p in by_format.items()}), dict(ranked[1:]))
+    counts = Counter({f: len(p) for f, p in by_format.items()})
+    return Detected(chosen, counts, dict(ranked[1:]), capped=len(files) > MAX_FILES)

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..ids import digest
 from .base import ImportContext, ParsedThread
-from .textio import FENCE, read_text
+from .textio import is_fence, read_text
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
 
@@ -69,9 +69,9 @@ def _sections(lines: list[str]) -> list[tuple[str | None, int, str]]:
     buf: list[str] = []
     fenced = False
     for i, line in enumerate(lines, 1):
-        if FENCE.match(line):
+        if is_fence(line):
             fenced = not fenced
-        m = None if fenced else _HEADING.match(line)
+        m = None if fenced or line[:1] != "#" else _HEADING.match(line)
         if m:
             out.append((heading, start, "\n".join(buf)))
             heading, start, buf = m.group(2), i, []

@@ -15,6 +15,11 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 """A line that opens or closes a fenced code block in markdown."""
 
 
+def is_fence(line: str) -> bool:
+    """Whether LINE matches FENCE (the substring tests first: most lines hold neither, and cost no regex call)."""
+    return ("```" in line or "~~~" in line) and FENCE.match(line) is not None
+
+
 class NotRegularFile(OSError):
     """The path is a FIFO, socket, device or folder: memdock reads only regular files."""
 

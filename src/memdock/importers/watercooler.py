@@ -14,7 +14,7 @@ from typing import Any
 
 from ..ids import digest
 from .base import ImportContext, ParsedThread, parse_time
-from .textio import FENCE, read_text
+from .textio import is_fence, read_text
 
 _TITLE = re.compile(r"^#\s+(.*?)\s+—\s+Thread\s*$")
 _ENTRY = re.compile(r"^Entry:\s*(.*?)\s+(\d{4}-\d{2}-\d{2}T[0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)\s*$")
@@ -79,16 +79,7 @@ class WatercoolerImporter:
                 i += 1
             else:
                 break
-        body_lines = block[i:]
-        entry_ulid = None
-        kept = []
-        for line in body_lines:
-            mm = _ENTRY_ID.match(line)
-            if mm:
-                entry_ulid = mm.group(1)
-            else:
-                kept.append(line)
-        body = "\n".join(kept).strip("\n")
+        entry_ulid, body = _without_entry_ids(block[i:])
         if body.endswith("\n---") or body == "---":
             body = body[:-3].rstrip("\n")
         wanted = f"entry:{entry_ulid}" if entry_ulid else f"entry:{digest(tid, str(pos), author, when or '')}"
@@ -114,24 +105,41 @@ class WatercoolerImporter:
         return entry
 
 
+def _without_entry_ids(lines: list[str]) -> tuple[str | None, str]:
+    """The last `<!-- Entry-ID: X -->` X in LINES, and the body they make without those lines."""
+    text = "\n".join(lines)
+    if "Entry-ID" not in text:  # most entries have none: no line-by-line match
+        return None, text.strip("\n")
+    entry_ulid = None
+    kept = []
+    for line in lines:
+        mm = _ENTRY_ID.match(line)
+        if mm:
+            entry_ulid = mm.group(1)
+        else:
+            kept.append(line)
+    return entry_ulid, "\n".join(kept).strip("\n")
+
+
 def _entry_starts(lines: list[str]) -> list[int]:
     """Indexes of `Entry:` lines that follow a separator outside fenced code."""
     starts = []
     fenced = False
     pending_sep = False
     for i, line in enumerate(lines):
-        if FENCE.match(line):
+        if is_fence(line):
             fenced = not fenced
             pending_sep = False
             continue
         if fenced:
             continue
-        if line.strip() == "---":
+        stripped = line.strip()
+        if stripped == "---":
             pending_sep = True
             continue
         if pending_sep and line.startswith("Entry:"):
             starts.append(i)
-        if line.strip():
+        if stripped:
             pending_sep = False
     return starts
 

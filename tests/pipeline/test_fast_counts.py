@@ -1,0 +1,57 @@
+"""The fast paths of the token count and the entity patterns give exactly what the plain regexes give."""
+
+import random
+import re
+
+from memdock.chunking.splitter import Splitter
+from memdock.chunking.tokenizers import ApproxTokenizer, approx_count, count_upto
+from memdock.importers import entities
+
+APPROX = re.compile(r"\w+|[^\w\s]")
+# the entity patterns as they were written first (a look-behind at the start: tried at every position)
+MENTION = re.compile(r"(?<![\w@/.])@([A-Za-z][\w.-]{1,38}[A-Za-z0-9_])")
+ISSUE = re.compile(r"(?<![\w/&#])(?:#|GH-)(\d{1,6})\b")
+ALPHABET = "ab1_ \t\n\x0b\x0c\r\x1c\x1f\x85.,-#@/:&`()GH" + "é ــ\u2028✅\ufe0f’ß٣─—\x00\x7f\ud800"
+
+
+def texts(n: int, seed: int, longest: int = 40) -> list[str]:
+    rnd = random.Random(seed)
+    return ["".join(rnd.choice(ALPHABET) for _ in range(rnd.randint(0, longest))) for _ in range(n)]
+
+
+def test_the_byte_count_is_the_regex_count_for_every_character():
+    for code in range(0x110000):
+        c = chr(code)
+        text = f"x{c}y {c}{c}z"
+        assert approx_count(text) == len(APPROX.findall(text)), hex(code)
+
+
+def test_the_byte_count_is_the_regex_count_on_mixed_text_and_spans():
+    rnd = random.Random(7)
+    for text in texts(20000, 1):
+        start = rnd.randint(0, len(text))
+        end = rnd.randint(start, len(text))
+        assert approx_count(text, start, end) == len(APPROX.findall(text, start, end)), repr(text)
+
+
+def test_count_upto_is_exact_up_to_the_limit_and_above_it_past():
+    tok = ApproxTokenizer()
+    for text in texts(3000, 2, longest=400):
+        exact = len(APPROX.findall(text))
+        for limit in (1, 3, 20, 1000):
+            n = count_upto(tok, text, 0, len(text), limit)
+            assert n == exact if exact <= limit else n > limit, (repr(text), limit)
+
+
+def test_windows_still_cover_the_text_in_order():
+    splitter = Splitter(ApproxTokenizer(), max_tokens=7, overlap=2)
+    for text in texts(500, 3, longest=300):
+        spans = [(w.start, w.end) for w in splitter.windows(text)]
+        assert spans == sorted(spans) and all(text[s:e].strip() == text[s:e] for s, e in spans)
+
+
+def test_entity_patterns_find_what_the_first_patterns_found():
+    for text in texts(20000, 4) + ["see #12, GH-7, @ana.b and src/a.py (x.md) a@b.c &#9 /#3"]:
+        assert entities._MENTION.findall(text) == MENTION.findall(text), repr(text)
+        assert entities._ISSUE.findall(text) == ISSUE.findall(text), repr(text)
+        assert entities._paths(text) == entities._PATH.findall(text), repr(text)
