@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..bundle import BundleWriter, source
 from ..errors import InvalidInputError
 from . import get_importer
-from .base import MAX_ENTRY_BYTES, ImportContext, ParsedThread, structure
+from .base import MAX_ENTRY_BYTES, ImportContext, Importer, ParsedThread, structure
 from .textio import read_regular
 
 SHOWN_PROBLEMS = 5
@@ -54,8 +54,33 @@ def import_corpus(
         raise InvalidInputError(f"max_entry_bytes must be at least 1, got {max_entry_bytes}")
     importer = get_importer(fmt, mapping=mapping) if fmt == "jsonl" and mapping else get_importer(fmt)
     roots = [Path(s) for s in sources]
-    files: list[tuple[Path, Path]] = []
     ctx = ImportContext(root=roots[0] if len(roots) == 1 and roots[0].is_dir() else None)
+    files = _files_to_read(importer, roots, fmt, ctx, skip)
+    summary = ImportSummary()
+    metadata = {"format": fmt, "sources": [str(r) for r in roots], source.KEY: source.for_import(fmt, roots)}
+    progress = _Progress([_size(path) for _, path in files], on_bytes) if on_bytes else None
+    with BundleWriter(out, "corpus", overwrite=overwrite, inputs=roots, metadata=metadata) as w:
+        run = _Run(importer, fmt, w, ctx, summary, max_entry_bytes)
+        for i, (root, path) in enumerate(files):
+            if on_file:
+                on_file(i, len(files), path)
+            run.read_file(root, path, progress.at(i, path) if progress else None)
+            if progress:
+                progress.done(i)
+        if not summary.counts.get("entry"):
+            raise _nothing_imported(len(files), fmt, ctx)
+    summary.failed = [str(e) for e in ctx.errors]
+    summary.files -= len({e.file for e in ctx.errors if any(str(p) == e.file for _, p in files)})
+    summary.warnings = ctx.warning_lines()
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _files_to_read(
+    importer: Importer, roots: list[Path], fmt: str, ctx: ImportContext, skip: Collection[Path]
+) -> list[tuple[Path, Path]]:
+    """(root, file) for each file the importer reads under ROOTS, less those in SKIP; none at all is an error."""
+    files: list[tuple[Path, Path]] = []
     for root in roots:
         if not root.exists():
             ctx.error(root, "no such file or directory")
@@ -66,55 +91,82 @@ def import_corpus(
         files += [(root, f) for f in found if Path(os.path.realpath(f)) not in skip]
     if not files:
         raise InvalidInputError("nothing to import: " + "; ".join(map(str, ctx.errors)))
-    summary = ImportSummary()
-    entity_ids: set[str] = set()
-    metadata = {"format": fmt, "sources": [str(r) for r in roots], source.KEY: source.for_import(fmt, roots)}
-    sizes = [_size(path) for _, path in files] if on_bytes else []
-    with BundleWriter(out, "corpus", overwrite=overwrite, inputs=roots, metadata=metadata) as w:
-        for i, (_root, path) in enumerate(files):
-            if on_file:
-                on_file(i, len(files), path)
-            entries_before = summary.counts.get("entry", 0)
-            shown = os.fsencode(path).decode("utf-8", "replace")
-            if shown != str(path):
-                ctx.error(shown, "the file name is not valid UTF-8; not read (rename the file)")
-                continue
-            escaped = _outside(_root, path)
-            if escaped is not None:
-                ctx.error(path, f"a symlink to {escaped}, outside the source folder {_root}; not read")
-                summary.files += 1  # counted as read, then taken off with the other failed files
-                continue
-            before, lines = sum(sizes[:i]), _lines(path) if on_bytes else 0
-            threads = summary.threads.setdefault(Path(os.path.realpath(path)), [])
-            for parsed in importer.read(path, ctx):
-                threads.append(parsed.thread["id"])
-                if on_bytes:
-                    line = max((_line(parsed, e) or 0 for e in parsed.entries), default=0)
-                    on_bytes(before + int(sizes[i] * min(1.0, line / lines)) if lines else before, sum(sizes))
-                for rtype, rec in structure(_within_cap(parsed, path, ctx, max_entry_bytes), ctx):
-                    if rtype == "entity":
-                        if rec["id"] in entity_ids:
-                            continue
-                        entity_ids.add(rec["id"])
-                    w.write(rtype, rec)
-                    summary.counts[rtype] = summary.counts.get(rtype, 0) + 1
-            summary.files += 1
-            if on_bytes:
-                on_bytes(sum(sizes[: i + 1]), sum(sizes))
-            if summary.counts.get("entry", 0) == entries_before and not ctx.has_problems(path):
-                ctx.warn(path, None, f"no entries found: is this a {fmt} file?")
-        if not summary.counts.get("entry"):
-            problems = ctx.warning_lines() + [str(e) for e in ctx.errors]
-            raise InvalidInputError(
-                f"no entries imported from {len(files)} file(s) read as {fmt}; no bundle written"
-                + "".join(f"\n  {p}" for p in problems[:SHOWN_PROBLEMS])
-                + (f"\n  ... {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else "")
-            )
-    summary.failed = [str(e) for e in ctx.errors]
-    summary.files -= len({e.file for e in ctx.errors if any(str(p) == e.file for _, p in files)})
-    summary.warnings = ctx.warning_lines()
-    summary.seconds = time.monotonic() - started
-    return summary
+    return files
+
+
+def _nothing_imported(files: int, fmt: str, ctx: ImportContext) -> InvalidInputError:
+    problems = ctx.warning_lines() + [str(e) for e in ctx.errors]
+    return InvalidInputError(
+        f"no entries imported from {files} file(s) read as {fmt}; no bundle written"
+        + "".join(f"\n  {p}" for p in problems[:SHOWN_PROBLEMS])
+        + (f"\n  ... {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else "")
+    )
+
+
+class _Progress:
+    """Progress in source bytes: SIZES of the files in order, reported to ON_BYTES(done, total)."""
+
+    def __init__(self, sizes: list[int], on_bytes: Callable[[int, int], None]):
+        self.sizes, self.on_bytes, self.total = sizes, on_bytes, sum(sizes)
+        self.before = [0]
+        for size in sizes:
+            self.before.append(self.before[-1] + size)
+
+    def at(self, i: int, path: Path) -> Callable[[ParsedThread], None]:
+        """A callback for file I (PATH) that moves the progress to the furthest source line of each thread read."""
+        lines = _lines(path)
+
+        def seen(parsed: ParsedThread) -> None:
+            line = max((_line(parsed, e) or 0 for e in parsed.entries), default=0)
+            within = int(self.sizes[i] * min(1.0, line / lines)) if lines else 0
+            self.on_bytes(self.before[i] + within, self.total)
+
+        return seen
+
+    def done(self, i: int) -> None:
+        self.on_bytes(self.before[i + 1], self.total)
+
+
+class _Run:
+    """One import run's writer, context and counts, fed one file at a time."""
+
+    def __init__(
+        self, importer: Importer, fmt: str, w: BundleWriter, ctx: ImportContext, summary: ImportSummary, cap: int
+    ):
+        self.importer, self.fmt, self.w, self.ctx, self.summary, self.cap = importer, fmt, w, ctx, summary, cap
+        self.entity_ids: set[str] = set()
+
+    def read_file(self, root: Path, path: Path, seen: Callable[[ParsedThread], None] | None) -> None:
+        ctx, summary = self.ctx, self.summary
+        entries_before = summary.counts.get("entry", 0)
+        shown = os.fsencode(path).decode("utf-8", "replace")
+        if shown != str(path):
+            ctx.error(shown, "the file name is not valid UTF-8; not read (rename the file)")
+            return
+        escaped = _outside(root, path)
+        if escaped is not None:
+            ctx.error(path, f"a symlink to {escaped}, outside the source folder {root}; not read")
+            summary.files += 1  # counted as read, then taken off with the other failed files
+            return
+        threads = summary.threads.setdefault(Path(os.path.realpath(path)), [])
+        for parsed in self.importer.read(path, ctx):
+            threads.append(parsed.thread["id"])
+            if seen:
+                seen(parsed)
+            self._write(structure(_within_cap(parsed, path, ctx, self.cap), ctx))
+        summary.files += 1
+        if summary.counts.get("entry", 0) == entries_before and not ctx.has_problems(path):
+            ctx.warn(path, None, f"no entries found: is this a {self.fmt} file?")
+
+    def _write(self, records: Iterable[tuple[str, dict]]) -> None:
+        counts = self.summary.counts
+        for rtype, rec in records:
+            if rtype == "entity":
+                if rec["id"] in self.entity_ids:
+                    continue
+                self.entity_ids.add(rec["id"])
+            self.w.write(rtype, rec)
+            counts[rtype] = counts.get(rtype, 0) + 1
 
 
 def _within_cap(parsed: ParsedThread, path: Path, ctx: ImportContext, cap: int) -> ParsedThread:
