@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlite_helpers import sqlite_backend
+from support.sqlite_helpers import sqlite_backend
 from test_derived_edges import _clean, _old_adapter, _questions, answers, index_both
 
 from memdock.runner.backend import SubprocessBackend

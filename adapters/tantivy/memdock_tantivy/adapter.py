@@ -12,6 +12,7 @@ from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.params import query_text
 from memdock_tantivy import delete, ingest, queries, search, store
 from memdock_tantivy.reader import Reader
+from memdock_tantivy.settings import Settings
 
 EMPTY = {"hits": [], "backend": "tantivy", "reason": "the store is empty: nothing has been indexed"}
 KINDS = ("thread", "entry", "entity", "chunk", "edge")
@@ -89,12 +90,11 @@ class TantivyAdapter(Adapter):
         index = self._index(ctx, write=True)
         assert index is not None, "a write opens (creating) the index"
         committed = Checkpoints(ctx, total)
-        writer = store.Writers(index, ctx.config)
+        settings = Settings.from_config(ctx.config)
+        writer = store.Writers(index, settings)
         try:
             index.reload()
-            run = ingest.Ingest(
-                writer, Reader(index), on_commit=committed, batch_size=int(ctx.config.get("batch_size", ingest.BATCH))
-            )
+            run = ingest.Ingest(writer, Reader(index), on_commit=committed, batch_size=settings.batch_size)
             for rtype in present:
                 run.run(rtype, reader_in.records(rtype))
             run.flush()
@@ -143,6 +143,6 @@ class TantivyAdapter(Adapter):
             return {"deleted": [], "not_found": list(ids) if isinstance(ids, list) else []}
         index.reload()
         try:
-            return delete.delete(index, lambda: store.Writers(index, ctx.config), ctx.params)
+            return delete.delete(index, lambda: store.Writers(index, Settings.from_config(ctx.config)), ctx.params)
         except ValueError as exc:
             raise BackendError(f"tantivy: {exc}") from None
