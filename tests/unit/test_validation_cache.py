@@ -1,7 +1,7 @@
 """A schema is compiled once per process and engine, however many validators are made (one per bundle read or
 written), and the validators that share it still give their own verdicts."""
 
-from records_factory import entry
+from support.records_factory import entry
 
 from memdock.validation import PythonEngine, SchemaValidator
 
