@@ -9,6 +9,7 @@ import time
 
 from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
+from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
 from memdock_postgres import delete, fusion, ingest, schema, search, vectors
 from memdock_postgres.settings import Settings
@@ -19,15 +20,9 @@ EMPTY = {"hits": [], "backend": "postgres", "reason": "the memory is empty: noth
 
 class PostgresAdapter(Adapter):
     descriptor_path = adapter_json(__file__)
-    features = {
-        "graph_query": True,
-        "temporal": True,
-        "incremental": True,
-        "delete": True,
-        "retrieval": True,
-        "embeddings": False,
-        "metadata_filter": True,
-    }
+    features = supports(
+        "graph_query", "temporal", "incremental", "delete", "retrieval", "metadata_filter", embeddings=False
+    )
     score = {
         "range": [0.0, 1.0],
         "semantics": "query: the idf-weighted share of the query's terms the chunk holds, as sqlite scores it "

@@ -10,6 +10,7 @@ from memdock.diskfull import is_disk_full
 from memdock.errors import BackendError, MemdockError
 from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
+from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
 from memdock_sqlite import bulk, db, facts, graph, ingest, search, vector_cache, vector_index, vectors
 from memdock_sqlite.delete import delete as delete_records
@@ -20,14 +21,7 @@ EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing
 
 class SqliteAdapter(Adapter):
     descriptor_path = adapter_json(__file__)
-    features = {
-        "graph_query": True,
-        "temporal": True,
-        "incremental": True,
-        "delete": True,
-        "retrieval": True,
-        "metadata_filter": True,
-    }
+    features = supports("graph_query", "temporal", "incremental", "delete", "retrieval", "metadata_filter")
     score = {
         "range": [0.0, 1.0],
         "semantics": "bm25: the idf-weighted share of the query's terms the chunk holds (1 = every term, whatever "

@@ -9,6 +9,7 @@ import tantivy
 from memdock.errors import BackendError
 from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
+from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
 from memdock_tantivy import delete, ingest, queries, search, store
 from memdock_tantivy.reader import Reader
@@ -20,14 +21,7 @@ KINDS = ("thread", "entry", "entity", "chunk", "edge")
 
 class TantivyAdapter(Adapter):
     descriptor_path = adapter_json(__file__)
-    features = {
-        "graph_query": True,
-        "temporal": True,
-        "incremental": True,
-        "delete": True,
-        "retrieval": True,
-        "embeddings": False,
-    }
+    features = supports("graph_query", "temporal", "incremental", "delete", "retrieval", embeddings=False)
     score = {
         "range": [0.0, 1.0],
         "semantics": "s/(1+s) of tantivy's BM25 score (chunk header terms boosted 2x); "
