@@ -28,6 +28,8 @@ def open_backend(
         if data_dir is not None or config is not None:
             raise TypeError("data_dir and config belong to the backend object already given")
         return backend
-    from .runner.backend import open_backend as open_subprocess
+    from .runner.backend import SubprocessBackend
 
-    return open_subprocess(backend, data_dir=data_dir, config=config, workers=workers, retries=retries, sandbox=sandbox)
+    return SubprocessBackend.resolved(
+        backend, data_dir=data_dir, config=config, workers=workers, retries=retries, sandbox=sandbox
+    )

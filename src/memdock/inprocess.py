@@ -24,13 +24,14 @@ from .config import check_no_secrets_in
 from .contract import ProgressCallback
 from .engine.backend import StoreBackend
 from .engine.store import Store
+from .engine.transport import Call, Transport
 from .errors import ConfigError
 from .protocol import SUPPORTED_PROTOCOLS, build_request, check_response
 from .registry import AdapterDescriptor, Registry
 from .sdk.adapter import Adapter, _dispatch
 
 
-class InProcessTransport:
+class InProcessTransport(Transport):
     """DESCRIPTOR's ADAPTER object called in this process over STORE, with CONFIG. It runs one writer: a
     parallel index is sent by one (the result's `details["parallel"]` says so)."""
 
@@ -41,32 +42,21 @@ class InProcessTransport:
         self.parallel_writers = str(descriptor.parallel_writers)
         self.store_files = [str(n) for n in descriptor.raw.get("store_files", [])]
 
-    def call(
-        self,
-        operation: str,
-        params: dict[str, Any],
-        *,
-        on_progress: ProgressCallback | None = None,
-        on_checkpoint: Callable[[list[str]], None] | None = None,
-        offered: tuple[str, ...] | None = None,
-        shared: bool = True,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
+    def send(self, call: Call) -> dict[str, Any]:
         store = self.store.ensure()
-        work = store.new_work_dir(operation)
+        work = store.new_work_dir(call.operation)
         try:
             request = build_request(
-                operation,
+                call.operation,
                 data_dir=str(store.data_dir),
                 work_dir=str(work),
                 config=dict(self.config),
-                params=params,
-                offered=offered or SUPPORTED_PROTOCOLS,
+                params=call.params,
+                offered=call.offered or SUPPORTED_PROTOCOLS,
             )
-            events = _Events(on_progress, on_checkpoint)
-            response = _dispatch(self.adapter, request, events)
+            response = _dispatch(self.adapter, request, _Events(call.on_progress, call.on_checkpoint))
             return check_response(
-                response, request_id=request["request_id"], operation=operation, source=f"adapter {self.name}"
+                response, request_id=request["request_id"], operation=call.operation, source=f"adapter {self.name}"
             )
         finally:
             store.discard(work)

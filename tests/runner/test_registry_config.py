@@ -3,9 +3,9 @@ from pathlib import Path
 import pytest
 
 from memdock.config import resolve
+from memdock.connect import open_backend
 from memdock.errors import ConfigError
 from memdock.registry import Registry
-from memdock.runner.backend import open_backend
 
 ADAPTERS = Path(__file__).resolve().parents[1] / "adapters"
 
@@ -59,3 +59,12 @@ def test_bad_descriptor_names_file(tmp_path):
     (d / "adapter.json").write_text('{"name": "Bad Name", "version": "1"}')
     with pytest.raises(ConfigError, match=r"adapter.json: \$"):
         Registry().get(d)
+
+
+def test_one_public_factory_opens_backends():
+    """memdock.connect.open_backend is the only factory of that name: the runner's resolving step is
+    SubprocessBackend.resolved, which it calls."""
+    import memdock.runner
+    import memdock.runner.backend
+
+    assert not hasattr(memdock.runner, "open_backend") and not hasattr(memdock.runner.backend, "open_backend")

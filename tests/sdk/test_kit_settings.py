@@ -19,6 +19,7 @@ from memdock.sdk.kit.settings import SchemaSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT_ADAPTERS = ("graphiti", "leanrag", "mem0", "openmemory", "memu")
+STORE_ADAPTERS = ("sqlite", "tantivy", "postgres")  # the bundled stores: their settings are declared once too
 
 
 def descriptor(tmp_path: Path, properties: dict, env: list[dict] | None = None, name: str = "demo") -> str:
@@ -120,16 +121,21 @@ def test_model_endpoints_default_to_openai_and_name_the_variables_adapter_json_d
     assert local.llm_endpoint().key_env == "DEMO_LLM_API_KEY"
 
 
-@pytest.mark.parametrize("name", KIT_ADAPTERS)
+def adapter_settings(name: str, monkeypatch: pytest.MonkeyPatch) -> type:
+    """The Settings class of the bundled adapter NAME, imported from its folder as its venv would."""
+    monkeypatch.syspath_prepend(str(ROOT / "adapters" / "common"))
+    monkeypatch.syspath_prepend(str(ROOT / "adapters" / name))
+    for mod in [m for m in sys.modules if m.startswith(f"memdock_{name}")]:
+        monkeypatch.delitem(sys.modules, mod)
+    return importlib.import_module(f"memdock_{name}.settings").Settings
+
+
+@pytest.mark.parametrize("name", KIT_ADAPTERS + STORE_ADAPTERS)
 def test_each_kit_adapter_declares_its_settings_once(name, monkeypatch):
     """Its Settings match its config_schema, every env variable it reads is in adapter.json, and its Python names
     no MEMDOCK_* variable of its own (the table that used to sit beside the schema)."""
     folder = ROOT / "adapters" / name
-    monkeypatch.syspath_prepend(str(ROOT / "adapters" / "common"))
-    monkeypatch.syspath_prepend(str(folder))
-    for mod in [m for m in sys.modules if m.startswith(f"memdock_{name}")]:
-        monkeypatch.delitem(sys.modules, mod)
-    cls = importlib.import_module(f"memdock_{name}.settings").Settings
+    cls = adapter_settings(name, monkeypatch)
     raw = json.loads((folder / "adapter.json").read_text())
     assert cls.descriptor() == raw
     env = {e["name"]: f"value-of-{e['config_field']}" for e in raw.get("env", []) if e.get("config_field")}
@@ -139,3 +145,34 @@ def test_each_kit_adapter_declares_its_settings_once(name, monkeypatch):
             assert getattr(s, e["config_field"]) == f"value-of-{e['config_field']}"
     own = {m for p in folder.rglob("*.py") for m in re.findall(r"MEMDOCK_[A-Z0-9_]+", p.read_text())}
     assert not own, f"{name}: name these in adapter.json's env list, not in Python: {sorted(own)}"
+
+
+def test_the_postgres_password_comes_only_from_its_variable_and_is_never_printed(monkeypatch):
+    cls = adapter_settings("postgres", monkeypatch)
+    env = {"MEMDOCK_POSTGRES_PASSWORD": "s3cret-pw", "MEMDOCK_POSTGRES_EMBEDDING_API_KEY": "s3cret-key"}
+    s = cls.from_config({"postgres_password": "from-config", "postgres_schema": "mem2"}, env=env)
+    assert (s.postgres_password, s.postgres_schema, s.embedding_api_key) == ("s3cret-pw", "mem2", "s3cret-key")
+    assert cls.from_config({"postgres_password": "from-config"}, env={}).postgres_password is None
+    assert "s3cret" not in repr(s) and s.connect_kwargs()["password"] == "s3cret-pw"
+    assert s.scrub("login failed: s3cret-pw") == "login failed: [redacted]"
+
+
+def test_the_sqlite_settings_pick_the_embedder_and_the_search_options(monkeypatch):
+    cls = adapter_settings("sqlite", monkeypatch)
+    assert cls.from_config({}, env={}).embedder() is None
+    s = cls.from_config(
+        {
+            "embedding_provider": "openai",
+            "embedding_model": "m",
+            "embedding_base_url": "http://127.0.0.1:9/v1",
+            "hybrid_rrf_k": 7,
+            "time_cue_weight": 1,
+        },
+        env={"MEMDOCK_SQLITE_EMBEDDING_API_KEY": "k"},
+    )
+    embedder = s.embedder()
+    assert (embedder.url, embedder.api_key, embedder.timeout) == ("http://127.0.0.1:9/v1/embeddings", "k", 30.0)
+    options = s.search_options()
+    assert (options["rrf_k"], options["time_weight"], options["pool_weight"]) == (7, 1.0, None)
+    with pytest.raises(ConfigError, match="embedding_model is not"):
+        cls.from_config({"embedding_provider": "openai"}, env={}).embedder()

@@ -7,6 +7,7 @@ The sqlite and postgres adapters share them: the same config fields (`embedding_
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -15,6 +16,7 @@ import sys
 from typing import Any, Protocol
 
 from memdock.errors import BackendError, ConfigError, TransientError
+from memdock.sdk.kit.settings import SchemaSettings
 from memdock.sdk.local_models import resolve_model_path
 
 
@@ -133,3 +135,26 @@ def from_config(config: dict[str, Any], api_key_env: str) -> Embedder | None:
         raise ConfigError(f"unknown embedding_provider {provider!r}; use sentence-transformers or openai")
     _CACHE[key] = embedder
     return embedder
+
+
+@dataclasses.dataclass(frozen=True)
+class EmbeddingSettings(SchemaSettings):
+    """The `embedding_*` settings the sqlite and postgres adapters share (a mixin of their Settings). A field left
+    None takes the embedder's default; the key comes from the variable adapter.json's `env` list names for it."""
+
+    embedding_provider: str | None = None
+    embedding_model: str | None = None
+    embedding_base_url: str | None = None
+    embedding_api_key: str | None = dataclasses.field(default=None, repr=False)
+    embedding_batch_size: int | None = None
+    embedding_threads: int | None = None
+    embedding_timeout_s: float | None = None
+
+    def embedder(self) -> Embedder | None:
+        """The configured embedder (one per process and configuration), or None when embeddings are off."""
+        config = {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(EmbeddingSettings)
+            if getattr(self, f.name) is not None
+        }
+        return from_config(config, self.env_name("embedding_api_key"))

@@ -7,30 +7,22 @@ from __future__ import annotations
 
 import time
 
-from memdock_entries import embedders
-
 from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
+from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
 from memdock_postgres import delete, fusion, ingest, schema, search, vectors
 from memdock_postgres.settings import Settings
 from memdock_postgres.store import Store
 
-EMBEDDING_KEY_ENV = "MEMDOCK_POSTGRES_EMBEDDING_API_KEY"
 EMPTY = {"hits": [], "backend": "postgres", "reason": "the memory is empty: nothing has been indexed"}
 
 
 class PostgresAdapter(Adapter):
     descriptor_path = adapter_json(__file__)
-    features = {
-        "graph_query": True,
-        "temporal": True,
-        "incremental": True,
-        "delete": True,
-        "retrieval": True,
-        "embeddings": False,
-        "metadata_filter": True,
-    }
+    features = supports(
+        "graph_query", "temporal", "incremental", "delete", "retrieval", "metadata_filter", embeddings=False
+    )
     score = {
         "range": [0.0, 1.0],
         "semantics": "query: the idf-weighted share of the query's terms the chunk holds, as sqlite scores it "
@@ -51,16 +43,16 @@ class PostgresAdapter(Adapter):
         self._store: Store | None = None
 
     def active_features(self, ctx: Context) -> dict[str, bool]:
-        return {**self.features, "embeddings": bool(ctx.config.get("embedding_provider"))}
+        return {**self.features, "embeddings": bool(Settings.from_config(ctx.config).embedding_provider)}
 
     def _embed(self, ctx: Context, store: Store) -> int:
         """Embed the chunks that lack a vector, when embeddings are configured; how many were embedded."""
-        embedder = embedders.from_config(ctx.config, EMBEDDING_KEY_ENV)
+        embedder = store.settings.embedder()
         if embedder is None:
             return 0
         with store.connection("embedding chunks") as conn:
             return vectors.backfill(
-                conn, store.settings.schema, embedder, lambda n: ctx.progress(n, None, "embedding chunks")
+                conn, store.settings.postgres_schema, embedder, lambda n: ctx.progress(n, None, "embedding chunks")
             )
 
     def _open(self, ctx: Context, *, create: bool) -> Store | None:
@@ -79,7 +71,7 @@ class PostgresAdapter(Adapter):
         if store is None:
             return {"ok": True, "backend": self.name, "checks": {}, "message": f"{where}: no memory yet"}
         with store.connection("checking health") as conn:
-            checks = {"server": conn.info.server_version, **schema.counts(conn, store.settings.schema)}
+            checks = {"server": conn.info.server_version, **schema.counts(conn, store.settings.postgres_schema)}
         checks["schema_version"] = schema.SCHEMA_VERSION
         return {"ok": True, "backend": self.name, "checks": checks, "message": f"{where}: ok"}
 
@@ -121,13 +113,13 @@ class PostgresAdapter(Adapter):
 
     def query(self, ctx: Context) -> dict:
         query_text(ctx.params)
-        config = ctx.config
-        weight = config.get("neighbour_weight")
+        settings = Settings.from_config(ctx.config)
+        weight = settings.neighbour_weight
         ranking = fusion.Ranking(
             neighbour_weight=None if weight is None else float(weight),
-            embedder=embedders.from_config(config, EMBEDDING_KEY_ENV),
-            vector_weight=float(config.get("hybrid_vector_weight", fusion.VECTOR_WEIGHT)),
-            rrf_k=int(config.get("hybrid_rrf_k", fusion.RRF_K)),
+            embedder=settings.embedder(),
+            vector_weight=float(settings.hybrid_vector_weight),
+            rrf_k=int(settings.hybrid_rrf_k),
         )
         return self._read(ctx, "searching chunks", search.run_query, ranking)
 

@@ -55,7 +55,7 @@ class Store:
         return {
             **self.settings.connect_kwargs(),
             "autocommit": True,
-            "options": f"-c search_path={self.settings.schema}",
+            "options": f"-c search_path={self.settings.postgres_schema}",
         }
 
     def open(self, *, create: bool) -> bool:
@@ -63,15 +63,15 @@ class Store:
         if self.ready:
             return True
         try:
-            with psycopg.connect(self.settings.dsn, **self._kwargs()) as conn:
-                self.ready = schema.ensure(conn, self.settings.schema, self.settings.where(), create=create)
+            with psycopg.connect(self.settings.postgres_dsn, **self._kwargs()) as conn:
+                self.ready = schema.ensure(conn, self.settings.postgres_schema, self.settings.where(), create=create)
         except MemdockError:
             raise
         except (psycopg.Error, OSError) as exc:
             raise translate(exc, self.settings, "connecting") from None
         if self.ready and self.pool is None:
             self.pool = psycopg_pool.ConnectionPool(
-                self.settings.dsn,
+                self.settings.postgres_dsn,
                 kwargs=self._kwargs(),
                 min_size=1,
                 max_size=self.settings.pool_size,

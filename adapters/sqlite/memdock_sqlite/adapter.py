@@ -10,23 +10,18 @@ from memdock.diskfull import is_disk_full
 from memdock.errors import BackendError, MemdockError
 from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
+from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
-from memdock_sqlite import bulk, db, embedders, facts, graph, hits, ingest, search, vector_cache, vector_index, vectors
+from memdock_sqlite import bulk, db, facts, graph, ingest, search, vector_cache, vector_index, vectors
 from memdock_sqlite.delete import delete as delete_records
+from memdock_sqlite.settings import Settings
 
 EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing has been indexed"}
 
 
 class SqliteAdapter(Adapter):
     descriptor_path = adapter_json(__file__)
-    features = {
-        "graph_query": True,
-        "temporal": True,
-        "incremental": True,
-        "delete": True,
-        "retrieval": True,
-        "metadata_filter": True,
-    }
+    features = supports("graph_query", "temporal", "incremental", "delete", "retrieval", "metadata_filter")
     score = {
         "range": [0.0, 1.0],
         "semantics": "bm25: the idf-weighted share of the query's terms the chunk holds (1 = every term, whatever "
@@ -45,7 +40,7 @@ class SqliteAdapter(Adapter):
         self._vectors = vector_index.VectorIndex()
 
     def active_features(self, ctx: Context) -> dict[str, bool]:
-        return {**self.features, "embeddings": bool(ctx.config.get("embedding_provider"))}
+        return {**self.features, "embeddings": bool(Settings.from_config(ctx.config).embedding_provider)}
 
     # -- connections ---------------------------------------------------------------------------
 
@@ -78,7 +73,8 @@ class SqliteAdapter(Adapter):
     # -- operations ----------------------------------------------------------------------------
 
     def healthcheck(self, ctx: Context) -> dict:
-        checks: dict = {"sqlite": sqlite3.sqlite_version, "embeddings": ctx.config.get("embedding_provider") or "off"}
+        provider = Settings.from_config(ctx.config).embedding_provider
+        checks: dict = {"sqlite": sqlite3.sqlite_version, "embeddings": provider or "off"}
         try:
             conn, _ = self._read(ctx)
         except MemdockError as exc:
@@ -122,7 +118,7 @@ class SqliteAdapter(Adapter):
             conn.close()
 
     def _prepare_bundle(self, ctx: Context) -> dict:
-        embedder = embedders.from_config(ctx.config)
+        embedder = Settings.from_config(ctx.config).embedder()
         if embedder is None:
             return {"ok": True, "details": {"vectors_prepared": 0, "vectors_cached": 0}}
         reader = ctx.staged_bundle()
@@ -139,7 +135,7 @@ class SqliteAdapter(Adapter):
         return {"ok": True, "details": {"vectors_prepared": embedded, "vectors_cached": cached}}
 
     def _backfill(self, ctx: Context, conn: sqlite3.Connection) -> int:
-        embedder = embedders.from_config(ctx.config)
+        embedder = Settings.from_config(ctx.config).embedder()
         if embedder is None:
             return 0
         cache = vector_cache.VectorCache.existing(ctx.data_dir)
@@ -159,7 +155,7 @@ class SqliteAdapter(Adapter):
         present = [t for t in ingest.ORDER if t in reader.record_types()]
         total = sum(reader.count(t) for t in present)
         committed = Checkpoints(ctx, total)
-        size = int(ctx.config.get("batch_size", ingest.BATCH))
+        size = Settings.from_config(ctx.config).batch_size
         loaded = bulk.fresh(ctx.data_dir)
         if loaded:
             deferred = bulk.Deferred(lambda done: ctx.progress(done, total))
@@ -185,7 +181,7 @@ class SqliteAdapter(Adapter):
     def _embed(self, ctx: Context) -> int:
         """Embed the chunks that lack vectors, once the run's records are in place and reported committed (an
         embedding endpoint that fails loses none of them)."""
-        if not ctx.config.get("embedding_provider"):
+        if not Settings.from_config(ctx.config).embedding_provider:
             return 0
         conn = db.open_writer(ctx.data_dir)
         try:
@@ -208,21 +204,15 @@ class SqliteAdapter(Adapter):
         conn, identity = self._read(ctx)
         if conn is None:
             return dict(EMPTY)
+        settings = Settings.from_config(ctx.config)
         return self._sql(
             search.run,
             conn,
             ctx.params,
-            embedder=embedders.from_config(ctx.config),
+            embedder=settings.embedder(),
             vectors=self._vectors,
             identity=identity,
-            vector_weight=float(ctx.config.get("hybrid_vector_weight", hits.VECTOR_WEIGHT)),
-            rrf_k=int(ctx.config.get("hybrid_rrf_k", hits.RRF_K)),
-            lexical_order=str(ctx.config.get("hybrid_lexical_order", "coverage")),
-            neighbour_weight=_number_or_none(ctx.config.get("neighbour_weight")),
-            pool_weight=_number_or_none(ctx.config.get("session_pool_weight")),
-            time_weight=_number_or_none(ctx.config.get("time_cue_weight")),
-            date_weight=_number_or_none(ctx.config.get("question_date_weight")),
-            addressed_weight=_number_or_none(ctx.config.get("addressed_turn_weight")),
+            **settings.search_options(),
         )
 
     def _graph(self, ctx: Context, fn, **kw) -> dict:
@@ -271,7 +261,3 @@ class SqliteAdapter(Adapter):
         if self._reader:
             self._reader[1].close()
             self._reader = None
-
-
-def _number_or_none(value: object) -> float | None:
-    return None if value is None else float(value)  # type: ignore[arg-type]

@@ -9,9 +9,11 @@ import tantivy
 from memdock.errors import BackendError
 from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
+from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
 from memdock_tantivy import delete, ingest, queries, search, store
 from memdock_tantivy.reader import Reader
+from memdock_tantivy.settings import Settings
 
 EMPTY = {"hits": [], "backend": "tantivy", "reason": "the store is empty: nothing has been indexed"}
 KINDS = ("thread", "entry", "entity", "chunk", "edge")
@@ -19,14 +21,7 @@ KINDS = ("thread", "entry", "entity", "chunk", "edge")
 
 class TantivyAdapter(Adapter):
     descriptor_path = adapter_json(__file__)
-    features = {
-        "graph_query": True,
-        "temporal": True,
-        "incremental": True,
-        "delete": True,
-        "retrieval": True,
-        "embeddings": False,
-    }
+    features = supports("graph_query", "temporal", "incremental", "delete", "retrieval", embeddings=False)
     score = {
         "range": [0.0, 1.0],
         "semantics": "s/(1+s) of tantivy's BM25 score (chunk header terms boosted 2x); "
@@ -89,12 +84,11 @@ class TantivyAdapter(Adapter):
         index = self._index(ctx, write=True)
         assert index is not None, "a write opens (creating) the index"
         committed = Checkpoints(ctx, total)
-        writer = store.Writers(index, ctx.config)
+        settings = Settings.from_config(ctx.config)
+        writer = store.Writers(index, settings)
         try:
             index.reload()
-            run = ingest.Ingest(
-                writer, Reader(index), on_commit=committed, batch_size=int(ctx.config.get("batch_size", ingest.BATCH))
-            )
+            run = ingest.Ingest(writer, Reader(index), on_commit=committed, batch_size=settings.batch_size)
             for rtype in present:
                 run.run(rtype, reader_in.records(rtype))
             run.flush()
@@ -143,6 +137,6 @@ class TantivyAdapter(Adapter):
             return {"deleted": [], "not_found": list(ids) if isinstance(ids, list) else []}
         index.reload()
         try:
-            return delete.delete(index, lambda: store.Writers(index, ctx.config), ctx.params)
+            return delete.delete(index, lambda: store.Writers(index, Settings.from_config(ctx.config)), ctx.params)
         except ValueError as exc:
             raise BackendError(f"tantivy: {exc}") from None

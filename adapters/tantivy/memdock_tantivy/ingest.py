@@ -16,10 +16,10 @@ import tantivy
 
 from . import docs, facts
 from .reader import Reader
+from .settings import BATCH
 from .store import Writers
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
-BATCH = 100_000  # a commit (two segment flushes and fsyncs) per 10,000 records cost 15 % of the CPU of a 20k-note run
 TYPE_FLUSH = 1000  # at a change of record type, commit what is pending once it is this many records
 CACHE = 200_000
 DESCRIBED = (

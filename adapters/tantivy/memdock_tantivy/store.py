@@ -19,6 +19,8 @@ import tantivy
 
 from memdock.errors import BackendError, ConfigError, VersionError
 
+from .settings import Settings
+
 SCHEMA_VERSION = 2
 ONE_INDEX = 1  # the schema version whose chunks share the graph's index
 MARKER = "memdock-tantivy.json"
@@ -137,11 +139,9 @@ def generation(data_dir: str) -> tuple[tuple[int, int] | None, ...]:
     return tuple(out)
 
 
-def writer(index: tantivy.Index, config: dict) -> tantivy.IndexWriter:
-    heap = int(config.get("writer_heap_mb", 128)) * 1_000_000
-    threads = int(config.get("writer_threads", 0))
+def writer(index: tantivy.Index, settings: Settings) -> tantivy.IndexWriter:
     try:
-        return index.writer(heap, threads)
+        return index.writer(settings.writer_heap_mb * 1_000_000, settings.writer_threads)
     except ValueError as exc:
         raise ConfigError(f"cannot start the tantivy index writer: {exc}") from None
 
@@ -166,9 +166,9 @@ class Writers:
     """A writer per index; records go to their kind's. Commits run graph first, then chunks: a crash between the
     two leaves records that were never checkpointed, which the re-run sends again and upserts."""
 
-    def __init__(self, indexes: Indexes, config: dict):
-        self.graph = writer(indexes.graph, config)
-        self.chunks = writer(indexes.chunks, config) if indexes.chunks is not indexes.graph else self.graph
+    def __init__(self, indexes: Indexes, settings: Settings):
+        self.graph = writer(indexes.graph, settings)
+        self.chunks = writer(indexes.chunks, settings) if indexes.chunks is not indexes.graph else self.graph
         self.all = [self.graph] if self.chunks is self.graph else [self.graph, self.chunks]
 
     def of(self, kind: str | None) -> tantivy.IndexWriter:

@@ -19,7 +19,7 @@ from ..errors import BackendError
 from ..operations import OPERATIONS
 from ..protocol import SUPPORTED_PROTOCOLS
 from .parallel import Job, ShardSpec
-from .transport import CheckpointCallback
+from .transport import Call, CheckpointCallback, Transport
 
 
 @dataclass
@@ -37,7 +37,7 @@ class MockRequest:
 Handler = Callable[[MockRequest], dict[str, Any]]
 
 
-class MockTransport:
+class MockTransport(Transport):
     """Answers every call with HANDLER(request) (default: a fresh `MemoryAdapter`); REQUESTS keeps them all.
     SHARD_JOB, when given, runs the shards of a parallel index (see `engine/parallel.py`)."""
 
@@ -58,22 +58,12 @@ class MockTransport:
         self.requests: list[MockRequest] = []
         self.closed = False
 
-    def call(
-        self,
-        operation: str,
-        params: dict[str, Any],
-        *,
-        on_progress: ProgressCallback | None = None,
-        on_checkpoint: CheckpointCallback | None = None,
-        offered: tuple[str, ...] | None = None,
-        shared: bool = True,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
-        request = MockRequest(operation, dict(params), shared, timeout)
-        if on_checkpoint is not None:
-            request.checkpoint = on_checkpoint
-        if on_progress is not None:
-            request.progress = on_progress
+    def send(self, call: Call) -> dict[str, Any]:
+        request = MockRequest(call.operation, dict(call.params), call.shared, call.timeout)
+        if call.on_checkpoint is not None:
+            request.checkpoint = call.on_checkpoint
+        if call.on_progress is not None:
+            request.progress = call.on_progress
         self.requests.append(request)
         return self.handler(request)
 

@@ -13,12 +13,26 @@ checkpoint events on the way, as httpx's `Client(transport=...)` carries request
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..contract import ProgressCallback
 from .parallel import Job, ShardSpec
 
 CheckpointCallback = Callable[[list[str]], None]
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request through a transport: what `Transport.call` takes, as the one object `send` gets."""
+
+    operation: str
+    params: dict[str, Any]
+    on_progress: ProgressCallback | None = None
+    on_checkpoint: CheckpointCallback | None = None
+    offered: tuple[str, ...] | None = None
+    shared: bool = True
+    timeout: float | None = None
 
 
 class Transport(Protocol):
@@ -47,6 +61,10 @@ class Transport(Protocol):
         raised as a MemdockError. SHARED False asks for an adapter of the call's own: no worker another call
         uses while it runs (a one-shot process, or for a write a dedicated write worker that one write at a time
         holds); TIMEOUT bounds the whole call."""
+        return self.send(Call(operation, params, on_progress, on_checkpoint, offered, shared, timeout))
+
+    def send(self, call: Call) -> dict[str, Any]:
+        """`call`'s work, its arguments in one object: what a transport (a subclass of this) defines."""
         ...
 
     def shard_job(self, timeout: float | None) -> tuple[Job, ShardSpec] | None:

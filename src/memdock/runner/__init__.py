@@ -1,5 +1,5 @@
 """Running adapters: one process per operation, or a pool of long-lived workers, behind MemoryBackend."""
 
-from .backend import SubprocessBackend, open_backend
+from .backend import SubprocessBackend
 
-__all__ = ["SubprocessBackend", "open_backend"]
+__all__ = ["SubprocessBackend"]

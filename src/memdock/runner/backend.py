@@ -2,7 +2,7 @@
 
 The store's bookkeeping (lock, ledger, journal, delta, pruning, forgets) is the engine's (`memdock.engine`);
 this module only wires it to the subprocess transport (`runner/transport.py`) and resolves which adapter and
-store a caller means (`open_backend`).
+store a caller means (`SubprocessBackend.resolved`, which `memdock.connect.open_backend`, the one factory, calls).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .launch import CallRecord, Launch
 from .transport import MAX_CALL_RECORDS, SubprocessTransport, subprocess_transport
 from .worker import WorkerPool
 
-__all__ = ["MAX_CALL_RECORDS", "SubprocessBackend", "open_backend"]
+__all__ = ["MAX_CALL_RECORDS", "SubprocessBackend"]
 
 
 class SubprocessBackend(StoreBackend):
@@ -95,20 +95,22 @@ class SubprocessBackend(StoreBackend):
     def __enter__(self) -> SubprocessBackend:
         return self
 
-
-def open_backend(
-    backend: str | None = None,
-    *,
-    data_dir: str | os.PathLike[str] | None = None,
-    config: Mapping[str, Any] | None = None,
-    registry: Registry | None = None,
-    **kwargs: Any,
-) -> SubprocessBackend:
-    """Resolve the backend (flag, MEMDOCK_BACKEND, memdock.toml, default) and open it. The sandbox is the
-    `sandbox` argument (True/"writes", "strict", False/"off") when given, else memdock.toml's `sandbox`."""
-    settings = resolve(backend=backend, data_dir=data_dir)
-    descriptor = (registry or Registry.default()).get(settings.backend)
-    merged = {**settings.adapter_config, **(config or {})}
-    if kwargs.get("sandbox") is None:
-        kwargs["sandbox"] = settings.sandbox if settings.sandbox is not None else True
-    return SubprocessBackend(descriptor, Path(settings.store), config=merged, **kwargs)
+    @classmethod
+    def resolved(
+        cls,
+        backend: str | None = None,
+        *,
+        data_dir: str | os.PathLike[str] | None = None,
+        config: Mapping[str, Any] | None = None,
+        registry: Registry | None = None,
+        **kwargs: Any,
+    ) -> SubprocessBackend:
+        """The backend a caller means (flag, MEMDOCK_BACKEND, memdock.toml, default), opened; front doors reach
+        this through `memdock.connect.open_backend`. The sandbox is the `sandbox` argument (True/"writes",
+        "strict", False/"off") when given, else memdock.toml's `sandbox`."""
+        settings = resolve(backend=backend, data_dir=data_dir)
+        descriptor = (registry or Registry.default()).get(settings.backend)
+        merged = {**settings.adapter_config, **(config or {})}
+        if kwargs.get("sandbox") is None:
+            kwargs["sandbox"] = settings.sandbox if settings.sandbox is not None else True
+        return cls(descriptor, Path(settings.store), config=merged, **kwargs)

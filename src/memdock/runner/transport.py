@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..contract import ProgressCallback
 from ..diskfull import disk_full, reraise_disk_full, said_disk_full
 from ..engine.parallel import Job, ShardSpec
 from ..engine.store import Store
+from ..engine.transport import Call, Transport
 from ..errors import MemdockError
 from ..operations import WRITE_OPERATIONS
 from ..registry import AdapterDescriptor
@@ -33,7 +33,7 @@ from .worker import WorkerPool
 MAX_CALL_RECORDS = 1024
 
 
-class SubprocessTransport:
+class SubprocessTransport(Transport):
     """DESCRIPTOR's adapter over STORE, as subprocesses; LAUNCH holds how each process starts (config, env,
     sandbox, timeouts). CALLS keeps the most recent calls' records (one-shot and worker), newest last."""
 
@@ -72,22 +72,13 @@ class SubprocessTransport:
             return self.pool
         return self.writer if operation in WRITE_OPERATIONS else None
 
-    def call(
-        self,
-        operation: str,
-        params: dict[str, Any],
-        *,
-        on_progress: ProgressCallback | None = None,
-        on_checkpoint: Callable[[list[str]], None] | None = None,
-        offered: tuple[str, ...] | None = None,
-        shared: bool = True,
-        timeout: float | None = None,
-    ) -> dict[str, Any]:
+    def send(self, call: Call) -> dict[str, Any]:
         """One protocol operation, with retries for retryable errors. Returns the raw result object.
 
         TIMEOUT bounds the whole call, retries included (each attempt gets what is left of it, and never more
         than the operation's configured limit); without it, each attempt gets that configured limit.
         """
+        operation, params, timeout = call.operation, call.params, call.timeout
         attempt = 0
         end = None if timeout is None else time.monotonic() + timeout
         limit = timeout
@@ -96,13 +87,13 @@ class SubprocessTransport:
             if end is not None:
                 limit = min(max(end - time.monotonic(), 0.001), self.launch.timeout(operation))
             try:
-                pool = self._pool_for(operation, shared, offered)
+                pool = self._pool_for(operation, call.shared, call.offered)
                 if pool is not None:
                     return pool.call(
                         operation,
                         params,
-                        on_progress=on_progress,
-                        on_checkpoint=on_checkpoint,
+                        on_progress=call.on_progress,
+                        on_checkpoint=call.on_checkpoint,
                         timeout=limit,
                         on_record=self._note,
                     )
@@ -110,10 +101,10 @@ class SubprocessTransport:
                     self.launch,
                     operation,
                     params,
-                    on_progress=on_progress,
+                    on_progress=call.on_progress,
                     timeout=limit,
-                    on_checkpoint=on_checkpoint,
-                    offered=offered,
+                    on_checkpoint=call.on_checkpoint,
+                    offered=call.offered,
                 )
                 self._note(record)
                 return result
