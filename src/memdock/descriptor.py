@@ -51,6 +51,7 @@ class AdapterDescriptor:
     runtime = property(lambda self: self.raw["runtime"])
     supports_worker = property(lambda self: bool(self.raw.get("worker", False)))
     parallel_writers = property(lambda self: str(self.raw.get("parallel_writers", "serial")))
+    one_process_store = property(lambda self: self.raw.get("store_processes") == "one")
     config_schema = property(lambda self: self.raw.get("config_schema") or {"type": "object"})
     env = property(lambda self: list(self.raw.get("env", [])))
     timeouts = property(lambda self: dict(self.raw.get("timeouts", {})))

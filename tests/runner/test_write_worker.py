@@ -2,6 +2,7 @@
 exactly where the ledger says), a write whose caller gave up mid-call retires it, and a backend without
 workers (the CLI's) still writes one-shot."""
 
+import json
 import os
 import signal
 from pathlib import Path
@@ -81,3 +82,18 @@ def test_without_workers_writes_stay_one_shot(tmp_path):
         b.index(_bundle(tmp_path / "b", 10))
         assert b.transport.writer is None
         assert [c.mode for c in b.calls if c.operation == "index"] == ["one-shot", "one-shot"]
+
+
+def test_a_store_one_process_at_a_time_may_open_keeps_no_write_worker(tmp_path):
+    """An adapter whose store one process at a time may open (`store_processes: one`, mem0's local Qdrant) writes
+    one-shot even with workers: a write worker would hold the store open and lock the read worker out of it."""
+    raw = AdapterDescriptor.load(FAULTY).raw
+    serial = tmp_path / "serial-adapter"
+    serial.mkdir()
+    command = [str(FAULTY.parent / "faulty.py") if a == "../faulty.py" else a for a in raw["command"]]
+    (serial / "adapter.json").write_text(json.dumps({**raw, "command": command, "store_processes": "one"}))
+    with SubprocessBackend(AdapterDescriptor.load(serial), tmp_path / "store", retries=0, workers=1) as b:
+        b.index(_bundle(tmp_path / "a", 5))
+        assert b.transport.writer is None
+        assert [c.mode for c in b.calls if c.operation == "index"] == ["one-shot"]
+        assert b.counts() == {"chunk": 5}

@@ -6,8 +6,10 @@ write worker, reserved for the writes the engine sends under the store's write l
 `shared=False`): the lock lets one such call run at a time, so the worker is the call's own while it runs, as a
 one-shot process would be, without an interpreter start and the adapter's imports per write. Under the strict
 sandbox writes stay one-shot: a worker's read allowlist is fixed at its start, and a write reads the bundle it is
-given. Retryable errors are retried with exponential backoff within
-the call's timeout; an adapter that says the disk is full is reported as memdock's own disk-full error.
+given. Nor does an adapter whose store one process at a time may open (`"store_processes": "one"` in adapter.json:
+mem0's local Qdrant): a write worker would keep the store open and lock out the readers, where a one-shot write
+lets go of it when it exits. Retryable errors are retried with exponential backoff within the call's timeout; an
+adapter that says the disk is full is reported as memdock's own disk-full error.
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ class SubprocessTransport(Transport):
         self.store_files = [str(n) for n in descriptor.raw.get("store_files", [])]
         self.retries, self.backoff = retries, backoff
         self.pool = WorkerPool(launch, workers) if workers and descriptor.supports_worker else None
-        self.writer = WorkerPool(launch, 1) if self.pool is not None and not launch.strict else None
+        keeps_writer = self.pool is not None and not launch.strict and not descriptor.one_process_store
+        self.writer = WorkerPool(launch, 1) if keeps_writer else None
         self.last_call: CallRecord | None = None
         self.calls: list[CallRecord] = []
 
