@@ -9,7 +9,7 @@ import sys
 import zlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from itertools import accumulate
@@ -22,11 +22,10 @@ from .. import PAYLOAD_VERSION, __version__, times
 from ..atomic import write_atomic
 from ..diskfull import disk_full_as_error, reraise_disk_full
 from ..errors import InvalidInputError
-from ..jsonl import PayloadError, depth_problem, dumps_line
-from ..schemas import RECORD_TYPES
-from ..validation import Compiled, SchemaValidator
-from .idset import IdSet
-from .manifest import BUNDLE_KINDS, MANIFEST_NAME, MATRIX_FILE, MATRIX_TYPE, FileEntry, part_name, record_key
+from ..jsonl import PayloadError, depth_problem
+from ..validation import SchemaValidator
+from .lines import RecordLines
+from .manifest import BUNDLE_KINDS, MANIFEST_NAME, MATRIX_FILE, MATRIX_TYPE, FileEntry, part_name
 from .output import OutputDir
 from .reader import SEALED
 from .seal import seal
@@ -129,17 +128,6 @@ class _Part:
         )
 
 
-class _Stream:
-    """What the writer keeps for one record type: how many were written, the ids seen, the key and schema."""
-
-    __slots__ = ("compiled", "count", "key_of", "seen")
-
-    def __init__(self, key_of: Callable[[dict[str, Any]], Any], compiled: Compiled | None):
-        self.key_of, self.compiled = key_of, compiled
-        self.count = 0
-        self.seen = IdSet()
-
-
 class BundleWriter:
     """Write a payload bundle.
 
@@ -185,7 +173,7 @@ class BundleWriter:
         self._open: dict[str, _Part] = {}
         self._done: list[FileEntry] = []
         self._parts: dict[str, int] = {}
-        self._streams: dict[str, _Stream] = {}
+        self._lines = RecordLines(self.validator)
         self._written: list[Path] = []
         self._matrix: _Part | None = None
         self._dim: int | None = None
@@ -204,23 +192,9 @@ class BundleWriter:
         return part
 
     def write(self, record_type: str, record: dict[str, Any]) -> None:
-        stream = self._streams.get(record_type) or self._stream(record_type)
-        ordinal = stream.count = stream.count + 1
-        key = stream.key_of(record) if isinstance(record, dict) else None
-        if stream.compiled is not None and not stream.compiled.is_valid(record):
-            issues = self.validator.issues(record_type, record)  # type: ignore[union-attr]
-            more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
-            raise PayloadError(
-                issues[0].message + more, file=f"{record_type} record #{ordinal}", record_id=key, path=issues[0].path
-            )
-        try:
-            line = dumps_line(record)
-        except InvalidInputError as exc:
-            raise PayloadError(exc.message, file=f"{record_type} record #{ordinal}", record_id=key) from None
-        if not stream.seen.add(hash(key)):
-            raise PayloadError(
-                f"duplicate {record_type} id in this bundle", file=f"{record_type} record #{ordinal}", record_id=key
-            )
+        if record_type not in self._lines.streams:
+            self._stream(record_type)
+        line = self._lines.line(record_type, record)
         try:
             self._part_for(record_type).add(line)
         except OSError as exc:
@@ -230,7 +204,7 @@ class BundleWriter:
     def write_line(self, record_type: str, line: bytes) -> None:
         """Append LINE, one record's JSON line as a reader that checked it read it, unchanged: no check, no
         re-encoding (a journal segment copies its input's lines so)."""
-        if record_type not in self._streams:
+        if record_type not in self._lines.streams:
             self._stream(record_type)
         try:
             self._part_for(record_type).add(line)
@@ -243,7 +217,7 @@ class BundleWriter:
         ends once it holds part_max_bytes, as line by line)."""
         if not lines:
             return
-        if record_type not in self._streams:
+        if record_type not in self._lines.streams:
             self._stream(record_type)
         ends = list(accumulate(map(len, lines)))
         start = 0
@@ -260,16 +234,12 @@ class BundleWriter:
             reraise_disk_full(exc, self.path, "writing a bundle")
             raise
 
-    def _stream(self, record_type: str) -> _Stream:
-        """The state of RECORD_TYPE's records, made at its first record (closed writers and unknown types are
-        refused here, so `write` checks nothing more for the records after)."""
+    def _stream(self, record_type: str) -> None:
+        """Start RECORD_TYPE's records (closed writers and unknown types are refused here, so `write` checks
+        nothing more for the records after)."""
         if self.closed:
             raise InvalidInputError("bundle is already closed")
-        if record_type not in RECORD_TYPES:
-            raise InvalidInputError(f"unknown record type {record_type!r}")
-        compiled = self.validator.compiled(record_type) if self.validator is not None else None
-        stream = self._streams[record_type] = _Stream(record_key(record_type), compiled)
-        return stream
+        self._lines.stream(record_type)
 
     def write_embedding(self, chunk_id: str, vector: Sequence[float] | array[float] | bytes, model: str) -> int:
         """Append one row to the float32 matrix and its index; returns the row number."""
@@ -345,9 +315,7 @@ class BundleWriter:
         return manifest
 
     def _release_ids(self) -> None:
-        for stream in self._streams.values():
-            stream.seen.close()
-        self._streams.clear()
+        self._lines.close()
 
     def abort(self) -> None:
         """Remove everything this writer wrote; no manifest ever appears."""

@@ -110,6 +110,11 @@ class Chunker:
             return header_line(thread, entry)
         return title_line(thread, entry)
 
+    def manifest(self) -> dict[str, Any]:
+        """What a chunks bundle's manifest says of the chunker that made it."""
+        params = {**self.options.params(), "tokenizer": self.tokenizer.name}
+        return {"name": "memdock.recursive", "version": __version__, "params": params}
+
     def chunks_for(self, entry: dict[str, Any], thread: dict[str, Any] | None) -> list[dict[str, Any]]:
         return list(self.iter_chunks(entry, thread))
 
@@ -155,7 +160,6 @@ def chunk_bundle(
     summary = ChunkSummary()
     threads: dict[str, dict[str, Any]] = {}
     total = reader.count("entry")
-    params = {**chunker.options.params(), "tokenizer": chunker.tokenizer.name}
     metadata = {"corpus": str(corpus), source.KEY: source.of_manifest(reader.manifest, reader.path)}
     with BundleWriter(
         out,
@@ -163,7 +167,7 @@ def chunk_bundle(
         overwrite=overwrite,
         validate=True,
         inputs=[corpus],
-        chunker={"name": "memdock.recursive", "version": __version__, "params": params},
+        chunker=chunker.manifest(),
         metadata=metadata,
     ) as w:
         for rtype in PASS_THROUGH:

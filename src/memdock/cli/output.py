@@ -159,6 +159,7 @@ class Progress:
         if self.enabled and self._last:
             sys.stderr.write("\r\x1b[2K")
             sys.stderr.flush()
+            self._last = ""
 
 
 def _duration(seconds: float) -> str:

@@ -19,6 +19,7 @@ from ..errors import InvalidInputError
 from ..importers import IMPORTERS, get_importer
 from ..importers.base import MAX_ENTRY_BYTES
 from ..importers.detect import ALIASES, canonical, detect
+from ..importers.onepass import ImportFeed
 from ..importers.pipeline import ImportSummary, import_corpus
 from ..jsonl import DEFAULT_MAX_LINE_BYTES
 from ..runner.backend import SubprocessBackend
@@ -302,10 +303,14 @@ def run_add(args: argparse.Namespace) -> int:
                     print(f"unchanged since the last add: {len(files.skip)} file(s), nothing to index")
                 return 0
             if files.read or not files.skip:
-                summary = _import_and_chunk(args, tmp, files)
+                with _progress("importing", args.quiet, unit="B") as bar:
+                    feed = _feed(args, files, bar)
+                    feed.start()
+                    code = _index(args, feed, backend=b, origin=files.origin, files=files)
+                summary = feed.summary
             else:  # only files that left: an empty bundle prunes their threads
                 BundleWriter(tmp / "chunks", "chunks").close()
-            code = _index(args, tmp / "chunks", backend=b, origin=files.origin, files=files)
+                code = _index(args, tmp / "chunks", backend=b, origin=files.origin, files=files)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return PARTIAL_EXIT if summary is not None and summary.partial else code
@@ -319,19 +324,21 @@ def _plan(args: argparse.Namespace, b: SubprocessBackend) -> Plan:
     return plan(origin, paths, b.source_files(origin))
 
 
-def _import_and_chunk(args: argparse.Namespace, tmp: Path, files: Plan) -> ImportSummary:
-    with _progress("importing", args.quiet, unit="B") as bar:
-        summary = import_corpus(args.sources, args.format, tmp / "corpus", on_bytes=bar.update, skip=set(files.skip))
-    for w in summary.warnings:
-        output.warn(w)
-    for f in summary.failed:
-        output.error(f)
-    for moved in settle(files, summary.threads):
-        output.warn(f"{moved}: changed while it was imported; indexed as read, `memdock add` again reads it as it is")
+def _feed(args: argparse.Namespace, files: Plan, bar: output.Progress) -> ImportFeed:
+    """The sources, imported and chunked in the index run's own pass (see `importers/onepass.py`), BAR showing
+    the import until it is done."""
+
+    def imported(summary: ImportSummary) -> None:
+        bar.done()
+        for w in summary.warnings:
+            output.warn(w)
+        for f in summary.failed:
+            output.error(f)
+        for moved in settle(files, summary.threads):
+            output.warn(f"{moved}: changed while it was imported; indexed as read, `memdock add` again reads it as is")
+
     opts = ChunkOptions(max_tokens=args.max_tokens, overlap=args.overlap, tokenizer=args.tokenizer, header=args.header)
-    with _progress("chunking", args.quiet, unit="entries") as bar:
-        chunk_bundle(tmp / "corpus", tmp / "chunks", opts, on_entry=lambda i, n: bar.update(i, n))
-    return summary
+    return ImportFeed(args.sources, args.format, opts, skip=set(files.skip), on_bytes=bar.update, on_imported=imported)
 
 
 def run_index(args: argparse.Namespace) -> int:
@@ -348,7 +355,9 @@ def run_index(args: argparse.Namespace) -> int:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _index(args: argparse.Namespace, bundle: Path, backend: SubprocessBackend | None = None, **kw: Any) -> int:
+def _index(
+    args: argparse.Namespace, bundle: Path | ImportFeed, backend: SubprocessBackend | None = None, **kw: Any
+) -> int:
     bar = output.Progress("indexing", quiet=args.quiet, unit="records")
     try:
         with backend or open_from_args(args) as b:

@@ -26,6 +26,7 @@ from ..contract import (
 from ..diskfull import disk_full_as_error
 from ..errors import MemdockError, VersionError
 from ..protocol import SUPPORTED_PROTOCOLS, negotiate, payload_compatible
+from .delta import Feed
 from .index import IndexOptions, IndexRun
 from .journal import Exported, Journal
 from .ledger import Ledger
@@ -110,7 +111,7 @@ class StoreBackend:
 
     def index(
         self,
-        bundle: str | os.PathLike[str],
+        bundle: str | os.PathLike[str] | Feed,
         *,
         progress: ProgressCallback | None = None,
         prune: bool = True,
@@ -123,6 +124,7 @@ class StoreBackend:
         files: Plan | None = None,
     ) -> IndexResult:
         """Index a chunks (or corpus) bundle: send what the ledger lacks, resume after a kill, delete what vanished.
+        BUNDLE may be a `delta.Feed` instead, whose records are made in the same pass (`memdock add`).
 
         PARALLEL > 1 sends the delta as that many shards at once through EXECUTOR ("local" threads, "ray" at
         ADDRESS, or an `Executor`) when the adapter takes parallel writers (see `engine/parallel.py`); otherwise

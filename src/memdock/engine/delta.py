@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 from ..bundle import BundleReader, BundleWriter, source
 from .ledger import _VOLATILE, Item, Ledger, record_hash
@@ -47,39 +48,94 @@ def _thread_of(record_type: str, rec: dict) -> str | None:
     return rec.get("thread_id")
 
 
-def build_delta(
-    reader: BundleReader, ledger: Ledger, out: Path, origin: str | None = None, *, fresh: bool = False
-) -> Delta:
-    """Stream READER once, writing changed records to a new bundle at OUT and noting them as pending.
+class Feed(Protocol):
+    """Records an index run reads from somewhere other than a bundle (`memdock add` imports and chunks them in the
+    same pass, see `importers/onepass.py`). RUN pushes each record with its line to the sink, checked as a bundle
+    writer checks it; KIND, CHUNKER and ORIGIN say what a bundle's manifest would, WHERE names it in the segment."""
 
-    Every record is noted as coming from ORIGIN, else the bundle's source (`memdock.bundle.source`). FRESH: the
+    kind: str
+    chunker: dict[str, Any] | None
+    origin: str
+    where: str
+
+    def run(self, sink: DeltaSink) -> None: ...
+
+
+class DeltaSink:
+    """The delta being written: records pushed one by one are hashed, diffed against the ledger a batch of one type
+    at a time, and the changed ones written to the segment and noted as pending."""
+
+    def __init__(self, ledger: Ledger, w: BundleWriter, delta: Delta, fresh: bool):
+        self.ledger, self.w, self.delta, self.fresh = ledger, w, delta, fresh
+        self.batches: dict[str, list[tuple[bytes, Item]]] = {}
+        self.threads: set[str] = set()
+
+    def add(self, rtype: str, rec: dict[str, Any], line: bytes) -> None:
+        """REC, read as LINE; REC is this run's own (its volatile fields are dropped in place)."""
+        if rtype == "thread":
+            self.threads.add(rec["id"])
+        batch = self.batches.get(rtype)
+        if batch is None:
+            batch = self.batches[rtype] = []
+        batch.append((line, (rec["id"], _hash(rec), _thread_of(rtype, rec), rtype)))
+        if len(batch) >= _BATCH:
+            _flush(batch, rtype, self.ledger, self.w, self.delta, self.fresh)
+
+    def flush(self) -> None:
+        for rtype, batch in self.batches.items():
+            _flush(batch, rtype, self.ledger, self.w, self.delta, self.fresh)
+
+
+def build_delta(
+    reader: BundleReader | Feed, ledger: Ledger, out: Path, origin: str | None = None, *, fresh: bool = False
+) -> Delta:
+    """Stream READER (a bundle, or a Feed) once, writing changed records to a new bundle at OUT and noting them
+    as pending.
+
+    Every record is noted as coming from ORIGIN, else the input's source (`memdock.bundle.source`). FRESH: the
     ledger holds nothing (a first index), so every record goes and none is looked up; no record is noted as seen
-    either, which only matters to pruning and to claiming records committed before, and a first index has none."""
-    delta = Delta(out, origin=origin or source.of_manifest(reader.manifest, reader.path), source=reader.path.resolve())
+    either, which only matters to pruning and to claiming records committed before, and a first index has none.
+    A bundle read whole goes to the adapter as it is (`Delta.whole`); a Feed's records are only in the segment."""
+    if isinstance(reader, BundleReader):
+        feed: Feed = _BundleFeed(reader)
+        delta = Delta(out, origin=origin or feed.origin, source=reader.path.resolve())
+    else:
+        feed = reader
+        delta = Delta(out, origin=origin or feed.origin)
     ledger.begin_run(delta.origin)
-    threads: set[str] = set()
+    metadata = {"delta_of": feed.where, "origin": delta.origin}
+    inputs = [reader.path] if isinstance(reader, BundleReader) else []
     with BundleWriter(
-        out,
-        reader.kind,
-        validate=False,
-        chunker=reader.manifest.get("chunker"),
-        inputs=[reader.path],
-        metadata={"delta_of": str(reader.path), "origin": delta.origin},
-        compress=True,
+        out, feed.kind, validate=False, chunker=feed.chunker, inputs=inputs, metadata=metadata, compress=True
     ) as w:
-        for rtype in ORDER:
-            batch: list[tuple[bytes, Item]] = []
-            for rec, line in reader.records_with_lines(rtype):
-                tid = _thread_of(rtype, rec)
-                if rtype == "thread":
-                    threads.add(rec["id"])
-                batch.append((line, (rec["id"], _hash(rec), tid, rtype)))
-                if len(batch) >= _BATCH:
-                    _flush(batch, rtype, ledger, w, delta, fresh)
-            _flush(batch, rtype, ledger, w, delta, fresh)
-        _copy_embeddings(reader, ledger, w)
-    delta.thread_ids = sorted(threads)
+        sink = DeltaSink(ledger, w, delta, fresh)
+        feed.run(sink)
+        sink.flush()
+    delta.sent = {t: delta.sent[t] for t in sorted(delta.sent, key=_rank)}
+    delta.thread_ids = sorted(sink.threads)
     return delta
+
+
+class _BundleFeed:
+    """A bundle's records, type by type in ORDER, then the embeddings of the chunks that go."""
+
+    def __init__(self, reader: BundleReader):
+        self.reader = reader
+        self.kind, self.chunker = reader.kind, reader.manifest.get("chunker")
+        self.origin = source.of_manifest(reader.manifest, reader.path)
+        self.where = str(reader.path)
+
+    def run(self, sink: DeltaSink) -> None:
+        add = sink.add
+        for rtype in ORDER:
+            for rec, line in self.reader.records_with_lines(rtype):
+                add(rtype, rec, line)
+            sink.flush()
+        _copy_embeddings(self.reader, sink.ledger, sink.w)
+
+
+def _rank(rtype: str) -> int:
+    return ORDER.index(rtype) if rtype in ORDER else len(ORDER)
 
 
 def _hash(rec: dict) -> bytes:

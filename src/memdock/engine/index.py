@@ -19,7 +19,7 @@ from ..bundle import BundleReader
 from ..contract import Capabilities, DeleteResult, IndexResult, ProgressCallback
 from ..diskfull import disk_full_as_error
 from ..errors import InvalidInputError
-from .delta import Delta, build_delta
+from .delta import Delta, Feed, build_delta
 from .journal import Journal, inflate
 from .ledger import Ledger
 from .lost import record_store_files, restore_if_lost
@@ -80,9 +80,10 @@ class IndexRun:
         self.ledger: Ledger | None = None
         self.restored: dict[str, Any] | None = None
 
-    def run(self, bundle: str | os.PathLike[str]) -> IndexResult:
+    def run(self, bundle: str | os.PathLike[str] | Feed) -> IndexResult:
+        """Index BUNDLE, or the records a Feed makes in the same pass (`memdock add`, see `importers/onepass.py`)."""
         started = time.monotonic()
-        reader = open_input(bundle)
+        reader = open_input(bundle) if isinstance(bundle, (str, os.PathLike)) else bundle
         caps = self.backend.get_capabilities()
         writers = self.plan_writers(caps)  # a bad executor fails before any work
         with disk_full_as_error(self.store.root, "indexing"), self.store.write_lock(self.backend.lock_timeout):
@@ -109,7 +110,7 @@ class IndexRun:
         pool = executor_for(self.opts.executor, shards, self.opts.address)
         return Writers(mode, shards, pool, *shard_job)
 
-    def in_journal(self, reader: BundleReader, caps: Capabilities, writers: Writers) -> IndexResult:
+    def in_journal(self, reader: BundleReader | Feed, caps: Capabilities, writers: Writers) -> IndexResult:
         """The run proper, its delta kept as the journal's next segment (see `engine/journal.py`); the segment is
         discarded when nothing of it reached the backend."""
         journal = Journal(self.store.journal_path)
@@ -130,7 +131,7 @@ class IndexRun:
                 journal.discard(delta_dir)
             raise
 
-    def diff(self, reader: BundleReader, delta_dir: Path) -> tuple[Delta, bool]:
+    def diff(self, reader: BundleReader | Feed, delta_dir: Path) -> tuple[Delta, bool]:
         """Finish a killed forget, then write the delta against the ledger; whether the store was empty (a first
         index: nothing can vanish)."""
         assert self.ledger is not None

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..bundle import BundleWriter, source
 from ..errors import InvalidInputError
@@ -44,36 +45,70 @@ def import_corpus(
     skip: Collection[Path] = (),
 ) -> ImportSummary:
     """Import SOURCES into a corpus bundle at OUT. Raises InvalidInputError, writing nothing, when no source
-    exists or none yields an entry; an entry over MAX_ENTRY_BYTES of UTF-8 is skipped with a warning.
+    exists or none yields an entry (see `import_into`)."""
+    _check_cap(max_entry_bytes)
+    roots = [Path(s) for s in sources]
+    metadata = {"format": fmt, "sources": [str(r) for r in roots], source.KEY: source.for_import(fmt, roots)}
+    summary = ImportSummary()
+    records = import_records(
+        summary,
+        roots,
+        fmt,
+        mapping=mapping,
+        on_file=on_file,
+        max_entry_bytes=max_entry_bytes,
+        on_bytes=on_bytes,
+        skip=skip,
+    )
+    with BundleWriter(out, "corpus", overwrite=overwrite, inputs=roots, metadata=metadata) as w:
+        for rtype, rec in records:
+            w.write(rtype, rec)
+    return summary
+
+
+def import_records(
+    summary: ImportSummary,
+    sources: Sequence[str | Path],
+    fmt: str,
+    *,
+    mapping: dict[str, str] | None = None,
+    on_file: Callable[[int, int, Path], None] | None = None,
+    max_entry_bytes: int = MAX_ENTRY_BYTES,
+    on_bytes: Callable[[int, int], None] | None = None,
+    skip: Collection[Path] = (),
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The records (type, record) of SOURCES read as FMT, for a bundle writer or `memdock add`'s one pass;
+    SUMMARY is filled in as they go, and complete once they end. Raises InvalidInputError when no source exists
+    or none yields an entry; an entry over MAX_ENTRY_BYTES of UTF-8 is skipped with a warning.
 
     ON_BYTES(done, total) reports progress in source bytes, moving within a file too: an entry's source line,
     against the file's line count, says how far into the file the importer is. Files in SKIP (resolved paths:
     unchanged since the last run, see `engine/sources.py`) are left unread."""
     started = time.monotonic()
-    if max_entry_bytes < 1:
-        raise InvalidInputError(f"max_entry_bytes must be at least 1, got {max_entry_bytes}")
+    _check_cap(max_entry_bytes)
     importer = get_importer(fmt, mapping=mapping) if fmt == "jsonl" and mapping else get_importer(fmt)
     roots = [Path(s) for s in sources]
     ctx = ImportContext(root=roots[0] if len(roots) == 1 and roots[0].is_dir() else None)
     files = _files_to_read(importer, roots, fmt, ctx, skip)
-    summary = ImportSummary()
-    metadata = {"format": fmt, "sources": [str(r) for r in roots], source.KEY: source.for_import(fmt, roots)}
     progress = _Progress([_size(path) for _, path in files], on_bytes) if on_bytes else None
-    with BundleWriter(out, "corpus", overwrite=overwrite, inputs=roots, metadata=metadata) as w:
-        run = _Run(importer, fmt, w, ctx, summary, max_entry_bytes)
-        for i, (root, path) in enumerate(files):
-            if on_file:
-                on_file(i, len(files), path)
-            run.read_file(root, path, progress.at(i, path) if progress else None)
-            if progress:
-                progress.done(i)
-        if not summary.counts.get("entry"):
-            raise _nothing_imported(len(files), fmt, ctx)
+    run = _Run(importer, fmt, ctx, summary, max_entry_bytes)
+    for i, (root, path) in enumerate(files):
+        if on_file:
+            on_file(i, len(files), path)
+        yield from run.read_file(root, path, progress.at(i, path) if progress else None)
+        if progress:
+            progress.done(i)
+    if not summary.counts.get("entry"):
+        raise _nothing_imported(len(files), fmt, ctx)
     summary.failed = [str(e) for e in ctx.errors]
     summary.files -= len({e.file for e in ctx.errors if any(str(p) == e.file for _, p in files)})
     summary.warnings = ctx.warning_lines()
     summary.seconds = time.monotonic() - started
-    return summary
+
+
+def _check_cap(max_entry_bytes: int) -> None:
+    if max_entry_bytes < 1:
+        raise InvalidInputError(f"max_entry_bytes must be at least 1, got {max_entry_bytes}")
 
 
 def _files_to_read(
@@ -128,15 +163,15 @@ class _Progress:
 
 
 class _Run:
-    """One import run's writer, context and counts, fed one file at a time."""
+    """One import run's context and counts, fed one file at a time."""
 
-    def __init__(
-        self, importer: Importer, fmt: str, w: BundleWriter, ctx: ImportContext, summary: ImportSummary, cap: int
-    ):
-        self.importer, self.fmt, self.w, self.ctx, self.summary, self.cap = importer, fmt, w, ctx, summary, cap
+    def __init__(self, importer: Importer, fmt: str, ctx: ImportContext, summary: ImportSummary, cap: int):
+        self.importer, self.fmt, self.ctx, self.summary, self.cap = importer, fmt, ctx, summary, cap
         self.entity_ids: set[str] = set()
 
-    def read_file(self, root: Path, path: Path, seen: Callable[[ParsedThread], None] | None) -> None:
+    def read_file(
+        self, root: Path, path: Path, seen: Callable[[ParsedThread], None] | None
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
         ctx, summary = self.ctx, self.summary
         entries_before = summary.counts.get("entry", 0)
         shown = os.fsencode(path).decode("utf-8", "replace")
@@ -153,19 +188,19 @@ class _Run:
             threads.append(parsed.thread["id"])
             if seen:
                 seen(parsed)
-            self._write(structure(_within_cap(parsed, path, ctx, self.cap), ctx))
+            yield from self._counted(structure(_within_cap(parsed, path, ctx, self.cap), ctx))
         summary.files += 1
         if summary.counts.get("entry", 0) == entries_before and not ctx.has_problems(path):
             ctx.warn(path, None, f"no entries found: is this a {self.fmt} file?")
 
-    def _write(self, records: Iterable[tuple[str, dict]]) -> None:
+    def _counted(self, records: Iterable[tuple[str, dict]]) -> Iterator[tuple[str, dict[str, Any]]]:
         counts = self.summary.counts
         for rtype, rec in records:
             if rtype == "entity":
                 if rec["id"] in self.entity_ids:
                     continue
                 self.entity_ids.add(rec["id"])
-            self.w.write(rtype, rec)
+            yield rtype, rec
             counts[rtype] = counts.get(rtype, 0) + 1
 
 

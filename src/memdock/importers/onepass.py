@@ -1,0 +1,102 @@
+"""`memdock add` in one pass: import and chunk straight into the index run, no corpus or chunks bundle between.
+
+The index run (`engine/index.py`) reads an `ImportFeed` as it would a bundle: each record the importer makes is
+checked as a bundle writer checks it (schema, JSON rules, one id per type; a source's own problems are reported
+by the importer with file and line), each entry is chunked as it comes, and every record with its JSON line goes
+to the delta (`engine/delta.DeltaSink`), which hashes it once, diffs it against the ledger and writes it into the
+journal segment the adapter then reads. Chunks are the core's own records: they skip the schema check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator, Sequence
+from itertools import chain
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..bundle import source
+from ..bundle.lines import RecordLines
+from ..chunking import ChunkOptions
+from ..chunking.chunker import Chunker
+from ..validation import SchemaValidator
+from .pipeline import ImportSummary, import_records
+
+if TYPE_CHECKING:
+    from ..engine.delta import DeltaSink
+
+
+class ImportFeed:
+    """SOURCES read as FMT (files in SKIP left unread), chunked with OPTIONS; ON_BYTES(done, total) follows the
+    import, ON_IMPORTED(summary) runs once the sources are read, before the adapter is sent anything."""
+
+    kind = "chunks"
+
+    def __init__(
+        self,
+        sources: Sequence[str | Path],
+        fmt: str,
+        options: ChunkOptions,
+        *,
+        skip: Collection[Path] = (),
+        on_bytes: Callable[[int, int], None] | None = None,
+        on_imported: Callable[[ImportSummary], None] | None = None,
+    ):
+        self.roots = [Path(s) for s in sources]
+        self.fmt, self.skip, self.on_bytes, self.on_imported = fmt, skip, on_bytes, on_imported
+        self._chunker = Chunker(options)
+        self.chunker: dict[str, Any] | None = self._chunker.manifest()
+        self.origin = source.for_import(fmt, self.roots)
+        self.where = ", ".join(map(str, self.roots))
+        self.summary: ImportSummary | None = None
+        self._head: list[tuple[str, dict[str, Any]]] = []
+        self._records: Iterator[tuple[str, dict[str, Any]]] = iter(())
+
+    def start(self) -> None:
+        """Read the sources up to their first entry, so that sources that do not exist or yield no entry are
+        refused (InvalidInputError) before any store is touched."""
+        self.summary = ImportSummary()
+        self._records = import_records(self.summary, self.roots, self.fmt, on_bytes=self.on_bytes, skip=self.skip)
+        for rtype, rec in self._records:
+            self._head.append((rtype, rec))
+            if rtype == "entry":
+                break
+
+    def run(self, sink: DeltaSink) -> None:
+        if self.summary is None:
+            self.start()
+        out = _Chunking(sink, self._chunker)
+        try:
+            for rtype, rec in chain(self._head, self._records):
+                out.write(rtype, rec)
+        finally:
+            self._head = []
+            out.close()
+        if self.on_imported is not None:
+            self.on_imported(self.summary)  # type: ignore[arg-type]
+
+
+class _Chunking:
+    """The importer's records, checked and made lines, each entry followed by its chunks, into SINK."""
+
+    def __init__(self, sink: DeltaSink, chunker: Chunker):
+        self.sink, self.chunker = sink, chunker
+        self.checked = RecordLines(SchemaValidator())
+        self.own = RecordLines(None)
+        self.threads: dict[str, dict[str, Any]] = {}
+
+    def write(self, record_type: str, record: dict[str, Any]) -> None:
+        line = self.checked.line(record_type, record)
+        if record_type == "entry":
+            thread = self.threads.get(record["thread_id"])
+            chunks = [(c, self.own.line("chunk", c)) for c in self.chunker.iter_chunks(record, thread)]
+            self.sink.add(record_type, record, line)
+            for chunk, chunk_line in chunks:
+                self.sink.add("chunk", chunk, chunk_line)
+            return
+        if record_type == "thread":
+            self.threads[record["id"]] = {"title": record.get("title"), "format": record.get("format")}
+        self.sink.add(record_type, record, line)
+
+    def close(self) -> None:
+        self.checked.close()
+        self.own.close()
