@@ -1,0 +1,71 @@
+"""`memdock add`'s one pass (`importers/onepass.ImportFeed`): records imported and chunked straight into the index
+run are the records, hashes and journal segment the import -> chunk -> index bundles give, and the adapter reads
+that segment (no corpus or chunks bundle is written and read back)."""
+
+from pathlib import Path
+
+import pytest
+
+from memdock.bundle import BundleReader
+from memdock.chunking import ChunkOptions, chunk_bundle
+from memdock.engine.backend import StoreBackend
+from memdock.engine.mock import MemoryAdapter, MockTransport
+from memdock.errors import InvalidInputError
+from memdock.importers.onepass import ImportFeed
+from memdock.importers.pipeline import import_corpus
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "threads"
+
+
+def backend(path: Path) -> tuple[StoreBackend, MockTransport]:
+    transport = MockTransport(MemoryAdapter())
+    return StoreBackend(transport, path), transport
+
+
+def bundles(tmp_path: Path) -> Path:
+    import_corpus([FIXTURES], "watercooler", tmp_path / "corpus")
+    chunk_bundle(tmp_path / "corpus", tmp_path / "chunks", ChunkOptions())
+    return tmp_path / "chunks"
+
+
+def segment_records(store: Path) -> dict[str, list[dict]]:
+    """The first journal segment's records by type, without the volatile ingestion_time."""
+    reader = BundleReader(store / "journal" / "00000001", sealed=True)
+    return {
+        t: [{k: v for k, v in r.items() if k != "ingestion_time"} for r in reader.records(t)]
+        for t in reader.record_types()
+    }
+
+
+def test_the_one_pass_sends_what_the_bundles_send_and_the_adapter_reads_the_journal_segment(tmp_path):
+    by_bundles, _ = backend(tmp_path / "bundles")
+    sent = by_bundles.index(bundles(tmp_path)).details["sent"]
+    one, transport = backend(tmp_path / "one")
+    result = one.index(ImportFeed([FIXTURES], "watercooler", ChunkOptions()))
+    assert result.details["sent"] == sent and list(sent) == ["thread", "entry", "entity", "edge", "chunk"]
+    assert [r.params["bundle"] for r in transport.requests if r.operation == "index"] == [
+        str(tmp_path / "one" / "journal" / "00000001")
+    ]
+    assert segment_records(tmp_path / "one") == segment_records(tmp_path / "bundles")
+    assert one.counts() == by_bundles.counts()
+
+
+def test_a_store_filled_from_bundles_finds_nothing_new_in_the_one_pass_and_the_reverse(tmp_path):
+    """The one pass hashes each record as the bundle path does: a store either filled skips the other's run."""
+    chunks = bundles(tmp_path)
+    first, _ = backend(tmp_path / "a")
+    total = sum(first.index(chunks).details["sent"].values())
+    again = first.index(ImportFeed([FIXTURES], "watercooler", ChunkOptions()))
+    assert again.details["sent"] == {} and again.skipped == total
+    second, _ = backend(tmp_path / "b")
+    second.index(ImportFeed([FIXTURES], "watercooler", ChunkOptions()))
+    assert second.index(chunks).skipped == total
+
+
+def test_sources_without_entries_are_refused_when_the_feed_starts(tmp_path):
+    (tmp_path / "empty.jsonl").write_text("\n")
+    feed = ImportFeed([tmp_path / "empty.jsonl"], "jsonl", ChunkOptions())
+    with pytest.raises(InvalidInputError, match="no entries imported"):
+        feed.start()
+    with pytest.raises(InvalidInputError, match="nothing to import"):
+        ImportFeed([tmp_path / "nope"], "jsonl", ChunkOptions()).start()
