@@ -4,7 +4,8 @@ The index run (`engine/index.py`) reads an `ImportFeed` as it would a bundle: ea
 checked as a bundle writer checks it (schema, JSON rules, one id per type; a source's own problems are reported
 by the importer with file and line), each entry is chunked as it comes, and every record with its JSON line goes
 to the delta (`engine/delta.DeltaSink`), which hashes it once, diffs it against the ledger and writes it into the
-journal segment the adapter then reads. Chunks are the core's own records: they skip the schema check.
+journal segment the adapter then reads. Edges and chunks are the core's own records (made from ids, positions
+and times the entry's check already covered): they skip the schema check, not the JSON rules or the id check.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from .pipeline import ImportSummary, import_records
 
 if TYPE_CHECKING:
     from ..engine.delta import DeltaSink
+
+OWN = frozenset({"edge", "chunk"})
 
 
 class ImportFeed:
@@ -85,7 +88,7 @@ class _Chunking:
         self.threads: dict[str, dict[str, Any]] = {}
 
     def write(self, record_type: str, record: dict[str, Any]) -> None:
-        line = self.checked.line(record_type, record)
+        line = (self.own if record_type in OWN else self.checked).line(record_type, record)
         if record_type == "entry":
             thread = self.threads.get(record["thread_id"])
             chunks = [(c, self.own.line("chunk", c)) for c in self.chunker.iter_chunks(record, thread)]
