@@ -5,7 +5,8 @@ checked as a bundle writer checks it (schema, JSON rules, one id per type; a sou
 by the importer with file and line), each entry is chunked as it comes, and every record with its JSON line goes
 to the delta (`engine/delta.DeltaSink`), which hashes it once, diffs it against the ledger and writes it into the
 journal segment the adapter then reads. Edges and chunks are the core's own records (made from ids, positions
-and times the entry's check already covered): they skip the schema check, not the JSON rules or the id check.
+and times the entry's check already covered): they skip the schema check, not the JSON rules; a chunk's id is
+unique by construction (its entry's id, its position and its text's hash), so chunks skip the id check too.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from ..bundle import source
 from ..bundle.lines import RecordLines
 from ..chunking import ChunkOptions
 from ..chunking.chunker import Chunker
+from ..jsonl import dumps_line
 from ..validation import SchemaValidator
 from .pipeline import ImportSummary, import_records
 
 if TYPE_CHECKING:
     from ..engine.delta import DeltaSink
 
-OWN = frozenset({"edge", "chunk"})
+OWN = frozenset({"edge"})
 
 
 class ImportFeed:
@@ -91,7 +93,7 @@ class _Chunking:
         line = (self.own if record_type in OWN else self.checked).line(record_type, record)
         if record_type == "entry":
             thread = self.threads.get(record["thread_id"])
-            chunks = [(c, self.own.line("chunk", c)) for c in self.chunker.iter_chunks(record, thread)]
+            chunks = [(c, dumps_line(c)) for c in self.chunker.iter_chunks(record, thread)]
             self.sink.add(record_type, record, line)
             for chunk, chunk_line in chunks:
                 self.sink.add("chunk", chunk, chunk_line)
