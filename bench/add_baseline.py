@@ -1,9 +1,10 @@
 """`memdock add` of one corpus from this checkout and from another (--baseline), interleaved, in one run.
 
 Prints wall seconds and the CPU seconds of the whole `memdock add` (parent, adapter and their children, from
-RUSAGE_CHILDREN) side by side. On a shared, loaded box wall time follows the load; CPU seconds mostly do not, so
-a change that costs work shows in them while load alone does not. The corpora are bench/peers.py's (its markdown
-copies of the watercooler threads, its 457-byte notes).
+RUSAGE_CHILDREN) side by side, and how much of it the parent process spent itself (its own RUSAGE_SELF: import,
+chunk, hash, ledger, journal; the rest is the adapter). On a shared, loaded box wall time follows the load; CPU
+seconds mostly do not, so a change that costs work shows in them while load alone does not. The corpora are
+bench/peers.py's (its markdown copies of the watercooler threads, its 457-byte notes).
 
     python bench/add_baseline.py --baseline /path/to/other/checkout --markdown-mb 20 --reps 2
 """
@@ -31,14 +32,29 @@ def cpu_seconds() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def add(tree: Path, source: Path, fmt: str, backend: str, store: Path) -> tuple[float, float, int]:
-    """Wall and CPU seconds of `memdock add` from TREE's src, and the bytes of the store it left."""
-    cmd = [sys.executable, "-m", "memdock", "add", str(source), "-f", fmt, "-b", backend, "--data-dir", str(store)]
+# `memdock ARGS` as `python -m memdock` runs it, then the process's own CPU seconds into the file named first
+PARENT = """import resource, sys
+out, sys.argv = sys.argv[1], ["memdock", *sys.argv[2:]]
+from memdock.cli.main import main
+code = main()
+used = resource.getrusage(resource.RUSAGE_SELF)
+open(out, "w").write(str(used.ru_utime + used.ru_stime))
+sys.exit(code)
+"""
+
+
+def add(tree: Path, source: Path, fmt: str, backend: str, store: Path) -> tuple[float, float, float, int]:
+    """Wall and CPU seconds of `memdock add` from TREE's src, the parent's own CPU seconds, and the bytes of the
+    store it left."""
+    own = store.with_name(store.name + ".cpu")
+    args = ["add", str(source), "-f", fmt, "-b", backend, "--data-dir", str(store), "-q"]
     env = dict(os.environ, PYTHONPATH=str(tree / "src"))
     cpu, wall = cpu_seconds(), time.perf_counter()
-    subprocess.run([*cmd, "-q"], check=True, stdout=subprocess.DEVNULL, env=env)
+    subprocess.run([sys.executable, "-c", PARENT, str(own), *args], check=True, stdout=subprocess.DEVNULL, env=env)
     wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
-    return wall, cpu, sum(p.stat().st_size for p in store.rglob("*") if p.is_file())
+    parent = float(own.read_text())
+    own.unlink()
+    return wall, cpu, parent, sum(p.stat().st_size for p in store.rglob("*") if p.is_file())
 
 
 def main() -> int:
@@ -64,9 +80,10 @@ def main() -> int:
             for name, tree in trees.items():
                 load = os.getloadavg()[0]
                 store = work / f"{name}-{rep}"
-                wall, cpu, size = add(tree, source, fmt, args.backend, store)
+                wall, cpu, parent, size = add(tree, source, fmt, args.backend, store)
                 print(
-                    f"rep {rep} {name:8} wall {wall:8.2f} s  cpu {cpu:8.2f} s  {text_bytes / 1e6 / wall:6.2f} MB/s  "
+                    f"rep {rep} {name:8} wall {wall:8.2f} s  cpu {cpu:8.2f} s (parent {parent:6.2f}, adapter "
+                    f"{cpu - parent:6.2f})  {text_bytes / 1e6 / wall:6.2f} MB/s  "
                     f"store {size / text_bytes:5.2f}x text  load {load:.1f}",
                     flush=True,
                 )
