@@ -168,8 +168,9 @@ ADD_EXAMPLES = """examples:
   memdock add notes/*.txt -f text -b tantivy
   memdock add chat.json -f chat --header on --max-tokens 400
 
-The same as `memdock import` + `memdock chunk` + `memdock index` with temporary bundles (use those three in
-pipelines that keep the bundles). Adding the same sources again sends only what changed.
+The same records as `memdock import` + `memdock chunk` + `memdock index`, in one pass with no bundle written
+between (use those three in pipelines that keep the bundles). Adding the same sources again sends only what
+changed.
 """
 
 
