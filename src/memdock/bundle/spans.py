@@ -62,12 +62,12 @@ class Bodies:
     def _encode(self, line: bytes) -> bytes:
         rec = orjson.loads(line)
         text, header = rec.get("text"), rec.get("header")
-        held = self.by_id.get(rec.get("entry_id"))  # type: ignore[arg-type]
+        held = self.by_id.get(rec.get("entry_id"))
         if held is None or held[0] < self.last or not isinstance(text, str):
             return line
         ordinal, body = held
         headed = isinstance(header, str) and text.startswith(header + "\n")
-        span = text[len(header) + 1 :] if headed else text  # type: ignore[arg-type]
+        span = text[len(header) + 1 :] if headed else text
         start = _find(body, span, rec.get("start"))
         if start < 0:
             return line
@@ -83,7 +83,7 @@ class Bodies:
 
 def _find(body: str, span: str, hint: Any) -> int:
     """Where SPAN starts in BODY (at HINT, the chunk's own start, when it is there), else -1."""
-    if isinstance(hint, int) and 0 <= hint and body.startswith(span, hint):
+    if isinstance(hint, int) and hint >= 0 and body.startswith(span, hint):
         return hint
     return body.find(span)
 
@@ -133,7 +133,8 @@ class Stored:
         self.raw, self.name, self._bodies = raw, name, bodies
         self.started = False
         self.walk: Iterator[str | None] | None = None
-        self.at, self.body = -1, None  # the entry the walk is on
+        self.at = -1  # the entry the walk is on, and its body
+        self.body: str | None = None
         self.n = 0
 
     def _start(self, limit: int) -> bytes:
