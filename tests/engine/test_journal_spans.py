@@ -81,7 +81,7 @@ def test_the_shared_corpora_round_trip_through_the_journal_record_by_record(
     spans = chunk_part.count(b"\n@")
     assert spans == spans_expected(sent) > 0.9 * len(sent["chunk"]), "each span chunk is stored as its span"
     for c in sent["chunk"][:200]:
-        assert orjson.dumps(c["text"]) not in chunk_part
+        assert orjson.dumps(c["text"]) not in chunk_part and c["content_hash"].encode() not in chunk_part
 
     plain = inflate(segment, tmp_path / "inflated")  # what an adapter that reads no gzip is handed
     assert BundleReader(plain).verify() == [] and records(BundleReader(plain)) == sent

@@ -5,11 +5,12 @@ as it was sent, the journal held every text twice (the entry and its chunks). A 
 segment's, `BundleWriter(compress=True)`) therefore starts with the line `#memdock-journal 2`, and a chunk line
 whose text is `[header + "\\n" +] body[start:end]` of an entry written earlier in the same bundle is stored as
 
-    @ORDINAL,START,END,POS,HPOS,HLEN;REST
+    @ORDINAL,START,END,POS,HPOS,HLEN,CPOS;REST
 
 ORDINAL the entry's place among the bundle's entry lines, START:END the span of its body (characters), REST the
-line without its text value, POS where that value goes back, HPOS:HPOS+HLEN the chunk's `header` value inside
-REST (HPOS -1: no header before the span). A reader puts the line back byte for byte: the manifest still gives
+line without its text value and (CPOS not -1) without its `content_hash` value when that is the text's
+(`ids.content_hash`, 32 random bytes that no codec shrinks), HPOS:HPOS+HLEN the chunk's `header` value inside REST
+(HPOS -1: no header before the span). The hash goes back at CPOS, then the text at POS. A reader puts the line back byte for byte: the manifest still gives
 the plain line's count, size and sha256, which are checked as it is read. A line is stored so only when decoding
 it was seen to give the line back exactly; any other line is stored as it is (`{...}`). Ordinals never go back
 within a bundle, so a reader walks the entry parts once beside the chunk part and holds one body at a time.
@@ -26,12 +27,13 @@ from typing import IO, Any
 
 import orjson
 
+from ..ids import content_hash
 from ..jsonl import PayloadError
 
 FORMAT = 2
 HEADER = b"#memdock-journal %d\n" % FORMAT
 _HEADER = re.compile(rb"^#memdock-journal (\d+)\n$")
-_REF = re.compile(rb"^@(\d+),(\d+),(\d+),(\d+),(-?\d+),(\d+);")
+_REF = re.compile(rb"^@(\d+),(\d+),(\d+),(\d+),(-?\d+),(\d+),(-?\d+);")
 MAX_HELD_CHARS = 128 * 1024 * 1024
 """How much entry text a writer keeps to find its chunks' spans in; the chunks of entries past it keep their text."""
 
@@ -95,6 +97,11 @@ def _ref(line: bytes, text: str, header: str | None, ordinal: int, start: int, e
         return None
     pos = at + 7
     rest = line[:pos] + line[pos + len(value) :]
+    digest = orjson.dumps(content_hash(text))
+    cpos = rest.find(b'"content_hash":' + digest)
+    if cpos >= 0:
+        cpos += 15
+        rest = rest[:cpos] + rest[cpos + len(digest) :]
     hpos, hlen = -1, 0
     if header is not None:
         encoded = orjson.dumps(header)
@@ -102,7 +109,7 @@ def _ref(line: bytes, text: str, header: str | None, ordinal: int, start: int, e
         if found < 0:
             return None
         hpos, hlen = found + 9, len(encoded)
-    return b"@%d,%d,%d,%d,%d,%d;" % (ordinal, start, end, pos, hpos, hlen) + rest
+    return b"@%d,%d,%d,%d,%d,%d,%d;" % (ordinal, start, end, pos, hpos, hlen, cpos) + rest
 
 
 def ordinal_of(stored: bytes) -> int | None:
@@ -118,10 +125,12 @@ def decode(stored: bytes, body: str) -> bytes:
     m = _REF.match(stored)
     if m is None:
         raise ValueError("not a span line")
-    start, end, pos, hpos, hlen = (int(g) for g in m.groups()[1:])
+    start, end, pos, hpos, hlen, cpos = (int(g) for g in m.groups()[1:])
     rest = stored[m.end() :]
     span = body[start:end]
     text = orjson.loads(rest[hpos : hpos + hlen]) + "\n" + span if hpos >= 0 else span
+    if cpos >= 0:
+        rest = rest[:cpos] + orjson.dumps(content_hash(text)) + rest[cpos:]
     return rest[:pos] + orjson.dumps(text) + rest[pos:]
 
 
