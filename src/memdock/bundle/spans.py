@@ -10,10 +10,11 @@ whose text is `[header + "\\n" +] body[start:end]` of an entry written earlier i
 ORDINAL the entry's place among the bundle's entry lines, START:END the span of its body (characters), REST the
 line without its text value and (CPOS not -1) without its `content_hash` value when that is the text's
 (`ids.content_hash`, 32 random bytes that no codec shrinks), HPOS:HPOS+HLEN the chunk's `header` value inside REST
-(HPOS -1: no header before the span). The hash goes back at CPOS, then the text at POS. A reader puts the line back byte for byte: the manifest still gives
-the plain line's count, size and sha256, which are checked as it is read. A line is stored so only when decoding
-it was seen to give the line back exactly; any other line is stored as it is (`{...}`). Ordinals never go back
-within a bundle, so a reader walks the entry parts once beside the chunk part and holds one body at a time.
+(HPOS -1: no header before the span). The hash goes back at CPOS, then the text at POS. A reader puts the line
+back byte for byte: the manifest still gives the plain line's count, size and sha256, which are checked as it is
+read. A line is stored so only when decoding it was seen to give the line back exactly; any other line is stored
+as it is (`{...}`). Ordinals never go back within a bundle, so a reader walks the entry parts once beside the
+chunk part and holds one body at a time.
 
 A part without the header line is format 1 (a segment written before, compressed as it was sent); a part whose
 header names a format above FORMAT was written by a newer memdock and is refused, naming both.

@@ -369,6 +369,7 @@ class BundleWriter:
         return manifest
 
     def _release_ids(self) -> None:
+        self._bodies = None
         for stream in self._streams.values():
             stream.seen.close()
         self._streams.clear()

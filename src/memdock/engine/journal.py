@@ -10,7 +10,8 @@ resumed run's records are found in the segment of the run that first sent them. 
 segments that hold a forgotten record without it, so the text is gone from disk too.
 
 A segment's JSONL parts are gzip-compressed as the run writes them (`BundleWriter(compress=True)`, see
-`bundle.reader.SEALED`), which keeps the journal to about a third of the text it holds, with no second pass.
+`bundle.reader.SEALED`), with no second pass, and keep each text once: a chunk whose text is a span of its
+entry's body is stored as that span (journal format 2, `bundle.spans`; reads give the lines back as they were sent).
 Segments written before that were compressed after their run (`seal`); journal reads accept compressed and plain
 files alike, so such a segment a killed run left plain, or a killed seal left half done, reads the same.
 """
