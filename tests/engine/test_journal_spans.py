@@ -11,14 +11,17 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import records_factory
 
 from memdock.bundle import BundleReader, BundleWriter
-from memdock.bundle.spans import FORMAT, HEADER
+from memdock.bundle.spans import FORMAT, HEADER, Bodies, decode
 from memdock.chunking import ChunkOptions, chunk_bundle
 from memdock.engine.delta import build_delta
 from memdock.engine.journal import Journal, inflate, read
 from memdock.engine.ledger import Ledger
+from memdock.ids import content_hash
 from memdock.importers.pipeline import import_corpus
 from memdock.jsonl import PayloadError
 
@@ -174,3 +177,20 @@ def test_a_damaged_span_line_is_an_error_naming_the_file_and_line(tmp_path: Path
         list(read(segment).records("chunk"))
     assert part.name in str(err.value) and err.value.line == 2 and "entry #10" in str(err.value)
     ledger.close()
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.text(), cut=st.tuples(st.integers(0, 60), st.integers(0, 60)), header=st.none() | st.text())
+def test_any_span_of_any_text_is_put_back_byte_for_byte(body: str, cut: tuple[int, int], header: str | None) -> None:
+    start, end = min(cut), max(cut)
+    span = body[start:end]
+    text = span if header is None else f"{header}\n{span}"
+    rec: dict[str, Any] = {"id": "chunk:0", "entry_id": "entry:0", "text": text, "start": start, "end": end}
+    if header is not None:
+        rec["header"] = header
+    rec["content_hash"] = content_hash(text)
+    line = orjson.dumps(rec, option=orjson.OPT_APPEND_NEWLINE)
+    bodies = Bodies()
+    bodies.note([orjson.dumps({"id": "entry:0", "body": body}) + b"\n"])
+    [kept] = bodies.encode([line])
+    assert kept.startswith(b"@") and decode(kept, body) == line
