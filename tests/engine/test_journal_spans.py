@@ -6,6 +6,7 @@ an adapter, forget's rewrite) gets back the records as they were sent, record by
 from __future__ import annotations
 
 import gzip
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import records_factory
 
-from memdock.bundle import BundleReader, BundleWriter
+from memdock.bundle import BundleReader, BundleWriter, spans
 from memdock.bundle.spans import FORMAT, HEADER, Bodies, decode
 from memdock.chunking import ChunkOptions, chunk_bundle
 from memdock.engine.delta import build_delta
@@ -194,3 +195,14 @@ def test_any_span_of_any_text_is_put_back_byte_for_byte(body: str, cut: tuple[in
     bodies.note([orjson.dumps({"id": "entry:0", "body": body}) + b"\n"])
     [kept] = bodies.encode([line])
     assert kept.startswith(b"@") and decode(kept, body) == line
+
+
+def test_chunks_of_entries_past_the_bodies_a_writer_holds_keep_their_text(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(spans, "MAX_HELD_BYTES", sys.getsizeof("x" * 60))  # room for the first entry's body only
+    bundle = small_bundle(tmp_path / "in")
+    sent = records(BundleReader(bundle))
+    journal, ledger, segment = journalled(tmp_path, bundle)
+    kept = [orjson.loads(x)["id"] for x in stored(segment, "chunk").splitlines()[1:] if x.startswith(b"{")]
+    assert kept == ["chunk:1", "chunk:2", "chunk:4"]  # the second entry's chunks
+    assert records(read(segment)) == sent
+    ledger.close()

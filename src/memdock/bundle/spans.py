@@ -23,6 +23,7 @@ header names a format above FORMAT was written by a newer memdock and is refused
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
@@ -35,8 +36,9 @@ FORMAT = 2
 HEADER = b"#memdock-journal %d\n" % FORMAT
 _HEADER = re.compile(rb"^#memdock-journal (\d+)\n$")
 _REF = re.compile(rb"^@(\d+),(\d+),(\d+),(\d+),(-?\d+),(\d+),(-?\d+);")
-MAX_HELD_CHARS = 128 * 1024 * 1024
-"""How much entry text a writer keeps to find its chunks' spans in; the chunks of entries past it keep their text."""
+MAX_HELD_BYTES = 128 * 1024 * 1024
+"""How much memory of entry bodies a writer holds to find its chunks' spans in; the chunks of entries past it keep
+their text."""
 
 
 class Bodies:
@@ -53,9 +55,10 @@ class Bodies:
         for line in lines:
             rec = orjson.loads(line)
             body, rid = rec.get("body"), rec.get("id")
-            if isinstance(body, str) and isinstance(rid, str) and self.held + len(body) <= MAX_HELD_CHARS:
+            size = sys.getsizeof(body)
+            if isinstance(body, str) and isinstance(rid, str) and self.held + size <= MAX_HELD_BYTES:
                 self.by_id[rid] = (self.entries, body)
-                self.held += len(body)
+                self.held += size
             self.entries += 1
 
     def encode(self, lines: Sequence[bytes]) -> Sequence[bytes]:

@@ -212,7 +212,7 @@ class BundleWriter:
         self._written: list[Path] = []
         self._matrix: _Part | None = None
         self._dim: int | None = None
-        self._bodies = Bodies() if compress else None
+        self._bodies = Bodies() if compress and kind == "chunks" else None  # a corpus has no chunks to cut
         self.closed = False
 
     def _part_for(self, record_type: str) -> _Part:
