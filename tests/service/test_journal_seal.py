@@ -84,7 +84,8 @@ def test_a_seal_killed_halfway_reads_the_same_and_is_finished_by_the_next(tmp_pa
     (segment,) = Journal(tmp_path / "store" / "journal").segments()
     sealed = sorted(segment.glob("*.jsonl.gz"))
     plain = sealed[0].with_suffix("")
-    plain.write_bytes(gzip.decompress(sealed[0].read_bytes()))  # killed after the rename, before the unlink
+    plain.write_bytes((journal_mod.inflate(segment, tmp_path / "plain") / plain.name).read_bytes())  # killed after
+    # the rename, before the unlink: the plain file the manifest describes beside its compressed copy
     stale = segment / f".{sealed[1].name}.tmp-0123456789abcdef"  # killed while compressing
     stale.write_bytes(b"\x1f\x8b half")
     assert exported(tmp_path / "store", tmp_path / "halfway") == before

@@ -10,7 +10,7 @@ import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import orjson
 
@@ -24,6 +24,7 @@ from .idset import IdSet
 from .manifest import MANIFEST_NAME, MATRIX_TYPE, PART_FILE, FileEntry, record_key
 from .matrix import EmbeddingMatrix
 from .seal import files_match, sealed_here, take
+from .spans import Stored
 
 SEALED = ".gz"
 """A sealed bundle (a journal segment, see engine/journal.py) may keep a JSONL file gzip-compressed under its name
@@ -259,8 +260,22 @@ class BundleReader:
     def _open(self, path: Path) -> IO[bytes]:
         """A listed JSONL file's bytes; in a sealed bundle, from its gzip-compressed copy when that is all there is."""
         if self.sealed and not path.exists():
-            return io.BufferedReader(gzip.GzipFile(path.with_name(path.name + SEALED), "rb"), _READ_BUFFER)
+            packed = path.with_name(path.name + SEALED)
+            raw = io.BufferedReader(gzip.GzipFile(packed, "rb"), _READ_BUFFER)
+            return cast(IO[bytes], Stored(raw, str(packed), self._bodies))
         return open(path, "rb", buffering=_READ_BUFFER)
+
+    def open_part(self, entry: FileEntry) -> IO[bytes]:
+        """ENTRY's plain bytes, read by `readline` (a sealed part decompressed, its spans put back)."""
+        return self._open(self.path / entry.path)
+
+    def _bodies(self) -> Iterator[str | None]:
+        """Each entry line's body, in order: what a sealed chunk part's spans are cut from (see `spans`)."""
+        for entry in self.entries("entry"):
+            with self._open(self.path / entry.path) as f:
+                while line := f.readline():
+                    body = orjson.loads(line).get("body")
+                    yield body if isinstance(body, str) else None
 
     @staticmethod
     def _fail(exc: PayloadError, errors: list[PayloadError] | None) -> None:

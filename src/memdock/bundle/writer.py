@@ -29,6 +29,7 @@ from .manifest import BUNDLE_KINDS, MANIFEST_NAME, MATRIX_FILE, MATRIX_TYPE, Fil
 from .output import OutputDir
 from .reader import SEALED
 from .seal import seal
+from .spans import HEADER, Bodies
 
 DEFAULT_PART_BYTES = 256 * 1024 * 1024
 COMPRESS_LEVEL = 1  # gzip level of a compressed part: ~2.5x on text at 60-80 MB/s; level 6 saves 10-15 % more at a
@@ -44,10 +45,20 @@ class _Part:
 
     A compressed part (COMPRESS) is written gzip-compressed under the plain name plus `.gz` (`reader.SEALED`), as it
     is written; its manifest entry still describes the plain bytes (count, size, sha256), which a sealed reader
-    checks as it reads.
+    checks as it reads. It is stored in the journal's format (`spans`): a header line, and chunk lines whose text
+    is a span of an entry's body (BODIES: the entries written so far) stored as that span.
     """
 
-    def __init__(self, path: Path, record_type: str, part: int, fmt: str = "jsonl", *, compress: bool = False):
+    def __init__(
+        self,
+        path: Path,
+        record_type: str,
+        part: int,
+        fmt: str = "jsonl",
+        *,
+        compress: bool = False,
+        bodies: Bodies | None = None,
+    ):
         self.path, self.record_type, self.part, self.format = path, record_type, part, fmt
         self.disk_path = path.with_name(path.name + SEALED) if compress else path
         self.file: IO[bytes] = open(self.disk_path, "xb", buffering=_BUFFER_BYTES)  # noqa: SIM115  (open while written)
@@ -55,8 +66,9 @@ class _Part:
         self.count = 0
         self.bytes = 0
         self.zip = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, 31) if compress else None
-        self.pending: list[bytes] = []
+        self.pending: list[bytes] = [HEADER] if compress else []
         self.pending_bytes = 0
+        self.bodies = bodies if compress and record_type in ("entry", "chunk") else None
         # zlib lets go of the GIL while it compresses: one thread does it (in order) beside the caller's work
         self.deflater = ThreadPoolExecutor(1, thread_name_prefix="deflate") if compress else None
         self.deflating: list[Future[None]] = []
@@ -68,8 +80,9 @@ class _Part:
         if self.zip is None:
             self.file.write(data)
             return
-        self.pending.append(data)
-        self.pending_bytes += len(data)
+        stored = self._stored([data])[0]
+        self.pending.append(stored)
+        self.pending_bytes += len(stored)
         if self.pending_bytes >= _BUFFER_BYTES:
             self._deflate()
 
@@ -82,10 +95,20 @@ class _Part:
         if self.zip is None:
             self.file.write(data)
             return
-        self.pending.append(data)
+        stored = self._stored(lines)
+        self.pending.append(data if stored is lines else b"".join(stored))
         self.pending_bytes += size
         if self.pending_bytes >= _BUFFER_BYTES:
             self._deflate()
+
+    def _stored(self, lines: Sequence[bytes]) -> Sequence[bytes]:
+        """LINES as the journal stores them (see `spans`): an entry's body is noted, a chunk's text may be a span."""
+        if self.bodies is None:
+            return lines
+        if self.record_type == "entry":
+            self.bodies.note(lines)
+            return lines
+        return self.bodies.encode(lines)
 
     def _deflate(self) -> None:
         """Hand what waits to the deflating thread in one block (a zlib call per line cost more than the work);
@@ -177,6 +200,7 @@ class BundleWriter:
         self._written: list[Path] = []
         self._matrix: _Part | None = None
         self._dim: int | None = None
+        self._bodies = Bodies() if compress and kind == "chunks" else None  # a corpus has no chunks to cut
         self.closed = False
 
     def _part_for(self, record_type: str) -> _Part:
@@ -187,7 +211,7 @@ class BundleWriter:
             self._done.append(part.close())
         n = self._parts[record_type] = self._parts.get(record_type, 0) + 1
         path = self._out.dir / part_name(record_type, n)
-        part = self._open[record_type] = _Part(path, record_type, n, compress=self.compress)
+        part = self._open[record_type] = _Part(path, record_type, n, compress=self.compress, bodies=self._bodies)
         self._written.append(part.disk_path)
         return part
 
@@ -315,6 +339,7 @@ class BundleWriter:
         return manifest
 
     def _release_ids(self) -> None:
+        self._bodies = None
         self._lines.close()
 
     def abort(self) -> None:

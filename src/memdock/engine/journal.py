@@ -10,7 +10,8 @@ resumed run's records are found in the segment of the run that first sent them. 
 segments that hold a forgotten record without it, so the text is gone from disk too.
 
 A segment's JSONL parts are gzip-compressed as the run writes them (`BundleWriter(compress=True)`, see
-`bundle.reader.SEALED`), which keeps the journal to about a third of the text it holds, with no second pass.
+`bundle.reader.SEALED`), with no second pass, and keep each text once: a chunk whose text is a span of its
+entry's body is stored as that span (journal format 2, `bundle.spans`; reads give the lines back as they were sent).
 Segments written before that were compressed after their run (`seal`); journal reads accept compressed and plain
 files alike, so such a segment a killed run left plain, or a killed seal left half done, reads the same.
 """
@@ -201,9 +202,7 @@ class Journal:
                 fresh, reader.kind, chunker=reader.manifest.get("chunker"), metadata=reader.manifest.get("metadata"),
                 validate=False, overwrite=True, compress=True,
             ) as w:  # fmt: skip
-                for rtype in reader.record_types():
-                    if rtype == "embedding":
-                        continue
+                for rtype in _types(reader):
                     for rec in reader.records(rtype):
                         if rec["id"] not in doomed:
                             w.write(rtype, rec)
@@ -222,16 +221,28 @@ class Journal:
         return rewritten
 
 
+def _types(reader: BundleReader) -> list[str]:
+    """READER's record types but embeddings, entries before chunks: a rewrite stores a chunk as a span of its
+    entry only when the entry was written first (see `bundle.spans`)."""
+    found = [t for t in reader.record_types() if t != "embedding"]
+    return [t for t in ORDER if t in found] + [t for t in found if t not in ORDER]
+
+
 def inflate(segment: Path, out: Path) -> Path:
-    """SEGMENT as a plain bundle at OUT (its compressed parts decompressed, the manifest as it is): for a reader
-    that takes only plain JSONL parts."""
+    """SEGMENT as a plain bundle at OUT (its compressed parts read back as the plain files the manifest
+    describes, the manifest as it is): for a reader that takes only plain JSONL parts."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
+    reader = read(segment)
+    parts = {e.path for e in reader.files if e.format == "jsonl"}
+    for entry in reader.files:
+        if entry.path in parts:
+            with reader.open_part(entry) as f, open(out / entry.path, "xb") as dst:
+                while line := f.readline():
+                    dst.write(line)
     for src in segment.iterdir():
-        if src.name.endswith(SEALED) and not SEALING.match(src.name):
-            with gzip.open(src, "rb") as f, open(out / src.name.removesuffix(SEALED), "xb") as dst:
-                shutil.copyfileobj(f, dst, 1 << 20)
-        elif not SEALING.match(src.name):
+        plain = src.name.removesuffix(SEALED)
+        if plain not in parts and not SEALING.match(src.name):
             shutil.copy2(src, out / src.name)
     return out
 

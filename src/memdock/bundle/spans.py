@@ -1,0 +1,201 @@
+"""The journal's stored form of a part (format 2): each text once.
+
+A chunk's text is its entry's body, or a span of it, after the chunk's own header line (`chunking.chunker`); kept
+as it was sent, the journal held every text twice (the entry and its chunks). A compressed part (a journal
+segment's, `BundleWriter(compress=True)`) therefore starts with the line `#memdock-journal 2`, and a chunk line
+whose text is `[header + "\\n" +] body[start:end]` of an entry written earlier in the same bundle is stored as
+
+    @ORDINAL,START,END,POS,HPOS,HLEN,CPOS;REST
+
+ORDINAL the entry's place among the bundle's entry lines, START:END the span of its body (characters), REST the
+line without its text value and (CPOS not -1) without its `content_hash` value when that is the text's
+(`ids.content_hash`, 32 random bytes that no codec shrinks), HPOS:HPOS+HLEN the chunk's `header` value inside REST
+(HPOS -1: no header before the span). The hash goes back at CPOS, then the text at POS. A reader puts the line
+back byte for byte: the manifest still gives the plain line's count, size and sha256, which are checked as it is
+read. A line is stored so only when decoding it was seen to give the line back exactly; any other line is stored
+as it is (`{...}`). Ordinals never go back within a bundle, so a reader walks the entry parts once beside the
+chunk part and holds one body at a time.
+
+A part without the header line is format 1 (a segment written before, compressed as it was sent); a part whose
+header names a format above FORMAT was written by a newer memdock and is refused, naming both.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, Any
+
+import orjson
+
+from ..ids import content_hash
+from ..jsonl import PayloadError
+
+FORMAT = 2
+HEADER = b"#memdock-journal %d\n" % FORMAT
+_HEADER = re.compile(rb"^#memdock-journal (\d+)\n$")
+_REF = re.compile(rb"^@(\d+),(\d+),(\d+),(\d+),(-?\d+),(\d+),(-?\d+);")
+MAX_HELD_BYTES = 128 * 1024 * 1024
+"""How much memory of entry bodies a writer holds to find its chunks' spans in; the chunks of entries past it keep
+their text."""
+
+
+class Bodies:
+    """The writer's side: the bodies of the entries written so far, to store chunk lines as spans of them."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, tuple[int, str]] = {}
+        self.entries = 0
+        self.held = 0
+        self.last = 0  # ordinals never go back: a reader walks the entries once
+
+    def note(self, lines: Sequence[bytes]) -> None:
+        """Entry LINES, in the order they are written."""
+        for line in lines:
+            rec = orjson.loads(line)
+            body, rid = rec.get("body"), rec.get("id")
+            size = sys.getsizeof(body)
+            if isinstance(body, str) and isinstance(rid, str) and self.held + size <= MAX_HELD_BYTES:
+                self.by_id[rid] = (self.entries, body)
+                self.held += size
+            self.entries += 1
+
+    def encode(self, lines: Sequence[bytes]) -> Sequence[bytes]:
+        """Chunk LINES as stored: a span where one gives the line back exactly, else the line."""
+        return [self._encode(line) for line in lines] if self.by_id else lines
+
+    def _encode(self, line: bytes) -> bytes:
+        rec = orjson.loads(line)
+        text, header = rec.get("text"), rec.get("header")
+        held = self.by_id.get(rec.get("entry_id"))
+        if held is None or held[0] < self.last or not isinstance(text, str):
+            return line
+        ordinal, body = held
+        headed = isinstance(header, str) and text.startswith(header + "\n")
+        span = text[len(header) + 1 :] if headed else text
+        start = _find(body, span, rec.get("start"))
+        if start < 0:
+            return line
+        try:
+            ref = _ref(line, text, header if headed else None, ordinal, start, start + len(span))
+        except orjson.JSONEncodeError:  # a lone surrogate: such a line keeps its text
+            return line
+        if ref is None or decode(ref, body) != line:
+            return line
+        self.last = ordinal
+        return ref
+
+
+def _find(body: str, span: str, hint: Any) -> int:
+    """Where SPAN starts in BODY (at HINT, the chunk's own start, when it is there), else -1."""
+    if isinstance(hint, int) and hint >= 0 and body.startswith(span, hint):
+        return hint
+    return body.find(span)
+
+
+def _ref(line: bytes, text: str, header: str | None, ordinal: int, start: int, end: int) -> bytes | None:
+    value = orjson.dumps(text)
+    at = line.find(b'"text":' + value)
+    if at < 0:  # not written as orjson writes it (spaces, escapes): kept as it is
+        return None
+    pos = at + 7
+    rest = line[:pos] + line[pos + len(value) :]
+    digest = orjson.dumps(content_hash(text))
+    cpos = rest.find(b'"content_hash":' + digest)
+    if cpos >= 0:
+        cpos += 15
+        rest = rest[:cpos] + rest[cpos + len(digest) :]
+    hpos, hlen = -1, 0
+    if header is not None:
+        encoded = orjson.dumps(header)
+        found = rest.find(b'"header":' + encoded)
+        if found < 0:
+            return None
+        hpos, hlen = found + 9, len(encoded)
+    return b"@%d,%d,%d,%d,%d,%d,%d;" % (ordinal, start, end, pos, hpos, hlen, cpos) + rest
+
+
+def ordinal_of(stored: bytes) -> int | None:
+    """The entry ordinal a stored line refers to, or None when it is stored as it is."""
+    if stored[:1] != b"@":
+        return None
+    m = _REF.match(stored)
+    return int(m.group(1)) if m else None
+
+
+def decode(stored: bytes, body: str) -> bytes:
+    """The line STORED (a span of BODY) stands for."""
+    m = _REF.match(stored)
+    if m is None:
+        raise ValueError("not a span line")
+    start, end, pos, hpos, hlen, cpos = (int(g) for g in m.groups()[1:])
+    rest = stored[m.end() :]
+    span = body[start:end]
+    text = orjson.loads(rest[hpos : hpos + hlen]) + "\n" + span if hpos >= 0 else span
+    if cpos >= 0:
+        rest = rest[:cpos] + orjson.dumps(content_hash(text)) + rest[cpos:]
+    return rest[:pos] + orjson.dumps(text) + rest[pos:]
+
+
+class Stored:
+    """A compressed part read back as its plain lines (the `readline` a `jsonl.LineReader` calls): format 1 as it
+    is, format 2 with its span lines put back from the bundle's entry bodies (BODIES, read only when needed)."""
+
+    def __init__(self, raw: IO[bytes], name: str, bodies: Callable[[], Iterator[str | None]]):
+        self.raw, self.name, self._bodies = raw, name, bodies
+        self.started = False
+        self.walk: Iterator[str | None] | None = None
+        self.at = -1  # the entry the walk is on, and its body
+        self.body: str | None = None
+        self.n = 0
+
+    def _start(self, limit: int) -> bytes:
+        """The first line, read when the first is asked for (a damaged file fails inside the reader's checks)."""
+        self.started = True
+        first = self.raw.readline(limit)
+        m = _HEADER.match(first)
+        if m is None:
+            return first  # format 1: no header, every line as it was sent
+        if int(m.group(1)) > FORMAT:
+            raise PayloadError(
+                f"journal format {int(m.group(1))}, written by a newer memdock; this memdock reads journal formats "
+                f"up to {FORMAT}",
+                file=self.name,
+            )
+        return b""
+
+    def readline(self, limit: int = -1) -> bytes:
+        line = b"" if self.started else self._start(limit)
+        if not line:
+            line = self.raw.readline(limit)
+        self.n += 1
+        if line[:1] != b"@" or line[-1:] != b"\n":  # a plain line, or one the reader refuses as it is
+            return line
+        try:
+            line = decode(line, self._body(line))
+        except (ValueError, orjson.JSONDecodeError):
+            raise PayloadError("a span line that cannot be read (damaged)", file=self.name, line=self.n) from None
+        return line[:limit] if 0 <= limit < len(line) else line
+
+    def _body(self, stored: bytes) -> str:
+        ordinal = ordinal_of(stored)
+        if ordinal is None or ordinal < self.at:
+            raise ValueError("not a span line, or one that goes back")
+        if self.walk is None:
+            self.walk = self._bodies()
+        while self.at < ordinal:
+            self.body = next(self.walk, None)
+            self.at += 1
+        if self.body is None:
+            raise PayloadError(f"a span of entry #{ordinal + 1}, which holds no body here", file=self.name, line=self.n)
+        return self.body
+
+    def close(self) -> None:
+        self.raw.close()
+
+    def __enter__(self) -> Stored:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
