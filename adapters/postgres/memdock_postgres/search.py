@@ -19,7 +19,7 @@ from memdock_entries import record_hits as hits
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import group_ids, limit_of, query_text, record_id
 
-from . import filters, fusion, neighbours, vectors
+from . import filters, fusion, neighbours, rerank, vectors
 from .lookup import fetch
 
 BACKEND = "postgres"
@@ -90,7 +90,7 @@ def run_query(conn: psycopg.Connection, params: dict[str, Any], ranking: fusion.
     mode, extra = _mode(params, ranking.embedder)
     args: dict[str, Any] = {}
     where = filters.where(params, "c", args)
-    k = limit if mode == "bm25" else max(limit * 5, MIN_CANDIDATES)
+    k = max(limit * 5, MIN_CANDIDATES)  # past the page: the reordering may lift a candidate into it
     lexical = _lexical(conn, text, k, where, args) if mode != "vector" else []
     dense: list[tuple[dict[str, Any], float]] = []
     if mode != "bm25" and ranking.embedder is not None:
@@ -104,7 +104,9 @@ def run_query(conn: psycopg.Connection, params: dict[str, Any], ranking: fusion.
         ranked = [(rec, fusion.cosine(cos), {"mode": "vector", "cosine": cos}) for rec, cos in dense]
     else:
         ranked = (lexical or []) if mode == "bm25" else fusion.fuse(lexical or [], dense, ranking)
-        ranked = neighbours.expand(conn, ranked, *neighbours.settings(ranking.neighbour_weight), where, args)
+        ranked = neighbours.expand(conn, ranked, *neighbours.settings(ranking.neighbour_weight), limit, where, args)
+        by_score, weights, formats = mode == "bm25", ranking.weights, ranking.formats
+        ranked = rerank.reorder(conn, ranked, text, weights, by_score=by_score, k=ranking.rrf_k, formats=formats)
     if min_score is not None:
         ranked = [item for item in ranked if item[1] >= min_score]
     found = [hits.chunk_hit(BACKEND, rec, s, rank, part) for rank, (rec, s, part) in enumerate(ranked[:limit], 1)]
