@@ -31,7 +31,7 @@ def reorder(
     formats: frozenset[str] | None,
 ) -> Ranked:
     """RANKED (records, best first) reordered by memdock_entries.rerank.reorder's rules (WEIGHTS, for QUESTION);
-    a record no longer stored is left where the rules put an unknown chunk."""
+    a chunk deleted since it was ranked keeps its own place."""
     recs = {rec["id"]: rec for rec, _, _ in ranked}
 
     def read(ids: list[str]) -> dict[str, Turn]:

@@ -5,8 +5,10 @@ and are OR-ed, so a passage holding any of them is a candidate, as with BM25. Ch
 adapter ranks them: by the idf-weighted share of the query's words a chunk holds (BM25's idf, the store counted
 as at least 1000 chunks, a word's chunk count read from the GIN index and capped at 20,000), ties ordered by
 ts_rank_cd (cover density; normalisation 32, r/(r+1)), where sqlite orders them by BM25; a hit that asks a
-question brings the turn after it, as in sqlite (the neighbours module). Nodes and facts are
-ranked by ts_rank_cd alone. A (headers, titles, names) counts 1.0 in ts_rank_cd, B (bodies) 0.4.
+question brings the turn after it, as in sqlite (the neighbours module), and the hits are then reordered by
+their session, time cues, a date the question names and turns addressing the speaker it names, as sqlite
+reorders them (rerank.py; scores stay each chunk's own). Nodes and facts are ranked by ts_rank_cd alone. A
+(headers, titles, names) counts 1.0 in ts_rank_cd, B (bodies) 0.4.
 """
 
 from __future__ import annotations
