@@ -1,5 +1,5 @@
 """A question that names a date ("in July 2023", "on 9 November, 2022") ranks the turns dated within it first
-(memdock_sqlite.timeframe, rerank.py; docs/concepts/recall.md); scores stay each chunk's own. Then the bad input
+(memdock_entries.timeframe, rerank.py; docs/concepts/recall.md); scores stay each chunk's own. Then the bad input
 issue #34 names, for this path."""
 
 import sys
@@ -11,7 +11,7 @@ from test_recall_reorder import chat_store, ordered_by_rank_value, recall
 
 ADAPTERS = Path(__file__).resolve().parents[2] / "adapters"
 sys.path[:0] = [str(ADAPTERS / "sqlite"), str(ADAPTERS / "common")]
-from memdock_sqlite.timeframe import Span, spans, within  # noqa: E402
+from memdock_entries.timeframe import Span, spans, within  # noqa: E402
 
 OFF = {"question_date_weight": 0}
 TWO_DATES = ["1:56 pm on 3 May, 2023", "1:56 pm on 20 July, 2023"]

@@ -6,45 +6,25 @@ follows `extra.rank_value`. Then the bad input issue #34 names, each through a d
 import sys
 from pathlib import Path
 
-import orjson
 import pytest
+from support.chat_stores import chat_chunks, ordered_by_rank_value
 from support.sqlite_helpers import sqlite_backend
 
 ADAPTERS = Path(__file__).resolve().parents[2] / "adapters"
 sys.path[:0] = [str(ADAPTERS / "sqlite"), str(ADAPTERS / "common")]
 from memdock_sqlite.rerank import TIME_CUES, asks_when  # noqa: E402
 
-from memdock.chunking import chunk_bundle  # noqa: E402
-from memdock.importers.pipeline import import_corpus  # noqa: E402
-
 OFF = {"session_pool_weight": 0, "time_cue_weight": 0}
 
 
 def chat_store(root: Path, sessions: list[list[str]], *, speakers=("Ana", "Bo"), dates=None) -> Path:
-    """A chat store of SESSIONS (turns by SPEAKERS in turn), session N dated DATES[N] (None: no date key)."""
-    conversation: dict = {"speaker_a": speakers[0], "speaker_b": speakers[-1]}
-    for i, turns in enumerate(sessions, 1):
-        when = f"1:56 pm on {i} May, 2023" if dates is None else dates[i - 1]
-        if when is not None:
-            conversation[f"session_{i}_date_time"] = when
-        conversation[f"session_{i}"] = [
-            {"speaker": speakers[j % len(speakers)], "dia_id": f"D{i}:{j + 1}", "text": text}
-            for j, text in enumerate(turns)
-        ]
-    (root / "chat.json").write_bytes(orjson.dumps({"sample_id": "s", "conversation": conversation}))
-    import_corpus([root / "chat.json"], "chat", root / "corpus")
-    chunk_bundle(root / "corpus", root / "chunks")
-    sqlite_backend(root / "store").index(root / "chunks")
+    """A sqlite store of the chat support.chat_stores.chat_chunks makes."""
+    sqlite_backend(root / "store").index(chat_chunks(root, sessions, speakers=speakers, dates=dates))
     return root / "store"
 
 
 def recall(store: Path, query: str, config: dict | None = None):
     return sqlite_backend(store, config=config or {}).query(query, limit=10).hits
-
-
-def ordered_by_rank_value(hits) -> bool:
-    values = [h.extra["rank_value"] for h in hits]
-    return bool(values) and values == sorted(values, reverse=True) and all(0 <= h.score <= 1 for h in hits)
 
 
 GARDEN = [

@@ -1,4 +1,4 @@
-"""A question that names one speaker ranks the other speaker's turns that only name them lower (memdock_sqlite
+"""A question that names one speaker ranks the other speaker's turns that only name them lower (memdock_entries
 speakers.py, rerank.py; docs/concepts/recall.md); scores stay each chunk's own. Then the bad input issue #34
 names, for this path."""
 
@@ -10,7 +10,7 @@ from test_recall_reorder import chat_store, ordered_by_rank_value, recall
 
 ADAPTERS = Path(__file__).resolve().parents[2] / "adapters"
 sys.path[:0] = [str(ADAPTERS / "sqlite"), str(ADAPTERS / "common")]
-from memdock_sqlite.speakers import addresses, named  # noqa: E402
+from memdock_entries.speakers import addresses, named  # noqa: E402
 
 OFF = {"addressed_turn_weight": 0}
 PAINTING = [

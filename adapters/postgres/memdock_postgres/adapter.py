@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import time
 
+from memdock_entries import rerank
+
 from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.kit.runtime import supports
@@ -30,8 +32,11 @@ class PostgresAdapter(Adapter):
         "20,000), ties ordered by Postgres's ts_rank_cd; the turn after a top hit that asks a question (a question "
         "mark in its header or text), in a conversation (a thread imported as chat or irc), comes with it as its "
         "likely answer, scored 0.9 times the hit's score (extra.neighbour_of names the hit; neighbour_weight sets "
-        "the share for every thread, 0 turns it off); search_nodes, search_episodes and search_facts: ts_rank_cd "
-        "with normalisation 32 (r/(r+1)), titles and names weighted 1.0, bodies 0.4; vector and "
+        "the share for every thread, 0 turns it off); bm25 and hybrid hits are ordered by extra.rank_value, their "
+        "place raised by their session's best places, by a time they name when the query asks when, by a date the "
+        "query names, and lowered for another speaker's turn naming the one the query names, as sqlite orders them "
+        "(docs/concepts/recall.md; their scores stay their own); search_nodes, search_episodes and search_facts: "
+        "ts_rank_cd with normalisation 32 (r/(r+1)), titles and names weighted 1.0, bodies 0.4; vector and "
         "hybrid: with embeddings configured, mode vector scores (cosine - 0.2) / 0.6 clipped to [0, 1] (pgvector HNSW, "
         "as sqlite scores vectors), mode hybrid (auto's choice then) the weighted reciprocal-rank fusion of the word "
         "and vector rankings over its maximum (weights 1 and hybrid_vector_weight, k hybrid_rrf_k); without "
@@ -113,13 +118,17 @@ class PostgresAdapter(Adapter):
 
     def query(self, ctx: Context) -> dict:
         query_text(ctx.params)
-        settings = Settings.from_config(ctx.config)
-        weight = settings.neighbour_weight
+        s = Settings.from_config(ctx.config)
+        weights, formats = rerank.configured(
+            *map(_float, (s.session_pool_weight, s.time_cue_weight, s.question_date_weight, s.addressed_turn_weight))
+        )
         ranking = fusion.Ranking(
-            neighbour_weight=None if weight is None else float(weight),
-            embedder=settings.embedder(),
-            vector_weight=float(settings.hybrid_vector_weight),
-            rrf_k=int(settings.hybrid_rrf_k),
+            neighbour_weight=_float(s.neighbour_weight),
+            weights=weights,
+            formats=formats,
+            embedder=s.embedder(),
+            vector_weight=float(s.hybrid_vector_weight),
+            rrf_k=int(s.hybrid_rrf_k),
         )
         return self._read(ctx, "searching chunks", search.run_query, ranking)
 
@@ -149,3 +158,7 @@ class PostgresAdapter(Adapter):
     def close(self) -> None:
         if self._store is not None:
             self._store.close()
+
+
+def _float(value: float | None) -> float | None:
+    return None if value is None else float(value)

@@ -9,6 +9,7 @@ from typing import Any
 
 from memdock_entries.embedders import Embedder
 from memdock_entries.fusion import rrf
+from memdock_entries.rerank import CONVERSATIONS, Weights
 
 RRF_K = 10
 VECTOR_WEIGHT = 0.25
@@ -17,9 +18,12 @@ Ranked = list[tuple[dict[str, Any], float, dict[str, Any]]]
 
 @dataclass(frozen=True)
 class Ranking:
-    """How `query` ranks: the neighbour weight (None: the default), and the embedder with its fusion settings."""
+    """How `query` ranks: the neighbour weight (None: the default), the reordering's weights and the thread formats
+    it applies to (memdock_entries.rerank.configured), and the embedder with its fusion settings."""
 
     neighbour_weight: float | None = None
+    weights: Weights = Weights()
+    formats: frozenset[str] | None = CONVERSATIONS
     embedder: Embedder | None = None
     vector_weight: float = VECTOR_WEIGHT
     rrf_k: int = RRF_K

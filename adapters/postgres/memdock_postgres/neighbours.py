@@ -34,17 +34,19 @@ def expand(
     ranked: Ranked,
     weight: float,
     formats: frozenset[str] | None,
+    top: int,
     where: str,
     args: dict[str, Any],
 ) -> Ranked:
-    """RANKED (best first, by score) with the answers of its hits that ask a question placed at WEIGHT x their
+    """RANKED (best first, by score) with the answers of its TOP hits that ask a question placed at WEIGHT x their
     score. WHERE (conditions over the alias c, values in ARGS) is what an answer must pass: the query's filters."""
     if weight <= 0 or not ranked:
         return ranked
     value = {rec["id"]: score for rec, score, _ in ranked}
     entries = {rec["id"]: (rec, score, extra) for rec, score, extra in ranked}
-    context = {row[0]: row[1:] for row in conn.execute(_CONTEXT, {"ids": list(value)})}
-    for rec, _, _ in list(ranked):
+    heads = ranked[:top]
+    context = {row[0]: row[1:] for row in conn.execute(_CONTEXT, {"ids": [rec["id"] for rec, _, _ in heads]})}
+    for rec, _, _ in heads:
         position, fmt = context.get(rec["id"], (None, None))
         if position is None or not (asks(rec["text"]) or asks(rec.get("header") or "")):
             continue

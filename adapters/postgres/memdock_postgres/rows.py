@@ -44,10 +44,21 @@ def chunk(r: dict[str, Any], parent: dict[str, Any] | None) -> tuple[Any, ...]:
     """PARENT (the stored entry) supplies author, role, type and time where the chunk lacks them."""
     if parent is not None and any(r.get(k) is None for k in INHERITED):
         r = {**r, **{k: parent.get(k) for k in INHERITED if r.get(k) is None and parent.get(k) is not None}}
-    header = r.get("header") or ""
-    text = r["text"]
-    body = text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
-    return (r["id"], r["entry_id"], r["thread_id"], *_filtered(r), Jsonb({"kind": "chunk", **r}), header, body)
+    return (
+        r["id"],
+        r["entry_id"],
+        r["thread_id"],
+        *_filtered(r),
+        Jsonb({"kind": "chunk", **r}),
+        r.get("header") or "",
+        body_of(r),
+    )
+
+
+def body_of(r: dict[str, Any]) -> str:
+    """A chunk's text without its header (the header is the text's first line when it has one)."""
+    header, text = r.get("header") or "", r["text"]
+    return text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
 
 
 def edge(r: dict[str, Any], fact: str, resolved: bool, source_kind: str | None) -> tuple[Any, ...]:

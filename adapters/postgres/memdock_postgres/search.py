@@ -5,8 +5,10 @@ and are OR-ed, so a passage holding any of them is a candidate, as with BM25. Ch
 adapter ranks them: by the idf-weighted share of the query's words a chunk holds (BM25's idf, the store counted
 as at least 1000 chunks, a word's chunk count read from the GIN index and capped at 20,000), ties ordered by
 ts_rank_cd (cover density; normalisation 32, r/(r+1)), where sqlite orders them by BM25; a hit that asks a
-question brings the turn after it, as in sqlite (the neighbours module). Nodes and facts are
-ranked by ts_rank_cd alone. A (headers, titles, names) counts 1.0 in ts_rank_cd, B (bodies) 0.4.
+question brings the turn after it, as in sqlite (the neighbours module), and the hits are then reordered by
+their session, time cues, a date the question names and turns addressing the speaker it names, as sqlite
+reorders them (rerank.py; scores stay each chunk's own). Nodes and facts are ranked by ts_rank_cd alone. A
+(headers, titles, names) counts 1.0 in ts_rank_cd, B (bodies) 0.4.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from memdock_entries import record_hits as hits
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import group_ids, limit_of, query_text, record_id
 
-from . import filters, fusion, neighbours, vectors
+from . import filters, fusion, neighbours, rerank, vectors
 from .lookup import fetch
 
 BACKEND = "postgres"
@@ -90,7 +92,7 @@ def run_query(conn: psycopg.Connection, params: dict[str, Any], ranking: fusion.
     mode, extra = _mode(params, ranking.embedder)
     args: dict[str, Any] = {}
     where = filters.where(params, "c", args)
-    k = limit if mode == "bm25" else max(limit * 5, MIN_CANDIDATES)
+    k = max(limit * 5, MIN_CANDIDATES)  # past the page: the reordering may lift a candidate into it
     lexical = _lexical(conn, text, k, where, args) if mode != "vector" else []
     dense: list[tuple[dict[str, Any], float]] = []
     if mode != "bm25" and ranking.embedder is not None:
@@ -104,7 +106,9 @@ def run_query(conn: psycopg.Connection, params: dict[str, Any], ranking: fusion.
         ranked = [(rec, fusion.cosine(cos), {"mode": "vector", "cosine": cos}) for rec, cos in dense]
     else:
         ranked = (lexical or []) if mode == "bm25" else fusion.fuse(lexical or [], dense, ranking)
-        ranked = neighbours.expand(conn, ranked, *neighbours.settings(ranking.neighbour_weight), where, args)
+        ranked = neighbours.expand(conn, ranked, *neighbours.settings(ranking.neighbour_weight), limit, where, args)
+        by_score, weights, formats = mode == "bm25", ranking.weights, ranking.formats
+        ranked = rerank.reorder(conn, ranked, text, weights, by_score=by_score, k=ranking.rrf_k, formats=formats)
     if min_score is not None:
         ranked = [item for item in ranked if item[1] >= min_score]
     found = [hits.chunk_hit(BACKEND, rec, s, rank, part) for rank, (rec, s, part) in enumerate(ranked[:limit], 1)]

@@ -35,6 +35,10 @@ class Settings(EmbeddingSettings):
     hybrid_vector_weight: float = VECTOR_WEIGHT
     hybrid_rrf_k: int = RRF_K
     neighbour_weight: float | None = None
+    session_pool_weight: float | None = None
+    time_cue_weight: float | None = None
+    question_date_weight: float | None = None
+    addressed_turn_weight: float | None = None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], env: Mapping[str, str] = os.environ) -> Settings:

@@ -1,74 +1,18 @@
-"""Reordering a ranked list by what a chunk's own words cannot say: the session it sits in (pooling) and, for a
-question that asks when, whether it says when (time cues). Neither changes a hit's score: `score` stays the
-chunk's own share of the query (scoring.py); the order is by a ranking value, shown as `extra.rank_value`
-(docs/concepts/recall.md states this contract).
-
-Pooling: a chunk's ranking value is its own place plus POOL times the mean of the best POOL_DEPTH places in its
-thread (a session of a conversation), so a turn in the session the question is about outranks an equal match in
-a session that holds only that one. Time cues: when the question asks when (`asks_when`), a chunk that names a
-time ("yesterday", "last week", "in June", "2022") gains TIME times its own place: on LoCoMo dev 85 % of the turns
-behind "when" questions hold such a word against 22 % of all turns. Named dates: when the question names a date
-("in May 2022", "on 9 November, 2022"; timeframe.py), a chunk dated within it (its event time, a chat turn's
-session date) has its ranking value raised by DATED times itself, in any thread: the question asks about that time.
-Addressed turns: when the question names one of a conversation's speakers (speakers.py), a turn by another speaker
-that names them has its ranking value lowered by ADDRESSED times itself.
-"""
+"""The session, time-cue, named-date and addressed-turn reordering (memdock_entries.rerank says what each rule does
+and what it measured), over sqlite's chunks: one query reads each candidate's thread, text, author, date and its
+thread's import format."""
 
 from __future__ import annotations
 
-import re
 import sqlite3
-from collections import defaultdict
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
-from . import neighbours, speakers, timeframe
-from .scoring import TIE_DIGITS
+from memdock_entries.rerank import CONVERSATIONS, TIME_CUES, Read, Turn, Weights, asks_when
+from memdock_entries.rerank import reorder as _reorder
+
+__all__ = ["CONVERSATIONS", "TIME_CUES", "Weights", "asks_when", "reorder"]
 
 Ranked = list[tuple[int, float, dict[str, Any]]]
-
-POOL_DEPTH = 3
-CONVERSATIONS = neighbours.CONVERSATIONS
-"""Unless a weight is configured, only threads imported in these formats are reordered, as neighbours.py does:
-a conversation's sessions are what pooling measured on; a memory of notes keeps its order by score."""
-POOL_WEIGHT = 0.5
-"""Chosen by every fold of `bench/locomo.py --idea session_pool_weight=0,0.25,0.5,1` (bm25, LoCoMo dev)."""
-TIME_WEIGHT = 0.25
-"""Chosen by every fold of `bench/locomo.py --idea time_cue_weight=0,0.25,0.5,1` beside pooling."""
-DATE_WEIGHT = 1.0
-"""Chosen by four folds of five of `bench/locomo.py --idea question_date_weight=0,0.5,1,2,4` (the fifth: 2)."""
-ADDRESSED_WEIGHT = 0.1
-"""`bench/locomo.py --idea addressed_turn_weight=0,0.05,0.1,0.15,0.2`: the largest weight whose cost to a category
-(adversarial: its questions name the wrong speaker on purpose) stays within 0.02 (docs/concepts/recall.md)."""
-
-
-@dataclass(frozen=True)
-class Weights:
-    """How much each reordering counts (0: off); see the module's docstring."""
-
-    pool: float = POOL_WEIGHT
-    time: float = TIME_WEIGHT
-    dated: float = DATE_WEIGHT
-    addressed: float = ADDRESSED_WEIGHT
-
-
-_MONTHS = "january|february|march|april|june|july|august|september|october|november|december"
-_MAY = r"(?:in|on|of|since|until|by|early|late) may|may \d|\d(?:st|nd|rd|th)? (?:of )?may"
-""""May" names a month only beside a date or a preposition: "you may" and a person called May say no time."""
-_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-TIME_CUES = re.compile(
-    rf"\b(?:yesterday|today|tonight|tomorrow|last|next|ago|recently|weekend|weeks?|months?|years?|since|"
-    rf"earlier|later|soon|morning|evening|birthday|summer|winter|spring|{_MONTHS}|{_MAY}|{_DAYS}|(?:19|20)\d\d)\b",
-    re.IGNORECASE,
-)
-ASKS_WHEN = re.compile(
-    r"\b(?:when|what (?:year|month|day|date|time)|how long|how many (?:years|months|weeks|days))\b", re.IGNORECASE
-)
-
-
-def asks_when(question: str) -> bool:
-    return bool(ASKS_WHEN.search(question))
-
 
 _ROWS = (
     "SELECT c.rowid, c.thread_id, c.body, c.author, c.event_ts, json_extract(t.attrs, '$.format') "
@@ -76,41 +20,12 @@ _ROWS = (
 )
 
 
-class Row(NamedTuple):
-    thread: str
-    body: str
-    author: str | None
+def _turns(conn: sqlite3.Connection) -> Read[int]:
+    def read(rowids: list[int]) -> dict[int, Turn]:
+        found = conn.execute(_ROWS.format(",".join("?" * len(rowids))), rowids)
+        return {rid: Turn(thread, body, author, ts, fmt) for rid, thread, body, author, ts, fmt in found}
 
-
-def _rows(
-    conn: sqlite3.Connection, rowids: list[int], formats: frozenset[str] | None, spans: list[timeframe.Span]
-) -> tuple[dict[int, Row], set[int]]:
-    """Thread, text and author of each of ROWIDS that lies in a thread imported in one of FORMATS (None: any), and
-    which of ROWIDS (in any thread) are dated within SPANS."""
-    rows: dict[int, Row] = {}
-    dated: set[int] = set()
-    for rid, thread, body, author, ts, fmt in conn.execute(_ROWS.format(",".join("?" * len(rowids))), rowids):
-        if formats is None or fmt in formats:
-            rows[rid] = Row(thread, body, author)
-        if timeframe.within(spans, ts):
-            dated.add(rid)
-    return rows, dated
-
-
-def _addressed(rows: dict[int, Row], question: str, weight: float) -> set[int]:
-    """The turns by another speaker that name the one speaker QUESTION names (none when WEIGHT is off)."""
-    if weight <= 0:
-        return set()
-    by_thread: dict[str, set[str]] = defaultdict(set)
-    for row in rows.values():
-        if row.author:
-            by_thread[row.thread].add(row.author)
-    about = {thread: speakers.named(question, names) for thread, names in by_thread.items()}
-    return {
-        rid
-        for rid, row in rows.items()
-        if (speaker := about.get(row.thread)) and speakers.addresses(row.body, row.author, speaker)
-    }
+    return read
 
 
 def reorder(
@@ -123,31 +38,5 @@ def reorder(
     k: int,
     formats: frozenset[str] | None = None,
 ) -> Ranked:
-    """RANKED (best first) reordered by place + pool x its thread's pooled place + time x place when it names a
-    time and QUESTION asks when; that value times 1 + dated when the chunk is dated within a date QUESTION names,
-    and times 1 - addressed when it is a turn addressing the one speaker QUESTION names (WEIGHTS). A place is the
-    score (BY_SCORE) or 1 / (K + rank), as neighbours.expand reads it; with FORMATS, only chunks of threads
-    imported in one of them are pooled, cued or addressed. Scores are left as they are; `extra.rank_value` holds
-    the value ranked by."""
-    pool, dated = weights.pool, weights.dated
-    time = weights.time if asks_when(question) else 0.0
-    spans = timeframe.spans(question) if dated > 0 else []
-    if not ranked or (pool <= 0 and time <= 0 and not spans and weights.addressed <= 0):
-        return ranked
-    place = {rid: score if by_score else 1.0 / (k + rank) for rank, (rid, score, _) in enumerate(ranked, 1)}
-    rows, within = _rows(conn, list(place), formats, spans)
-    addressed = _addressed(rows, question, weights.addressed)
-    best: dict[str, list[float]] = defaultdict(list)
-    for rid, own in place.items():
-        if rid in rows:
-            best[rows[rid].thread].append(own)
-    pooled = {t: sum(sorted(v, reverse=True)[:POOL_DEPTH]) / POOL_DEPTH for t, v in best.items()}
-    value: dict[int, float] = {}
-    for rid, own in place.items():
-        if rid in rows:
-            cue = time if time > 0 and TIME_CUES.search(rows[rid].body) else 0.0
-            own = own * (1.0 + cue) + pool * pooled[rows[rid].thread]
-        own = own * (1.0 + dated) if rid in within else own
-        value[rid] = own * (1.0 - weights.addressed) if rid in addressed else own
-    order = sorted(range(len(ranked)), key=lambda i: (-round(value[ranked[i][0]], TIE_DIGITS), i))
-    return [(ranked[i][0], ranked[i][1], {**ranked[i][2], "rank_value": value[ranked[i][0]]}) for i in order]
+    """RANKED reordered by the rules of memdock_entries.rerank.reorder, reading the candidates from CONN."""
+    return _reorder(ranked, question, weights, _turns(conn), by_score=by_score, k=k, formats=formats)
