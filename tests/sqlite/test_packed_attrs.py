@@ -39,12 +39,13 @@ def _packed(store: Path) -> dict[str, tuple[int, int]]:
     """(rows, rows stored as a BLOB) of node attrs, chunk attrs, chunk bodies and content hashes in STORE."""
     out = {}
     for what, table, column in (
-        ("node attrs", "node_rows", "attrs"),
+        ("entry attrs", "node_rows WHERE kind = 'entry'", "attrs"),
         ("chunk attrs", "chunk_rows", "attrs"),
         ("bodies", "chunk_rows", "body"),
         ("hashes", "chunk_rows", "content_hash"),
     ):
-        out[what] = _rows(store, f"SELECT count(*), count(*) FILTER (WHERE typeof({column}) = 'blob') FROM {table}")[0]
+        blobs = f"count(*) FILTER (WHERE typeof({column}) = 'blob')"
+        out[what] = _rows(store, f"SELECT count(*), {blobs} FROM {table}")[0]
     return out
 
 
@@ -92,17 +93,17 @@ def test_the_old_adapter_is_schema_5(schema5_adapter):
 def test_a_new_store_packs_attrs_and_answers_as_schema_5_did(both):
     old, new, bundle, base = both
     packed = _packed(base / "new")
-    assert packed["node attrs"][1] > packed["node attrs"][0] // 2, packed
+    assert packed["entry attrs"][1] > packed["entry attrs"][0] // 2, packed
     assert packed["chunk attrs"][1] > packed["chunk attrs"][0] // 2, packed
     assert packed["hashes"][1] == packed["hashes"][0] > 100, packed
-    assert _packed(base / "old")["node attrs"][1] == 0
+    assert _packed(base / "old")["entry attrs"][1] == 0
     q = _questions(bundle)
-    chunk_ids, filters = _ids(base / "new", "chunks"), _metadata_filters(bundle)
+    chunk_ids, filters = _ids(base / "new", "chunk_rows"), _metadata_filters(bundle)
     before, after = answers(old, q), answers(new, q)
     assert [k for k in before if before[k] != after[k]] == []
     read_old, read_new = _reads(old, q, chunk_ids, filters), _reads(new, q, chunk_ids, filters)
     assert [k for k in read_old if read_old[k] != read_new[k]] == []
-    assert _rows(base / "old", "SELECT id, content_hash FROM chunks ORDER BY id") == _stored_hashes(base / "new")
+    assert _stored_hashes(base / "old") == _stored_hashes(base / "new")
 
 
 def _stored_hashes(store: Path) -> list[tuple]:
@@ -117,7 +118,7 @@ def _stored_hashes(store: Path) -> list[tuple]:
 def test_a_schema_5_store_reads_as_it_is_and_answers_the_same_once_migrated(both, tmp_path):
     old, _, bundle, base = both
     q = _questions(bundle)
-    chunk_ids, filters = _ids(base / "new", "chunks"), _metadata_filters(bundle)
+    chunk_ids, filters = _ids(base / "new", "chunk_rows"), _metadata_filters(bundle)
     before, reads = answers(old, q), _reads(old, q, chunk_ids, filters)
     shutil.copytree(base / "old", tmp_path / "copy")
     b = sqlite_backend(tmp_path / "copy", workers=1)
@@ -132,8 +133,8 @@ def test_a_schema_5_store_reads_as_it_is_and_answers_the_same_once_migrated(both
     assert [k for k in before if before[k] != migrated[k]] == []
     assert [k for k in reads if reads[k] != migrated_reads[k]] == []
     packed = _packed(tmp_path / "copy")
-    assert packed["node attrs"][1] > packed["node attrs"][0] // 2 and packed["hashes"][1] == packed["hashes"][0]
-    assert _stored_hashes(tmp_path / "copy") == _rows(base / "old", "SELECT id, content_hash FROM chunks ORDER BY id")
+    assert packed["entry attrs"][1] > packed["entry attrs"][0] // 2 and packed["hashes"][1] == packed["hashes"][0]
+    assert _stored_hashes(tmp_path / "copy") == _stored_hashes(base / "old")
 
 
 # -- the dictionaries ------------------------------------------------------------------------------------------------
