@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from support.sqlite_helpers import sqlite_backend
 from test_derived_edges import _clean, _old_adapter, _questions, answers, index_both
+from test_packed_text import _rows
 
 from memdock.bundle.reader import BundleReader
 from memdock.runner.backend import SubprocessBackend
@@ -25,14 +26,6 @@ from memdock_sqlite import db, ingest, packed_text
 pytestmark = pytest.mark.timeout(1200)  # two adapters index shared corpora: minutes on a loaded 2-core box
 
 SCHEMA_5 = "542c0d49c8635d7926af89bb0bc8a1f3faa3751c"  # the last commit before packed attrs (schema 6)
-
-
-def _rows(store: Path, sql: str) -> list[tuple]:
-    conn = sqlite3.connect(store / "data" / "memory.sqlite")
-    try:
-        return conn.execute(sql).fetchall()
-    finally:
-        conn.close()
 
 
 def _packed(store: Path) -> dict[str, tuple[int, int]]:
@@ -76,18 +69,18 @@ def _reads(b: SubprocessBackend, q: dict, chunk_ids: list[str], filters: list[di
     return out
 
 
-@pytest.fixture(scope="module")
-def schema5_adapter(tmp_path_factory) -> Path:
-    return _old_adapter(tmp_path_factory.mktemp("schema5-adapter"), SCHEMA_5, ("adapters/common",))
+def _schema5_adapter(dest: Path) -> Path:
+    return _old_adapter(dest, SCHEMA_5, ("adapters/common",))
 
 
 @pytest.fixture(scope="module", params=["watercooler", "locomo"])
-def both(request, tmp_path_factory, schema5_adapter):
-    yield from index_both(schema5_adapter, tmp_path_factory.mktemp(f"attrs-{request.param}"), request.param)
+def both(request, tmp_path_factory):
+    base = tmp_path_factory.mktemp(f"attrs-{request.param}")
+    yield from index_both(_schema5_adapter(base / "schema5-adapter"), base, request.param)
 
 
-def test_the_old_adapter_is_schema_5(schema5_adapter):
-    assert "SCHEMA_VERSION = 5" in (schema5_adapter / "memdock_sqlite" / "db.py").read_text()
+def test_the_old_adapter_is_schema_5(tmp_path):
+    assert "SCHEMA_VERSION = 5" in (_schema5_adapter(tmp_path) / "memdock_sqlite" / "db.py").read_text()
 
 
 def test_a_new_store_packs_attrs_and_answers_as_schema_5_did(both):
