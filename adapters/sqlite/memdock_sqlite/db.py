@@ -67,14 +67,14 @@ CREATE TABLE IF NOT EXISTS chunk_rows(
     author TEXT, role TEXT, entry_type TEXT,
     event_time TEXT, event_ts REAL,
     content_hash,                  -- TEXT, or a sha256 as its 32 bytes (packed_text.pack_hash)
-    attrs NOT NULL DEFAULT '{}'    -- TEXT, or a BLOB packed with a dictionary (packed_text.py)
+    attrs TEXT NOT NULL DEFAULT '{}'  -- as it is: metadata filters read every chunk's (filters.py)
 );
 CREATE INDEX IF NOT EXISTS chunks_entry ON chunk_rows(entry_id);
 CREATE INDEX IF NOT EXISTS chunks_thread ON chunk_rows(thread_id);
 -- What every reader reads: the chunks with their bodies unpacked (unpack() is registered on every connection).
 CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, thread_id, position, header,
     unpack(body) AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts,
-    {hash} AS content_hash, unpack(attrs) AS attrs FROM chunk_rows;
+    {hash} AS content_hash, attrs FROM chunk_rows;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
     header, body, content='chunks', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunk_rows BEGIN
@@ -340,15 +340,13 @@ def _pack_chunks(conn: sqlite3.Connection) -> None:
 
 
 def _pack_attrs(conn: sqlite3.Connection) -> None:
-    """Schema 5 and before stored attrs and content hashes as text: packed as ingest packs them now."""
+    """Schema 5 and before stored nodes' attrs and chunks' content hashes as text: packed as ingest packs them."""
     dictionaries = packed_text.Dictionaries(conn)
-    for table, kind in (("node_rows", "kind"), ("chunk_rows", "'chunk'")):
-        for (rtype,) in conn.execute(f"SELECT DISTINCT {kind} FROM {table}").fetchall():
-            rows = conn.execute(
-                f"SELECT rowid, attrs FROM {table} WHERE {kind} = ? AND typeof(attrs) = 'text'", (rtype,)
-            ).fetchall()
-            packed = dictionaries.pack_attrs(rtype, [a for _, a in rows])
-            conn.executemany(f"UPDATE {table} SET attrs = ? WHERE rowid = ?", zip(packed, (r for r, _ in rows)))
+    for (kind,) in conn.execute("SELECT DISTINCT kind FROM node_rows").fetchall():
+        rows = conn.execute("SELECT rowid, attrs FROM node_rows WHERE kind = ? AND typeof(attrs) = 'text'", (kind,))
+        stored = rows.fetchall()
+        packed = dictionaries.pack_attrs(kind, [a for _, a in stored])
+        conn.executemany("UPDATE node_rows SET attrs = ? WHERE rowid = ?", zip(packed, (r for r, _ in stored)))
     hashes = conn.execute("SELECT rowid, content_hash FROM chunk_rows WHERE typeof(content_hash) = 'text'")
     packed_hashes = [(packed_text.pack_hash(h), rowid) for rowid, h in hashes.fetchall()]
     conn.executemany("UPDATE chunk_rows SET content_hash = ? WHERE rowid = ?", packed_hashes)

@@ -299,9 +299,8 @@ class Ingest:
         again (rows that already existed are re-indexed by the update trigger)."""
         c = self.conn
         rows = _last_of_each([chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
-        attrs = self.dictionaries.pack_attrs("chunk", [r[-1] for r in rows])
         bodies = self.dictionaries.pack_bodies([r[5] for r in rows])
-        rows = [(*r[:5], b, *r[6:-1], a) for r, b, a in zip(rows, bodies, attrs)]
+        rows = [(*r[:5], b, *r[6:]) for r, b in zip(rows, bodies)]
         ids = json.dumps([r[0] for r in rows])
         in_batch = "id IN (SELECT value FROM json_each(?))"
         known = {i for (i,) in c.execute(f"SELECT id FROM chunk_rows WHERE {in_batch}", (ids,))}

@@ -1,8 +1,9 @@
-"""Text stored compressed where that pays: chunk bodies (schema 5), records' attrs (schema 6).
+"""Text stored compressed where that pays: chunk bodies (schema 5), nodes' attrs (schema 6).
 
 A value is stored as TEXT when zlib would not make it smaller, else as a BLOB of its UTF-8 bytes, zlib-compressed;
 the column's type says which. Every connection the adapter opens registers `unpack` (db._connect), and every
-reader reads the `chunks` and `nodes` views, which unpack: the very text that was given.
+reader reads the `chunks` and `nodes` views, which unpack: the very text that was given. Chunks' attrs stay text:
+a metadata filter reads every chunk's (filters.py), and unpacking them all made such a query 3-4 times slower.
 On the 20k short notes of bench/peers.py the bodies take 0.61 of their size; compressing costs about 30 µs a body.
 
 Attrs are short JSON objects that repeat their keys and most of their values (the source, the import's time, the
