@@ -1,6 +1,7 @@
-"""Nodes' attrs and chunk bodies packed with the store's zlib dictionaries, content hashes as 32 bytes (schema 6,
-memdock_sqlite/packed_text.py): every answer is what the adapter of schema 5 gave, on the shared corpora, in a new
-store and in a schema-5 store once migrated; a value never reads back as anything but what was given."""
+"""Nodes' attrs, the texts entries keep and chunk bodies packed (with the store's zlib dictionaries where it has
+them), content hashes as 32 bytes (schema 6, memdock_sqlite/packed_text.py): every answer is what the adapter of
+schema 5 gave, on the shared corpora, in a new store and in a schema-5 store once migrated; a value never reads
+back as anything but what was given."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from memdock.bundle.reader import BundleReader
 from memdock.runner.backend import SubprocessBackend
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
-from memdock_sqlite import db, ingest, packed_text
+from memdock_sqlite import db, delete, ingest, packed_text
 
 pytestmark = pytest.mark.timeout(1200)  # two adapters index shared corpora: minutes on a loaded 2-core box
 
@@ -33,6 +34,7 @@ def _packed(store: Path) -> dict[str, tuple[int, int]]:
     out = {}
     for what, table, column in (
         ("entry attrs", "node_rows WHERE kind = 'entry'", "attrs"),
+        ("entry texts", "node_rows WHERE kind = 'entry' AND length(text) > 200", "text"),
         ("chunk attrs", "chunk_rows", "attrs"),
         ("bodies", "chunk_rows", "body"),
         ("hashes", "chunk_rows", "content_hash"),
@@ -90,6 +92,7 @@ def test_a_new_store_packs_attrs_and_answers_as_schema_5_did(both):
     assert packed["chunk attrs"][1] == 0, packed  # left as they are: metadata filters read them all
     assert packed["hashes"][1] == packed["hashes"][0] > 100, packed
     assert _packed(base / "old")["entry attrs"][1] == 0
+    assert packed["entry texts"][1] > packed["entry texts"][0] // 2, packed  # texts not held by their chunks
     q = _questions(bundle)
     chunk_ids, filters = _ids(base / "new", "chunk_rows"), _metadata_filters(bundle)
     before, after = answers(old, q), answers(new, q)
@@ -247,4 +250,23 @@ def test_content_hashes_read_back_as_given(tmp_path, value):
     stored = conn.execute("SELECT typeof(content_hash), length(content_hash) FROM chunk_rows").fetchone()
     packed = value == "sha256:" + "ab" * 32  # only the lower-case form spells its bytes back exactly
     assert stored == ("blob", 32) if packed else stored[0] != "blob"
+    conn.close()
+
+
+def test_a_packed_entry_text_reads_back_and_leaves_the_index_exact_through_rewrites_and_deletes(tmp_path):
+    conn = db.open_writer(tmp_path)
+    first, second = "alpha beta gamma delta " * 30, "omega psi chi " * 30
+    entry = {"id": "entry:e", "thread_id": "thread:t", "position": 0}
+    _index(conn, ("thread", [{"id": "thread:t", "title": "t"}]), ("entry", [{**entry, "body": first}]))
+    assert conn.execute("SELECT typeof(text) FROM node_rows WHERE id = 'entry:e'").fetchone() == ("blob",)
+    assert conn.execute("SELECT text FROM nodes WHERE id = 'entry:e'").fetchone() == (first,)
+    found = "SELECT count(*) FROM node_fts WHERE node_fts MATCH ?"
+    assert conn.execute(found, ("gamma",)).fetchone() == (1,)
+    _index(conn, ("entry", [{**entry, "body": second}]))  # rewritten: the old words leave the index
+    conn.execute("INSERT INTO node_fts(node_fts, rank) VALUES ('integrity-check', 1)")
+    assert [conn.execute(found, (w,)).fetchone()[0] for w in ("gamma", "psi")] == [0, 1]
+    assert conn.execute("SELECT text FROM nodes WHERE id = 'entry:e'").fetchone() == (second,)
+    delete.delete(conn, {"ids": ["entry:e"]})
+    conn.execute("INSERT INTO node_fts(node_fts, rank) VALUES ('integrity-check', 1)")
+    assert conn.execute(found, ("psi",)).fetchone() == (0,)
     conn.close()

@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS node_rows(
     id TEXT NOT NULL UNIQUE,
     kind TEXT NOT NULL,            -- thread | entry | entity
     name TEXT NOT NULL DEFAULT '',
-    text TEXT,                     -- NULL: its chunks' bodies joined in position order (node_text.py)
+    text TEXT,                     -- NULL: its chunks' bodies joined in position order (node_text.py); else as
+                                   -- it is, or a BLOB of it zlib-compressed (packed_text.py)
     thread_id TEXT,
     position INTEGER,
     author TEXT, role TEXT, entry_type TEXT,
@@ -46,12 +47,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS node_fts USING fts5(
     name, text, content='nodes', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER IF NOT EXISTS nodes_ad AFTER DELETE ON node_rows WHEN old.indexed > 0 BEGIN
     INSERT INTO node_fts(node_fts, rowid, name, text)
-    VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE old.text END);
+    VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE unpack(old.text) END);
 END;
 CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE OF name, text ON node_rows
 WHEN old.indexed > 0 AND new.text IS NOT NULL BEGIN
     INSERT INTO node_fts(node_fts, rowid, name, text)
-    VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE old.text END);
+    VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE unpack(old.text) END);
     UPDATE node_rows SET indexed = 0 WHERE rowid = new.rowid;
 END;
 
@@ -89,7 +90,7 @@ END;
 
 -- What every reader reads: an entry's text stored once, in its chunks, when they join to it exactly.
 CREATE VIEW IF NOT EXISTS nodes AS SELECT rowid AS rowid, id, kind, name,
-    coalesce(text, {joined}) AS text,
+    coalesce(unpack(text), {joined}) AS text,
     thread_id, position, author, role, entry_type, event_time, event_ts, unpack(attrs) AS attrs, indexed
     FROM node_rows;
 
@@ -297,10 +298,13 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             _text_once(conn)
         if 0 < version < 5:
             _pack_chunks(conn)
-        if 0 < version < 6:  # the views of schema 4 and 5 read attrs and hashes as they were stored
+        if 0 < version < 6:  # the views and triggers of schema 4 and 5 read texts, attrs and hashes as stored
             for view, since in (("nodes", 4), ("chunks", 5)):
                 if version >= since:
                     conn.execute(f"DROP VIEW IF EXISTS {view}")
+            for trigger in ("nodes_ad", "nodes_au"):
+                conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+            conn.execute("UPDATE node_rows SET text = pack(text) WHERE typeof(text) = 'text'")  # no trigger yet
         for statement in _statements(DDL):
             conn.execute(statement)
         if 0 < version < 6:
