@@ -92,7 +92,8 @@ def test_a_new_store_packs_attrs_and_answers_as_schema_5_did(both):
     assert packed["chunk attrs"][1] == 0, packed  # left as they are: metadata filters read them all
     assert packed["hashes"][1] == packed["hashes"][0] > 100, packed
     assert _packed(base / "old")["entry attrs"][1] == 0
-    assert packed["entry texts"][1] > packed["entry texts"][0] // 2, packed  # texts not held by their chunks
+    texts, packed_texts = packed["entry texts"]  # texts their chunks do not hold (watercooler's; LoCoMo has none)
+    assert (texts == 0 and "locomo" in str(base)) or packed_texts > texts // 2 > 0, packed
     q = _questions(bundle)
     chunk_ids, filters = _ids(base / "new", "chunk_rows"), _metadata_filters(bundle)
     before, after = answers(old, q), answers(new, q)
