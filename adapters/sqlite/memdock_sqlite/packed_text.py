@@ -3,7 +3,7 @@
 A value is stored as TEXT when zlib would not make it smaller, else as a BLOB of its UTF-8 bytes, zlib-compressed;
 the column's type says which. Every connection the adapter opens registers `unpack` (db._connect), and every
 reader reads the `chunks` and `nodes` views, which unpack: the very text that was given. Chunks' attrs stay text:
-a metadata filter reads every chunk's (filters.py), and unpacking them all made such a query 3-4 times slower.
+a metadata filter reads every chunk's (filters.py), and would unpack them all.
 On the 20k short notes of bench/peers.py the bodies take 0.61 of their size; compressing costs about 30 µs a body.
 
 Attrs are short JSON objects that repeat their keys and most of their values (the source, the import's time, the
@@ -11,7 +11,7 @@ metadata's keys) from one record to the next, so zlib alone barely shrinks them.
 preset dictionary (zlib's zdict): the attrs of the first batch of each record type a store receives, at most
 DICT_BYTES, kept in `meta` under the dictionary's Adler-32 (`zdict:<8 hex digits>`), which zlib writes in every
 stream that needs it. A dictionary is never changed once stored, so `unpack` finds it by that id, on any
-connection, in any later run; on the 20k notes the attrs take 0.3 of their size.
+connection, in any later run.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ LEVEL = 6
 _MIN = 64  # shorter bodies almost never shrink by more than the zlib header and checksum
 ATTRS_MIN = 24  # with a dictionary, short attrs shrink too
 DICT_BYTES = 1024  # a longer dictionary shrinks attrs little more and costs more a record to set
-BODY_DICT_BYTES = 8192  # bodies: 0.55 of their size with 8 KiB, 0.52 with 32 KiB at four times the cost a body
+BODY_DICT_BYTES = 8192  # a 32 KiB one shrinks bodies a little more at several times the cost a body
 DICT_SAMPLES = 8  # a first batch with fewer records makes no dictionary (the next one may)
 _FDICT = 0x20  # zlib header: a preset dictionary is needed, its Adler-32 follows the two header bytes
 _SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
@@ -36,8 +36,8 @@ Dictionary = Callable[[int], bytes]
 def pack(text: str, zdict: bytes | None = None, minimum: int = _MIN, window: int = 14, memory: int = 5) -> str | bytes:
     """TEXT as stored: as it is, or its UTF-8 zlib-compressed (with ZDICT, when given) when that is smaller.
     WINDOW and MEMORY are zlib's wbits and memLevel: what a compressor allocates and clears, most of its cost on
-    short texts (a 16 KiB window compresses 20k 450-byte bodies in two thirds of the time zlib's default takes,
-    to the same size; 2 KiB and memLevel 2 compress attrs with a 1 KiB dictionary six times faster)."""
+    short texts; a 16 KiB window (2 KiB for attrs, whose dictionary is 1 KiB) packs them as small as the default
+    32 KiB does."""
     if len(text) < minimum:
         return text
     try:
