@@ -18,7 +18,7 @@ from . import packed_text
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
 
@@ -32,12 +32,13 @@ CREATE TABLE IF NOT EXISTS node_rows(
     id TEXT NOT NULL UNIQUE,
     kind TEXT NOT NULL,            -- thread | entry | entity
     name TEXT NOT NULL DEFAULT '',
-    text TEXT,                     -- NULL: its chunks' bodies joined in position order (node_text.py)
+    text TEXT,                     -- NULL: its chunks' bodies joined in position order (node_text.py); else as
+                                   -- it is, or a BLOB of it zlib-compressed (packed_text.py)
     thread_id TEXT,
     position INTEGER,
     author TEXT, role TEXT, entry_type TEXT,
     event_time TEXT, event_ts REAL,
-    attrs TEXT NOT NULL DEFAULT '{}',
+    attrs NOT NULL DEFAULT '{}',   -- TEXT, or a BLOB packed with a dictionary (packed_text.py)
     indexed INTEGER NOT NULL DEFAULT 0  -- in node_fts: 0 not yet, 1 name and text, 2 name only (see node_text.py)
 );
 CREATE INDEX IF NOT EXISTS nodes_thread ON node_rows(thread_id, position);
@@ -46,12 +47,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS node_fts USING fts5(
     name, text, content='nodes', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER IF NOT EXISTS nodes_ad AFTER DELETE ON node_rows WHEN old.indexed > 0 BEGIN
     INSERT INTO node_fts(node_fts, rowid, name, text)
-    VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE old.text END);
+    VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE unpack(old.text) END);
 END;
 CREATE TRIGGER IF NOT EXISTS nodes_au AFTER UPDATE OF name, text ON node_rows
 WHEN old.indexed > 0 AND new.text IS NOT NULL BEGIN
     INSERT INTO node_fts(node_fts, rowid, name, text)
-    VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE old.text END);
+    VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE unpack(old.text) END);
     UPDATE node_rows SET indexed = 0 WHERE rowid = new.rowid;
 END;
 
@@ -66,15 +67,15 @@ CREATE TABLE IF NOT EXISTS chunk_rows(
     start INTEGER, "end" INTEGER, token_count INTEGER,
     author TEXT, role TEXT, entry_type TEXT,
     event_time TEXT, event_ts REAL,
-    content_hash TEXT,
-    attrs TEXT NOT NULL DEFAULT '{}'
+    content_hash,                  -- TEXT, or a sha256 as its 32 bytes (packed_text.pack_hash)
+    attrs TEXT NOT NULL DEFAULT '{}'  -- as it is: metadata filters read every chunk's (filters.py)
 );
 CREATE INDEX IF NOT EXISTS chunks_entry ON chunk_rows(entry_id);
 CREATE INDEX IF NOT EXISTS chunks_thread ON chunk_rows(thread_id);
 -- What every reader reads: the chunks with their bodies unpacked (unpack() is registered on every connection).
 CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, thread_id, position, header,
-    unpack(body) AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts, content_hash,
-    attrs FROM chunk_rows;
+    unpack(body) AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts,
+    {hash} AS content_hash, attrs FROM chunk_rows;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
     header, body, content='chunks', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunk_rows BEGIN
@@ -89,8 +90,9 @@ END;
 
 -- What every reader reads: an entry's text stored once, in its chunks, when they join to it exactly.
 CREATE VIEW IF NOT EXISTS nodes AS SELECT rowid AS rowid, id, kind, name,
-    coalesce(text, {joined}) AS text,
-    thread_id, position, author, role, entry_type, event_time, event_ts, attrs, indexed FROM node_rows;
+    coalesce(unpack(text), {joined}) AS text,
+    thread_id, position, author, role, entry_type, event_time, event_ts, unpack(attrs) AS attrs, indexed
+    FROM node_rows;
 
 CREATE TABLE IF NOT EXISTS chunk_vectors(
     rowid INTEGER PRIMARY KEY,     -- the chunk's rowid
@@ -142,7 +144,7 @@ END;
 JOINED = (
     "(SELECT group_concat(body, '') FROM (SELECT body FROM chunks c WHERE c.entry_id = {t}.id ORDER BY c.position))"
 )
-DDL = DDL_TEMPLATE.replace("{joined}", JOINED.format(t="node_rows"))
+DDL = DDL_TEMPLATE.replace("{joined}", JOINED.format(t="node_rows")).replace("{hash}", packed_text.HASH_SQL)
 _NODE_COLUMNS = (
     "rowid, id, kind, name, text, thread_id, position, author, role, entry_type, event_time, event_ts, attrs"
 )
@@ -296,8 +298,17 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             _text_once(conn)
         if 0 < version < 5:
             _pack_chunks(conn)
+        if 0 < version < 6:  # the views and triggers of schema 4 and 5 read texts, attrs and hashes as stored
+            for view, since in (("nodes", 4), ("chunks", 5)):
+                if version >= since:
+                    conn.execute(f"DROP VIEW IF EXISTS {view}")
+            for trigger in ("nodes_ad", "nodes_au"):
+                conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+            conn.execute("UPDATE node_rows SET text = pack(text) WHERE typeof(text) = 'text'")  # no trigger yet
         for statement in _statements(DDL):
             conn.execute(statement)
+        if 0 < version < 6:
+            _pack_attrs(conn)
         if 0 < version < 3:
             conn.execute("INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges")
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
@@ -330,6 +341,19 @@ def _pack_chunks(conn: sqlite3.Connection) -> None:
     packed = ", ".join("pack(body)" if c == "body" else f'"{c}"' for c in columns)
     conn.execute(f"INSERT INTO chunk_rows({listed}) SELECT {packed} FROM chunks")
     conn.execute("DROP TABLE chunks")
+
+
+def _pack_attrs(conn: sqlite3.Connection) -> None:
+    """Schema 5 and before stored nodes' attrs and chunks' content hashes as text: packed as ingest packs them."""
+    dictionaries = packed_text.Dictionaries(conn)
+    for (kind,) in conn.execute("SELECT DISTINCT kind FROM node_rows").fetchall():
+        rows = conn.execute("SELECT rowid, attrs FROM node_rows WHERE kind = ? AND typeof(attrs) = 'text'", (kind,))
+        stored = rows.fetchall()
+        packed = dictionaries.pack_attrs(kind, [a for _, a in stored])
+        conn.executemany("UPDATE node_rows SET attrs = ? WHERE rowid = ?", zip(packed, (r for r, _ in stored)))
+    hashes = conn.execute("SELECT rowid, content_hash FROM chunk_rows WHERE typeof(content_hash) = 'text'")
+    packed_hashes = [(packed_text.pack_hash(h), rowid) for rowid, h in hashes.fetchall()]
+    conn.executemany("UPDATE chunk_rows SET content_hash = ? WHERE rowid = ?", packed_hashes)
 
 
 def _statements(script: str) -> list[str]:

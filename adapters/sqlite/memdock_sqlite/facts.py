@@ -10,7 +10,21 @@ from typing import Any
 
 from memdock.sdk import facts
 
-_NODE = "SELECT id, kind, name, text, author, entry_type, event_time FROM nodes"
+# An entry's text is read (joined from its chunks, unpacked) only where a fact names it by it: it has no title.
+_NODE = (
+    "SELECT id, kind, name, CASE WHEN kind = 'entry' AND name = '' THEN text END, author, entry_type, event_time "
+    "FROM nodes"
+)
+
+
+def _lead(text: str | None) -> str | None:
+    """As much of TEXT as a fact's snippet of it shows (facts.SNIPPET characters of its words, one space apart),
+    and a word more when there is more: `facts.describe` names the entry by it as by the whole text, without
+    splitting every word of a long text once for each fact that names it."""
+    if text is None or len(text) <= facts.SNIPPET:
+        return text
+    line = " ".join(text.split())
+    return line if len(line) <= facts.SNIPPET else line[: facts.SNIPPET] + " …"
 
 
 def _node(row: tuple[Any, ...]) -> dict[str, Any]:
@@ -20,7 +34,7 @@ def _node(row: tuple[Any, ...]) -> dict[str, Any]:
         return {**rec, "title": name}
     if kind == "entity":  # an entity's type is kept in the entry_type column
         return {**rec, "entity_type": entry_type, "name": name}
-    return {**rec, "kind": "entry", "entry_type": entry_type, "title": name, "body": text}
+    return {**rec, "kind": "entry", "entry_type": entry_type, "title": name, "body": _lead(text)}
 
 
 def lookup(conn: sqlite3.Connection, known: dict[str, dict[str, Any]] | None = None) -> facts.Lookup:

@@ -156,7 +156,7 @@ def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
         r["thread_id"],
         r["position"],
         header,
-        packed_text.pack(body),
+        body,
         r.get("start"),
         r.get("end"),
         r.get("token_count"),
@@ -165,7 +165,7 @@ def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
         fields["entry_type"],
         fields["event_time"],
         timestamp(fields["event_time"]),
-        r.get("content_hash"),
+        packed_text.pack_hash(r.get("content_hash")),
         _attrs(r, _CHUNK_KNOWN),
     )
 
@@ -205,6 +205,7 @@ class Ingest:
         self.conn, self.on_commit, self.batch_size = conn, on_commit, batch_size
         self.counts: dict[str, int] = {}
         self.chunked: set[str] = set()  # entries whose chunks this run wrote
+        self.dictionaries = packed_text.Dictionaries(conn)
 
     def _entry_fields(self, batch: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """The stored fields of the entries behind BATCH's chunks, fetched in one query."""
@@ -224,11 +225,11 @@ class Ingest:
 
     def _write(self, rtype: str, batch: list[dict[str, Any]]) -> None:
         if rtype == "thread":
-            self._upsert_nodes([thread_row(r) for r in batch])
+            self._upsert_nodes(rtype, [thread_row(r) for r in batch])
         elif rtype == "entity":
-            self._upsert_nodes([entity_row(r) for r in batch])
+            self._upsert_nodes(rtype, [entity_row(r) for r in batch])
         elif rtype == "entry":
-            self._upsert_nodes([entry_row(r) for r in batch])
+            self._upsert_nodes(rtype, [entry_row(r) for r in batch])
         elif rtype == "chunk":
             entries = self._entry_fields(batch)
             node_text.materialise(self.conn, entries)
@@ -282,17 +283,24 @@ class Ingest:
             node_text.hold_in_chunks(self.conn, self.chunked)
             return indexed
 
-    def _upsert_nodes(self, rows: list[Row]) -> None:
+    def _upsert_nodes(self, rtype: str, rows: list[Row]) -> None:
         """Upsert nodes, left for `finish` to index (an entry's text is indexed only if it has no chunks)."""
-        rows = _last_of_each(rows)
+        rows = self._packed_attrs(rtype, _last_of_each(rows))
         links.unindex_nodes(self.conn, [r[0] for r in rows])
         self.conn.executemany(_NODE_SQL, rows)
+
+    def _packed_attrs(self, rtype: str, rows: list[Row]) -> list[Row]:
+        """ROWS with their attrs (the last column) as stored (packed_text.py)."""
+        packed = self.dictionaries.pack_attrs(rtype, [r[-1] for r in rows])
+        return [(*r[:-1], a) for r, a in zip(rows, packed)]
 
     def _upsert_chunks(self, batch: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> None:
         """Upsert chunks (bodies packed) and index the new ones in chunk_fts with the text as given, not unpacked
         again (rows that already existed are re-indexed by the update trigger)."""
         c = self.conn
         rows = _last_of_each([chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
+        bodies = self.dictionaries.pack_bodies([r[5] for r in rows])
+        rows = [(*r[:5], b, *r[6:]) for r, b in zip(rows, bodies)]
         ids = json.dumps([r[0] for r in rows])
         in_batch = "id IN (SELECT value FROM json_each(?))"
         known = {i for (i,) in c.execute(f"SELECT id FROM chunk_rows WHERE {in_batch}", (ids,))}

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 from .db import JOINED
 
-_JOINS = f"kind = 'entry' AND text <> '' AND text = {JOINED.format(t='node_rows')}"
+_JOINS = f"kind = 'entry' AND text <> '' AND unpack(text) = {JOINED.format(t='node_rows')}"
 _CHUNKED = "node_rows.kind = 'entry' AND EXISTS (SELECT 1 FROM chunks c WHERE c.entry_id = node_rows.id)"
 
 
@@ -28,9 +28,11 @@ def index_pending(conn: sqlite3.Connection) -> int:
     """Index the nodes not in node_fts yet (inside the caller's transaction); returns how many."""
     conn.execute(
         "INSERT INTO node_fts(rowid, name, text) "
-        f"SELECT rowid, name, CASE WHEN {_CHUNKED} THEN '' ELSE text END FROM node_rows WHERE indexed = 0"
+        f"SELECT rowid, name, CASE WHEN {_CHUNKED} THEN '' ELSE unpack(text) END FROM node_rows WHERE indexed = 0"
     )
     conn.execute(f"UPDATE node_rows SET text = NULL WHERE indexed = 0 AND {_JOINS}")
+    # What is left is stored compressed where that is smaller (no trigger: these rows are not in node_fts yet).
+    conn.execute("UPDATE node_rows SET text = pack(text) WHERE indexed = 0 AND typeof(text) = 'text'")
     done = f"UPDATE node_rows SET indexed = CASE WHEN {_CHUNKED} THEN 2 ELSE 1 END WHERE indexed = 0"
     return conn.execute(done).rowcount
 

@@ -1,39 +1,127 @@
-"""Chunk bodies stored compressed where that pays (schema 5).
+"""Text stored compressed where that pays: chunk bodies (schema 5), nodes' attrs (schema 6).
 
-A body is stored as TEXT when zlib would not make it smaller, else as a BLOB of its UTF-8 bytes, zlib-compressed;
+A value is stored as TEXT when zlib would not make it smaller, else as a BLOB of its UTF-8 bytes, zlib-compressed;
 the column's type says which. Every connection the adapter opens registers `unpack` (db._connect), and every
-reader reads the `chunks` view, whose body is `unpack(chunk_rows.body)`: the very text that was given.
+reader reads the `chunks` and `nodes` views, which unpack: the very text that was given. Chunks' attrs stay text:
+a metadata filter reads every chunk's (filters.py), and would unpack them all.
 On the 20k short notes of bench/peers.py the bodies take 0.61 of their size; compressing costs about 30 µs a body.
+
+Attrs are short JSON objects that repeat their keys and most of their values (the source, the import's time, the
+metadata's keys) from one record to the next, so zlib alone barely shrinks them. They are compressed with a
+preset dictionary (zlib's zdict): the attrs of the first batch of each record type a store receives, at most
+DICT_BYTES, kept in `meta` under the dictionary's Adler-32 (`zdict:<8 hex digits>`), which zlib writes in every
+stream that needs it. A dictionary is never changed once stored, so `unpack` finds it by that id, on any
+connection, in any later run.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import zlib
+from collections.abc import Callable, Sequence
 
 LEVEL = 6
 _MIN = 64  # shorter bodies almost never shrink by more than the zlib header and checksum
+ATTRS_MIN = 24  # with a dictionary, short attrs shrink too
+DICT_BYTES = 1024  # a longer dictionary shrinks attrs little more and costs more a record to set
+BODY_DICT_BYTES = 8192  # a 32 KiB one shrinks bodies a little more at several times the cost a body
+DICT_SAMPLES = 8  # a first batch with fewer records makes no dictionary (the next one may)
+_FDICT = 0x20  # zlib header: a preset dictionary is needed, its Adler-32 follows the two header bytes
+_SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
+
+Dictionary = Callable[[int], bytes]
 
 
-def pack(text: str) -> str | bytes:
-    """TEXT as stored: as it is, or its UTF-8 zlib-compressed when that is smaller."""
-    if len(text) < _MIN:
+def pack(text: str, zdict: bytes | None = None, minimum: int = _MIN, window: int = 14, memory: int = 5) -> str | bytes:
+    """TEXT as stored: as it is, or its UTF-8 zlib-compressed (with ZDICT, when given) when that is smaller.
+    WINDOW and MEMORY are zlib's wbits and memLevel: what a compressor allocates and clears, most of its cost on
+    short texts; a 16 KiB window (2 KiB for attrs, whose dictionary is 1 KiB) packs them as small as the default
+    32 KiB does."""
+    if len(text) < minimum:
         return text
     try:
         raw = text.encode()
     except UnicodeEncodeError:  # left to SQLite, which refuses it as it refused it before
         return text
-    packed = zlib.compress(raw, LEVEL)
+    z = zlib.compressobj(LEVEL, zlib.DEFLATED, window, memory, zlib.Z_DEFAULT_STRATEGY, *([zdict] if zdict else []))
+    packed = z.compress(raw) + z.flush()
     return packed if len(packed) < len(raw) else text
 
 
-def unpack(value: str | bytes | None) -> str | None:
-    """The text a stored body holds."""
+def unpack(value: str | bytes | None, dictionary: Dictionary | None = None) -> str | None:
+    """The text a stored value holds (DICTIONARY: a preset dictionary by its Adler-32)."""
     if value is None or isinstance(value, str):
         return value
+    if len(value) > 6 and value[1] & _FDICT:
+        if dictionary is None:
+            raise ValueError("this value was packed with a dictionary, and none was given")
+        z = zlib.decompressobj(zdict=dictionary(int.from_bytes(value[2:6], "big")))
+        return (z.decompress(value) + z.flush()).decode()
     return zlib.decompress(value).decode()
 
 
+def pack_hash(value: str | None) -> str | bytes | None:
+    """A `sha256:<hex>` content hash as its 32 bytes (the `chunks` view spells it out again), else as it is."""
+    return bytes.fromhex(value[7:]) if value is not None and _SHA256.fullmatch(value) else value
+
+
+# The `chunks` view's content_hash: what pack_hash was given.
+HASH_SQL = "CASE WHEN typeof(content_hash) = 'blob' THEN 'sha256:' || lower(hex(content_hash)) ELSE content_hash END"
+
+
+class Dictionaries:
+    """The preset dictionaries of one database, read from its `meta` table as they are needed."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self.known: dict[int, bytes] = {}
+
+    def __call__(self, dict_id: int) -> bytes:
+        if dict_id not in self.known:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"zdict:{dict_id:08x}",)).fetchone()
+            if row is None:
+                raise ValueError(f"a value was packed with dictionary {dict_id:08x}, which this database lacks")
+            self.known[dict_id] = bytes(row[0])
+        return self.known[dict_id]
+
+    def for_kind(self, kind: str, samples: Sequence[str], size: int = DICT_BYTES) -> bytes | None:
+        """The dictionary of record type KIND; made from SAMPLES (inside the caller's transaction) if it has none
+        yet and they are enough. None: no dictionary."""
+        key = f"zdict-of:{kind}"
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            return self(int(row[0], 16))
+        if len(samples) < DICT_SAMPLES or sum(map(len, samples)) < size:
+            return None
+        tail, got = [], 0
+        for sample in reversed(samples):  # the last samples, SIZE of them: zlib looks nearest first
+            tail.append(sample)
+            got += len(sample)
+            if got >= size:
+                break
+        zdict = "".join(reversed(tail)).encode(errors="replace")[-size:]
+        dict_id = zlib.adler32(zdict)
+        stored = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"zdict:{dict_id:08x}",)).fetchone()
+        if stored is not None and bytes(stored[0]) != zdict:
+            return None  # another dictionary has this Adler-32: an id must name one dictionary
+        self.conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (f"zdict:{dict_id:08x}", zdict))
+        self.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (key, f"{dict_id:08x}"))
+        self.known[dict_id] = zdict
+        return zdict
+
+    def pack_attrs(self, kind: str, attrs: list[str]) -> list[str | bytes]:
+        """ATTRS of records of type KIND as stored."""
+        zdict = self.for_kind(kind, attrs)
+        return list(attrs) if zdict is None else [pack(a, zdict, ATTRS_MIN, 11, 2) for a in attrs]
+
+    def pack_bodies(self, bodies: list[str]) -> list[str | bytes]:
+        """Chunk BODIES as stored: with the bodies' dictionary once there is one, else without."""
+        zdict = self.for_kind("body", bodies, BODY_DICT_BYTES)
+        return [pack(b, zdict) for b in bodies]
+
+
 def register(conn: sqlite3.Connection) -> None:
-    conn.create_function("unpack", 1, unpack, deterministic=True)
+    dictionaries = Dictionaries(conn)
+    conn.create_function("unpack", 1, lambda value: unpack(value, dictionaries), deterministic=True)
     conn.create_function("pack", 1, pack, deterministic=True)
