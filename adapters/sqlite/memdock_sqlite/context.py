@@ -54,7 +54,8 @@ def lend(
     value = rank_values(ranked, by_score=by_score, k=k)
     entries = {rid: (rid, score, extra) for rid, score, extra in ranked}
     order = list(entries)
-    heads = ranked[:top]
+    edge = sorted(value.values(), reverse=True)[top - 1] if len(value) >= top else 0.0
+    heads = [head for head in ranked[:top] if weight * value[head[0]] > edge]  # the others lend below the page
     found = turns(conn, [rid for rid, _, _ in heads], formats)
     for rid, score, _ in heads:
         if rid not in found:

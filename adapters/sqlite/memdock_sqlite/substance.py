@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from .values import Ranked, ordered, rank_values, turns
+from .values import Ranked, lengths, ordered, rank_values
 
 SUBSTANCE_WEIGHT = 0.2
 FULL_LENGTH = 100
@@ -33,6 +33,6 @@ def weigh(
     if weight <= 0 or not ranked:
         return ranked
     value = rank_values(ranked, by_score=by_score, k=k)
-    for rid, turn in turns(conn, list(value), formats).items():
-        value[rid] *= 1.0 + weight * min(turn.length, FULL_LENGTH) / FULL_LENGTH
+    for rid, length in lengths(conn, list(value), formats).items():
+        value[rid] *= 1.0 + weight * min(length, FULL_LENGTH) / FULL_LENGTH
     return ordered(ranked, value)

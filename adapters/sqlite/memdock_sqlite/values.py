@@ -11,10 +11,15 @@ from .scoring import TIE_DIGITS
 
 Ranked = list[tuple[int, float, dict[str, Any]]]
 
+_LENGTH = 'coalesce(c."end" - c.start, length(c.body))'
+"""Characters of a chunk's text, from its offsets in its entry where it has them (sparing a stored body's unpacking)."""
+_FORMAT = "LEFT JOIN nodes t ON t.id = c.thread_id"
 _TURNS = (
-    "SELECT c.rowid, c.id, c.thread_id, n.position, length(c.body), json_extract(t.attrs, '$.format') "
-    "FROM chunks c JOIN nodes n ON n.id = c.entry_id LEFT JOIN nodes t ON t.id = c.thread_id "
-    "WHERE c.rowid IN ({})"
+    f"SELECT c.rowid, c.id, c.thread_id, n.position, {_LENGTH}, json_extract(t.attrs, '$.format') "
+    f"FROM chunks c JOIN nodes n ON n.id = c.entry_id {_FORMAT} WHERE c.rowid IN ({{}})"
+)
+_LENGTHS = (
+    f"SELECT c.rowid, {_LENGTH}, json_extract(t.attrs, '$.format') FROM chunks c {_FORMAT} WHERE c.rowid IN ({{}})"
 )
 
 
@@ -51,3 +56,11 @@ def turns(conn: sqlite3.Connection, rowids: list[int], formats: frozenset[str] |
         for rid, chunk, thread, position, length, fmt in found
         if formats is None or fmt in formats
     }
+
+
+def lengths(conn: sqlite3.Connection, rowids: list[int], formats: frozenset[str] | None) -> dict[int, int]:
+    """Characters of the text of each of ROWIDS in a thread imported in one of FORMATS (None: any thread)."""
+    if not rowids:
+        return {}
+    found = conn.execute(_LENGTHS.format(",".join("?" * len(rowids))), rowids)
+    return {rid: length or 0 for rid, length, fmt in found if formats is None or fmt in formats}
