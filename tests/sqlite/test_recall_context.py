@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from support.sqlite_helpers import sqlite_backend
-from test_recall_reorder import chat_store, ordered_by_rank_value, recall
+from test_recall_reorder import chat_store, ordered_by_rank_value
+from test_recall_reorder import recall as recall_alone
 
 from memdock.errors import ConfigError
 
@@ -24,6 +25,10 @@ LAKE = [
     FILLER,
 ]
 CONSOLE = [["Bye!", "See you.", "I keep my old console in the den, next to the records and the piano."]]
+
+
+def recall(store: Path, query: str, config: dict | None = None):
+    return recall_alone(store, query, config, alone=False)
 
 
 def _texts(hits) -> list[str]:
@@ -89,10 +94,10 @@ def test_a_thread_of_another_format_keeps_its_order_unless_configured(lake):
     assert substance.weigh(conn, ranked, 0.2, by_score=True, k=10, formats=notes) == [
         (rid, score, {"rank_value": score}) for rid, score, _ in ranked
     ]
-    assert [r[0] for r in context.lend(conn, ranked[:1], 0.5, 2, 1, None, by_score=True, k=10, formats=notes)] == [
+    assert [r[0] for r in context.lend(conn, ranked[:1], 0.5, 2, 10, None, by_score=True, k=10, formats=notes)] == [
         ranked[0][0]
     ]
-    lent = context.lend(conn, ranked[:1], 0.5, 2, 1, None, by_score=True, k=10, formats=None)
+    lent = context.lend(conn, ranked[:1], 0.5, 2, 10, None, by_score=True, k=10, formats=None)
     assert [r[0] for r in lent] == [ranked[0][0], ranked[1][0], ranked[2][0]]
     conn.close()
 
