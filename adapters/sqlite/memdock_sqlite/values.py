@@ -13,14 +13,12 @@ Ranked = list[tuple[int, float, dict[str, Any]]]
 
 _LENGTH = 'coalesce(c."end" - c.start, length(c.body))'
 """Characters of a chunk's text, from its offsets in its entry where it has them (sparing a stored body's unpacking)."""
-_FORMAT = "LEFT JOIN nodes t ON t.id = c.thread_id"
 _TURNS = (
     f"SELECT c.rowid, c.id, c.thread_id, n.position, {_LENGTH}, json_extract(t.attrs, '$.format') "
-    f"FROM chunks c JOIN nodes n ON n.id = c.entry_id {_FORMAT} WHERE c.rowid IN ({{}})"
+    "FROM chunks c JOIN nodes n ON n.id = c.entry_id LEFT JOIN nodes t ON t.id = c.thread_id WHERE c.rowid IN ({})"
 )
-_LENGTHS = (
-    f"SELECT c.rowid, {_LENGTH}, json_extract(t.attrs, '$.format') FROM chunks c {_FORMAT} WHERE c.rowid IN ({{}})"
-)
+_LENGTHS = f"SELECT c.rowid, c.thread_id, {_LENGTH} FROM chunks c WHERE c.rowid IN ({{}})"
+_FORMATS = "SELECT id, json_extract(attrs, '$.format') FROM nodes WHERE id IN ({})"
 
 
 class Turn(NamedTuple):
@@ -59,8 +57,13 @@ def turns(conn: sqlite3.Connection, rowids: list[int], formats: frozenset[str] |
 
 
 def lengths(conn: sqlite3.Connection, rowids: list[int], formats: frozenset[str] | None) -> dict[int, int]:
-    """Characters of the text of each of ROWIDS in a thread imported in one of FORMATS (None: any thread)."""
+    """Characters of the text of each of ROWIDS in a thread imported in one of FORMATS (None: any thread); each
+    thread's format is read once."""
     if not rowids:
         return {}
-    found = conn.execute(_LENGTHS.format(",".join("?" * len(rowids))), rowids)
-    return {rid: length or 0 for rid, length, fmt in found if formats is None or fmt in formats}
+    found = conn.execute(_LENGTHS.format(",".join("?" * len(rowids))), rowids).fetchall()
+    if formats is None:
+        return {rid: length or 0 for rid, _, length in found}
+    threads = list({thread for _, thread, _ in found})
+    kept = {t for t, fmt in conn.execute(_FORMATS.format(",".join("?" * len(threads))), threads) if fmt in formats}
+    return {rid: length or 0 for rid, thread, length in found if thread in kept}
