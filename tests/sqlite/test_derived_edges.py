@@ -120,13 +120,17 @@ def indexed_both(request, tmp_path_factory, old_adapter):
     yield from index_both(old_adapter, tmp_path_factory.mktemp(f"derived-{request.param}"), request.param)
 
 
+LATER_STEPS_OFF = {"substance_weight": 0, "context_turn_weight": 0}
+"""Ranking steps added after the old adapters compared here (test_recall_context.py)."""
+
+
 def index_both(old_adapter: Path, base: Path, corpus: str):
     """The shared CORPUS indexed by OLD_ADAPTER into BASE/old and by this adapter into BASE/new."""
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared corpora not found at {SHARED_DATA}")
     bundle = _corpus(SHARED_DATA, corpus, base)
     old = SubprocessBackend(Registry().get(old_adapter), base / "old", workers=1)
-    new = sqlite_backend(base / "new", workers=1)
+    new = sqlite_backend(base / "new", workers=1, config=LATER_STEPS_OFF)  # ranking steps the old adapter lacks
     old.index(bundle)
     new.index(bundle)
     yield old, new, bundle, base

@@ -93,13 +93,14 @@ def chat_store(tmp_path_factory):
 
 
 def test_in_a_conversation_the_answer_to_a_hit_comes_with_it_by_default(chat_store):
-    hits = sqlite_backend(chat_store).query("Sunday afternoon", limit=3).hits
+    alone = {"context_turn_weight": 0, "substance_weight": 0}  # the later steps (test_recall_context.py) alone
+    hits = sqlite_backend(chat_store, config=alone).query("Sunday afternoon", limit=3).hits
     assert "Sunday afternoon" in hits[0].text
     answer = next(h for h in hits if "hiking" in h.text)
     assert answer.extra["neighbour_of"] == hits[0].id
     assert answer.score == pytest.approx(0.9 * hits[0].score)
     assert not any("weekend" in h.text for h in hits), "the turn before a hit is not its answer"
-    off = sqlite_backend(chat_store, config={"neighbour_weight": 0}).query("Sunday afternoon", limit=3).hits
+    off = sqlite_backend(chat_store, config=alone | {"neighbour_weight": 0}).query("Sunday afternoon", limit=3).hits
     assert not any("hiking" in h.text for h in off)
 
 

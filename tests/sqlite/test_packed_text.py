@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from support.sqlite_helpers import sqlite_backend
-from test_derived_edges import _clean, _old_adapter, _questions, answers, index_both
+from test_derived_edges import LATER_STEPS_OFF, _clean, _old_adapter, _questions, answers, index_both
 
 from memdock.runner.backend import SubprocessBackend
 
@@ -81,7 +81,7 @@ def test_a_schema_4_store_reads_as_it_is_and_answers_the_same_once_migrated(both
     ids = _chunk_ids(base / "old")
     before, texts, found = answers(old, q), _get(old, ids), _search(old, q)
     shutil.copytree(base / "old", tmp_path / "copy")
-    b = sqlite_backend(tmp_path / "copy", workers=1)
+    b = sqlite_backend(tmp_path / "copy", workers=1, config=LATER_STEPS_OFF)
     try:
         as_read = answers(b, q)
         version = b.call("prepare", {}, use_pool=False)["details"]["schema_version"]

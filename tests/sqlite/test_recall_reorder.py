@@ -23,8 +23,14 @@ def chat_store(root: Path, sessions: list[list[str]], *, speakers=("Ana", "Bo"),
     return root / "store"
 
 
-def recall(store: Path, query: str, config: dict | None = None):
-    return sqlite_backend(store, config=config or {}).query(query, limit=10).hits
+LATER_STEPS_OFF = {"substance_weight": 0, "context_turn_weight": 0}
+"""Substance and context turns (test_recall_context.py) off, so a test of another step sees that step alone."""
+
+
+def recall(store: Path, query: str, config: dict | None = None, *, alone: bool = True):
+    """QUERY's hits under CONFIG over the defaults, with substance and context turns off when ALONE."""
+    base = LATER_STEPS_OFF if alone else {}
+    return sqlite_backend(store, config=base | (config or {})).query(query, limit=10).hits
 
 
 GARDEN = [

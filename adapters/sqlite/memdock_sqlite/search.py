@@ -8,7 +8,7 @@ from typing import Any
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import limit_of, min_score_of, query_text
 
-from . import candidates, fts, hits, neighbours, rerank, scoring
+from . import candidates, context, fts, hits, neighbours, rerank, scoring, substance
 from .embedders import Embedder
 from .filters import where, with_metadata
 from .vector_index import VectorIndex
@@ -47,6 +47,9 @@ def run(
     time_weight: float | None = None,
     date_weight: float | None = None,
     addressed_weight: float | None = None,
+    context_weight: float | None = None,
+    context_turns: int = context.CONTEXT_TURNS,
+    substance_weight: float | None = None,
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = with_metadata(params.get("filters"), params.get("where"))
@@ -98,6 +101,18 @@ def run(
         ]
     tuned = (neighbour_weight, pool_weight, time_weight, date_weight, addressed_weight)
     ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, *tuned)
+    if mode != "vector":
+        ranked = _around(
+            conn,
+            ranked,
+            filters,
+            limit,
+            rrf_k,
+            by_score=mode == "bm25",
+            context_turns=context_turns,
+            context_weight=context_weight,
+            substance_weight=substance_weight,
+        )
     ranked = _above(min_score_of(params), ranked)
     ranked = ranked[:limit]
     rows = _rows(conn, [rid for rid, _, _ in ranked])
@@ -144,6 +159,36 @@ def _arrange(
     given = {"pool": pool_weight, "time": time_weight, "dated": date_weight, "addressed": addressed_weight}
     weights = rerank.Weights(**{name: w for name, w in given.items() if w is not None})
     return rerank.reorder(conn, ranked, text, weights, by_score=mode == "bm25", k=rrf_k, formats=formats)
+
+
+def _around(
+    conn: sqlite3.Connection,
+    ranked: Ranked,
+    filters: dict[str, Any] | None,
+    limit: int,
+    rrf_k: int,
+    *,
+    by_score: bool,
+    context_turns: int,
+    context_weight: float | None,
+    substance_weight: float | None,
+) -> Ranked:
+    """A turn that says more above one that says less among equal matches (substance.py), then the turns around
+    the best hits (context.py); unset, each applies in conversations only, as answers do."""
+    weight, formats = _default(substance_weight, substance.SUBSTANCE_WEIGHT)
+    ranked = substance.weigh(conn, ranked, weight, by_score=by_score, k=rrf_k, formats=formats)
+    weight, formats = _default(context_weight, context.CONTEXT_WEIGHT)
+    if weight <= 0 or context_turns <= 0:
+        return ranked
+    allowed = _allowed(conn, filters) if filters else None
+    return context.lend(
+        conn, ranked, weight, context_turns, limit, allowed, by_score=by_score, k=rrf_k, formats=formats
+    )
+
+
+def _default(weight: float | None, default: float) -> tuple[float, frozenset[str] | None]:
+    """A weight as configured, applied in every thread; unset, DEFAULT in conversations only."""
+    return (default, neighbours.CONVERSATIONS) if weight is None else (weight, None)
 
 
 def _above(min_score: float | None, ranked: Ranked) -> Ranked:

@@ -10,6 +10,7 @@ from memdock_entries.embedders import EmbeddingSettings
 
 from memdock.sdk import adapter_json
 
+from .context import CONTEXT_TURNS
 from .hits import RRF_K, VECTOR_WEIGHT
 from .ingest import BATCH
 
@@ -26,6 +27,9 @@ class Settings(EmbeddingSettings):
     time_cue_weight: float | None = None
     question_date_weight: float | None = None
     addressed_turn_weight: float | None = None
+    context_turn_weight: float | None = None
+    context_turns: int = CONTEXT_TURNS
+    substance_weight: float | None = None
 
     def search_options(self) -> dict[str, object]:
         """The keyword arguments `search.run` takes from the config (None: the search's own default)."""
@@ -38,6 +42,9 @@ class Settings(EmbeddingSettings):
             "time_weight": _float(self.time_cue_weight),
             "date_weight": _float(self.question_date_weight),
             "addressed_weight": _float(self.addressed_turn_weight),
+            "context_weight": _float(self.context_turn_weight),
+            "context_turns": int(self.context_turns),
+            "substance_weight": _float(self.substance_weight),
         }
 
 
