@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from support.sqlite_helpers import sqlite_backend
-from test_derived_edges import _clean, _old_adapter, _questions, answers, index_both
+from test_derived_edges import LATER_STEPS_OFF, _clean, _old_adapter, _questions, answers, index_both
 from test_packed_text import _rows
 
 from memdock.bundle.reader import BundleReader
@@ -118,7 +118,7 @@ def test_a_schema_5_store_reads_as_it_is_and_answers_the_same_once_migrated(both
     chunk_ids, filters = _ids(base / "new", "chunk_rows"), _metadata_filters(bundle)
     before, reads = answers(old, q), _reads(old, q, chunk_ids, filters)
     shutil.copytree(base / "old", tmp_path / "copy")
-    b = sqlite_backend(tmp_path / "copy", workers=1)
+    b = sqlite_backend(tmp_path / "copy", workers=1, config=LATER_STEPS_OFF)
     try:
         as_read = answers(b, q)
         version = b.call("prepare", {}, use_pool=False)["details"]["schema_version"]
