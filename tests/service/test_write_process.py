@@ -87,3 +87,15 @@ def test_a_write_process_that_cannot_open_the_backend_raises_its_error(tmp_path)
 
     with pytest.raises(ConfigError, match="no-such-adapter"):
         asyncio.run(scenario())
+
+
+def test_a_server_starts_its_write_process_before_its_first_remember(tmp_path):
+    service = _service(tmp_path / "store")
+    try:
+        service.start_write_process()
+        started = service.write_process.pid
+        assert started is not None and started != os.getpid()
+        remembered = asyncio.run(service.remember("a note once the write process runs"))
+        assert not remembered.degraded and service.write_process.pid == started
+    finally:
+        service.close()

@@ -353,6 +353,8 @@ def serve(
     service = MemoryService(opened, deadline=deadline, workers=2, writer=writer)
     try:
         server = build_server(service)
+        if writer is not None:
+            service.start_write_process()
         if address is None:
             from .stdio import serve_stdio
 

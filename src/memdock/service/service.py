@@ -51,16 +51,27 @@ class MemoryService:
         self.write_process: WriteProcess | None = None
         self._batcher = WriteBatcher(self._writes, self._remember_notes, MAX_BATCH)
 
-    def _remember_notes(self, notes: list[Note]) -> list[Remembered]:
-        """On the write lane: NOTES written by the write process when there is a writer (started at the first
-        batch, once the backend's capabilities are known: without them the core answers degraded here)."""
+    def start_write_process(self) -> None:
+        """With a writer, start the write process now (a server does before it listens, so the process's start is
+        not paid by its first agents' requests)."""
+        self._writes.submit(self._write_process).result()
+
+    def _write_process(self) -> WriteProcess | None:
+        """The write process (on the write lane), started once the backend's capabilities are known (without
+        them the core answers a remember degraded, in this process)."""
         if self._writer is not None and self.write_process is None:
             caps = self.core.capabilities()
             if caps is not None:
                 self.write_process = WriteProcess(self._writer, caps, self.core.deadline)
-        if self.write_process is None:
+                self.write_process.start()
+        return self.write_process
+
+    def _remember_notes(self, notes: list[Note]) -> list[Remembered]:
+        """On the write lane: NOTES written by the write process when there is one, else here."""
+        process = self._write_process()
+        if process is None:
             return self.core.remember_notes(notes)
-        return self.write_process.remember_notes(notes)
+        return process.remember_notes(notes)
 
     async def _call(
         self,

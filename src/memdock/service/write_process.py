@@ -69,11 +69,22 @@ class WriteProcess:
         answer: tuple[str, Any] = pickle.load(proc.stdout)
         return answer
 
+    def start(self) -> None:
+        """Start the child now and wait until it has opened the backend (else the first batch starts it)."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                try:
+                    self._proc = self._start()
+                except (EOFError, OSError, pickle.UnpicklingError):
+                    self._reap()  # the first batch tries again and says why
+
     def _start(self) -> subprocess.Popen[bytes]:
         proc = subprocess.Popen([sys.executable, "-c", CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        assert proc.stdin is not None
+        self._proc = proc
+        assert proc.stdin is not None and proc.stdout is not None
         pickle.dump(self._hello, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
         proc.stdin.flush()
+        pickle.load(proc.stdout)  # ("ready", None): the backend is open (or refused: every batch hears why)
         return proc
 
     def _reap(self) -> str:
@@ -118,6 +129,8 @@ def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
         refused = None
     except MemdockError as exc:  # e.g. the store went away: every batch is told, the child stays
         refused = exc.to_envelope()
+    pickle.dump(("ready", None), answers)
+    answers.flush()
     try:
         while True:
             try:
