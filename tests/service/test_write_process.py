@@ -89,12 +89,14 @@ def test_a_write_process_that_cannot_open_the_backend_raises_its_error(tmp_path)
         asyncio.run(scenario())
 
 
-def test_a_server_starts_its_write_process_before_its_first_remember(tmp_path):
+def test_a_server_starts_its_workers_and_write_process_before_its_first_request(tmp_path):
     service = _service(tmp_path / "store")
     try:
-        service.start_write_process()
+        service.warm_up()
         started = service.write_process.pid
         assert started is not None and started != os.getpid()
+        pool = service.core.backend.pool
+        assert len(pool._idle) == pool.size == 1 and pool._idle[0].alive, "the query worker is up and idle"
         remembered = asyncio.run(service.remember("a note once the write process runs"))
         assert not remembered.degraded and service.write_process.pid == started
     finally:

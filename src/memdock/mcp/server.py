@@ -354,7 +354,7 @@ def serve(
     try:
         server = build_server(service)
         if writer is not None:
-            service.start_write_process()
+            service.warm_up()
         if address is None:
             from .stdio import serve_stdio
 

@@ -75,6 +75,11 @@ class SubprocessBackend(StoreBackend):
     def pool(self) -> WorkerPool | None:
         return self.transport.pool
 
+    def start_workers(self) -> None:
+        """Start the query workers now rather than at the first queries that need them (see WorkerPool.start)."""
+        if self.pool is not None:
+            self.pool.start()
+
     @property
     def calls(self) -> list[CallRecord]:
         """The most recent calls, one-shot and worker, newest last."""

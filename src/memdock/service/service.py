@@ -51,9 +51,12 @@ class MemoryService:
         self.write_process: WriteProcess | None = None
         self._batcher = WriteBatcher(self._writes, self._remember_notes, MAX_BATCH)
 
-    def start_write_process(self) -> None:
-        """With a writer, start the write process now (a server does before it listens, so the process's start is
-        not paid by its first agents' requests)."""
+    def warm_up(self) -> None:
+        """Start now what the first requests would otherwise wait for (a server does before it listens): the
+        backend's query workers, when it keeps some, and the write process, when there is a writer."""
+        start_workers = getattr(self.core.backend, "start_workers", None)
+        if start_workers is not None:
+            start_workers()
         self._writes.submit(self._write_process).result()
 
     def _write_process(self) -> WriteProcess | None:
