@@ -5,6 +5,7 @@ that dies answers its batch degraded and is replaced, and a child that cannot op
 import asyncio
 import functools
 import os
+from pathlib import Path
 
 import pytest
 
@@ -97,7 +98,13 @@ def test_a_server_starts_its_workers_and_write_process_before_its_first_request(
         assert started is not None and started != os.getpid()
         pool = service.core.backend.pool
         assert len(pool._idle) == pool.size == 1 and pool._idle[0].alive, "the query worker is up and idle"
+        (writer,) = _children(started)
         remembered = asyncio.run(service.remember("a note once the write process runs"))
         assert not remembered.degraded and service.write_process.pid == started
+        assert _children(started) == [writer], "its write worker, started up front, wrote; no query worker there"
     finally:
         service.close()
+
+
+def _children(pid: int) -> list[int]:
+    return sorted(int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())

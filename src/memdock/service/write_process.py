@@ -125,7 +125,7 @@ def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
     _, opener, capabilities, deadline = pickle.load(requests)
     core: ServiceCore | None = None
     try:
-        core = ServiceCore(opener(), deadline=deadline, capabilities=capabilities)
+        core = ServiceCore(_opened(opener, capabilities), deadline=deadline, capabilities=capabilities)
         refused = None
     except MemdockError as exc:  # e.g. the store went away: every batch is told, the child stays
         refused = exc.to_envelope()
@@ -143,6 +143,19 @@ def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
     finally:
         if core is not None:
             core.close()
+
+
+def _opened(opener: Opener, capabilities: Capabilities) -> MemoryBackend:
+    """OPENER's backend, told the front end's CAPABILITIES and with its write worker started, where it offers
+    both (a SubprocessBackend does): the child then runs one adapter process, its write worker, from the start."""
+    backend = opener()
+    assume = getattr(backend, "assume_capabilities", None)
+    if assume is not None:
+        assume(capabilities)
+    start = getattr(backend, "start_workers", None)
+    if start is not None:
+        start(writer=True)
+    return backend
 
 
 def _remember(core: Any, notes: list[Note]) -> tuple[str, Any]:
