@@ -61,24 +61,28 @@ def _listening(args: list[str]):
         proc.wait(timeout=60)
 
 
-def _cpu_seconds(pids: list[int]) -> float:
-    """CPU time (user + system) of PIDS and every process below them, and of their children already reaped."""
+def _cpu_seconds(pids: list[int], below: bool = True) -> float:
+    """CPU time (user + system) of PIDS and every process below them, and of their children already reaped (BELOW
+    false: of PIDS alone, the front ends' own processes, whose GIL and event loop every recall goes through)."""
     stats = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:  # gone meanwhile
             continue
-        stats[int(stat.parent.name)] = (int(fields[1]), sum(map(int, fields[11:15])))
+        ticks = map(int, fields[11:15] if below else fields[11:13])  # utime, stime (, cutime, cstime)
+        stats[int(stat.parent.name)] = (int(fields[1]), sum(ticks))
     tree, total = set(pids), 0
-    for _ in range(8):  # a server, its adapter workers and their shepherds: a few levels
+    for _ in range(8 if below else 0):  # a server, its adapter workers and their shepherds: a few levels
         tree |= {pid for pid, (parent, _) in stats.items() if parent in tree}
     total = sum(stats[pid][1] for pid in tree if pid in stats)
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def mcp_server(backend: str, data_dir: Path, config: dict[str, str]):
-    args = [sys.executable, "-m", "memdock", "mcp", "--http", "127.0.0.1:0", "--deadline", "120"]
+def mcp_server(backend: str, data_dir: Path, config: dict[str, str], inline: bool = False):
+    """`memdock mcp --http` on BACKEND; INLINE: writing remembers in its own process (bench/mcp_inline_writes.py)."""
+    start = [str(ROOT / "bench" / "mcp_inline_writes.py")] if inline else ["-m", "memdock", "mcp"]
+    args = [sys.executable, *start, "--http", "127.0.0.1:0", "--deadline", "120"]
     args += ["--backend", backend, "--data-dir", str(data_dir)]
     for k, v in config.items():
         args += ["--config", f"{k}={v}"]
@@ -225,6 +229,7 @@ def _row(label: str, results: list[dict], ops: int, **extra) -> dict:
     took = [ms for r in results for ms in r.get("took_ms", [])]
     return {
         "cpu_ms": float("nan"),
+        "front_cpu_ms": float("nan"),
         "service_p50": _p50_p99(took)[0] if took else float("nan"),
         "service_p99": _p50_p99(took)[1] if took else float("nan"),
         "direct_p50": float("nan"),
@@ -241,23 +246,26 @@ def _row(label: str, results: list[dict], ops: int, **extra) -> dict:
     }
 
 
-def _served(urls, pids: list[int], agents: int, ops: int) -> tuple[list[dict], float]:
-    """The agents' reports (agent i on server i mod len(URLS)), and the CPU ms the servers (PIDS, with every
-    process under them) spent per operation meanwhile."""
-    before = _cpu_seconds(pids)
+def _served(urls, pids: list[int], agents: int, ops: int) -> tuple[list[dict], dict]:
+    """The agents' reports (agent i on server i mod len(URLS)), and the CPU ms per operation the servers (PIDS)
+    spent meanwhile: with every process under them (cpu_ms), and in their own processes alone (front_cpu_ms)."""
+    before = _cpu_seconds(pids), _cpu_seconds(pids, below=False)
     results = _swarm(_agent_process, [(urls[a % len(urls)], a) for a in range(agents)], ops)
-    return results, (_cpu_seconds(pids) - before) * 1000 / (agents * ops)
+    after = _cpu_seconds(pids), _cpu_seconds(pids, below=False)
+    per_op = 1000 / (agents * ops)
+    return results, {"cpu_ms": (after[0] - before[0]) * per_op, "front_cpu_ms": (after[1] - before[1]) * per_op}
 
 
 def run(label: str, backend: str, servers: int, config: dict[str, str], agents: int, ops: int, root: Path) -> dict:
     root.mkdir(parents=True)
+    inline = label.endswith(INLINE)
     with ExitStack() as stack:
         urls, pids = zip(
-            *(stack.enter_context(mcp_server(backend, root / f"server-{s}", config)) for s in range(servers))
+            *(stack.enter_context(mcp_server(backend, root / f"server-{s}", config, inline)) for s in range(servers))
         )
         results, cpu = _served(urls, list(pids), agents, ops)
     ids = [i for r in results for i in r["ids"]]
-    row = _row(label, results, ops, lost=_lost(backend, root, config, ids), cpu_ms=cpu)
+    row = _row(label, results, ops, lost=_lost(backend, root, config, ids), **cpu)
     if backend == "postgres":
         row["direct_p50"], row["direct_p99"] = _direct(config["postgres_dsn"], agents, ops)
     return row
@@ -269,7 +277,7 @@ def floor_mcp(label: str, servers: int, agents: int, ops: int, json_response: bo
     with ExitStack() as stack:
         urls, pids = zip(*(stack.enter_context(_listening(args)) for _ in range(servers)))
         results, cpu = _served(urls, list(pids), agents, ops)
-        return _row(label, results, ops, cpu_ms=cpu)
+        return _row(label, results, ops, **cpu)
 
 
 def floor_sql(label: str, dsn: str, agents: int, ops: int) -> dict:
@@ -277,10 +285,12 @@ def floor_sql(label: str, dsn: str, agents: int, ops: int) -> dict:
     return _row(label, _swarm(_sql_agent, [(dsn, a) for a in range(agents)], ops), ops)
 
 
+INLINE = ", writes in the front end"
 ROWS = (
     ("sqlite, 1 server", "sqlite", 1),
     ("postgres, 1 server", "postgres", 1),
     ("postgres, 2 servers", "postgres", 2),
+    ("postgres, 2 servers" + INLINE, "postgres", 2),
 )
 FLOORS = ("floor: bare MCP SDK, 2 servers", "floor: psycopg, no MCP", "floor: bare SDK, SSE answers")
 
@@ -288,16 +298,20 @@ FLOORS = ("floor: bare MCP SDK, 2 servers", "floor: psycopg, no MCP", "floor: ba
 def _print(rows: list[dict], agents: int, ops: int) -> None:
     print(f"\n{agents} agents x {ops} operations (half remember, half recall) over MCP HTTP")
     head = ("ops/s", "recall p50 ms", "recall p99 ms", "service p50/p99 ms", "written", "lost", "degraded", "cpu/op")
-    widths = (8, 14, 14, 19, 8, 5, 9, 7)
-    print(f"{'store':32} " + " ".join(f"{h:>{w}}" for h, w in zip(head, widths)) + "  SQL alone p50/p99")
+    head += ("front/op",)
+    widths = (8, 14, 14, 19, 8, 5, 9, 7, 8)
+    print(f"{'store':44} " + " ".join(f"{h:>{w}}" for h, w in zip(head, widths)) + "  SQL alone p50/p99")
     for r in rows:
         print(
-            f"{r['label']:32} {r['ops_per_s']:8.1f} {r['p50']:14.1f} {r['p99']:14.1f} "
+            f"{r['label']:44} {r['ops_per_s']:8.1f} {r['p50']:14.1f} {r['p99']:14.1f} "
             f"{r['service_p50']:9.1f} / {r['service_p99']:<7.1f} {r['written']:8d} {r['lost']:5d} {r['degraded']:9d} "
-            f"{r['cpu_ms']:7.2f}"
+            f"{r['cpu_ms']:7.2f} {r['front_cpu_ms']:8.2f}"
             f"  {r['direct_p50']:.1f} / {r['direct_p99']:.1f}"
         )
     print("cpu/op: CPU ms the servers (with their adapter processes) spent per operation during the agents' run")
+    print(
+        "front/op: of it, the CPU ms in the servers' own processes (one GIL and event loop each, which recalls wait on)"
+    )
     print("service: the recall's took_ms, from a read thread taking it up to the backend's answer (no HTTP, no MCP)")
     print(
         "SQL alone: the adapter's recall SQL for every word written, on one connection in this process, after the run"
@@ -306,6 +320,7 @@ def _print(rows: list[dict], agents: int, ops: int) -> None:
     print(
         "  each POST answered with one JSON body as memdock does; SSE answers: the same, as an SSE stream (the default)"
     )
+    print(f"{INLINE[2:]}: remembers written in the server's process, as before service/write_process.py")
     print(f"{FLOORS[1]}: as many processes at once, each its recalls' SQL on a connection of its own (recalls only)")
 
 
@@ -322,10 +337,10 @@ def main() -> None:
     rows = []
     with local_postgres() as new_database:
         dsn = ""
-        for label, backend, servers in ROWS:
-            if label not in wanted and not (backend == "postgres" and servers == 2 and FLOORS[1] in wanted):
+        for n, (label, backend, servers) in enumerate(ROWS):
+            if label not in wanted and not (label == ROWS[2][0] and FLOORS[1] in wanted):
                 continue
-            config = {"postgres_dsn": new_database(f"bench_{servers}")} if backend == "postgres" else {}
+            config = {"postgres_dsn": new_database(f"bench_{n}")} if backend == "postgres" else {}
             dsn = config.get("postgres_dsn", dsn)
             row = run(label, backend, servers, config, args.agents, args.ops, tmp / label.replace(" ", "_"))
             rows += [row] if label in wanted else []

@@ -28,6 +28,16 @@ def test_worker_serves_many_requests_from_one_process(scripted):
     assert w.calls == 20
 
 
+def test_a_pool_started_up_front_holds_its_workers_idle_and_serves_from_them(scripted):
+    b = scripted("ok", workers=2)
+    b.pool.start()
+    b.pool.start()  # once the pool is full, starting again adds none
+    started = {w.proc.pid for w in b.pool._idle}
+    assert len(started) == 2 and all(w.alive for w in b.pool._idle)
+    assert b.query("x").hits == []
+    assert {c.pid for c in b.calls if c.operation == "query"} <= started
+
+
 def test_crashed_worker_restarted_and_idempotent_request_retried(scripted):
     b = scripted("crash_once", workers=1)
     assert b.query("x").hits == []

@@ -105,11 +105,18 @@ class BodyTimeout:
             if complete:
                 return await receive()
             left = deadline - asyncio.get_running_loop().time()
+            pending = asyncio.ensure_future(receive())
             try:
-                message = await asyncio.wait_for(receive(), max(left, 0.0))
-            except TimeoutError:
+                # not wait_for: with no time left it cancels receive() before it runs, so a body already
+                # received would read as a disconnect; wait() lets it run once first
+                done, _ = await asyncio.wait({pending}, timeout=max(left, 0.0))
+            finally:
+                if not pending.done():
+                    pending.cancel()
+            if not done:
                 complete = True
                 return {"type": "http.disconnect"}
+            message = pending.result()
             if message["type"] != "http.request" or not message.get("more_body", False):
                 complete = True
             return message

@@ -344,9 +344,17 @@ def serve(
         address = parse_address(http)
         token = required_token(address[0], os.environ)
     opened = open_backend(backend, data_dir=data_dir, config=config, workers=2, sandbox=sandbox)
-    service = MemoryService(opened, deadline=deadline, workers=2)
+    # Over HTTP many agents share this process: their remembers are written by a process of its own.
+    writer = (
+        None
+        if http is None
+        else functools.partial(open_backend, backend, data_dir=data_dir, config=config, sandbox=sandbox)
+    )
+    service = MemoryService(opened, deadline=deadline, workers=2, writer=writer)
     try:
         server = build_server(service)
+        if writer is not None:
+            service.warm_up()
         if address is None:
             from .stdio import serve_stdio
 

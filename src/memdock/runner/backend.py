@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import check_no_secrets_in, resolve
+from ..contract import Capabilities
 from ..engine.backend import StoreBackend
 from ..engine.store import Store
 from ..registry import AdapterDescriptor, Registry
@@ -74,6 +75,18 @@ class SubprocessBackend(StoreBackend):
     @property
     def pool(self) -> WorkerPool | None:
         return self.transport.pool
+
+    def start_workers(self, *, writer: bool = False) -> None:
+        """Start the query workers (WRITER: the write worker instead) now rather than at the first call that needs
+        them (see WorkerPool.start)."""
+        pool = self.transport.writer if writer else self.pool
+        if pool is not None:
+            pool.start()
+
+    def assume_capabilities(self, capabilities: Capabilities) -> None:
+        """Take CAPABILITIES as the adapter's answer to `capabilities` (a write process gets its front end's:
+        asking again would start a query worker for that one call)."""
+        self._caps = capabilities
 
     @property
     def calls(self) -> list[CallRecord]:

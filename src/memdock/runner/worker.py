@@ -227,6 +227,20 @@ class WorkerPool:
                 self._idle.append(w)
             self._cond.notify()
 
+    def start(self) -> None:
+        """Start workers up to the pool's size now (a server does before it listens, so that no request waits
+        for an interpreter and the adapter's imports); never waits for a busy one."""
+        held: list[Worker] = []
+        try:
+            while len(held) < self.size:
+                with self._cond:
+                    if self._closed or (not self._idle and self._count >= self.size):
+                        break
+                held.append(self._acquire())
+        finally:
+            for w in held:
+                self._release(w, broken=False)
+
     def call(self, operation: str, params: dict[str, Any], **callbacks: Any) -> dict[str, Any]:
         """OPERATION on an idle (or new) worker; callbacks as Worker.call (on_progress, on_checkpoint, timeout,
         on_record)."""

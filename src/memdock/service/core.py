@@ -42,11 +42,14 @@ R = TypeVar("R")
 class ServiceCore:
     """One backend, resolved once, called through worker mode."""
 
-    def __init__(self, backend: MemoryBackend, *, deadline: float = DEFAULT_DEADLINE):
+    def __init__(
+        self, backend: MemoryBackend, *, deadline: float = DEFAULT_DEADLINE, capabilities: Capabilities | None = None
+    ):
+        """CAPABILITIES: the backend's, when known already (a write process gets its front end's)."""
         self.backend = backend
         self.name = backend.name
         self.deadline = deadline
-        self._caps: Capabilities | None = None
+        self._caps: Capabilities | None = capabilities
         self._caps_error: str | None = None
 
     def close(self) -> None:

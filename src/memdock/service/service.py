@@ -6,6 +6,8 @@ a backend; the core enforces the deadline, and `asyncio.wait_for` is a backstop 
 Reads and writes run in separate lanes. Writes are serialised by the store's lock anyway, so they get one
 thread of their own: a burst of remembers queues there, and never takes the threads a recall needs (the
 store's readers never wait on its writer: the adapters read through their own snapshot, e.g. SQLite WAL).
+Given a WRITER (how to open the same backend again), the lane hands each batch of remembers to a process of
+its own (service/write_process.py), so their Python never holds the GIL a recall needs.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .core import DEFAULT_DEADLINE, INDEX_DEADLINE, MAX_BATCH, ServiceCore, note
 from .remember import Note
 from .requests import Count, Forget, Get, Listing, Recall, Search, Update
 from .results import Entry, Remembered, Status
+from .write_process import Opener, WriteProcess
 
 R = TypeVar("R")
 BACKSTOP = 2.0
@@ -29,14 +32,49 @@ BACKSTOP = 2.0
 
 class MemoryService:
     """The service over BACKEND (opened by `memdock.connect.open_backend`, which this service then owns).
-    WORKERS sizes the thread pool: calls beyond it wait their turn."""
+    WORKERS sizes the thread pool: calls beyond it wait their turn. WRITER opens BACKEND again in another
+    process (picklable, e.g. a functools.partial of memdock.connect.open_backend): remembers are written there."""
 
-    def __init__(self, backend: MemoryBackend, *, deadline: float = DEFAULT_DEADLINE, workers: int = 2):
+    def __init__(
+        self,
+        backend: MemoryBackend,
+        *,
+        deadline: float = DEFAULT_DEADLINE,
+        workers: int = 2,
+        writer: Opener | None = None,
+    ):
         self.core = ServiceCore(backend, deadline=deadline)
         self.deadline = deadline
         self._threads = ThreadPoolExecutor(max_workers=workers + 1, thread_name_prefix="memdock-read")
         self._writes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdock-write")
-        self._batcher = WriteBatcher(self._writes, self.core.remember_notes, MAX_BATCH)
+        self._writer = writer
+        self.write_process: WriteProcess | None = None
+        self._batcher = WriteBatcher(self._writes, self._remember_notes, MAX_BATCH)
+
+    def warm_up(self) -> None:
+        """Start now what the first requests would otherwise wait for (a server does before it listens): the
+        backend's query workers, when it keeps some, and the write process, when there is a writer."""
+        start_workers = getattr(self.core.backend, "start_workers", None)
+        if start_workers is not None:
+            start_workers()
+        self._writes.submit(self._write_process).result()
+
+    def _write_process(self) -> WriteProcess | None:
+        """The write process (on the write lane), started once the backend's capabilities are known (without
+        them the core answers a remember degraded, in this process)."""
+        if self._writer is not None and self.write_process is None:
+            caps = self.core.capabilities()
+            if caps is not None:
+                self.write_process = WriteProcess(self._writer, caps, self.core.deadline)
+                self.write_process.start()
+        return self.write_process
+
+    def _remember_notes(self, notes: list[Note]) -> list[Remembered]:
+        """On the write lane: NOTES written by the write process when there is one, else here."""
+        process = self._write_process()
+        if process is None:
+            return self.core.remember_notes(notes)
+        return process.remember_notes(notes)
 
     async def _call(
         self,
@@ -142,6 +180,8 @@ class MemoryService:
         await asyncio.get_running_loop().run_in_executor(None, self.close)
 
     def close(self) -> None:
+        if self.write_process is not None:
+            self.write_process.close()
         self.core.close()
         self._threads.shutdown(wait=False, cancel_futures=True)
         self._writes.shutdown(wait=False, cancel_futures=True)
