@@ -88,10 +88,16 @@ class TantivyAdapter(Adapter):
         writer = store.Writers(index, settings)
         try:
             index.reload()
-            run = ingest.Ingest(writer, Reader(index), on_commit=committed, batch_size=settings.batch_size)
+            run = ingest.Ingest(
+                writer,
+                Reader(index),
+                on_commit=committed,
+                batch_size=settings.batch_size,
+                text_once_=index.version >= store.TEXT_ONCE,
+            )
             for rtype in present:
                 run.run(rtype, reader_in.records(rtype))
-            run.flush()
+            run.finish()
             resolved = run.refresh_unresolved() if "edge" in present or run.replace else 0
         finally:
             writer.wait()

@@ -15,6 +15,8 @@ import tantivy
 
 from memdock import times
 
+from . import text_once
+
 _AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 INHERITED = ("author", "role", "entry_type", "event_time")
 UNREAD = frozenset({"content_hash", "token_count", "ingestion_time", "metadata"})
@@ -72,8 +74,10 @@ def entity_doc(r: dict[str, Any]) -> tantivy.Document:
     return doc
 
 
-def entry_doc(r: dict[str, Any]) -> tantivy.Document:
-    doc = _base("entry", r, r)
+def entry_doc(r: dict[str, Any], in_chunks: bool = False) -> tantivy.Document:
+    """IN_CHUNKS: the body is indexed, and stored only in the entry's chunks (text_once)."""
+    stored = {**{k: v for k, v in r.items() if k != "body"}, text_once.FLAG: True} if in_chunks else r
+    doc = _base("entry", r, stored)
     doc.add_text("thread_id", r["thread_id"])
     _filters(doc, r)
     doc.add_text("name", r.get("title", ""))
@@ -86,14 +90,12 @@ def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None) -> tantivy.Docum
     if parent is not None and any(r.get(k) is None for k in INHERITED):
         r = {**r, **{k: parent.get(k) for k in INHERITED if r.get(k) is None and parent.get(k) is not None}}
     header = r.get("header") or ""
-    text = r["text"]
-    body = text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
     doc = _base("chunk", r, r)
     doc.add_text("entry_id", r["entry_id"])
     doc.add_text("thread_id", r["thread_id"])
     _filters(doc, r)
     doc.add_text("head", header)
-    doc.add_text("body", body)
+    doc.add_text("body", text_once.chunk_body(r))
     return doc
 
 
