@@ -136,6 +136,9 @@ def test_a_layout_2_store_is_read_and_written_in_its_own_layout(both, tmp_path):
     shutil.copytree(base / "old", tmp_path / "copy")
     b = backend(tmp_path / "copy", workers=1)
     try:
+        health = b.healthcheck()
+        assert health.checks["layout"] == 2 and "store layout 2" in health.message and "layout 3" in health.message
+        assert "memdock migrate" in health.message
         assert differ(expected, recalls(b, q)) == []
         b.index(bundle)  # everything again: every record replaced, in layout 2
         assert differ(expected, recalls(b, q)) == []

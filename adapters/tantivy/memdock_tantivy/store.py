@@ -93,6 +93,15 @@ def _check_marker(data_dir: Path) -> int:
     return version
 
 
+def older(version: int) -> str:
+    """What a store of an older layout VERSION is, and how to get this adapter's."""
+    return (
+        f"store layout {version}, read and written as it is; this adapter writes layout {SCHEMA_VERSION} "
+        "(entries' text held once, by their chunks) into new stores: `memdock migrate -b tantivy --data-dir OLD "
+        "--to tantivy --to-data-dir NEW` copies it into one"
+    )
+
+
 def _register(index: tantivy.Index) -> tantivy.Index:
     index.register_tokenizer(ANALYZER, analyzer())
     return index
