@@ -1,8 +1,9 @@
 """Records to tantivy documents: exact keys for lookups and filters, analysed text for search, and what hits are
 built from stored once (JSON in `rec`): a record's fields less those no answer reads (content hashes, token
 counts, ingestion times, metadata), no edge's fact sentence (rendered from its ends when read, as the sqlite
-adapter renders its structural links). A chunk keeps its own text beside its entry's body: putting it back from
-the body when read took a second lookup per query, five times the query's own time."""
+adapter renders its structural links). A chunk keeps its own text: putting it back from its entry's body when read
+took a second lookup per query, five times the query's own time. So the text is stored once the other way round:
+an entry whose chunks join to its body stores none (text_once)."""
 
 from __future__ import annotations
 

@@ -5,8 +5,10 @@ The store is `<data dir>/index/` (threads, entries, entities and edges), `<data 
 tantivy's BM25 takes the document count and the average field length over every document of an index: with the
 graph's records beside them, a chunk query ranked as if the corpus were five times larger and its chunks five
 times longer than average, and shared 0.72 of raw tantivy-py's top 10 on the same texts (docs/concepts/ranking.md).
-A version 1 store (one index for every kind) is still read and written as it is. A directory with index files but
-no marker, or with a marker from a newer adapter, is refused and left as it was.
+New stores are version 3: an entry's text may be held by its chunks alone (text_once), and field norms are kept
+for ranked fields only (store_layout). A version 2 store (every entry's body stored) or 1 (one index for every
+kind) is still read and written as it is. A directory with index files but no marker, or with a marker from a
+newer adapter, is refused and left as it was.
 """
 
 from __future__ import annotations
