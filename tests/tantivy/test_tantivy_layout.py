@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tantivy_support import backend, gate
+from tantivy_support import backend, descriptor, gate
 
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
@@ -109,13 +109,13 @@ def both(request, tmp_path_factory, old):
         pytest.skip(f"shared corpora not found at {SHARED_DATA}")
     base = tmp_path_factory.mktemp(f"layout-{request.param}")
     bundle = _corpus(SHARED_DATA, request.param, base)
-    before = SubprocessBackend(Registry().get(old), base / "old", workers=1)
-    after = backend(base / "new", workers=1)
-    before.index(bundle)
-    after.index(bundle)
-    yield before, after, bundle, base
-    before.close()
-    after.close()
+    adapters = {"old": Registry().get(old), "new": descriptor()}
+    stores = {name: SubprocessBackend(d, base / name, workers=1) for name, d in adapters.items()}
+    for b in stores.values():
+        b.index(bundle)
+    yield stores["old"], stores["new"], bundle, base
+    for b in stores.values():
+        b.close()
 
 
 def test_layout_3_answers_as_layout_2_did_in_less_space(both):
@@ -131,10 +131,10 @@ def test_layout_3_answers_as_layout_2_did_in_less_space(both):
 
 def test_a_layout_2_store_is_read_and_written_in_its_own_layout(both, tmp_path):
     before_b, _, bundle, base = both
-    q = _questions(bundle)
-    expected = recalls(before_b, q)
     shutil.copytree(base / "old", tmp_path / "copy")
     b = backend(tmp_path / "copy", workers=1)
+    q = _questions(bundle)
+    expected = recalls(before_b, q)
     try:
         health = b.healthcheck()
         assert health.checks["layout"] == 2 and "store layout 2" in health.message and "layout 3" in health.message
@@ -152,21 +152,23 @@ def test_a_layout_2_store_is_read_and_written_in_its_own_layout(both, tmp_path):
         reread.close()
 
 
+def deleted(b: SubprocessBackend, doomed: list[str], q: dict[str, Any]) -> tuple[list[str], list[str], dict]:
+    """What deleting DOOMED from B's store removes and leaves unfound, and the answers after."""
+    try:
+        gone = b.delete(doomed)
+        return sorted(gone.deleted), sorted(gone.not_found), recalls(b, q)
+    finally:
+        b.close()
+
+
 def test_deletes_remove_the_same_records(both, tmp_path):
     before_b, _, bundle, base = both
     q = _questions(bundle)
     doomed = [q["threads"][0], q["nodes"][-1], q["edges"][len(q["edges"]) // 2], "edge:nope"]
-    results = []
-    for name, make in (
-        ("old", lambda p: SubprocessBackend(Registry().get(Path(before_b.descriptor.path)), p)),
-        ("new", backend),
-    ):
+    for name in ("old", "new"):
         shutil.copytree(base / name, tmp_path / name)
-        b = make(tmp_path / name)
-        try:
-            gone = b.delete(doomed)
-            results.append((sorted(gone.deleted), sorted(gone.not_found), recalls(b, q)))
-        finally:
-            b.close()
-    assert results[0][0] and results[0][:2] == results[1][:2]
-    assert differ(results[0][2], results[1][2]) == []
+    old_adapter_of_b = Registry().get(Path(before_b.descriptor.path))
+    before = deleted(SubprocessBackend(old_adapter_of_b, tmp_path / "old"), doomed, q)
+    after = deleted(backend(tmp_path / "new"), doomed, q)
+    assert before[0] and before[:2] == after[:2]
+    assert differ(before[2], after[2]) == []
