@@ -10,6 +10,7 @@ entry is rewritten or deleted without the entry itself, the entry is stored agai
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -44,6 +45,20 @@ def with_body(rec: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in rec.items() if k not in (FLAG, "kind")}
 
 
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
+def _covers(body: str, parts: list[dict[str, Any]]) -> bool:
+    """Whether PARTS (length and digest of each chunk body), in position order, are BODY exactly."""
+    at = 0
+    for p in sorted(parts, key=lambda p: p["position"]):
+        if _digest(body[at : at + p["length"]]) != p["digest"]:
+            return False
+        at += p["length"]
+    return at == len(body)
+
+
 class Held:
     """A run's entries, kept until its chunks are seen (ENABLED: the store's layout holds texts once)."""
 
@@ -63,9 +78,11 @@ class Held:
         return True
 
     def saw(self, chunk: dict[str, Any]) -> None:
+        """Note a chunk of a held entry: its place and a digest of its body (not the text, held once already)."""
         if chunk["entry_id"] in self.entries:
+            body = chunk_body(chunk)
             self.parts.setdefault(chunk["entry_id"], []).append(
-                {"id": chunk["id"], "position": chunk["position"], "text": chunk_body(chunk)}
+                {"id": chunk["id"], "position": chunk["position"], "length": len(body), "digest": _digest(body)}
             )
 
     def release(self, stored_chunks) -> list[tuple[dict[str, Any], bool]]:
@@ -73,8 +90,9 @@ class Held:
         stored for those entries (any not sent again in this run stays, so the entry keeps its body)."""
         entries, self.entries, self.chars = self.entries, {}, 0
         parts, self.parts = self.parts, {}
-        joins = {i for i, r in entries.items() if i in parts and joined(parts[i]) == r["body"]}
+        joins = {i for i, r in entries.items() if i in parts and _covers(r["body"], parts[i])}
+        sent = {p["id"] for i in joins for p in parts[i]}
         for c in stored_chunks(sorted(joins)) if joins else []:
-            if c["id"] not in {p["id"] for p in parts[c["entry_id"]]}:
+            if c["id"] not in sent:
                 joins.discard(c["entry_id"])
         return [(r, i in joins) for i, r in entries.items()]
