@@ -153,7 +153,10 @@ def test_a_layout_2_store_is_read_and_written_in_its_own_layout(both, tmp_path):
 
 
 def deleted(b: SubprocessBackend, doomed: list[str], q: dict[str, Any]) -> tuple[list[str], list[str], dict]:
-    """What deleting DOOMED from B's store removes and leaves unfound, and the answers after."""
+    """What deleting DOOMED from B's store removes and leaves unfound, and the answers after. Searches after a
+    delete are not compared score for score: tantivy drops a segment whose documents are all deleted, and which
+    segments those are depends on how its writer threads split the documents, so BM25's document counts after
+    the same delete differ run to run in either layout."""
     try:
         gone = b.delete(doomed)
         return sorted(gone.deleted), sorted(gone.not_found), recalls(b, q)
@@ -171,4 +174,8 @@ def test_deletes_remove_the_same_records(both, tmp_path):
     before = deleted(SubprocessBackend(old_adapter_of_b, tmp_path / "old"), doomed, q)
     after = deleted(backend(tmp_path / "new"), doomed, q)
     assert before[0] and before[:2] == after[:2]
-    assert differ(before[2], after[2]) == []
+    lookups = [k for k in before[2] if k.startswith(("edge ", "node "))]
+    assert differ({k: before[2][k] for k in lookups}, {k: after[2][k] for k in lookups}) == []
+    gone = set(before[0])
+    for answers_ in (before[2], after[2]):  # searched: nothing deleted is found in either
+        assert not gone & {h["id"] for a in answers_.values() for h in a.get("hits") or []}
