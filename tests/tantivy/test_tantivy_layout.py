@@ -154,9 +154,9 @@ def test_a_layout_2_store_is_read_and_written_in_its_own_layout(both, tmp_path):
 
 def deleted(b: SubprocessBackend, doomed: list[str], q: dict[str, Any]) -> tuple[list[str], list[str], dict]:
     """What deleting DOOMED from B's store removes and leaves unfound, and the answers after. Searches after a
-    delete are not compared score for score: tantivy drops a segment whose documents are all deleted, and which
-    segments those are depends on how its writer threads split the documents, so BM25's document counts after
-    the same delete differ run to run in either layout."""
+    delete are not compared score for score: BM25's counts then depend on which segments tantivy drops or merges,
+    which follows how its writer threads split the documents (one run on the IRC logs scored differently, two
+    runs of the same code did not)."""
     try:
         gone = b.delete(doomed)
         return sorted(gone.deleted), sorted(gone.not_found), recalls(b, q)
