@@ -49,3 +49,16 @@ def test_an_unreadable_marker_names_the_file(tmp_path, fixture_chunks):
     (tmp_path / "store" / "data" / "memdock-tantivy.json").write_text("{not json")
     with pytest.raises(BackendError, match="memdock-tantivy.json: unreadable marker"):
         backend(tmp_path / "store", retries=0).query("cache")
+
+
+def test_a_new_store_keeps_field_norms_of_ranked_fields_only(tmp_path, fixture_chunks):
+    b = backend(tmp_path / "store")
+    b.index(fixture_chunks)
+    data = tmp_path / "store" / "data"
+    assert json.loads((data / "memdock-tantivy.json").read_text())["schema_version"] == 3
+    for folder, ranked in (("chunks", {"head", "body"}), ("index", {"name", "text", "fact"})):
+        meta = json.loads((data / folder / "meta.json").read_text())
+        normed = {f["name"] for f in meta["schema"] if f["type"] == "text" and f["options"]["indexing"]["fieldnorms"]}
+        assert normed == ranked, folder
+    assert b.query("cache release migration", limit=5).hits  # the keys still filter and look up
+    assert b.get_node(b.query("cache", limit=1).hits[0].id).item is not None

@@ -67,7 +67,11 @@ class TantivyAdapter(Adapter):
             return {"ok": True, "backend": self.name, "checks": checks, "message": "no index yet (nothing indexed)"}
         checks.update({kind: reader.count(kind) for kind in KINDS})
         checks["segments"] = reader.num_segments
-        return {"ok": True, "backend": self.name, "checks": checks, "message": f"{store.index_path(ctx.data_dir)}: ok"}
+        checks["layout"] = reader.indexes.version
+        message = f"{store.index_path(ctx.data_dir)}: ok"
+        if reader.indexes.version < store.SCHEMA_VERSION:
+            message += f"; {store.older(reader.indexes.version)}"
+        return {"ok": True, "backend": self.name, "checks": checks, "message": message}
 
     def prepare(self, ctx: Context) -> dict:
         self._index(ctx, write=True)
@@ -88,10 +92,16 @@ class TantivyAdapter(Adapter):
         writer = store.Writers(index, settings)
         try:
             index.reload()
-            run = ingest.Ingest(writer, Reader(index), on_commit=committed, batch_size=settings.batch_size)
+            run = ingest.Ingest(
+                writer,
+                Reader(index),
+                on_commit=committed,
+                batch_size=settings.batch_size,
+                text_once_=index.version >= store.TEXT_ONCE,
+            )
             for rtype in present:
                 run.run(rtype, reader_in.records(rtype))
-            run.flush()
+            run.finish()
             resolved = run.refresh_unresolved() if "edge" in present or run.replace else 0
         finally:
             writer.wait()

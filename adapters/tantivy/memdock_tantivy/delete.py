@@ -8,6 +8,7 @@ from typing import Any
 
 from memdock.errors import InvalidInputError
 
+from . import docs, text_once
 from .reader import Reader
 from .store import Indexes
 
@@ -38,6 +39,13 @@ def doomed(reader: Reader, ids: list[str]) -> tuple[list[str], dict[str, str]]:
     return list(direct), {i: r["kind"] for i, r in gone.items()}
 
 
+def kept_texts(reader: Reader, gone: dict[str, str]) -> list[dict[str, Any]]:
+    """The entries that stay while chunks holding their text go: stored again with their bodies (text_once)."""
+    chunks = [i for i, kind in gone.items() if kind == "chunk"]
+    entries = {c["entry_id"] for c in reader.where("id", chunks, kind="chunk")} - set(gone)
+    return [r for r in reader.where("id", entries, kind="entry") if r.get(text_once.FLAG)]
+
+
 def delete(index: Indexes, writer_of, params: dict[str, Any]) -> dict[str, Any]:
     ids = params.get("ids")
     if not isinstance(ids, list) or not all(isinstance(i, str) and i for i in ids):
@@ -46,10 +54,14 @@ def delete(index: Indexes, writer_of, params: dict[str, Any]) -> dict[str, Any]:
     reader = Reader(index)
     direct, gone = doomed(reader, ids)
     if gone:
+        keep = kept_texts(reader, gone)
         writer = writer_of()
         try:
             for record_id, kind in gone.items():
                 writer.of(kind).delete_documents_by_term("id", record_id)
+            for rec in keep:
+                writer.graph.delete_documents_by_term("id", rec["id"])
+                writer.graph.add_document(docs.entry_doc(text_once.with_body(rec)))
             writer.commit()
         except BaseException:
             writer.rollback()

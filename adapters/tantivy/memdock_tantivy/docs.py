@@ -1,8 +1,9 @@
 """Records to tantivy documents: exact keys for lookups and filters, analysed text for search, and what hits are
 built from stored once (JSON in `rec`): a record's fields less those no answer reads (content hashes, token
 counts, ingestion times, metadata), no edge's fact sentence (rendered from its ends when read, as the sqlite
-adapter renders its structural links). A chunk keeps its own text beside its entry's body: putting it back from
-the body when read took a second lookup per query, five times the query's own time."""
+adapter renders its structural links). A chunk keeps its own text: putting it back from its entry's body when read
+took a second lookup per query, five times the query's own time. So the text is stored once the other way round:
+an entry whose chunks join to its body stores none (text_once)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import orjson
 import tantivy
 
 from memdock import times
+
+from . import text_once
 
 _AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 INHERITED = ("author", "role", "entry_type", "event_time")
@@ -72,8 +75,10 @@ def entity_doc(r: dict[str, Any]) -> tantivy.Document:
     return doc
 
 
-def entry_doc(r: dict[str, Any]) -> tantivy.Document:
-    doc = _base("entry", r, r)
+def entry_doc(r: dict[str, Any], in_chunks: bool = False) -> tantivy.Document:
+    """IN_CHUNKS: the body is indexed, and stored only in the entry's chunks (text_once)."""
+    stored = {**{k: v for k, v in r.items() if k != "body"}, text_once.FLAG: True} if in_chunks else r
+    doc = _base("entry", r, stored)
     doc.add_text("thread_id", r["thread_id"])
     _filters(doc, r)
     doc.add_text("name", r.get("title", ""))
@@ -86,14 +91,12 @@ def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None) -> tantivy.Docum
     if parent is not None and any(r.get(k) is None for k in INHERITED):
         r = {**r, **{k: parent.get(k) for k in INHERITED if r.get(k) is None and parent.get(k) is not None}}
     header = r.get("header") or ""
-    text = r["text"]
-    body = text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
     doc = _base("chunk", r, r)
     doc.add_text("entry_id", r["entry_id"])
     doc.add_text("thread_id", r["thread_id"])
     _filters(doc, r)
     doc.add_text("head", header)
-    doc.add_text("body", body)
+    doc.add_text("body", text_once.chunk_body(r))
     return doc
 
 

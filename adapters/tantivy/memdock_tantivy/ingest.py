@@ -14,7 +14,7 @@ from typing import Any
 
 import tantivy
 
-from . import docs, facts
+from . import docs, facts, text_once
 from .reader import Reader
 from .settings import BATCH
 from .store import Writers
@@ -39,7 +39,8 @@ DESCRIBED = (
 class Ingest:
     """Adds records, commits every BATCH_SIZE of them, then calls ON_COMMIT with the committed ids.
 
-    Call `flush()` after the last `run()`: it commits what is still pending."""
+    Call `finish()` after the last `run()`: it adds the entries held for the text once and commits what is
+    still pending."""
 
     def __init__(
         self,
@@ -48,6 +49,7 @@ class Ingest:
         *,
         on_commit: Callable[[list[str]], None],
         batch_size: int = BATCH,
+        text_once_: bool = False,
     ):
         self.writer, self.reader, self.on_commit, self.batch_size = writer, reader, on_commit, batch_size
         self.counts: dict[str, int] = {}
@@ -56,6 +58,8 @@ class Ingest:
         self._stale = False
         self._known: dict[str, dict[str, Any] | None] = {}
         self._pending: list[tuple[str, str, tantivy.Document]] = []
+        self.held = text_once.Held(text_once_)
+        self._checked: set[str] = set()  # entries sent in this run, or whose stored text was checked
 
     def _fresh(self) -> Reader:
         if self._stale:
@@ -78,17 +82,51 @@ class Ingest:
         self._known[record_id] = rec
 
     def run(self, rtype: str, records: Iterable[dict[str, Any]]) -> None:
+        if rtype == "edge":
+            self.release()
         if len(self._pending) >= TYPE_FLUSH:
             self.flush()
         it = iter(records)
         while batch := list(islice(it, self.batch_size - len(self._pending))):
-            docs_ = [self._doc(rtype, r, extra) for r, extra in zip(batch, self._context(rtype, batch))]
-            self._pending += [(rtype, r["id"], d) for r, d in zip(batch, docs_)]
             if rtype in ("thread", "entity", "entry"):
                 for r in batch:
                     self._remember(r["id"], {"kind": rtype, **r})
+            if rtype == "entry":
+                self._checked.update(r["id"] for r in batch if self.replace)
+                batch = [r for r in batch if not self.held.keep(r)]
+            elif rtype == "chunk":
+                self._before_chunks(batch)
+            docs_ = [self._doc(rtype, r, extra) for r, extra in zip(batch, self._context(rtype, batch))]
+            self._pending += [(rtype, r["id"], d) for r, d in zip(batch, docs_)]
             if len(self._pending) >= self.batch_size:
                 self.flush()
+
+    def _before_chunks(self, batch: list[dict[str, Any]]) -> None:
+        """Note the chunks of held entries; an entry stored earlier with its text in its chunks is stored again
+        with its body before any of them changes (checked at its first chunk of the run, against the last commit,
+        which holds none of this run's chunks of it yet)."""
+        for r in batch:
+            self.held.saw(r)
+        if not self.replace:
+            return
+        first = {r["entry_id"] for r in batch} - self._checked
+        self._checked |= first
+        for rec in self._fresh().where("id", first, kind="entry") if first else []:
+            if rec.get(text_once.FLAG):
+                self._pending.append(("entry", rec["id"], docs.entry_doc(text_once.with_body(rec))))
+
+    def release(self) -> None:
+        """Add the held entries, each without its body where this run's chunks hold it."""
+        if not self.held.entries:
+            return
+        stored = (lambda ids: self._fresh().where("entry_id", ids, kind="chunk")) if self.replace else lambda ids: []
+        for r, in_chunks in self.held.release(stored):
+            self._pending.append(("entry", r["id"], docs.entry_doc(r, in_chunks)))
+
+    def finish(self) -> None:
+        """After the last `run()`: add what is held, commit what is pending."""
+        self.release()
+        self.flush()
 
     def flush(self) -> None:
         if not self._pending:
@@ -137,7 +175,7 @@ class Ingest:
 
     def refresh_unresolved(self) -> int:
         """Render again the facts whose endpoints were missing; returns how many are now resolved."""
-        self.flush()
+        self.finish()
         pending = self._fresh().where("unresolved", ["1"], kind="edge")
         fixed = []
         for rec in pending:

@@ -11,7 +11,7 @@ import tantivy
 
 from memdock.sdk import facts
 
-from . import queries
+from . import queries, text_once
 from .docs import record
 from .store import Indexes
 
@@ -47,8 +47,15 @@ class Reader:
         return [(s, rec) for (s, _), rec in zip(hits, recs)]
 
     def complete(self, recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """RECS as they were indexed: edge facts, which are not stored, put back."""
-        return self.facts(recs)
+        """RECS as they were indexed: entry bodies held by their chunks and edge facts, not stored, put back."""
+        return self.facts(self.bodies(recs))
+
+    def bodies(self, recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        text_once.fill(recs, self._chunks_of)
+        return recs
+
+    def _chunks_of(self, entry_ids: list[str]) -> list[dict[str, Any]]:
+        return self.every(queries.key(self.schema, "entry_id", entry_ids), "chunk", bare=True)
 
     def facts(self, recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Each edge's fact sentence rendered from its ends as they are stored (an edge of a version 1 store
@@ -67,13 +74,13 @@ class Reader:
 
     def every(self, query: tantivy.Query, kind: str | None = None, *, bare: bool = False) -> list[dict[str, Any]]:
         """Every stored record matching QUERY (for cascades and refreshes, not for ranking), of KIND's index or
-        of both when KIND is None; BARE: as stored (no edge fact put back)."""
+        of both when KIND is None; BARE: no edge fact put back (entry bodies are)."""
         out = []
         for searcher in self.all if kind is None else [self.chunks if kind == "chunk" else self.graph]:
             first: Any = searcher.search(query, PAGE, count=True)  # the bindings' stubs lack SearchResult.count
             hits = first.hits if first.count <= PAGE else searcher.search(query, first.count, count=False).hits
             out += [record(searcher.doc(addr)) for _, addr in hits]
-        return out if bare or kind in ("entry", "thread", "entity") else self.complete(out)
+        return self.bodies(out) if bare or kind in ("entry", "thread", "entity") else self.complete(out)
 
     def get(self, record_id: str) -> dict[str, Any] | None:
         q = queries.key(self.schema, "id", [record_id])

@@ -5,8 +5,10 @@ The store is `<data dir>/index/` (threads, entries, entities and edges), `<data 
 tantivy's BM25 takes the document count and the average field length over every document of an index: with the
 graph's records beside them, a chunk query ranked as if the corpus were five times larger and its chunks five
 times longer than average, and shared 0.72 of raw tantivy-py's top 10 on the same texts (docs/concepts/ranking.md).
-A version 1 store (one index for every kind) is still read and written as it is. A directory with index files but
-no marker, or with a marker from a newer adapter, is refused and left as it was.
+New stores are version 3: an entry's text may be held by its chunks alone (text_once), and field norms are kept
+for ranked fields only (store_layout). A version 2 store (every entry's body stored) or 1 (one index for every
+kind) is still read and written as it is. A directory with index files but no marker, or with a marker from a
+newer adapter, is refused and left as it was.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ import tantivy
 
 from memdock.errors import BackendError, ConfigError, VersionError
 
+from . import store_layout
 from .settings import Settings
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 ONE_INDEX = 1  # the schema version whose chunks share the graph's index
+TEXT_ONCE = 3  # from this version an entry's text may be stored in its chunks only (text_once)
 MARKER = "memdock-tantivy.json"
 INDEX_DIR = "index"
 CHUNKS_DIR = "chunks"
@@ -34,6 +38,8 @@ KEYS = ("id", "kind", "entry_id", "thread_id", "source_id", "target_id", "author
 # (which tantivy prunes to the top k) and entries or facts do not change chunk term statistics:
 # chunks `head`/`body`, threads, entries and entities `name`/`text`, edges `fact`.
 TEXTS = ("head", "body", "name", "text", "fact")
+CHUNK_TEXTS = ("head", "body")
+GRAPH_TEXTS = ("name", "text", "fact")
 
 
 def schema() -> tantivy.Schema:
@@ -89,15 +95,26 @@ def _check_marker(data_dir: Path) -> int:
     return version
 
 
+def older(version: int) -> str:
+    """What a store of an older layout VERSION is, and how to get this adapter's."""
+    return (
+        f"store layout {version}, read and written as it is; this adapter writes layout {SCHEMA_VERSION} "
+        "(entries' text held once, by their chunks) into new stores: `memdock migrate -b tantivy --data-dir OLD "
+        "--to tantivy --to-data-dir NEW` copies it into one"
+    )
+
+
 def _register(index: tantivy.Index) -> tantivy.Index:
     index.register_tokenizer(ANALYZER, analyzer())
     return index
 
 
-def _open(folder: Path, *, create: bool) -> tantivy.Index:
+def _open(folder: Path, *, create: bool, searched: tuple[str, ...] = ()) -> tantivy.Index:
+    """The index at FOLDER; a new one keeps field norms of the SEARCHED fields only (store_layout)."""
     if create:
         folder.mkdir(parents=True, exist_ok=True)
-        return _register(tantivy.Index(schema(), path=str(folder)))
+        tantivy.Index(schema(), path=str(folder))
+        store_layout.settle(folder, searched)
     return _register(tantivy.Index.open(str(folder)))
 
 
@@ -109,11 +126,13 @@ def open_index(data_dir: Path, *, write: bool) -> Indexes | None:
         if version:
             graph = _open(folder, create=False)
             if version == ONE_INDEX:
-                return Indexes(graph, graph)
-            return Indexes(graph, _open(data_dir / CHUNKS_DIR, create=not (data_dir / CHUNKS_DIR).exists()))
+                return Indexes(graph, graph, version)
+            chunks = data_dir / CHUNKS_DIR
+            return Indexes(graph, _open(chunks, create=not chunks.exists(), searched=CHUNK_TEXTS), version)
         if not write:
             return None
-        indexes = Indexes(_open(folder, create=True), _open(data_dir / CHUNKS_DIR, create=True))
+        graph = _open(folder, create=True, searched=GRAPH_TEXTS)
+        indexes = Indexes(graph, _open(data_dir / CHUNKS_DIR, create=True, searched=CHUNK_TEXTS), SCHEMA_VERSION)
     except PermissionError as exc:
         raise ConfigError(
             f"the data dir {data_dir} is not writable ({exc.strerror}); index and delete need to write there",
@@ -147,10 +166,10 @@ def writer(index: tantivy.Index, settings: Settings) -> tantivy.IndexWriter:
 
 
 class Indexes:
-    """The graph's index and the chunks' (the same object in a version 1 store)."""
+    """The graph's index and the chunks' (the same object in a version 1 store), and the store's VERSION."""
 
-    def __init__(self, graph: tantivy.Index, chunks: tantivy.Index):
-        self.graph, self.chunks = graph, chunks
+    def __init__(self, graph: tantivy.Index, chunks: tantivy.Index, version: int):
+        self.graph, self.chunks, self.version = graph, chunks, version
         self.all = [graph] if chunks is graph else [graph, chunks]
         self.schema = graph.schema
 
