@@ -96,3 +96,8 @@ class Server:
 
 def backend(dsn: str, store: Path, config: dict[str, Any] | None = None, **kw: Any) -> SubprocessBackend:
     return SubprocessBackend(descriptor(), store, config={"postgres_dsn": dsn, **(config or {})}, **kw)
+
+
+SQLITE_ONLY_STEPS_OFF = {"substance_weight": 0, "context_turn_weight": 0}
+"""sqlite's ranking steps postgres does not take (substance, context turns: docs/concepts/recall.md), turned off
+where a test compares the two adapters' answers."""

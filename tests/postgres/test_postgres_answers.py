@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from postgres_support import backend, gate
+from postgres_support import SQLITE_ONLY_STEPS_OFF, backend, gate
 
 from memdock.chunking import chunk_bundle
 from memdock.importers.pipeline import import_corpus
@@ -24,7 +24,9 @@ def both(tmp_path_factory, pg):
     out = tmp_path_factory.mktemp("answers")
     import_corpus(sorted(FIXTURES.glob("*.md")), "watercooler", out / "corpus")
     chunk_bundle(out / "corpus", out / "chunks")
-    sqlite = SubprocessBackend(Registry(use_entry_points=False).get("sqlite"), out / "sqlite", workers=1)
+    sqlite = SubprocessBackend(
+        Registry(use_entry_points=False).get("sqlite"), out / "sqlite", workers=1, config=SQLITE_ONLY_STEPS_OFF
+    )
     postgres = backend(pg.dsn(pg.new_database()), out / "pg", workers=1)
     for b in (sqlite, postgres):
         b.index(out / "chunks")
@@ -87,7 +89,12 @@ def test_a_question_in_a_conversation_brings_the_turn_after_it(tmp_path, pg):
     chunk_bundle(tmp_path / "corpus", tmp_path / "chunks")
     answers = {}
     for name, b in (
-        ("sqlite", SubprocessBackend(Registry(use_entry_points=False).get("sqlite"), tmp_path / "s", workers=1)),
+        (
+            "sqlite",
+            SubprocessBackend(
+                Registry(use_entry_points=False).get("sqlite"), tmp_path / "s", workers=1, config=SQLITE_ONLY_STEPS_OFF
+            ),
+        ),
         ("postgres", backend(pg.dsn(pg.new_database()), tmp_path / "p", workers=1)),
     ):
         b.index(tmp_path / "chunks")
@@ -105,7 +112,12 @@ def test_metadata_where_matches_as_sqlite_and_refuses_a_bad_where(tmp_path, pg):
     bundle = golden.write_tagged(tmp_path / "tagged")
     found = {}
     for name, b in (
-        ("sqlite", SubprocessBackend(Registry(use_entry_points=False).get("sqlite"), tmp_path / "s", workers=1)),
+        (
+            "sqlite",
+            SubprocessBackend(
+                Registry(use_entry_points=False).get("sqlite"), tmp_path / "s", workers=1, config=SQLITE_ONLY_STEPS_OFF
+            ),
+        ),
         ("postgres", backend(pg.dsn(pg.new_database()), tmp_path / "p", workers=1)),
     ):
         b.index(bundle)

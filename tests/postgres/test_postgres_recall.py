@@ -7,7 +7,7 @@ script, and a store dated 2999 and 1850."""
 from pathlib import Path
 
 import pytest
-from postgres_support import backend, gate
+from postgres_support import SQLITE_ONLY_STEPS_OFF, backend, gate
 from support.chat_stores import chat_chunks, ordered_by_rank_value
 from support.sqlite_helpers import sqlite_backend
 
@@ -32,13 +32,13 @@ class Stores:
         chunks = chat_chunks(root, sessions, **chat)
         self.dsn, self.root = pg.dsn(pg.new_database()), root
         backend(self.dsn, root / "pg", workers=1).index(chunks)
-        sqlite_backend(root / "sqlite").index(chunks)
+        sqlite_backend(root / "sqlite", config=SQLITE_ONLY_STEPS_OFF).index(chunks)
 
     def postgres(self, question: str, config: dict | None = None):
         return backend(self.dsn, self.root / "pg", config=config, workers=1).query(question, limit=10)
 
     def sqlite(self, question: str):
-        return sqlite_backend(self.root / "sqlite").query(question, limit=10).hits
+        return sqlite_backend(self.root / "sqlite", config=SQLITE_ONLY_STEPS_OFF).query(question, limit=10).hits
 
 
 def _texts(hits) -> list[str]:

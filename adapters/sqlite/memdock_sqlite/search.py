@@ -79,26 +79,9 @@ def run(
     dense: list[tuple[int, float]] = []
     if mode in ("vector", "hybrid") and embedder is not None:
         dense = vectors.search(conn, embedder.name, identity, embedder.embed([text])[0], k, _allowed(conn, filters))
-    by_coverage = sorted(lexical, key=lambda pair: (-round(cover[pair[0]], scoring.TIE_DIGITS), pair[1]))
-    if mode == "bm25":
-        ranked = [(rid, cover[rid], {"bm25": raw}) for rid, raw in by_coverage]
-        if not words:
-            result["reason"] = "the query has no searchable words"
-    elif mode == "vector":
-        ranked = [(rid, scoring.cosine(cos), {"cosine": cos}) for rid, cos in dense]
-    else:
-        order_by = by_coverage if lexical_order == "coverage" else lexical
-        fused = hits.rrf([[rid for rid, _ in order_by], [rid for rid, _ in dense]], [1.0, vector_weight], rrf_k)
-        bm25_of, cos_of = dict(lexical), dict(dense)
-        order = sorted(fused, key=lambda rid: -fused[rid])
-        ranked = [
-            (
-                rid,
-                max(cover.get(rid, 0.0), scoring.cosine(cos_of[rid]) if rid in cos_of else 0.0),
-                _parts(bm25=bm25_of.get(rid), cosine=cos_of.get(rid), rrf=fused[rid]),
-            )
-            for rid in order
-        ]
+    if mode == "bm25" and not words:
+        result["reason"] = "the query has no searchable words"
+    ranked = _first_ranking(mode, lexical, dense, cover, lexical_order, vector_weight, rrf_k)
     tuned = (neighbour_weight, pool_weight, time_weight, date_weight, addressed_weight)
     ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, *tuned)
     if mode != "vector":
@@ -122,6 +105,37 @@ def run(
         if rid in rows
     ]
     return result
+
+
+def _first_ranking(
+    mode: str,
+    lexical: list[tuple[int, float]],
+    dense: list[tuple[int, float]],
+    cover: dict[int, float],
+    lexical_order: str,
+    vector_weight: float,
+    rrf_k: int,
+) -> Ranked:
+    """The ranking by words, by vectors or both fused, before any step reorders it."""
+    by_coverage = sorted(lexical, key=lambda pair: (-round(cover[pair[0]], scoring.TIE_DIGITS), pair[1]))
+    if mode == "bm25":
+        ranked = [(rid, cover[rid], {"bm25": raw}) for rid, raw in by_coverage]
+    elif mode == "vector":
+        ranked = [(rid, scoring.cosine(cos), {"cosine": cos}) for rid, cos in dense]
+    else:
+        order_by = by_coverage if lexical_order == "coverage" else lexical
+        fused = hits.rrf([[rid for rid, _ in order_by], [rid for rid, _ in dense]], [1.0, vector_weight], rrf_k)
+        bm25_of, cos_of = dict(lexical), dict(dense)
+        order = sorted(fused, key=lambda rid: -fused[rid])
+        ranked = [
+            (
+                rid,
+                max(cover.get(rid, 0.0), scoring.cosine(cos_of[rid]) if rid in cos_of else 0.0),
+                _parts(bm25=bm25_of.get(rid), cosine=cos_of.get(rid), rrf=fused[rid]),
+            )
+            for rid in order
+        ]
+    return ranked
 
 
 Ranked = list[tuple[int, float, dict[str, Any]]]
