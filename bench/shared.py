@@ -79,10 +79,10 @@ def _cpu_seconds(pids: list[int], below: bool = True) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def mcp_server(backend: str, data_dir: Path, config: dict[str, str], inline: bool = False):
-    """`memdock mcp --http` on BACKEND; INLINE: writing remembers in its own process (bench/mcp_inline_writes.py)."""
-    start = [str(ROOT / "bench" / "mcp_inline_writes.py")] if inline else ["-m", "memdock", "mcp"]
-    args = [sys.executable, *start, "--http", "127.0.0.1:0", "--deadline", "120"]
+def mcp_server(backend: str, data_dir: Path, config: dict[str, str], write_process: bool = False):
+    """`memdock mcp --http` on BACKEND; WRITE_PROCESS: remembers written by a process of their own."""
+    args = [sys.executable, "-m", "memdock", "mcp", "--http", "127.0.0.1:0", "--deadline", "120"]
+    args += ["--write-process"] if write_process else []
     args += ["--backend", backend, "--data-dir", str(data_dir)]
     for k, v in config.items():
         args += ["--config", f"{k}={v}"]
@@ -258,10 +258,13 @@ def _served(urls, pids: list[int], agents: int, ops: int) -> tuple[list[dict], d
 
 def run(label: str, backend: str, servers: int, config: dict[str, str], agents: int, ops: int, root: Path) -> dict:
     root.mkdir(parents=True)
-    inline = label.endswith(INLINE)
+    write_process = label.endswith(WRITE_PROCESS)
     with ExitStack() as stack:
         urls, pids = zip(
-            *(stack.enter_context(mcp_server(backend, root / f"server-{s}", config, inline)) for s in range(servers))
+            *(
+                stack.enter_context(mcp_server(backend, root / f"server-{s}", config, write_process))
+                for s in range(servers)
+            )
         )
         results, cpu = _served(urls, list(pids), agents, ops)
     ids = [i for r in results for i in r["ids"]]
@@ -285,12 +288,12 @@ def floor_sql(label: str, dsn: str, agents: int, ops: int) -> dict:
     return _row(label, _swarm(_sql_agent, [(dsn, a) for a in range(agents)], ops), ops)
 
 
-INLINE = ", writes in the front end"
+WRITE_PROCESS = ", write process"
 ROWS = (
     ("sqlite, 1 server", "sqlite", 1),
     ("postgres, 1 server", "postgres", 1),
     ("postgres, 2 servers", "postgres", 2),
-    ("postgres, 2 servers" + INLINE, "postgres", 2),
+    ("postgres, 2 servers" + WRITE_PROCESS, "postgres", 2),
 )
 FLOORS = ("floor: bare MCP SDK, 2 servers", "floor: psycopg, no MCP", "floor: bare SDK, SSE answers")
 
@@ -320,7 +323,7 @@ def _print(rows: list[dict], agents: int, ops: int) -> None:
     print(
         "  each POST answered with one JSON body as memdock does; SSE answers: the same, as an SSE stream (the default)"
     )
-    print(f"{INLINE[2:]}: remembers written in the server's process, as before service/write_process.py")
+    print(f"{WRITE_PROCESS[2:]}: `memdock mcp --http --write-process`, remembers written by a process of their own")
     print(f"{FLOORS[1]}: as many processes at once, each its recalls' SQL on a connection of its own (recalls only)")
 
 

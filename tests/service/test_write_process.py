@@ -108,3 +108,12 @@ def test_a_server_starts_its_workers_and_write_process_before_its_first_request(
 
 def _children(pid: int) -> list[int]:
     return sorted(int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+
+
+def test_the_write_process_is_asked_for_over_http_only():
+    from memdock.mcp.server import write_opener
+
+    assert write_opener("sqlite", None, True) is None  # stdio: one client, nothing to take off its GIL
+    assert write_opener("sqlite", "127.0.0.1:0", False) is None  # the default over HTTP
+    opener = write_opener("sqlite", "127.0.0.1:0", True, data_dir="d", config=None, sandbox=None)
+    assert opener is not None and opener.keywords == {"data_dir": "d", "config": None, "sandbox": None}

@@ -25,9 +25,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "is set: then every request must send `Authorization: Bearer <token>`)",
     )
     p.add_argument("--ui-allow-writes", action="store_true", help="with --http: let the page at /ui forget")
+    p.add_argument(
+        "--write-process",
+        action="store_true",
+        help="with --http: write remembers in a process of their own (less CPU in this one; pays where cores are "
+        "many, see docs/backends/postgres.md)",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     serve = server("mcp.server", "memdock mcp needs the MCP SDK", "install it with: pip install 'memdock[mcp]'")
-    return serve_from_args(serve, args, ui_writes=args.ui_allow_writes)
+    return serve_from_args(serve, args, ui_writes=args.ui_allow_writes, write_process=args.write_process)

@@ -325,6 +325,20 @@ def _refuse_unknown_arguments(server: Any) -> None:
         registered.parameters["additionalProperties"] = False
 
 
+def write_opener(
+    backend: str | None, http: str | None, write_process: bool, **options: Any
+) -> Callable[[], Any] | None:
+    """What opens the backend in the write process, or None: remembers are written in this process.
+
+    The write process takes the write path's Python off the front end's GIL (its own CPU per operation fell from
+    about 5.7 to 2.4 ms in bench/shared.py), but on a 2-core box the extra processes cost recall p99 more than that
+    saved (docs/backends/postgres.md), so it is asked for (`memdock mcp --http --write-process`), not the default.
+    """
+    if http is None or not write_process:
+        return None
+    return functools.partial(open_backend, backend, **options)
+
+
 def serve(
     backend: str | None = None,
     *,
@@ -334,9 +348,11 @@ def serve(
     sandbox: bool | str | None = None,
     http: str | None = None,
     ui_writes: bool = False,
+    write_process: bool = False,
 ) -> None:
     """Serve on stdio, or on streamable HTTP at HTTP (HOST:PORT; see memdock.mcp.http for the token rule) with
-    the web page at /ui (memdock.ui; UI_WRITES lets it forget)."""
+    the web page at /ui (memdock.ui; UI_WRITES lets it forget). WRITE_PROCESS (HTTP only): remembers are written
+    by a process of its own (service/write_process.py)."""
     address = token = None
     if http is not None:  # checked before the backend opens: a refused address costs no adapter process
         from .http import parse_address, required_token
@@ -344,16 +360,11 @@ def serve(
         address = parse_address(http)
         token = required_token(address[0], os.environ)
     opened = open_backend(backend, data_dir=data_dir, config=config, workers=2, sandbox=sandbox)
-    # Over HTTP many agents share this process: their remembers are written by a process of its own.
-    writer = (
-        None
-        if http is None
-        else functools.partial(open_backend, backend, data_dir=data_dir, config=config, sandbox=sandbox)
-    )
+    writer = write_opener(backend, http, write_process, data_dir=data_dir, config=config, sandbox=sandbox)
     service = MemoryService(opened, deadline=deadline, workers=2, writer=writer)
     try:
         server = build_server(service)
-        if writer is not None:
+        if http is not None:  # many agents share this process: its workers start before the first recall
             service.warm_up()
         if address is None:
             from .stdio import serve_stdio
