@@ -69,3 +69,25 @@ def test_sources_without_entries_are_refused_when_the_feed_starts(tmp_path):
         feed.start()
     with pytest.raises(InvalidInputError, match="nothing to import"):
         ImportFeed([tmp_path / "nope"], "jsonl", ChunkOptions()).start()
+
+
+def test_chunks_that_fill_their_batch_before_their_entries_do_are_still_journalled_as_spans(tmp_path, monkeypatch):
+    """Markdown entries have many chunks each: a chunk batch fills first, and its entries are written before it, or
+    the journal keeps each chunk's text again instead of its span (journal format 2)."""
+    import gzip
+
+    import orjson
+
+    from memdock.engine import delta
+
+    monkeypatch.setattr(delta, "_BATCH", 3)
+    store, _ = backend(tmp_path / "one")
+    store.index(ImportFeed([FIXTURES], "watercooler", ChunkOptions(max_tokens=16, overlap=2)))
+    segment = tmp_path / "one" / "journal" / "00000001"
+    chunk_part = b"".join(gzip.decompress(p.read_bytes()) for p in sorted(segment.glob("chunk-*.jsonl.gz")))
+    reader = BundleReader(segment, sealed=True)
+    bodies = {e["id"]: e["body"] for e in reader.records("entry")}
+    chunks = list(reader.records("chunk"))
+    spans = [c for c in chunks if c["text"].endswith(bodies[c["entry_id"]][c["start"] : c["end"]])]
+    assert len(chunks) > 2 * len(bodies) and len(spans) > 0.9 * len(chunks)
+    assert [c["id"] for c in spans if orjson.dumps(c["text"]) in chunk_part] == []

@@ -79,11 +79,15 @@ class DeltaSink:
             batch = self.batches[rtype] = []
         batch.append((line, (rec["id"], _hash(rec), _thread_of(rtype, rec), rtype)))
         if len(batch) >= _BATCH:
-            _flush(batch, rtype, self.ledger, self.w, self.delta, self.fresh)
+            self.flush(upto=rtype)
 
-    def flush(self) -> None:
-        for rtype, batch in self.batches.items():
-            _flush(batch, rtype, self.ledger, self.w, self.delta, self.fresh)
+    def flush(self, upto: str | None = None) -> None:
+        """Write the batches in ORDER, up to UPTO's own: a chunk then follows its entry in the segment, where the
+        journal can store it as a span of the entry's body (`bundle.spans`)."""
+        for rtype in sorted(self.batches, key=_rank):
+            _flush(self.batches[rtype], rtype, self.ledger, self.w, self.delta, self.fresh)
+            if rtype == upto:
+                return
 
 
 def build_delta(
