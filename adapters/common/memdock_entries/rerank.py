@@ -151,5 +151,12 @@ def reorder(
             own = own * (1.0 + cue) + pool * pooled[rows[rid].thread]
         own = own * (1.0 + dated) if rid in within else own
         value[rid] = own * (1.0 - weights.addressed) if rid in addressed else own
+    return ordered(ranked, value)
+
+
+def ordered(
+    ranked: list[tuple[K, float, dict[str, Any]]], value: Mapping[K, float]
+) -> list[tuple[K, float, dict[str, Any]]]:
+    """RANKED ordered by VALUE, best first (equal values keep RANKED's order), each with its `extra.rank_value`."""
     order = sorted(range(len(ranked)), key=lambda i: (-round(value[ranked[i][0]], TIE_DIGITS), i))
     return [(ranked[i][0], ranked[i][1], {**ranked[i][2], "rank_value": value[ranked[i][0]]}) for i in order]

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from .values import Ranked, Turn, ordered, rank_values, turns
+from memdock_entries.rerank import ordered
+
+from .values import Ranked, Turn, rank_values, turns
 
 CONTEXT_WEIGHT = 0.5
 CONTEXT_TURNS = 2

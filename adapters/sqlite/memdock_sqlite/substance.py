@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from .values import Ranked, lengths, ordered, rank_values
+from memdock_entries.rerank import ordered
+
+from .values import Ranked, lengths, rank_values
 
 SUBSTANCE_WEIGHT = 0.2
 FULL_LENGTH = 100

@@ -7,8 +7,6 @@ from __future__ import annotations
 import sqlite3
 from typing import Any, NamedTuple
 
-from .scoring import TIE_DIGITS
-
 Ranked = list[tuple[int, float, dict[str, Any]]]
 
 _LENGTH = 'coalesce(c."end" - c.start, length(c.body))'
@@ -35,12 +33,6 @@ def rank_values(ranked: Ranked, *, by_score: bool, k: int) -> dict[int, float]:
         rid: float(extra.get("rank_value", score if by_score else 1.0 / (k + rank)))
         for rank, (rid, score, extra) in enumerate(ranked, 1)
     }
-
-
-def ordered(ranked: Ranked, value: dict[int, float]) -> Ranked:
-    """RANKED ordered by VALUE, best first (equal values keep RANKED's order), each with its `extra.rank_value`."""
-    order = sorted(range(len(ranked)), key=lambda i: (-round(value[ranked[i][0]], TIE_DIGITS), i))
-    return [(ranked[i][0], ranked[i][1], {**ranked[i][2], "rank_value": value[ranked[i][0]]}) for i in order]
 
 
 def turns(conn: sqlite3.Connection, rowids: list[int], formats: frozenset[str] | None) -> dict[int, Turn]:
