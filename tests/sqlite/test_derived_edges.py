@@ -124,13 +124,14 @@ LATER_STEPS_OFF = {"substance_weight": 0, "context_turn_weight": 0}
 """Ranking steps added after the old adapters compared here (test_recall_context.py)."""
 
 
-def index_both(old_adapter: Path, base: Path, corpus: str):
-    """The shared CORPUS indexed by OLD_ADAPTER into BASE/old and by this adapter into BASE/new."""
+def index_both(old_adapter: Path, base: Path, corpus: str, config: dict[str, Any] | None = None):
+    """The shared CORPUS indexed by OLD_ADAPTER into BASE/old and by this adapter into BASE/new (CONFIG: both
+    adapters' config; by default the old one's and, for this one, the later ranking steps off)."""
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared corpora not found at {SHARED_DATA}")
     bundle = _corpus(SHARED_DATA, corpus, base)
-    old = SubprocessBackend(Registry().get(old_adapter), base / "old", workers=1)
-    new = sqlite_backend(base / "new", workers=1, config=LATER_STEPS_OFF)  # ranking steps the old adapter lacks
+    old = SubprocessBackend(Registry().get(old_adapter), base / "old", workers=1, config=config)
+    new = sqlite_backend(base / "new", workers=1, config=LATER_STEPS_OFF if config is None else config)
     old.index(bundle)
     new.index(bundle)
     yield old, new, bundle, base

@@ -10,11 +10,17 @@ from typing import Any
 
 from memdock.sdk import facts
 
+Phrases = facts.Phrases
+
 # An entry's text is read (joined from its chunks, unpacked) only where a fact names it by it: it has no title.
-_NODE = (
-    "SELECT id, kind, name, CASE WHEN kind = 'entry' AND name = '' THEN text END, author, entry_type, event_time "
-    "FROM nodes"
-)
+
+
+def node_columns(text: str = "text") -> str:
+    """What `node` reads of a node, its TEXT read by that expression."""
+    return f"id, kind, name, CASE WHEN kind = 'entry' AND name = '' THEN {text} END, author, entry_type, event_time"
+
+
+_NODE = f"SELECT {node_columns()} FROM nodes"
 
 
 def _lead(text: str | None) -> str | None:
@@ -27,7 +33,8 @@ def _lead(text: str | None) -> str | None:
     return line if len(line) <= facts.SNIPPET else line[: facts.SNIPPET] + " …"
 
 
-def _node(row: tuple[Any, ...]) -> dict[str, Any]:
+def node(row: tuple[Any, ...]) -> dict[str, Any]:
+    """A row of `node_columns` as what a fact names."""
     _, kind, name, text, author, entry_type, event_time = row
     rec: dict[str, Any] = {"kind": kind, "author": author, "event_time": event_time}
     if kind == "thread":
@@ -47,7 +54,7 @@ def lookup(conn: sqlite3.Connection, known: dict[str, dict[str, Any]] | None = N
         if row is None:
             chunk = conn.execute("SELECT entry_id FROM chunks WHERE id = ?", (node_id,)).fetchone()
             return None if chunk is None else {"kind": "chunk", "entry_id": chunk[0]}
-        return _node(row)
+        return node(row)
 
     return get
 
@@ -55,14 +62,17 @@ def lookup(conn: sqlite3.Connection, known: dict[str, dict[str, Any]] | None = N
 def prefetch(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     """The stored nodes among IDS, looked up in one query (a batch of edges names each endpoint once)."""
     rows = conn.execute(f"{_NODE} WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(set(ids))),))
-    return {row[0]: _node(row) for row in rows}
+    return {row[0]: node(row) for row in rows}
 
 
 def render(
-    conn: sqlite3.Connection, edge: dict[str, Any], known: dict[str, dict[str, Any]] | None = None
+    conn: sqlite3.Connection,
+    edge: dict[str, Any],
+    known: dict[str, dict[str, Any]] | None = None,
+    phrases: facts.Phrases | None = None,
 ) -> tuple[str, bool]:
-    """The fact sentence for EDGE, and whether both endpoints were found."""
-    return facts.render(lookup(conn, known), edge)
+    """The fact sentence for EDGE, and whether both endpoints were found (PHRASES: see memdock.sdk.facts.render)."""
+    return facts.render(lookup(conn, known), edge, phrases)
 
 
 def refresh_unresolved(conn: sqlite3.Connection) -> int:

@@ -17,6 +17,7 @@ as it now is, at the end of the run (or of the next one, after a kill).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
@@ -24,6 +25,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import facts
+from .db import JOINED
 
 TYPES = ("contains", "follows", "replies_to", "mentions")
 _ID = re.compile(r"edge:(contains|follows|replies_to|mentions):([0-9a-f]{16})")
@@ -35,6 +37,7 @@ COLUMNS = (
 JOIN = "links l JOIN nodes s ON s.rowid = l.source JOIN nodes t ON t.rowid = l.target"
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a batch asks it of each id twice (derive, stored)
 def key_of(edge_id: str) -> tuple[int, int] | None:
     """(key, type number) of an id of the importers' form, else None. The key is the digest as a signed int64."""
     m = _ID.fullmatch(edge_id)
@@ -48,19 +51,31 @@ def id_of(key: int, code: int) -> str:
     return f"edge:{TYPES[code >> 1]}:{key & 0xFFFFFFFFFFFFFFFF:016x}"
 
 
-def endpoints(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[int, str | None, str | None]]:
-    """rowid, thread_id and event_time of the stored nodes among IDS."""
+Ends = dict[str, tuple[int, str | None, str | None]]
+# node_rows' text as the `nodes` view reads it (db.py), calling into Python (unpack) only for a packed text
+_TEXT = f"iif(typeof(text) = 'text', text, coalesce(unpack(text), {JOINED.format(t='node_rows')}))"
+
+
+def endpoints(conn: sqlite3.Connection, ids: Iterable[str]) -> tuple[Ends, dict[str, dict[str, Any]]]:
+    """rowid, thread_id and event_time of the stored nodes among IDS, and what a fact names of each (facts.node),
+    read in one query (from node_rows: a writer's database is always of the current schema)."""
     rows = conn.execute(
-        "SELECT id, rowid, thread_id, event_time FROM nodes WHERE id IN (SELECT value FROM json_each(?))",
+        f"SELECT rowid, thread_id, {facts.node_columns(_TEXT)} FROM node_rows "
+        "WHERE id IN (SELECT value FROM json_each(?))",
         (json.dumps(list(set(ids))),),
     )
-    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+    ends: Ends = {}
+    known: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        ends[r[2]] = (r[0], r[1], r[-1])
+        known[r[2]] = facts.node(r[2:])
+    return ends, known
 
 
 _KNOWN_EXTRA = frozenset({"ingestion_time"})  # write-only in edges.attrs: no read answers it
 
 
-def derive(r: dict[str, Any], nodes: dict[str, tuple[int, str | None, str | None]]) -> tuple[int, int, int, int] | None:
+def derive(r: dict[str, Any], nodes: Ends) -> tuple[int, int, int, int] | None:
     """(key, code, source rowid, target rowid) when edge record R is wholly derived from the nodes it joins."""
     parsed = key_of(r["id"])
     src, dst = nodes.get(r["source_id"]), nodes.get(r["target_id"])
@@ -84,9 +99,8 @@ def stored(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[int,
     """rowid, code, source and target of the links stored under IDS."""
     keys = [k for k in map(key_of, ids) if k is not None]
     rows = conn.execute(
-        "SELECT rowid, key, code, source, target FROM links "
-        "WHERE key IN (SELECT json_extract(value, '$[0]') FROM json_each(?))",
-        (json.dumps(keys),),
+        "SELECT rowid, key, code, source, target FROM links WHERE key IN (SELECT value FROM json_each(?))",
+        (json.dumps([k for k, _ in keys]),),
     )
     wanted = set(keys)
     return {id_of(r[1], r[2]): (r[0], r[2], r[3], r[4]) for r in rows if (r[1], r[2] >> 1) in wanted}
@@ -105,10 +119,11 @@ def as_edge(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[tuple
     if not rows:
         return []
     known = facts.prefetch(conn, (i for r in rows for i in (r[3], r[4])))
+    phrases: facts.Phrases = {}
     out = []
     for rowid, key, code, source_id, target_id, thread_id, weight, event_time, _, kind in rows:
         etype = TYPES[code >> 1]
-        text = _render(conn, etype, source_id, target_id, event_time, known)
+        text = _render(conn, etype, source_id, target_id, event_time, known, phrases)
         out.append((rowid, id_of(key, code), etype, source_id, target_id, thread_id, weight, event_time, text, kind))
     return out
 
@@ -120,9 +135,15 @@ def _render(
     target_id: str,
     event_time: str | None,
     known: dict[str, dict[str, Any]],
+    phrases: facts.Phrases,
 ) -> str:
     edge = {"type": etype, "source_id": source_id, "target_id": target_id, "event_time": event_time}
-    return facts.render(conn, edge, known)[0]
+    return facts.render(conn, edge, known, phrases)[0]
+
+
+def fact(conn: sqlite3.Connection, r: dict[str, Any], known: dict[str, dict[str, Any]], phrases: facts.Phrases) -> str:
+    """The fact of edge record R that `derive` made a link of: what `index_pending` renders from the link."""
+    return _render(conn, r["type"], r["source_id"], r["target_id"], r.get("event_time"), known, phrases)
 
 
 def by_rowid(conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, tuple[Any, ...]]:

@@ -24,6 +24,7 @@ VERBS = {
 SNIPPET = 60
 
 Lookup = Callable[[str], "dict[str, Any] | None"]
+Phrases = dict[str, "tuple[str, dict[str, Any] | None]"]
 
 
 def _snippet(text: str) -> str:
@@ -52,12 +53,22 @@ def describe(get: Lookup, node_id: str) -> tuple[str, dict[str, Any] | None]:
     return (f'{author}\'s {what} "{title}"' if author else f'{what} "{title}"'), rec
 
 
-def render(get: Lookup, edge: dict[str, Any]) -> tuple[str, bool]:
-    """The fact sentence for EDGE, and whether both endpoints were found."""
+def _described(get: Lookup, node_id: str, phrases: Phrases | None) -> tuple[str, dict[str, Any] | None]:
+    if phrases is None:
+        return describe(get, node_id)
+    if node_id not in phrases:
+        phrases[node_id] = describe(get, node_id)
+    return phrases[node_id]
+
+
+def render(get: Lookup, edge: dict[str, Any], phrases: Phrases | None = None) -> tuple[str, bool]:
+    """The fact sentence for EDGE, and whether both endpoints were found. PHRASES, when given, keeps what
+    `describe` said of each endpoint for the next facts that name it (a batch of edges names the same nodes again
+    and again); keep it only while the nodes GET reads do not change."""
     etype = edge["type"]
     verb = VERBS.get(etype, etype[2:].replace("_", " ") if etype.startswith("x-") else etype)
-    src, src_rec = describe(get, edge["source_id"])
-    dst, dst_rec = describe(get, edge["target_id"])
+    src, src_rec = _described(get, edge["source_id"], phrases)
+    dst, dst_rec = _described(get, edge["target_id"], phrases)
     when = (edge.get("event_time") or (src_rec or {}).get("event_time") or "")[:10]
     if etype == "replies_to" and src_rec and dst_rec and src_rec.get("author") and dst_rec.get("author"):
         text = f"{src_rec['author']} replied to {dst_rec['author']}"
