@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from memdock.times import parse_datetime
@@ -30,7 +30,7 @@ def timestamp(value: str | None) -> float | None:
     return parse_datetime(value).timestamp()
 
 
-def _attrs(record: dict[str, Any], known: Iterable[str]) -> str:
+def _attrs(record: dict[str, Any], known: frozenset[str]) -> str:
     rest = {k: v for k, v in record.items() if k not in known}
     return json.dumps(rest, ensure_ascii=False, separators=(",", ":")) if rest else "{}"
 
@@ -59,26 +59,28 @@ ON CONFLICT(id) DO UPDATE SET type=excluded.type, source_id=excluded.source_id, 
   fact=excluded.fact, resolved=excluded.resolved, attrs=excluded.attrs"""
 
 
-_THREAD_KNOWN = ("id", "title", "topic", "event_time")
-_ENTITY_KNOWN = ("id", "entity_type", "name")
-_ENTRY_KNOWN = ("id", "thread_id", "position", "author", "role", "entry_type", "title", "body", "event_time")
-_CHUNK_KNOWN = (
-    "id",
-    "entry_id",
-    "thread_id",
-    "position",
-    "text",
-    "header",
-    "start",
-    "end",
-    "token_count",
-    "author",
-    "role",
-    "entry_type",
-    "event_time",
-    "content_hash",
+_THREAD_KNOWN = frozenset(("id", "title", "topic", "event_time"))
+_ENTITY_KNOWN = frozenset(("id", "entity_type", "name"))
+_ENTRY_KNOWN = frozenset(("id", "thread_id", "position", "author", "role", "entry_type", "title", "body", "event_time"))
+_CHUNK_KNOWN = frozenset(
+    (
+        "id",
+        "entry_id",
+        "thread_id",
+        "position",
+        "text",
+        "header",
+        "start",
+        "end",
+        "token_count",
+        "author",
+        "role",
+        "entry_type",
+        "event_time",
+        "content_hash",
+    )
 )
-_EDGE_KNOWN = ("id", "type", "source_id", "target_id", "thread_id", "weight", "event_time")
+_EDGE_KNOWN = frozenset(("id", "type", "source_id", "target_id", "thread_id", "weight", "event_time"))
 
 
 def thread_row(r: dict[str, Any]) -> Row:
@@ -319,8 +321,9 @@ def _index(conn: sqlite3.Connection, table: str, rows: list[Row]) -> None:
     """ROWS (rowid first) into an FTS5 TABLE (with its columns), in rowid order: FTS5 writes out the terms it holds
     whenever a rowid is not above the last one, so rows in another order (the order of their ids, say) made it
     write a segment for every few rows and merge them all, at 3.6x the cost of the same rows in order."""
-    marks = ",".join("?" * len(rows[0])) if rows else ""
-    conn.executemany(f"INSERT INTO {table} VALUES ({marks})", sorted(rows, key=lambda r: r[0]))
+    if rows:
+        marks = ",".join("?" * len(rows[0]))
+        conn.executemany(f"INSERT INTO {table} VALUES ({marks})", sorted(rows, key=lambda r: r[0]))
 
 
 def _last_of_each(rows: list[Row]) -> list[Row]:

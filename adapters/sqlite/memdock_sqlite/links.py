@@ -73,6 +73,8 @@ def endpoints(conn: sqlite3.Connection, ids: Iterable[str]) -> tuple[Ends, dict[
 
 
 _KNOWN_EXTRA = frozenset({"ingestion_time"})  # write-only in edges.attrs: no read answers it
+# The fields an edge record made a link of may have (no weight: a record that has one is stored in full).
+_DERIVABLE = frozenset({"id", "type", "source_id", "target_id", "thread_id", "event_time", *_KNOWN_EXTRA})
 
 
 def derive(r: dict[str, Any], nodes: Ends) -> tuple[int, int, int, int] | None:
@@ -81,11 +83,7 @@ def derive(r: dict[str, Any], nodes: Ends) -> tuple[int, int, int, int] | None:
     src, dst = nodes.get(r["source_id"]), nodes.get(r["target_id"])
     if parsed is None or src is None or dst is None or TYPES[parsed[1]] != r["type"]:
         return None
-    if r.get("weight") is not None or not set(r) - {"id", "type", "source_id", "target_id"} <= {
-        "thread_id",
-        "event_time",
-        *_KNOWN_EXTRA,
-    }:
+    if not r.keys() <= _DERIVABLE:
         return None
     if r.get("thread_id") is None or r["thread_id"] != src[1]:
         return None
