@@ -93,7 +93,7 @@ class _Recording:
 
 def test_rows_reach_fts5_in_rowid_order(tmp_path):
     """Ids are hashes: in their order the rowids are shuffled, and FTS5 writes out what it holds at each rowid not
-    above the last one (a segment every few rows, 3.6x the cost)."""
+    above the last one (a segment every few rows)."""
     conn = _Recording(db.open_writer(tmp_path))
     n = 300
     ids = [f"{zlib.crc32(str(k).encode()):08x}" for k in range(n)]

@@ -320,7 +320,8 @@ class Ingest:
 def _index(conn: sqlite3.Connection, table: str, rows: list[Row]) -> None:
     """ROWS (rowid first) into an FTS5 TABLE (with its columns), in rowid order: FTS5 writes out the terms it holds
     whenever a rowid is not above the last one, so rows in another order (the order of their ids, say) made it
-    write a segment for every few rows and merge them all, at 3.6x the cost of the same rows in order."""
+    write a segment for every few rows and merge them all, several times the cost of the same rows in order
+    (bench/sqlite_ingest.py)."""
     if rows:
         marks = ",".join("?" * len(rows[0]))
         ordered: list[Row] = sorted(rows, key=lambda r: int(r[0]))
