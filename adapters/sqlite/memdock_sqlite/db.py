@@ -22,7 +22,7 @@ SCHEMA_VERSION = 6
 
 _LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
 
-# New rows reach the FTS tables from ingest, one INSERT ... SELECT per batch (ingest.FTS_INSERT, node_text.py), not
+# New rows reach the FTS tables from ingest, one insert per batch in rowid order (ingest._index, node_text.py), not
 # from AFTER INSERT triggers: with a trigger per row, chunks were indexed 2.2× slower. Deletes and updates keep theirs.
 DDL_TEMPLATE = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
