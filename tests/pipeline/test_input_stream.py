@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.answers import answers as said
 from support.cli import memdock, run_memdock
 
 from memdock.registry import Registry
@@ -91,12 +92,7 @@ def gone(pid: int, limit: float = 60.0) -> None:
 
 def answers(store: Path) -> dict:
     with SubprocessBackend(Registry().get("sqlite"), store) as b:
-        out: dict = {"counts": b.counts()}
-        for q in QUERIES:
-            out[q] = [(h.id, round(h.score, 6), h.text) for h in b.query(q, limit=10).hits]
-            out["facts " + q] = [(h.id, h.text) for h in b.search_facts(q, limit=10).hits]
-            out["nodes " + q] = [(h.id, h.text) for h in b.search_nodes(q, limit=10).hits]
-        return out
+        return said(b, QUERIES)
 
 
 def rows(store: Path) -> tuple[int, int]:

@@ -5,6 +5,7 @@ entry's text stored again beside its chunks (its edges wait for the stream's end
 import json
 from pathlib import Path
 
+from support.answers import answers
 from tantivy_support import REAL_HOME, backend, gate
 from test_tantivy_text_once import stored_entries
 
@@ -15,15 +16,6 @@ pytestmark = gate
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "threads"
 QUERIES = ("thundering herd after cache expiry", "mentions file migrate_v2", "deploy rollback", "who owns the cache")
-
-
-def answers(b) -> dict:
-    out: dict = {"counts": b.counts()}
-    for q in QUERIES:
-        out[q] = [(h.id, round(h.score, 5), h.text) for h in b.query(q, limit=10).hits]
-        out["facts " + q] = [(h.id, h.text) for h in b.search_facts(q, limit=10).hits]
-        out["nodes " + q] = [(h.id, h.text) for h in b.search_nodes(q, limit=10).hits]
-    return out
 
 
 def notes(path: Path, n: int) -> Path:
@@ -40,7 +32,7 @@ def add(store: Path, feed: ImportFeed, streamed: str, monkeypatch) -> dict:
     with backend(store) as b:
         result = b.index(feed)
         assert ("input_stream" in result.details) is (streamed == "1")
-        return {"answers": answers(b)}
+        return {"answers": answers(b, QUERIES)}
 
 
 def test_a_streamed_add_answers_as_one_from_the_sealed_segment_and_stores_the_text_once(tmp_path, monkeypatch):
