@@ -37,8 +37,7 @@ def run_once(
     timeout: float | None = None,
     stream: InputStream | None = None,
 ) -> tuple[dict[str, Any], CallRecord]:
-    """OPERATION run by a process of its own. STREAM: the adapter's stdin is a pipe handed to it, on which the
-    caller (another thread) writes the input as it makes it (see `engine/stream.py`)."""
+    """OPERATION by a process of its own; STREAM gets its stdin, a pipe (see `engine/stream.py`)."""
     store = launch.store.ensure()
     work = store.new_work_dir(operation)
     result_path = work / "result.json"
@@ -58,11 +57,8 @@ def run_once(
     started = time.monotonic()
     limit = timeout if timeout is not None else launch.timeout(operation)
     log = StderrLog(work / "stderr.log", launch.redactor)
-    proc = _spawn(launch, request_path, work, params, log, stream is not None)
+    proc = _spawn(launch, request_path, work, params, log, stream)
     record.pid = proc.pid
-    if stream is not None:
-        assert proc.stdin is not None
-        stream.opened(proc.stdin, lambda: stop(proc), proc.pid)
     log.attach(proc.stderr)  # type: ignore[arg-type]
     quarantine = Quarantine()
     channel = EventChannel(
@@ -112,10 +108,11 @@ def run_once(
 
 
 def _spawn(
-    launch: Launch, request_path: Path, work: Path, params: dict[str, Any], log: StderrLog, piped: bool = False
+    launch: Launch, request_path: Path, work: Path, params: dict[str, Any], log: StderrLog, stream: InputStream | None
 ) -> AdapterProcess:
+    """The adapter's process; with STREAM, its stdin is a pipe handed to STREAM, which the caller writes."""
     try:
-        return spawn(
+        proc = spawn(
             launch.argv("--request", str(request_path)),
             env=launch.child_env(work / "tmp"),
             cwd=work,
@@ -124,11 +121,15 @@ def _spawn(
             exit_grace=launch.exit_grace(),
             python=launch.python_script,
             module_path=launch.descriptor.python_path(),
-            stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if stream is None else subprocess.PIPE,
         )
     except BaseException:
         log.close()
         raise
+    if stream is not None:
+        assert proc.stdin is not None
+        stream.opened(proc.stdin, lambda: stop(proc), proc.pid)
+    return proc
 
 
 def _finish_record(
