@@ -12,6 +12,7 @@ from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
+from memdock.sdk.stream import record_groups
 from memdock_sqlite import bulk, db, facts, graph, ingest, search, vector_cache, vector_index, vectors
 from memdock_sqlite.delete import delete as delete_records
 from memdock_sqlite.settings import Settings
@@ -21,6 +22,7 @@ EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing
 
 class SqliteAdapter(Adapter):
     descriptor_path = adapter_json(__file__)
+    input_stream = True
     features = supports("graph_query", "temporal", "incremental", "delete", "retrieval", "metadata_filter")
     score = {
         "range": [0.0, 1.0],
@@ -151,9 +153,9 @@ class SqliteAdapter(Adapter):
 
     def index(self, ctx: Context) -> dict:
         started = time.monotonic()
-        reader = ctx.staged_bundle()
-        present = [t for t in ingest.ORDER if t in reader.record_types()]
-        total = sum(reader.count(t) for t in present)
+        reader = ctx.input_stream() if ctx.streamed else ctx.staged_bundle()
+        present = [t for t in ingest.ORDER if ctx.streamed or t in reader.record_types()]
+        total = None if ctx.streamed else sum(reader.count(t) for t in present)  # a stream's is known at its end
         committed = Checkpoints(ctx, total)
         size = Settings.from_config(ctx.config).batch_size
         loaded = bulk.fresh(ctx.data_dir)
@@ -192,8 +194,8 @@ class SqliteAdapter(Adapter):
     def _ingest(self, conn: sqlite3.Connection, reader, present, on_commit, size: int):
         """Every record of READER into CONN, then what follows from them (node text, late facts)."""
         run = ingest.Ingest(conn, on_commit=on_commit, batch_size=size)
-        for rtype in present:
-            self._sql(run.run, rtype, reader.records(rtype))
+        for rtype, records in record_groups(reader, present):
+            self._sql(run.run, rtype, records)
         self._sql(run.finish)
         with db.transaction(conn, "indexing"):
             resolved = facts.refresh_unresolved(conn)

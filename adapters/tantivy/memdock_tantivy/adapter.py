@@ -11,6 +11,7 @@ from memdock.sdk import Adapter, Context, adapter_json
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
+from memdock.sdk.stream import record_groups
 from memdock_tantivy import delete, ingest, queries, search, store
 from memdock_tantivy.reader import Reader
 from memdock_tantivy.settings import Settings
@@ -21,6 +22,7 @@ KINDS = ("thread", "entry", "entity", "chunk", "edge")
 
 class TantivyAdapter(Adapter):
     descriptor_path = adapter_json(__file__)
+    input_stream = True
     features = supports("graph_query", "temporal", "incremental", "delete", "retrieval", embeddings=False)
     score = {
         "range": [0.0, 1.0],
@@ -82,9 +84,9 @@ class TantivyAdapter(Adapter):
 
     def index(self, ctx: Context) -> dict:
         started = time.monotonic()
-        reader_in = ctx.input_bundle()
-        present = [t for t in ingest.ORDER if t in reader_in.record_types()]
-        total = sum(reader_in.count(t) for t in present)
+        reader_in = ctx.input_stream() if ctx.streamed else ctx.input_bundle()
+        present = [t for t in ingest.ORDER if ctx.streamed or t in reader_in.record_types()]
+        total = None if ctx.streamed else sum(reader_in.count(t) for t in present)  # a stream's is known at its end
         index = self._index(ctx, write=True)
         assert index is not None, "a write opens (creating) the index"
         committed = Checkpoints(ctx, total)
@@ -99,10 +101,11 @@ class TantivyAdapter(Adapter):
                 batch_size=settings.batch_size,
                 text_once_=index.version >= store.TEXT_ONCE,
             )
-            for rtype in present:
-                run.run(rtype, reader_in.records(rtype))
+            # a stream's edges wait for its end: they release the entries held for the text once
+            for rtype, records in record_groups(reader_in, present, hold=("edge",)):
+                run.run(rtype, records)
             run.finish()
-            resolved = run.refresh_unresolved() if "edge" in present or run.replace else 0
+            resolved = run.refresh_unresolved() if "edge" in reader_in.record_types() or run.replace else 0
         finally:
             writer.wait()
         ignored = {t: reader_in.count(t) for t in reader_in.record_types() if t not in ingest.ORDER}

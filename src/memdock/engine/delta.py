@@ -7,6 +7,7 @@ goes (a first index), the adapter is handed the input bundle itself (`Delta.whol
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -91,7 +92,13 @@ class DeltaSink:
 
 
 def build_delta(
-    reader: BundleReader | Feed, ledger: Ledger, out: Path, origin: str | None = None, *, fresh: bool = False
+    reader: BundleReader | Feed,
+    ledger: Ledger,
+    out: Path,
+    origin: str | None = None,
+    *,
+    fresh: bool = False,
+    tee: Callable[[BundleWriter], Any] | None = None,
 ) -> Delta:
     """Stream READER (a bundle, or a Feed) once, writing changed records to a new bundle at OUT and noting them
     as pending.
@@ -99,7 +106,8 @@ def build_delta(
     Every record is noted as coming from ORIGIN, else the input's source (`memdock.bundle.source`). FRESH: the
     ledger holds nothing (a first index), so every record goes and none is looked up; no record is noted as seen
     either, which only matters to pruning and to claiming records committed before, and a first index has none.
-    A bundle read whole goes to the adapter as it is (`Delta.whole`); a Feed's records are only in the segment."""
+    A bundle read whole goes to the adapter as it is (`Delta.whole`); a Feed's records are only in the segment.
+    TEE wraps the segment's writer, to send its lines elsewhere too (`engine/stream.py`)."""
     if isinstance(reader, BundleReader):
         feed: Feed = _BundleFeed(reader)
         delta = Delta(out, origin=origin or feed.origin, source=reader.path.resolve())
@@ -112,7 +120,7 @@ def build_delta(
     with BundleWriter(
         out, feed.kind, validate=False, chunker=feed.chunker, inputs=inputs, metadata=metadata, compress=True
     ) as w:
-        sink = DeltaSink(ledger, w, delta, fresh)
+        sink = DeltaSink(ledger, w if tee is None else tee(w), delta, fresh)
         feed.run(sink)
         sink.flush()
     delta.sent = {t: delta.sent[t] for t in sorted(delta.sent, key=_rank)}

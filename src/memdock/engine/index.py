@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +36,9 @@ from .parallel import (
     writers_mode,
 )
 from .sources import Plan
-from .transport import CheckpointCallback
+from .stream import AdapterGone, InputStream, drain
+from .stream import Call as CallThread
+from .transport import Call, CheckpointCallback
 
 if TYPE_CHECKING:
     from .backend import StoreBackend
@@ -112,18 +114,22 @@ class IndexRun:
 
     def in_journal(self, reader: BundleReader | Feed, caps: Capabilities, writers: Writers) -> IndexResult:
         """The run proper, its delta kept as the journal's next segment (see `engine/journal.py`); the segment is
-        discarded when nothing of it reached the backend."""
+        discarded when nothing of it reached the backend. A Feed goes to an adapter that reads a stream while
+        the pass makes it (`engine/stream.py`)."""
         journal = Journal(self.store.journal_path)
         delta_dir = journal.next_segment()
         try:
-            delta, fresh = self.diff(reader, delta_dir)
-            sent = self.adapter_input(delta)
+            if not isinstance(reader, BundleReader) and self.streams(caps, writers):
+                delta, fresh, result = self.streamed(reader, delta_dir)
+                sent = delta.path
+            else:
+                delta, fresh = self.diff(reader, delta_dir)
+                sent = self.adapter_input(delta)
+                shards = self.store.work_root / f"shards-{delta_dir.name}"
+                result = self.send(sent, writers, shards) if delta.total_sent else IndexResult()
             if not delta.total_sent:
                 journal.discard(delta_dir)
-                result = IndexResult(skipped=delta.skipped)
-            else:
-                result = self.send(sent, writers, self.store.work_root / f"shards-{delta_dir.name}")
-                result.skipped = delta.skipped
+            result.skipped = delta.skipped
             self.finish(result, delta, sent, fresh, caps)
             return result
         except BaseException:
@@ -131,19 +137,75 @@ class IndexRun:
                 journal.discard(delta_dir)
             raise
 
-    def diff(self, reader: BundleReader | Feed, delta_dir: Path) -> tuple[Delta, bool]:
-        """Finish a killed forget, then write the delta against the ledger; whether the store was empty (a first
-        index: nothing can vanish)."""
+    def before_delta(self) -> bool:
+        """Finish a killed forget and restore a lost store; whether the store is empty (a first index: nothing
+        can vanish)."""
         assert self.ledger is not None
         self.backend._finish_forgets(self.ledger, self.opts.timeout)
         self.restored = restore_if_lost(self.transport, self.store, self.ledger, self.resend)
-        fresh = self.ledger.empty()
+        return self.ledger.empty()
+
+    def diff(self, reader: BundleReader | Feed, delta_dir: Path) -> tuple[Delta, bool]:
+        """The delta against the ledger, written as the journal's segment; whether the store was empty."""
+        assert self.ledger is not None
+        fresh = self.before_delta()
         delta = build_delta(reader, self.ledger, delta_dir, self.opts.origin, fresh=fresh)
+        self.carry(delta)
+        return delta, fresh
+
+    def carry(self, delta: Delta) -> None:
+        """A re-add's skipped files: their records count as seen, the threads of files that left are pruned."""
+        assert self.ledger is not None
         files = self.opts.files
         if files is not None:
             self.ledger.carry(files.carried)
             delta.thread_ids = sorted({*delta.thread_ids, *files.left})
-        return delta, fresh
+
+    def streams(self, caps: Capabilities, writers: Writers) -> bool:
+        """Whether the adapter reads the delta while the pass makes it: one writer, a transport and an adapter
+        that can, and MEMDOCK_INDEX_STREAM not 0."""
+        return (
+            writers.pool is None
+            and getattr(self.transport, "streams", False)
+            and caps.has("input_stream")
+            and os.environ.get("MEMDOCK_INDEX_STREAM", "1") != "0"
+        )
+
+    def streamed(self, feed: Feed, delta_dir: Path) -> tuple[Delta, bool, IndexResult]:
+        """The delta written and indexed at once (see `engine/stream.py`); the adapter's checkpoints reach the
+        ledger once the segment is sealed."""
+        assert self.ledger is not None
+        fresh = self.before_delta()
+        stream = InputStream()
+        request = Call("index", {"stream": True, "verified": True}, stream.on_progress, stream.on_checkpoint)
+        request = replace(request, shared=False, timeout=self.opts.timeout, stream=stream)
+        call = CallThread(lambda: self.transport.send(request), stream)
+        call.start()
+        try:
+            if not stream.wait_open():
+                call.join()  # raises why the adapter did not start
+            delta = build_delta(feed, self.ledger, delta_dir, self.opts.origin, fresh=fresh, tee=stream.tee)
+            self.carry(delta)
+            stream.end()
+        except AdapterGone:
+            call.join()  # the adapter's own error says why it stopped reading
+            raise
+        except BaseException:
+            stream.close()  # an input without its end line: the adapter commits nothing more
+            call.thread.join()
+            raise
+        try:
+            drain(stream, self.checkpoint, self.opts.progress)
+        except BaseException:
+            stream.stop()
+            call.thread.join()
+            raise
+        raw = call.join()
+        self.ledger.commit_all_pending()
+        self.committed = True
+        result = IndexResult.from_dict(raw)
+        result.details["input_stream"] = stream.sent
+        return delta, fresh, result
 
     def resend(self, bundle: Path) -> dict[str, Any]:
         """Send BUNDLE whole (a store restored from its journal, see `engine/lost.py`)."""

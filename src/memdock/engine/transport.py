@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..contract import ProgressCallback
 from .parallel import Job, ShardSpec
+
+if TYPE_CHECKING:
+    from .stream import InputStream
 
 CheckpointCallback = Callable[[list[str]], None]
 
@@ -33,13 +36,16 @@ class Call:
     offered: tuple[str, ...] | None = None
     shared: bool = True
     timeout: float | None = None
+    stream: InputStream | None = None
+    """The run writes the index's records to the adapter's stdin as it makes them (`engine/stream.py`)."""
 
 
 class Transport(Protocol):
     """One adapter, reached somehow. NAME is the adapter's; READS_GZIP whether it reads a sealed journal
     segment's gzip parts (memdock's Python SDK does; any other adapter gets a plain bundle); PARALLEL_WRITERS
     adapter.json's `parallel_writers` (`shared`, `merge` or `serial`); STORE_FILES adapter.json's `store_files`,
-    the files under the data dir that hold the backend's store (see `engine/lost.py`)."""
+    the files under the data dir that hold the backend's store (see `engine/lost.py`). A transport that can hand
+    an adapter its input on stdin (`Call.stream`) also has STREAMS True."""
 
     name: str
     reads_gzip: bool

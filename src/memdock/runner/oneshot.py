@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -17,6 +18,9 @@ from .launch import CallRecord, Launch
 from .process import AdapterProcess, spawn, stop, wait_exit
 from .result_file import read_capped
 from .stderr_log import StderrLog
+
+if TYPE_CHECKING:
+    from ..engine.stream import InputStream
 
 EventCallback = Callable[[dict[str, Any]], None]
 
@@ -31,7 +35,9 @@ def run_once(
     offered: tuple[str, ...] | None = None,
     keep_work_dir: bool = False,
     timeout: float | None = None,
+    stream: InputStream | None = None,
 ) -> tuple[dict[str, Any], CallRecord]:
+    """OPERATION by a process of its own; STREAM gets its stdin, a pipe (see `engine/stream.py`)."""
     store = launch.store.ensure()
     work = store.new_work_dir(operation)
     result_path = work / "result.json"
@@ -51,7 +57,7 @@ def run_once(
     started = time.monotonic()
     limit = timeout if timeout is not None else launch.timeout(operation)
     log = StderrLog(work / "stderr.log", launch.redactor)
-    proc = _spawn(launch, request_path, work, params, log)
+    proc = _spawn(launch, request_path, work, params, log, stream)
     record.pid = proc.pid
     log.attach(proc.stderr)  # type: ignore[arg-type]
     quarantine = Quarantine()
@@ -101,9 +107,12 @@ def run_once(
     return result, record
 
 
-def _spawn(launch: Launch, request_path: Path, work: Path, params: dict[str, Any], log: StderrLog) -> AdapterProcess:
+def _spawn(
+    launch: Launch, request_path: Path, work: Path, params: dict[str, Any], log: StderrLog, stream: InputStream | None
+) -> AdapterProcess:
+    """The adapter's process; with STREAM, its stdin is a pipe handed to STREAM, which the caller writes."""
     try:
-        return spawn(
+        proc = spawn(
             launch.argv("--request", str(request_path)),
             env=launch.child_env(work / "tmp"),
             cwd=work,
@@ -112,10 +121,15 @@ def _spawn(launch: Launch, request_path: Path, work: Path, params: dict[str, Any
             exit_grace=launch.exit_grace(),
             python=launch.python_script,
             module_path=launch.descriptor.python_path(),
+            stdin=subprocess.DEVNULL if stream is None else subprocess.PIPE,
         )
     except BaseException:
         log.close()
         raise
+    if stream is not None:
+        assert proc.stdin is not None
+        stream.opened(proc.stdin, lambda: stop(proc), proc.pid)
+    return proc
 
 
 def _finish_record(

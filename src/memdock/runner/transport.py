@@ -52,6 +52,7 @@ class SubprocessTransport(Transport):
         self.descriptor, self.store, self.launch = descriptor, store, launch
         self.name = descriptor.name
         self.reads_gzip = descriptor.runtime.get("kind") == "python"
+        self.streams = self.reads_gzip  # memdock's SDK reads an input stream (`sdk/stream.py`)
         self.parallel_writers = str(descriptor.parallel_writers)
         self.store_files = [str(n) for n in descriptor.raw.get("store_files", [])]
         self.retries, self.backoff = retries, backoff
@@ -66,10 +67,13 @@ class SubprocessTransport(Transport):
             if pool is not None:
                 pool.close()
 
-    def _pool_for(self, operation: str, shared: bool, offered: tuple[str, ...] | None) -> WorkerPool | None:
+    def _pool_for(
+        self, operation: str, shared: bool, offered: tuple[str, ...] | None, stream: bool = False
+    ) -> WorkerPool | None:
         """The workers OPERATION runs on, or None for a one-shot process: the read pool for a call that may share
-        a worker; the write worker for a write that may not (see the module's docstring); else none."""
-        if offered is not None:
+        a worker; the write worker for a write that may not (see the module's docstring); else none (also for a
+        call whose input is a stream: a worker's stdin carries its requests)."""
+        if offered is not None or stream:
             return None
         if shared:
             return self.pool
@@ -90,7 +94,7 @@ class SubprocessTransport(Transport):
             if end is not None:
                 limit = min(max(end - time.monotonic(), 0.001), self.launch.timeout(operation))
             try:
-                pool = self._pool_for(operation, call.shared, call.offered)
+                pool = self._pool_for(operation, call.shared, call.offered, call.stream is not None)
                 if pool is not None:
                     return pool.call(
                         operation,
@@ -108,11 +112,14 @@ class SubprocessTransport(Transport):
                     timeout=limit,
                     on_checkpoint=call.on_checkpoint,
                     offered=call.offered,
+                    stream=call.stream,
                 )
                 self._note(record)
                 return result
             except MemdockError as exc:
                 pause = self._failed(exc, operation, attempt)
+                if call.stream is not None:  # its input was written once, as it was made: it cannot be sent again
+                    raise
                 if not exc.retryable or attempt > self.retries or (end is not None and time.monotonic() + pause >= end):
                     raise
                 time.sleep(pause)

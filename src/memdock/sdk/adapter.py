@@ -94,6 +94,20 @@ class Context:
         return BundleReader(path, validate=validate, sealed=True, checked=checked)
 
     @property
+    def streamed(self) -> bool:
+        """The core writes this index run's records on stdin as it makes them (`params.stream`, see
+        `sdk/stream.py`); `input_stream` reads them."""
+        return self.params.get("stream") is True
+
+    def input_stream(self) -> Any:
+        """The records the core writes on stdin (a `memdock.sdk.stream.StreamedInput`), checked by the core."""
+        from .stream import StreamedInput
+
+        if not self.streamed:
+            raise InvalidInputError("this index run's input is params.bundle, not a stream")
+        return StreamedInput(sys.stdin.buffer, self.work_dir, where=f"{self.operation} input stream")
+
+    @property
     def verified(self) -> bool:
         """The runner wrote `params.bundle` from records it had validated (its delta of what changed, or a shard
         of it): the schema check would only repeat its own."""
@@ -156,6 +170,8 @@ class Adapter:
     score: dict[str, Any] = {"range": [0.0, 1.0], "semantics": "relevance, higher is better"}
     id_shapes: dict[str, str] = {}
     descriptor_path: str | os.PathLike[str] | None = None
+    input_stream: bool = False
+    """Whether `index` reads its records from stdin as the core makes them when asked (`Context.streamed`)."""
 
     def operations(self, ctx: Context) -> list[str]:
         ops = ["capabilities"]
@@ -166,6 +182,8 @@ class Adapter:
 
     def capabilities(self, ctx: Context) -> dict[str, Any]:
         active = {"concurrent_index": self._shared_writers(), **self.active_features(ctx)}
+        if self.input_stream:
+            active["input_stream"] = True
         return {
             "adapter": self.name,
             "adapter_version": self.version,

@@ -9,7 +9,7 @@ from .adapter import Context
 class Checkpoints:
     """Call with the ids of each committed batch; `count` is the number of checkpoints sent, for the result."""
 
-    def __init__(self, ctx: Context, total: int):
+    def __init__(self, ctx: Context, total: int | None):
         self.ctx, self.total = ctx, total
         self.done = self.count = 0
 

@@ -1,0 +1,158 @@
+"""`memdock add`'s one pass and its adapter at once: the adapter indexes the delta while the pass still makes it.
+
+The index call starts at the start of the pass, on a thread of its own, with `params.stream`: its adapter (one
+that declares `input_stream`, see `sdk/stream.py`) reads from its stdin the lines the journal segment gets, each
+as `TYPE JSON`, and `end COUNT` once the segment is sealed. The run's thread writes the delta and owns the
+ledger; the call's thread only reads the adapter's events and queues them, never blocking on the ledger, so the
+adapter never waits on its stdout while the run waits on its stdin. The queued checkpoints reach the ledger once
+the segment is sealed and its end line sent: the ledger never counts a record the journal does not hold.
+
+What can go wrong, and what is left:
+- the run refuses a record (or dies): the adapter's input ends without its end line; it fails and commits
+  nothing more (a first sqlite load is never swapped in); what it committed before is not in the ledger, which
+  still holds those records as pending, so the next run sends them again (upserts leave one copy).
+- the adapter dies: the run's next write finds the pipe closed; the run stops and raises the adapter's error.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from typing import IO, Any
+
+from ..bundle import BundleWriter
+from ..errors import BackendError
+
+END = b"end"
+_DONE = ("done", None)
+
+
+class InputStream:
+    """The delta's lines to the adapter's stdin (the run's thread), the adapter's events back (the call's)."""
+
+    def __init__(self) -> None:
+        self.events: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self.sent = 0
+        self._pipe: IO[bytes] | None = None
+        self._ready = threading.Event()
+        self._stop: Callable[[], None] | None = None
+        self.broken = False
+        self.pid: int | None = None
+
+    def tee(self, writer: BundleWriter) -> Tee:
+        return Tee(writer, self)
+
+    # the call's thread (`runner/oneshot.py`)
+    def opened(self, pipe: IO[bytes], stop: Callable[[], None], pid: int) -> None:
+        """The adapter started (process group PID) with PIPE as its stdin; STOP ends it."""
+        self._pipe, self._stop, self.pid = pipe, stop, pid
+        self._ready.set()
+
+    def on_checkpoint(self, ids: list[str]) -> None:
+        self.events.put(("checkpoint", ids))
+
+    def on_progress(self, event: dict[str, Any]) -> None:
+        self.events.put(("progress", event))
+
+    def finished(self) -> None:
+        """The call is over (or never started): nothing more comes."""
+        self._ready.set()
+        self.events.put(_DONE)
+
+    # the run's thread
+    def wait_open(self) -> bool:
+        self._ready.wait()
+        return self._pipe is not None
+
+    def write_lines(self, rtype: str, lines: Sequence[bytes]) -> None:
+        if lines:
+            head = rtype.encode() + b" "
+            self._write(b"".join(head + (line if line.endswith(b"\n") else line + b"\n") for line in lines))
+            self.sent += len(lines)
+
+    def end(self) -> None:
+        """Every line is written and the segment sealed: the end line, then EOF."""
+        self._write(END + b" " + str(self.sent).encode() + b"\n")
+        self.close()
+
+    def _write(self, data: bytes) -> None:
+        assert self._pipe is not None
+        try:
+            self._pipe.write(data)
+        except (BrokenPipeError, ValueError):  # the adapter is gone; its call's error says why
+            self.broken = True
+            raise AdapterGone() from None
+
+    def close(self) -> None:
+        """EOF on the adapter's stdin (without the end line, an incomplete input it refuses)."""
+        if self._pipe is not None and not self._pipe.closed:
+            try:
+                self._pipe.close()
+            except BrokenPipeError:
+                self.broken = True
+
+    def stop(self) -> None:
+        if self._stop is not None:
+            self._stop()
+
+
+class Tee:
+    """A journal segment's writer whose lines also go to STREAM (`delta.build_delta`'s TEE)."""
+
+    def __init__(self, writer: BundleWriter, stream: InputStream):
+        self.writer, self.stream = writer, stream
+
+    def write_lines(self, rtype: str, lines: Sequence[bytes]) -> None:
+        self.writer.write_lines(rtype, lines)
+        self.stream.write_lines(rtype, lines)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.writer, name)
+
+
+class AdapterGone(BackendError):
+    """The adapter closed its input before the run was done writing it (its own error says why)."""
+
+    def __init__(self) -> None:
+        super().__init__("the adapter stopped reading its input stream")
+
+
+class Call:
+    """FN, the adapter call, on a thread of its own; its result or error once joined."""
+
+    def __init__(self, fn: Callable[[], dict[str, Any]], stream: InputStream):
+        self.fn, self.stream = fn, stream
+        self.result: dict[str, Any] | None = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="memdock-index-call", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            self.result = self.fn()
+        except BaseException as exc:  # handed to the run's thread, which raises it
+            self.error = exc
+        finally:
+            self.stream.finished()
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def join(self) -> dict[str, Any]:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
+
+
+def drain(stream: InputStream, on_checkpoint: Callable[[list[str]], None], on_progress: Any) -> None:
+    """Hand the adapter's queued events to the run (its thread, the ledger's) until the call is over."""
+    while True:
+        kind, value = stream.events.get()
+        if kind == "done":
+            return
+        if kind == "checkpoint":
+            on_checkpoint(value)
+        elif on_progress is not None:
+            on_progress(value)
