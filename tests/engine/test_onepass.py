@@ -2,6 +2,7 @@
 run are the records, hashes and journal segment the import -> chunk -> index bundles give, and the adapter reads
 that segment (no corpus or chunks bundle is written and read back)."""
 
+from itertools import chain
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,30 @@ def test_the_sinks_hash_is_the_ledgers_record_hash(record):
     from memdock.engine.ledger import record_hash
 
     assert _hash(dict(record)) == record_hash(record)
+
+
+def test_edges_derived_from_an_entry_skip_the_id_check_and_replies_keep_it(tmp_path):
+    """contains / follows / mentions edges are unique by construction (their entry's id was checked unique): they
+    are not held among the ids seen; a replies_to edge, read from the source, still is, and a repeat is refused."""
+    from memdock.importers import onepass
+    from memdock.jsonl import PayloadError
+
+    class Sink:
+        def __init__(self):
+            self.added = []
+
+        def add(self, rtype, rec, line):
+            self.added.append((rtype, rec.get("type")))
+
+    out = onepass._Chunking(Sink(), onepass.Chunker(ChunkOptions()))
+    feed = ImportFeed([FIXTURES], "watercooler", ChunkOptions())
+    feed.start()
+    for rtype, rec in chain(feed._head, feed._records):
+        out.write(rtype, rec)
+    kinds = [kind for rtype, kind in out.sink.added if rtype == "edge"]
+    assert {"contains", "follows", "mentions"} <= set(kinds)
+    assert len(out.own.streams["edge"].seen) == kinds.count("replies_to")
+    reply = {"id": "edge:replies_to:x", "type": "replies_to", "source_id": "entry:a", "target_id": "entry:b"}
+    out.write("edge", dict(reply))
+    with pytest.raises(PayloadError, match="duplicate edge id"):
+        out.write("edge", dict(reply))
