@@ -46,12 +46,6 @@ class Delta:
         return sum(self.sent.values())
 
 
-def _thread_of(record_type: str, rec: dict) -> str | None:
-    if record_type == "thread":
-        return rec["id"]
-    return rec.get("thread_id")
-
-
 class Feed(Protocol):
     """Records an index run reads from somewhere other than a bundle (`memdock add` imports and chunks them in the
     same pass, see `importers/onepass.py`). RUN pushes each record with its line to the sink, checked as a bundle
@@ -76,12 +70,16 @@ class DeltaSink:
 
     def add(self, rtype: str, rec: dict[str, Any], line: bytes) -> None:
         """REC, read as LINE; REC is this run's own (its volatile fields are dropped in place)."""
+        rid = rec["id"]
         if rtype == "thread":
-            self.threads.add(rec["id"])
+            self.threads.add(rid)
+            thread = rid
+        else:
+            thread = rec.get("thread_id")
         batch = self.batches.get(rtype)
         if batch is None:
             batch = self.batches[rtype] = []
-        batch.append((line, (rec["id"], _hash(rec), _thread_of(rtype, rec), rtype), rec))
+        batch.append((line, (rid, _hash(rec), thread, rtype), rec))
         if len(batch) >= _BATCH:
             self.flush(upto=rtype)
 
