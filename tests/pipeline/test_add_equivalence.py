@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +29,14 @@ from memdock.engine.mock import MemoryAdapter, MockTransport
 from memdock.importers.onepass import ImportFeed
 
 PINNED = Path(__file__).with_name("data") / "add_digests.json"
-CORPORA = {
-    "watercooler": ("watercooler_threads", "watercooler"),
-    "locomo": ("locomo/locomo_dev.json", "chat"),
-    "irc": ("irc/dev/2004-11-15_03.ascii.txt", "irc"),
-    "notes": ("locomo/locomo_dev.json", "jsonl"),  # short notes made from its turns (`write_notes`)
+CORPORA = {  # name: (file or folder under the shared data, format); the notes are made from LoCoMo's turns
+    name: (rel, fmt)
+    for name, rel, fmt in [
+        ("watercooler", "watercooler_threads", "watercooler"),
+        ("locomo", "locomo/locomo_dev.json", "chat"),
+        ("irc", "irc/dev/2004-11-15_03.ascii.txt", "irc"),
+        ("notes", "locomo/locomo_dev.json", "jsonl"),
+    ]
 }
 OPTIONS = {"default": ChunkOptions(), "small": ChunkOptions(max_tokens=48, overlap=12)}
 NOTES = 3000
@@ -121,4 +123,4 @@ if __name__ == "__main__":
         with tempfile.TemporaryDirectory() as tmp:
             table[name] = digests(data, Path(tmp), name)
     PINNED.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
-    sys.exit(0)
+    raise SystemExit(0)
