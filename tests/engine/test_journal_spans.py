@@ -206,3 +206,28 @@ def test_chunks_of_entries_past_the_bodies_a_writer_holds_keep_their_text(tmp_pa
     assert kept == ["chunk:1", "chunk:2", "chunk:4"]  # the second entry's chunks
     assert records(read(segment)) == sent
     ledger.close()
+
+
+def test_spans_found_from_the_records_handed_in_match_those_found_by_decoding_each_line() -> None:
+    """The one pass hands the writer its entry and chunk dicts with their lines (no line is decoded again); a
+    record that does not match its line costs only its span: the line is kept as it is, never stored wrong."""
+    body = "alpha beta gamma delta epsilon"
+    entry = {"id": "entry:1", "thread_id": "thread:t", "body": body}
+    chunks = [
+        {"id": f"chunk:{i}", "entry_id": "entry:1", "text": f"H\n{body[s:e]}", "header": "H", "start": s, "end": e}
+        for i, (s, e) in enumerate([(0, 10), (6, 22), (17, len(body))])
+    ]
+    for c in chunks:
+        c["content_hash"] = content_hash(c["text"])
+    lines = [orjson.dumps(c, option=orjson.OPT_APPEND_NEWLINE) for c in chunks]
+
+    def stored_with(records: list[dict[str, Any]] | None) -> list[bytes]:
+        bodies = Bodies()
+        bodies.note([orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE)], None if records is None else [entry])
+        return list(bodies.encode(lines, records))
+
+    by_lines = stored_with(None)
+    assert [s[:1] for s in by_lines] == [b"@"] * 3 and stored_with(chunks) == by_lines
+    assert [decode(s, body) for s in by_lines] == lines
+    wrong = [chunks[0], {**chunks[1], "start": 0, "end": 9, "text": "H\n" + body[:9]}, chunks[2]]
+    assert stored_with(wrong) == [by_lines[0], lines[1], by_lines[2]]

@@ -2,6 +2,7 @@
 run are the records, hashes and journal segment the import -> chunk -> index bundles give, and the adapter reads
 that segment (no corpus or chunks bundle is written and read back)."""
 
+from itertools import chain
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,46 @@ def test_chunks_that_fill_their_batch_before_their_entries_do_are_still_journall
     spans = [c for c in chunks if c["text"].endswith(bodies[c["entry_id"]][c["start"] : c["end"]])]
     assert len(chunks) > 2 * len(bodies) and len(spans) > 0.9 * len(chunks)
     assert [c["id"] for c in spans if orjson.dumps(c["text"]) in chunk_part] == []
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"id": "edge:a", "type": "contains", "source_id": "t", "target_id": "e", "ingestion_time": "2026-01-01T00:00Z"},
+        {"z": 1, "id": "entry:e", "body": "é ☃ \u2028", "metadata": {"b": [1, 2.5, None], "a": {"y": True}}},
+    ],
+)
+def test_the_sinks_hash_is_the_ledgers_record_hash(record):
+    """DeltaSink hashes records without going through record_hash (the same bytes, fewer steps); a change to
+    either must change both."""
+    from memdock.engine.delta import _hash
+    from memdock.engine.ledger import record_hash
+
+    assert _hash(dict(record)) == record_hash(record)
+
+
+def test_edges_derived_from_an_entry_skip_the_id_check_and_replies_keep_it(tmp_path):
+    """contains / follows / mentions edges are unique by construction (their entry's id was checked unique): they
+    are not held among the ids seen; a replies_to edge, read from the source, still is, and a repeat is refused."""
+    from memdock.importers import onepass
+    from memdock.jsonl import PayloadError
+
+    class Sink:
+        def __init__(self):
+            self.added = []
+
+        def add(self, rtype, rec, line):
+            self.added.append((rtype, rec.get("type")))
+
+    out = onepass._Chunking(Sink(), onepass.Chunker(ChunkOptions()))
+    feed = ImportFeed([FIXTURES], "watercooler", ChunkOptions())
+    feed.start()
+    for rtype, rec in chain(feed._head, feed._records):
+        out.write(rtype, rec)
+    kinds = [kind for rtype, kind in out.sink.added if rtype == "edge"]
+    assert {"contains", "follows", "mentions"} <= set(kinds)
+    assert len(out.own.streams["edge"].seen) == kinds.count("replies_to")
+    reply = {"id": "edge:replies_to:x", "type": "replies_to", "source_id": "entry:a", "target_id": "entry:b"}
+    out.write("edge", dict(reply))
+    with pytest.raises(PayloadError, match="duplicate edge id"):
+        out.write("edge", dict(reply))

@@ -50,10 +50,9 @@ class Bodies:
         self.held = 0
         self.last = 0  # ordinals never go back: a reader walks the entries once
 
-    def note(self, lines: Sequence[bytes]) -> None:
-        """Entry LINES, in the order they are written."""
-        for line in lines:
-            rec = orjson.loads(line)
+    def note(self, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None) -> None:
+        """Entry LINES, in the order they are written (RECORDS: the same entries as dicts, when the caller has them)."""
+        for rec in records if records is not None else map(orjson.loads, lines):
             body, rid = rec.get("body"), rec.get("id")
             size = sys.getsizeof(body)
             if isinstance(body, str) and isinstance(rid, str) and self.held + size <= MAX_HELD_BYTES:
@@ -61,12 +60,17 @@ class Bodies:
                 self.held += size
             self.entries += 1
 
-    def encode(self, lines: Sequence[bytes]) -> Sequence[bytes]:
-        """Chunk LINES as stored: a span where one gives the line back exactly, else the line."""
-        return [self._encode(line) for line in lines] if self.by_id else lines
+    def encode(self, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None) -> Sequence[bytes]:
+        """Chunk LINES as stored: a span where one gives the line back exactly, else the line. RECORDS: the same
+        chunks as dicts, when the caller has them (a wrong one costs only the span: each span is checked against
+        its line)."""
+        if not self.by_id:
+            return lines
+        if records is None:
+            return [self._encode(line, orjson.loads(line)) for line in lines]
+        return [self._encode(line, rec) for line, rec in zip(lines, records, strict=True)]
 
-    def _encode(self, line: bytes) -> bytes:
-        rec = orjson.loads(line)
+    def _encode(self, line: bytes, rec: Any) -> bytes:
         text, header = rec.get("text"), rec.get("header")
         held = self.by_id.get(rec.get("entry_id"))
         if held is None or held[0] < self.last or not isinstance(text, str):

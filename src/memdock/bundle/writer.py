@@ -86,8 +86,9 @@ class _Part:
         if self.pending_bytes >= _BUFFER_BYTES:
             self._deflate()
 
-    def add_block(self, lines: Sequence[bytes], size: int) -> None:
-        """Add LINES (SIZE bytes in all) at once: one hash update and one write or compression hand-off."""
+    def add_block(self, lines: Sequence[bytes], size: int, records: Sequence[dict[str, Any]] | None = None) -> None:
+        """Add LINES (SIZE bytes in all) at once: one hash update and one write or compression hand-off. RECORDS,
+        when given, are the lines' records decoded (or the dicts they were made from), read instead of the lines."""
         data = b"".join(lines)
         self.sha.update(data)
         self.count += len(lines)
@@ -95,20 +96,20 @@ class _Part:
         if self.zip is None:
             self.file.write(data)
             return
-        stored = self._stored(lines)
+        stored = self._stored(lines, records)
         self.pending.append(data if stored is lines else b"".join(stored))
         self.pending_bytes += size
         if self.pending_bytes >= _BUFFER_BYTES:
             self._deflate()
 
-    def _stored(self, lines: Sequence[bytes]) -> Sequence[bytes]:
+    def _stored(self, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None) -> Sequence[bytes]:
         """LINES as the journal stores them (see `spans`): an entry's body is noted, a chunk's text may be a span."""
         if self.bodies is None:
             return lines
         if self.record_type == "entry":
-            self.bodies.note(lines)
+            self.bodies.note(lines, records)
             return lines
-        return self.bodies.encode(lines)
+        return self.bodies.encode(lines, records)
 
     def _deflate(self) -> None:
         """Hand what waits to the deflating thread in one block (a zlib call per line cost more than the work);
@@ -236,9 +237,12 @@ class BundleWriter:
             reraise_disk_full(exc, self.path, "writing a bundle")
             raise
 
-    def write_lines(self, record_type: str, lines: Sequence[bytes]) -> None:
+    def write_lines(
+        self, record_type: str, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None
+    ) -> None:
         """`write_line` for each of LINES, with one hash update and one write per part they go to (a part still
-        ends once it holds part_max_bytes, as line by line)."""
+        ends once it holds part_max_bytes, as line by line). RECORDS, when given, are the lines' records (one
+        each, in order): a compressed chunks bundle reads bodies and texts from them, not by decoding the lines."""
         if not lines:
             return
         if record_type not in self._lines.streams:
@@ -252,7 +256,7 @@ class BundleWriter:
                 # a line goes into this part while the part holds less than the limit before it
                 stop = max(start + 1, bisect_left(ends, done + self.part_max_bytes - part.bytes, start) + 1)
                 stop = min(stop, len(lines))
-                part.add_block(lines[start:stop], ends[stop - 1] - done)
+                part.add_block(lines[start:stop], ends[stop - 1] - done, records and records[start:stop])
                 start = stop
         except OSError as exc:
             reraise_disk_full(exc, self.path, "writing a bundle")

@@ -158,12 +158,25 @@ def structure(parsed: ParsedThread, ctx: ImportContext) -> Iterable[tuple[str, d
     for e in parsed.entries:
         eid, when = e["id"], e.get("event_time")
         yield "entry", e
-        yield "edge", edge("contains", tid, eid, tid, ingestion_time=now)
+        yield "edge", _edge("contains", tid, eid, tid, None, now)
         if prev is not None:
-            yield "edge", edge("follows", eid, prev, tid, event_time=when, ingestion_time=now)
+            yield "edge", _edge("follows", eid, prev, tid, when, now)
         prev = eid
         for ent in extract_entities(e):
             yield "entity", ent
-            yield "edge", edge("mentions", eid, ent["id"], tid, event_time=when, ingestion_time=now)
+            yield "edge", _edge("mentions", eid, ent["id"], tid, when, now)
     for child, parent in parsed.replies:
-        yield "edge", edge("replies_to", child, parent, tid, ingestion_time=now)
+        yield "edge", _edge("replies_to", child, parent, tid, None, now)
+
+
+def _edge(kind: str, source: str, target: str, thread_id: str | None, when: str | None, now: str | None) -> dict:
+    """`edge(kind, source, target, thread_id, event_time=when, ingestion_time=now)`, the same record (keys in the
+    same order) without the keyword arguments' dict: structure makes one or more per entry."""
+    rec = {"id": f"edge:{kind}:{digest(kind, source, target)}", "type": kind, "source_id": source, "target_id": target}
+    if thread_id:
+        rec["thread_id"] = thread_id
+    if when is not None:
+        rec["event_time"] = when
+    if now is not None:
+        rec["ingestion_time"] = now
+    return rec

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from ..ids import digest
@@ -22,8 +23,17 @@ _AGENT = re.compile(r"^\s*([A-Za-z][\w.-]*)(?:\s*\(([^)]*)\))?")
 
 
 def _entity(kind: str, name: str) -> dict[str, Any]:
-    key = name.lower() if kind in ("person", "agent") else name
-    return {"id": f"entity:{kind}:{digest(kind, key)}", "entity_type": kind, "name": name}
+    return {
+        "id": _entity_id(kind, name.lower() if kind in ("person", "agent") else name),
+        "entity_type": kind,
+        "name": name,
+    }
+
+
+@lru_cache(maxsize=1 << 16)
+def _entity_id(kind: str, key: str) -> str:
+    """An entity's id (kept: a corpus names the same people, files and issues over and over)."""
+    return f"entity:{kind}:{digest(kind, key)}"
 
 
 def author_entities(author: str) -> list[dict[str, Any]]:

@@ -5,8 +5,12 @@ checked as a bundle writer checks it (schema, JSON rules, one id per type; a sou
 by the importer with file and line), each entry is chunked as it comes, and every record with its JSON line goes
 to the delta (`engine/delta.DeltaSink`), which hashes it once, diffs it against the ledger and writes it into the
 journal segment the adapter then reads. Edges and chunks are the core's own records (made from ids, positions
-and times the entry's check already covered): they skip the schema check, not the JSON rules; a chunk's id is
-unique by construction (its entry's id, its position and its text's hash), so chunks skip the id check too.
+and times the entry's check already covered): they skip the schema check. A chunk holds only its entry's values
+and strings and counts of its own, so the entry's line has checked the JSON rules for it, and its id is unique by
+construction (its entry's id, its position and its text's hash): it skips those checks too. So do the edges
+`structure` derives from an entry (contains, follows, mentions: see DERIVED), ids and times alone with ids unique
+by construction; a replies_to edge, which an importer reads from its source, keeps the JSON rules and the id
+check.
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from ..bundle import source
 from ..bundle.lines import RecordLines
 from ..chunking import ChunkOptions
 from ..chunking.chunker import Chunker
-from ..jsonl import dumps_line
 from ..validation import SchemaValidator
 from .pipeline import ImportSummary, import_records
 
@@ -28,6 +33,11 @@ if TYPE_CHECKING:
     from ..engine.delta import DeltaSink
 
 OWN = frozenset({"edge"})
+_LINE = orjson.OPT_APPEND_NEWLINE
+DERIVED = frozenset({"contains", "follows", "mentions"})
+"""Edges `importers.base.structure` derives from an entry (its thread, the entry before it, an entity it names
+once): unique by construction, since the entry's id was checked unique before them, and made of ids and times
+(strings) alone, which meet the JSON rules."""
 
 
 class ImportFeed:
@@ -90,10 +100,17 @@ class _Chunking:
         self.threads: dict[str, dict[str, Any]] = {}
 
     def write(self, record_type: str, record: dict[str, Any]) -> None:
-        line = (self.own if record_type in OWN else self.checked).line(record_type, record)
+        if record_type not in OWN:
+            line = self.checked.line(record_type, record)
+        elif record.get("type") in DERIVED:
+            line = self.own.built(record_type, record)
+        else:
+            line = self.own.line(record_type, record)
         if record_type == "entry":
             thread = self.threads.get(record["thread_id"])
-            chunks = [(c, dumps_line(c)) for c in self.chunker.iter_chunks(record, thread)]
+            # a chunk holds its entry's values (checked in the entry's line just made) and strings and counts of its
+            # own: the JSON rules `dumps_line` checks hold for it already
+            chunks = [(c, orjson.dumps(c, option=_LINE)) for c in self.chunker.iter_chunks(record, thread)]
             self.sink.add(record_type, record, line)
             for chunk, chunk_line in chunks:
                 self.sink.add("chunk", chunk, chunk_line)

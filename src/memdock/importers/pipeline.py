@@ -123,7 +123,7 @@ def _files_to_read(
         found = importer.sources(root)
         if not found:
             ctx.error(root, f"no file the {fmt} importer reads is in this folder")
-        files += [(root, f) for f in found if Path(os.path.realpath(f)) not in skip]
+        files += [(root, f) for f in found if not skip or Path(os.path.realpath(f)) not in skip]
     if not files:
         raise InvalidInputError("nothing to import: " + "; ".join(map(str, ctx.errors)))
     return files
@@ -168,6 +168,7 @@ class _Run:
     def __init__(self, importer: Importer, fmt: str, ctx: ImportContext, summary: ImportSummary, cap: int):
         self.importer, self.fmt, self.ctx, self.summary, self.cap = importer, fmt, ctx, summary, cap
         self.entity_ids: set[str] = set()
+        self.tops: dict[Path, Path] = {}
 
     def read_file(
         self, root: Path, path: Path, seen: Callable[[ParsedThread], None] | None
@@ -178,12 +179,13 @@ class _Run:
         if shown != str(path):
             ctx.error(shown, "the file name is not valid UTF-8; not read (rename the file)")
             return
-        escaped = _outside(root, path)
+        real = Path(os.path.realpath(path))
+        escaped = self._outside(root, real)
         if escaped is not None:
             ctx.error(path, f"a symlink to {escaped}, outside the source folder {root}; not read")
             summary.files += 1  # counted as read, then taken off with the other failed files
             return
-        threads = summary.threads.setdefault(Path(os.path.realpath(path)), [])
+        threads = summary.threads.setdefault(real, [])
         for parsed in self.importer.read(path, ctx):
             threads.append(parsed.thread["id"])
             if seen:
@@ -192,6 +194,16 @@ class _Run:
         summary.files += 1
         if summary.counts.get("entry", 0) == entries_before and not ctx.has_problems(path):
             ctx.warn(path, None, f"no entries found: is this a {self.fmt} file?")
+
+    def _outside(self, root: Path, real: Path) -> Path | None:
+        """Where a file found in the folder ROOT really is (REAL, its resolved path) when that is outside ROOT (a
+        symlink out of it), else None. ROOT is resolved once per run, not once per file."""
+        if not root.is_dir():
+            return None
+        top = self.tops.get(root)
+        if top is None:
+            top = self.tops[root] = Path(os.path.realpath(root))
+        return None if real == top or top in real.parents else real
 
     def _counted(self, records: Iterable[tuple[str, dict]]) -> Iterator[tuple[str, dict[str, Any]]]:
         counts = self.summary.counts
@@ -248,11 +260,3 @@ def _lines(path: Path) -> int:
         return read_regular(path).count(b"\n") + 1
     except OSError:
         return 0
-
-
-def _outside(root: Path, path: Path) -> Path | None:
-    """Where PATH, found in the folder ROOT, really is when that is outside ROOT (a symlink out of it), else None."""
-    if not root.is_dir():
-        return None
-    real, top = Path(os.path.realpath(path)), Path(os.path.realpath(root))
-    return None if real == top or top in real.parents else real
