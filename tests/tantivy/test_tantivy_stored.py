@@ -17,10 +17,11 @@ STORED_CHUNKS = """
 import sys
 import tantivy
 from memdock_tantivy import docs, store
-index = store.open_index(__import__("pathlib").Path(sys.argv[1]), write=False).chunks
+indexes = store.open_index(__import__("pathlib").Path(sys.argv[1]), write=False)
+index = indexes.chunks
 searcher = index.searcher()
 hits = searcher.search(tantivy.Query.term_query(index.schema, "kind", "chunk"), 100000).hits
-recs = [docs.record(searcher.doc(addr)) for _, addr in hits]
+recs = [docs.record(searcher.doc(addr), indexes.packer.unpack) for _, addr in hits]
 graph = store.open_index(__import__("pathlib").Path(sys.argv[1]), write=False).graph.searcher()
 edges = graph.search(tantivy.Query.term_query(index.schema, "kind", "edge"), 100000).hits
 print(len(recs), sum("text" in r for r in recs), sum("content_hash" in r or "metadata" in r for r in recs),
