@@ -46,6 +46,8 @@ def old_adapter(dest: Path) -> Path:
         tar.extractall(dest, filter="data")
     folder = dest / "adapters" / "tantivy"  # its adapters/common copied in: a descriptor may name only memdock's
     shutil.copytree(dest / "adapters" / "common", folder, dirs_exist_ok=True)
+    # this adapter's requirements (a superset): both run from the one installed venv, which is held to them
+    shutil.copy(ROOT / "adapters" / "tantivy" / "requirements.txt", folder / "requirements.txt")
     raw = json.loads((folder / "adapter.json").read_text())
     raw["python_path"] = [p for p in raw["python_path"] if p != "../common"]
     (folder / "adapter.json").write_text(json.dumps(raw))
