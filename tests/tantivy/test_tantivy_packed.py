@@ -5,20 +5,17 @@ layout 3 store stays JSON; a lost dictionary is named, never replaced by a new o
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from tantivy_support import backend, descriptor, gate
+from tantivy_support import backend, gate, in_adapter
+from test_tantivy_text_once import T0, chunk
 
 from memdock.bundle import BundleWriter
 from memdock.errors import BackendError
-from memdock.ids import content_hash
 
 pytestmark = gate
 
-T0 = "2026-01-05T10:00:00Z"
 WORDS = ["quartz", "sensor", "humidity", "vent", "calibration", "drift", "release", "cache", "migration", "shard"]
 DICT = "chunks.zdict"
 
@@ -36,15 +33,7 @@ print(sum(r[:1] == b"{" for r in raw), sum(r[:1] != b"{" for r in raw))
 
 def stored(store: Path) -> tuple[int, int]:
     """How many chunks are stored as JSON, and how many packed, read from the index itself."""
-    root = Path(__file__).resolve().parents[2]
-    paths = [root / "adapters" / "tantivy", root / "adapters" / "common", root / "src"]
-    out = subprocess.run(
-        [str(descriptor().venv / "bin" / "python"), "-c", STORED, str(store / "data")],
-        env=dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, paths))),
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
+    out = in_adapter(STORED, str(store / "data")).split()
     return int(out[0]), int(out[1])
 
 
@@ -60,20 +49,7 @@ def bundle(path: Path, first: int, n: int) -> Path:
             body = text(i)
             entry = {"id": f"e:{i}", "thread_id": "thread:lab", "position": i, "body": body, "author": "ana"}
             w.write("entry", {**entry, "event_time": T0, "ingestion_time": T0})
-            w.write(
-                "chunk",
-                {
-                    "id": f"c:{i}",
-                    "entry_id": f"e:{i}",
-                    "thread_id": "thread:lab",
-                    "position": 0,
-                    "text": body,
-                    "start": 0,
-                    "end": len(body),
-                    "token_count": len(body.split()),
-                    "content_hash": content_hash(body),
-                },
-            )
+            w.write("chunk", chunk(f"c:{i}", f"e:{i}", 0, 0, len(body), body))
     return path
 
 

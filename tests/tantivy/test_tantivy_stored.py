@@ -2,11 +2,9 @@
 when read); every answer still gives texts and facts exactly as before (facts as memdock.sdk.facts renders them
 from the bundle's own records)."""
 
-import os
-import subprocess
 from pathlib import Path
 
-from tantivy_support import backend, descriptor, gate
+from tantivy_support import backend, gate, in_adapter
 
 from memdock.bundle import BundleReader
 from memdock.sdk import facts
@@ -30,16 +28,7 @@ print(len(recs), sum("text" in r for r in recs), sum("content_hash" in r or "met
 
 
 def stored_chunks(data: Path) -> tuple[int, int, int, int]:
-    root = Path(__file__).resolve().parents[2]
-    paths = [root / "adapters" / "tantivy", root / "adapters" / "common", root / "src"]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, paths)))
-    out = subprocess.run(
-        [str(descriptor().venv / "bin" / "python"), "-c", STORED_CHUNKS, str(data)],
-        check=True,
-        env=env,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
+    out = in_adapter(STORED_CHUNKS, str(data)).split()
     n, with_text, with_unread, with_fact = (int(x) for x in out)
     return n, with_text, with_unread, with_fact
 
