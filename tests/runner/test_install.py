@@ -252,5 +252,6 @@ def test_install_says_what_it_installs_before_pip_runs_quietly(tmp_path, monkeyp
 
     installs._build(descriptor, tmp_path, ["extra-pkg"], {}, running())
     said = capsys.readouterr().out
-    assert "installing memdock's core and 3 requirement(s) of tantivy" in said
-    assert "tantivy==0.27.0, jsonschema-rs==0.60.3, extra-pkg" in said and "can take a minute" in said
+    assert "installing memdock's core and 4 requirement(s) of tantivy" in said
+    assert "tantivy==0.27.0, jsonschema-rs==0.60.3, zstandard==0.25.0, extra-pkg" in said
+    assert "can take a minute" in said

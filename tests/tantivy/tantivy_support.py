@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -34,3 +35,16 @@ def descriptor() -> AdapterDescriptor:
 
 def backend(store: Path, config: dict[str, Any] | None = None, **kw: Any) -> SubprocessBackend:
     return SubprocessBackend(descriptor(), store, config=config or {}, **kw)
+
+
+def in_adapter(script: str, *args: str) -> str:
+    """What SCRIPT prints when run by the adapter's own interpreter, with the adapter's packages importable."""
+    root = Path(__file__).resolve().parents[2]
+    paths = [root / "adapters" / "tantivy", root / "adapters" / "common", root / "src"]
+    return subprocess.run(
+        [str(descriptor().venv / "bin" / "python"), "-c", script, *args],
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, paths))),
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout

@@ -1,4 +1,5 @@
-"""Store layout 3 answers exactly what layout 2 answered, in less space.
+"""The layout of new stores (4: layout 3's text once, with the chunks' stored records compressed) answers exactly
+what layout 2 answered, in less space.
 
 The adapter as it was at LAYOUT_2 (taken from git) and as it is now index the same bundles of the shared corpora
 (watercooler threads, LoCoMo, IRC); recall, search_facts, get_edge, get_node (its edges) and search_nodes with
@@ -45,6 +46,8 @@ def old_adapter(dest: Path) -> Path:
         tar.extractall(dest, filter="data")
     folder = dest / "adapters" / "tantivy"  # its adapters/common copied in: a descriptor may name only memdock's
     shutil.copytree(dest / "adapters" / "common", folder, dirs_exist_ok=True)
+    # this adapter's requirements (a superset): both run from the one installed venv, which is held to them
+    shutil.copy(ROOT / "adapters" / "tantivy" / "requirements.txt", folder / "requirements.txt")
     raw = json.loads((folder / "adapter.json").read_text())
     raw["python_path"] = [p for p in raw["python_path"] if p != "../common"]
     (folder / "adapter.json").write_text(json.dumps(raw))
@@ -118,13 +121,13 @@ def both(request, tmp_path_factory, old):
         b.close()
 
 
-def test_layout_3_answers_as_layout_2_did_in_less_space(both):
+def test_the_new_layout_answers_as_layout_2_did_in_less_space(both):
     before_b, after_b, bundle, base = both
     q = _questions(bundle)
     before, after = recalls(before_b, q), recalls(after_b, q)
     assert sum(bool(v.get("hits") or v.get("item")) for v in before.values()) > len(q["edges"])  # not all empty
     assert differ(before, after) == []
-    assert (layout(base / "old"), layout(base / "new")) == (2, 3)
+    assert (layout(base / "old"), layout(base / "new")) == (2, 4)
     sizes = data_bytes(base / "old"), data_bytes(base / "new")
     assert sizes[1] < 0.9 * sizes[0], sizes
 
@@ -137,7 +140,7 @@ def test_a_layout_2_store_is_read_and_written_in_its_own_layout(both, tmp_path):
     expected = recalls(before_b, q)
     try:
         health = b.healthcheck()
-        assert health.checks["layout"] == 2 and "store layout 2" in health.message and "layout 3" in health.message
+        assert health.checks["layout"] == 2 and "store layout 2" in health.message and "layout 4" in health.message
         assert "memdock migrate" in health.message
         assert differ(expected, recalls(b, q)) == []
         b.index(bundle)  # everything again: every record replaced, in layout 2

@@ -2,11 +2,9 @@
 when read); every answer still gives texts and facts exactly as before (facts as memdock.sdk.facts renders them
 from the bundle's own records)."""
 
-import os
-import subprocess
 from pathlib import Path
 
-from tantivy_support import backend, descriptor, gate
+from tantivy_support import backend, gate, in_adapter
 
 from memdock.bundle import BundleReader
 from memdock.sdk import facts
@@ -17,10 +15,11 @@ STORED_CHUNKS = """
 import sys
 import tantivy
 from memdock_tantivy import docs, store
-index = store.open_index(__import__("pathlib").Path(sys.argv[1]), write=False).chunks
+indexes = store.open_index(__import__("pathlib").Path(sys.argv[1]), write=False)
+index = indexes.chunks
 searcher = index.searcher()
 hits = searcher.search(tantivy.Query.term_query(index.schema, "kind", "chunk"), 100000).hits
-recs = [docs.record(searcher.doc(addr)) for _, addr in hits]
+recs = [docs.record(searcher.doc(addr), indexes.packer.unpack) for _, addr in hits]
 graph = store.open_index(__import__("pathlib").Path(sys.argv[1]), write=False).graph.searcher()
 edges = graph.search(tantivy.Query.term_query(index.schema, "kind", "edge"), 100000).hits
 print(len(recs), sum("text" in r for r in recs), sum("content_hash" in r or "metadata" in r for r in recs),
@@ -29,16 +28,7 @@ print(len(recs), sum("text" in r for r in recs), sum("content_hash" in r or "met
 
 
 def stored_chunks(data: Path) -> tuple[int, int, int, int]:
-    root = Path(__file__).resolve().parents[2]
-    paths = [root / "adapters" / "tantivy", root / "adapters" / "common", root / "src"]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, paths)))
-    out = subprocess.run(
-        [str(descriptor().venv / "bin" / "python"), "-c", STORED_CHUNKS, str(data)],
-        check=True,
-        env=env,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
+    out = in_adapter(STORED_CHUNKS, str(data)).split()
     n, with_text, with_unread, with_fact = (int(x) for x in out)
     return n, with_text, with_unread, with_fact
 

@@ -3,12 +3,10 @@ body exactly, also after its chunks are rewritten or deleted without it, or when
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from tantivy_support import backend, descriptor, gate
+from tantivy_support import backend, gate, in_adapter
 
 from memdock.bundle import BundleWriter
 from memdock.ids import content_hash
@@ -34,15 +32,7 @@ for _, addr in hits:
 
 def stored_entries(store: Path) -> dict[str, tuple[bool, bool]]:
     """Entry id -> (its body is stored, it is flagged as held by its chunks), read from the index itself."""
-    root = Path(__file__).resolve().parents[2]
-    paths = [root / "adapters" / "tantivy", root / "adapters" / "common", root / "src"]
-    out = subprocess.run(
-        [str(descriptor().venv / "bin" / "python"), "-c", STORED, str(store / "data")],
-        env=dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, paths))),
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split("\n")
+    out = in_adapter(STORED, str(store / "data")).split("\n")
     return {i: (body == "True", flag == "True") for i, body, flag in (line.split() for line in out if line)}
 
 

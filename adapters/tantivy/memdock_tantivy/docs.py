@@ -8,6 +8,7 @@ an entry whose chunks join to its body stores none (text_once)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -20,6 +21,7 @@ from . import text_once
 
 _AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 INHERITED = ("author", "role", "entry_type", "event_time")
+Pack = Callable[[bytes], bytes]
 UNREAD = frozenset({"content_hash", "token_count", "ingestion_time", "metadata"})
 
 
@@ -40,11 +42,17 @@ def author_keys(author: str | None) -> tuple[str, ...]:
     return (low, *(k for k in (m.group(1).strip(), m.group(2).strip()) if k)) if m else (low,)
 
 
-def _base(kind: str, r: dict[str, Any], stored: dict[str, Any]) -> tantivy.Document:
+def stored_bytes(kind: str, stored: dict[str, Any]) -> bytes:
+    """The record as stored (JSON), before any packing."""
+    return orjson.dumps({"kind": kind, **{k: v for k, v in stored.items() if k not in UNREAD}})
+
+
+def _base(kind: str, r: dict[str, Any], stored: dict[str, Any], pack: Pack | None = None) -> tantivy.Document:
     doc = tantivy.Document()
     doc.add_text("id", r["id"])
     doc.add_text("kind", kind)
-    doc.add_bytes("rec", orjson.dumps({"kind": kind, **{k: v for k, v in stored.items() if k not in UNREAD}}))
+    raw = stored_bytes(kind, stored)
+    doc.add_bytes("rec", pack(raw) if pack is not None else raw)
     ts = timestamp(stored.get("event_time"))
     if ts is not None:
         doc.add_float("ts", ts)
@@ -86,12 +94,18 @@ def entry_doc(r: dict[str, Any], in_chunks: bool = False) -> tantivy.Document:
     return doc
 
 
-def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None) -> tantivy.Document:
-    """PARENT (the stored entry) supplies author, role, type and time where the chunk lacks them."""
+def inherit(r: dict[str, Any], parent: dict[str, Any] | None) -> dict[str, Any]:
+    """Chunk R with what PARENT (the stored entry) supplies where R lacks it: author, role, type and time."""
     if parent is not None and any(r.get(k) is None for k in INHERITED):
-        r = {**r, **{k: parent.get(k) for k in INHERITED if r.get(k) is None and parent.get(k) is not None}}
+        return {**r, **{k: parent.get(k) for k in INHERITED if r.get(k) is None and parent.get(k) is not None}}
+    return r
+
+
+def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None, pack: Pack | None = None) -> tantivy.Document:
+    """PARENT supplies what the chunk lacks (`inherit`); PACK, when given, compresses the stored record."""
+    r = inherit(r, parent)
     header = r.get("header") or ""
-    doc = _base("chunk", r, r)
+    doc = _base("chunk", r, r, pack)
     doc.add_text("entry_id", r["entry_id"])
     doc.add_text("thread_id", r["thread_id"])
     _filters(doc, r)
@@ -113,8 +127,8 @@ def edge_doc(r: dict[str, Any], fact: str, resolved: bool) -> tantivy.Document:
     return doc
 
 
-def record(doc: tantivy.Document) -> dict[str, Any]:
+def record(doc: tantivy.Document, unpack: Pack | None = None) -> dict[str, Any]:
     stored = doc.get_first("rec")
     if stored is None:
         raise ValueError("a tantivy document without its stored record (not written by this adapter)")
-    return orjson.loads(stored)
+    return orjson.loads(unpack(stored) if unpack is not None else stored)

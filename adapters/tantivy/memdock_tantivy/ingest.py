@@ -14,7 +14,9 @@ from typing import Any
 
 import tantivy
 
-from . import docs, facts, text_once
+from memdock.sdk import facts as sdk_facts
+
+from . import docs, facts, packed, text_once
 from .reader import Reader
 from .settings import BATCH
 from .store import Writers
@@ -78,7 +80,9 @@ class Ingest:
         if len(self._known) >= CACHE:
             self._known.clear()
         if rec is not None:
-            rec = {"kind": rec["kind"], "body": (rec.get("body") or "")[:200], **{k: rec.get(k) for k in DESCRIBED}}
+            # a fact names an untitled entry by the snippet of its body: made here once, not at each of its edges
+            body = "" if rec.get("title") else sdk_facts._snippet((rec.get("body") or "")[:200])
+            rec = {"kind": rec["kind"], "body": body, **{k: rec.get(k) for k in DESCRIBED}}
         self._known[record_id] = rec
 
     def run(self, rtype: str, records: Iterable[dict[str, Any]]) -> None:
@@ -96,7 +100,11 @@ class Ingest:
                 batch = [r for r in batch if not self.held.keep(r)]
             elif rtype == "chunk":
                 self._before_chunks(batch)
-            docs_ = [self._doc(rtype, r, extra) for r, extra in zip(batch, self._context(rtype, batch))]
+            context = self._context(rtype, batch)
+            if rtype == "chunk":
+                docs_ = self._chunk_docs(batch, context)
+            else:
+                docs_ = [self._doc(rtype, r, extra) for r, extra in zip(batch, context)]
             self._pending += [(rtype, r["id"], d) for r, d in zip(batch, docs_)]
             if len(self._pending) >= self.batch_size:
                 self.flush()
@@ -161,9 +169,17 @@ class Ingest:
             parents.update((rec["id"], rec) for rec in self._fresh().where("id", missing, kind="entry"))
         return [parents.get(r["entry_id"]) for r in batch]
 
+    def _chunk_docs(self, batch: list[dict[str, Any]], parents: list[Any]) -> list[tantivy.Document]:
+        """BATCH's documents, their stored records packed with the store's dictionary (trained on the first
+        chunks of a store whose layout packs)."""
+        packer = self.reader.indexes.packer
+        if packer.untrained:
+            first = islice(zip(batch, parents), packed.SAMPLES)
+            packer.train([docs.stored_bytes("chunk", docs.inherit(r, p)) for r, p in first])
+        pack = packer.pack if packer.ready else None
+        return [docs.chunk_doc(r, p, pack) for r, p in zip(batch, parents)]
+
     def _doc(self, rtype: str, r: dict[str, Any], extra: Any) -> tantivy.Document:
-        if rtype == "chunk":
-            return docs.chunk_doc(r, extra)
         if rtype == "entry":
             return docs.entry_doc(r)
         if rtype == "thread":

@@ -21,6 +21,7 @@ PAGE = 1000
 class Reader:
     def __init__(self, indexes: Indexes):
         self.indexes, self.schema = indexes, indexes.schema
+        self.unpack = indexes.packer.unpack
         self._searchers()
 
     def _searchers(self) -> None:
@@ -43,7 +44,7 @@ class Reader:
     def search(self, query: tantivy.Query, limit: int, *, chunks: bool = False) -> list[tuple[float, dict[str, Any]]]:
         searcher = self.chunks if chunks else self.graph
         hits = searcher.search(query, limit, count=False).hits
-        recs = self.complete([record(searcher.doc(addr)) for _, addr in hits])
+        recs = self.complete([record(searcher.doc(addr), self.unpack) for _, addr in hits])
         return [(s, rec) for (s, _), rec in zip(hits, recs)]
 
     def complete(self, recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -79,7 +80,7 @@ class Reader:
         for searcher in self.all if kind is None else [self.chunks if kind == "chunk" else self.graph]:
             first: Any = searcher.search(query, PAGE, count=True)  # the bindings' stubs lack SearchResult.count
             hits = first.hits if first.count <= PAGE else searcher.search(query, first.count, count=False).hits
-            out += [record(searcher.doc(addr)) for _, addr in hits]
+            out += [record(searcher.doc(addr), self.unpack) for _, addr in hits]
         return self.bodies(out) if bare or kind in ("entry", "thread", "entity") else self.complete(out)
 
     def get(self, record_id: str) -> dict[str, Any] | None:
@@ -87,7 +88,7 @@ class Reader:
         for searcher in self.all:
             hits = searcher.search(q, 1, count=False).hits
             if hits:
-                return self.complete([record(searcher.doc(hits[0][1]))])[0]
+                return self.complete([record(searcher.doc(hits[0][1]), self.unpack)])[0]
         return None
 
     def where(self, field: str, values: Iterable[str], kind: str | None = None) -> list[dict[str, Any]]:

@@ -17,4 +17,4 @@ class Settings(SchemaSettings):
     DESCRIPTOR: ClassVar[str] = adapter_json(__file__)
     batch_size: int = BATCH
     writer_heap_mb: int = 128
-    writer_threads: int = 0  # 0: tantivy chooses
+    writer_threads: int = 1  # 0: tantivy chooses (a thread per core, a segment per thread and commit)

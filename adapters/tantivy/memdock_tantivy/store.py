@@ -5,10 +5,11 @@ The store is `<data dir>/index/` (threads, entries, entities and edges), `<data 
 tantivy's BM25 takes the document count and the average field length over every document of an index: with the
 graph's records beside them, a chunk query ranked as if the corpus were five times larger and its chunks five
 times longer than average, and shared 0.72 of raw tantivy-py's top 10 on the same texts (docs/concepts/ranking.md).
-New stores are version 3: an entry's text may be held by its chunks alone (text_once), and field norms are kept
-for ranked fields only (store_layout). A version 2 store (every entry's body stored) or 1 (one index for every
-kind) is still read and written as it is. A directory with index files but no marker, or with a marker from a
-newer adapter, is refused and left as it was.
+New stores are version 4: a chunk's stored record is compressed with the store's zstd dictionary (packed). Since
+version 3 an entry's text may be held by its chunks alone (text_once), and field norms are kept for ranked
+fields only (store_layout). A version 3 store (chunks stored as JSON), 2 (every entry's body stored) or 1 (one
+index for every kind) is still read and written as it is. A directory with index files but no marker, or with a
+marker from a newer adapter, is refused and left as it was.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ import tantivy
 from memdock.errors import BackendError, ConfigError, VersionError
 
 from . import store_layout
+from .packed import Packer
 from .settings import Settings
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 ONE_INDEX = 1  # the schema version whose chunks share the graph's index
 TEXT_ONCE = 3  # from this version an entry's text may be stored in its chunks only (text_once)
+PACKED = 4  # from this version chunks' stored records may be compressed with the store's dictionary (packed)
 MARKER = "memdock-tantivy.json"
 INDEX_DIR = "index"
 CHUNKS_DIR = "chunks"
@@ -99,7 +102,8 @@ def older(version: int) -> str:
     """What a store of an older layout VERSION is, and how to get this adapter's."""
     return (
         f"store layout {version}, read and written as it is; this adapter writes layout {SCHEMA_VERSION} "
-        "(entries' text held once, by their chunks) into new stores: `memdock migrate -b tantivy --data-dir OLD "
+        "(entries' text held once, by their chunks, compressed with a zstd dictionary) into new stores: "
+        "`memdock migrate -b tantivy --data-dir OLD "
         "--to tantivy --to-data-dir NEW` copies it into one"
     )
 
@@ -125,14 +129,16 @@ def open_index(data_dir: Path, *, write: bool) -> Indexes | None:
     try:
         if version:
             graph = _open(folder, create=False)
+            packer = Packer(data_dir, version >= PACKED, data_dir / MARKER)
             if version == ONE_INDEX:
-                return Indexes(graph, graph, version)
+                return Indexes(graph, graph, version, packer)
             chunks = data_dir / CHUNKS_DIR
-            return Indexes(graph, _open(chunks, create=not chunks.exists(), searched=CHUNK_TEXTS), version)
+            return Indexes(graph, _open(chunks, create=not chunks.exists(), searched=CHUNK_TEXTS), version, packer)
         if not write:
             return None
         graph = _open(folder, create=True, searched=GRAPH_TEXTS)
-        indexes = Indexes(graph, _open(data_dir / CHUNKS_DIR, create=True, searched=CHUNK_TEXTS), SCHEMA_VERSION)
+        chunks_index = _open(data_dir / CHUNKS_DIR, create=True, searched=CHUNK_TEXTS)
+        indexes = Indexes(graph, chunks_index, SCHEMA_VERSION, Packer(data_dir, True, data_dir / MARKER))
     except PermissionError as exc:
         raise ConfigError(
             f"the data dir {data_dir} is not writable ({exc.strerror}); index and delete need to write there",
@@ -166,10 +172,11 @@ def writer(index: tantivy.Index, settings: Settings) -> tantivy.IndexWriter:
 
 
 class Indexes:
-    """The graph's index and the chunks' (the same object in a version 1 store), and the store's VERSION."""
+    """The graph's index and the chunks' (the same object in a version 1 store), the store's VERSION, and the
+    PACKER of its chunks' stored records."""
 
-    def __init__(self, graph: tantivy.Index, chunks: tantivy.Index, version: int):
-        self.graph, self.chunks, self.version = graph, chunks, version
+    def __init__(self, graph: tantivy.Index, chunks: tantivy.Index, version: int, packer: Packer):
+        self.graph, self.chunks, self.version, self.packer = graph, chunks, version, packer
         self.all = [graph] if chunks is graph else [graph, chunks]
         self.schema = graph.schema
 
