@@ -22,6 +22,7 @@ class Settings(EmbeddingSettings):
     hybrid_vector_weight: float = VECTOR_WEIGHT
     hybrid_rrf_k: int = RRF_K
     hybrid_lexical_order: str = "coverage"
+    hybrid_cosine_weight: float | None = None
     neighbour_weight: float | None = None
     session_pool_weight: float | None = None
     time_cue_weight: float | None = None
@@ -37,6 +38,7 @@ class Settings(EmbeddingSettings):
             "vector_weight": float(self.hybrid_vector_weight),
             "rrf_k": int(self.hybrid_rrf_k),
             "lexical_order": self.hybrid_lexical_order,
+            "cosine_weight": _float(self.hybrid_cosine_weight),
             "neighbour_weight": _float(self.neighbour_weight),
             "pool_weight": _float(self.session_pool_weight),
             "time_weight": _float(self.time_cue_weight),
