@@ -74,9 +74,17 @@ def test_weight_zero_ranks_as_the_words_do(nate, server):
     assert [h.id for h in fused][: len(words)] == [h.id for h in words]
 
 
-def test_unset_the_hybrid_ranking_is_reciprocal_rank_fusion(nate, server):
-    hits = recall(nate, server, "What does Nate do?", LATER_STEPS_OFF)
-    assert all("rrf" in h.extra for h in hits if "bm25" in h.extra or "cosine" in h.extra)
+def test_score_fusion_is_the_default_and_rrf_can_be_chosen(nate, server):
+    default = recall(nate, server, "What does Nate do?", LATER_STEPS_OFF)
+    assert _texts(default)[0] == "What I do on weekends is kickboxing at the gym."
+    assert not any("rrf" in h.extra for h in default)
+    top = default[0]
+    assert top.score == pytest.approx(
+        (1 - score_fusion.COSINE_WEIGHT) * top.extra["coverage"]
+        + score_fusion.COSINE_WEIGHT * scoring.cosine(top.extra["cosine"])
+    )
+    by_rank = recall(nate, server, "What does Nate do?", LATER_STEPS_OFF | {"hybrid_fusion": "rrf"})
+    assert all("rrf" in h.extra for h in by_rank if "bm25" in h.extra or "cosine" in h.extra)
 
 
 def test_fuse_orders_equal_word_shares_by_cosine_and_keeps_a_clear_word_lead():
@@ -113,7 +121,8 @@ def test_a_bad_weight_is_refused_naming_it(nate, server, config, reason):
 
 # bad input (issue #34), through a hybrid store with score fusion
 
-FUSED = {"hybrid_cosine_weight": 0.3}
+FUSED: dict = {}
+"""The defaults: score fusion at hybrid_cosine_weight 0.2."""
 
 
 @pytest.fixture(scope="module")

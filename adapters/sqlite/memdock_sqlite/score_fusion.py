@@ -21,6 +21,11 @@ from .scoring import TIE_DIGITS, cosine
 
 Ranked = list[tuple[int, float, dict[str, Any]]]
 
+COSINE_WEIGHT = 0.2
+"""Chosen by four folds of five (the fifth: 0.3) of
+`bench/locomo.py --hybrid --hybrid-idea hybrid_cosine_weight=off,0.05,0.1,0.2,0.3,0.5`, all-MiniLM-L6-v2
+(docs/concepts/recall.md)."""
+
 
 def fuse(
     lexical: list[tuple[int, float]],

@@ -42,7 +42,8 @@ def run(
     vector_weight: float = hits.VECTOR_WEIGHT,
     rrf_k: int = hits.RRF_K,
     lexical_order: str = "coverage",
-    cosine_weight: float | None = None,
+    fusion: str = "score",
+    cosine_weight: float = score_fusion.COSINE_WEIGHT,
     neighbour_weight: float | None = None,
     pool_weight: float | None = None,
     time_weight: float | None = None,
@@ -74,18 +75,18 @@ def run(
         mode,
         filters,
         k,
-        lexical if cosine_weight is not None else [],
+        lexical if fusion == "score" else [],
         embedder=embedder,
         vectors=vectors,
         identity=identity,
     )
     if mode == "bm25" and not words:
         result["reason"] = "the query has no searchable words"
-    if mode == "hybrid" and cosine_weight is not None:
+    if mode == "hybrid" and fusion == "score":
         ranked = score_fusion.fuse(lexical, cover, cosines, dense, cosine_weight)
     else:
         ranked = _first_ranking(mode, lexical, dense, cover, lexical_order, vector_weight, rrf_k)
-    by_score = mode == "bm25" or (mode == "hybrid" and cosine_weight is not None)
+    by_score = mode == "bm25" or (mode == "hybrid" and fusion == "score")
     tuned = (neighbour_weight, pool_weight, time_weight, date_weight, addressed_weight)
     ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, by_score, *tuned)
     if mode != "vector":
