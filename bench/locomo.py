@@ -398,16 +398,22 @@ def run_hybrid(
         return hybrid_names
     emb = {"embedding_provider": "sentence-transformers", "embedding_model": args.model, "embedding_threads": 1}
     root = SCRATCH / "locomo-emb-on" if args.keep_embedded else tmp / "emb-on"
+    kept = args.keep_embedded and all((root / sid / ".memdock-store").exists() for sid in corpus.bundles)
     stores, took = index_stores(corpus.bundles, root, emb, reuse=args.keep_embedded)
-    timing["index with embeddings header=on"] = f"{took:.1f}s"
+    turns = len(corpus.entry_of)
+    built = f"{took:.1f}s, {turns / took:.0f} turns/s ({turns} turns)"
+    timing["index with embeddings header=on"] = "stores kept from an earlier run" if kept else built
     raw["hybrid defaults"], lat = run_sqlite(stores, questions, emb, "hybrid")
     timing["hybrid defaults"] = f"query p50 {statistics.median(lat):.2f} ms"
     for order in args.orders.split(","):
         for rrf_k in [int(x) for x in args.rrf_k.split(",")]:
             for w in [float(x) for x in args.weights.split(",")]:
-                for nb, (idea_name, idea_cfg) in product(neighbour_weights, idea_grid):
+                for nb, (idea_name, idea_cfg), (own_name, own_cfg) in product(
+                    neighbour_weights, idea_grid, ideas(args.hybrid_idea)
+                ):
                     name = f"hybrid header=on {order} k={rrf_k} w={w}" + (f" nb={nb:g}" if nb else "")
-                    name += idea_name
+                    name += own_name + idea_name
+                    idea_cfg = own_cfg | idea_cfg
                     cfg = emb | {
                         "hybrid_rrf_k": rrf_k,
                         "hybrid_vector_weight": w,
@@ -422,15 +428,17 @@ def run_hybrid(
 
 
 def ideas(specs: list[str]) -> list[tuple[str, dict]]:
-    """The grid of --idea settings: (name suffix, adapter config) per combination; the first is every idea off."""
+    """The grid of --idea settings: (name suffix, adapter config) per combination; the first is every idea off.
+    A value `off` leaves the setting unset (the adapter's default)."""
     axes = []
     for spec in specs:
         key, _, values = spec.partition("=")
         if not key or not values:
             raise SystemExit(f"--idea {spec!r}: expected KEY=OFF,V1,... (e.g. session_weight=0,0.3)")
-        axes.append([(key, float(v)) for v in values.split(",")])
+        axes.append([(key, None if v == "off" else float(v)) for v in values.split(",")])
     grid = [dict(combo) for combo in product(*axes)]
-    return [("".join(f" {k}={v:g}" for k, v in cfg.items()), cfg) for cfg in grid] or [("", {})]
+    named = [("".join(f" {k}={'off' if v is None else f'{v:g}'}" for k, v in cfg.items()), cfg) for cfg in grid]
+    return [(name, {k: v for k, v in cfg.items() if v is not None}) for name, cfg in named] or [("", {})]
 
 
 def _family(
@@ -543,6 +551,13 @@ def main() -> int:
         default=[],
         metavar="KEY=OFF,V1,...",
         help="an adapter setting to add to the grid (first value = off); printed rotated with and without it",
+    )
+    ap.add_argument(
+        "--hybrid-idea",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="a hybrid-only adapter setting to add to the hybrid grid (off: unset), e.g. hybrid_cosine_weight=off,0.2",
     )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()

@@ -1,6 +1,6 @@
 """Query p50 through `Memory.recall` on LoCoMo-sized stores (one conversation each), BM25 and hybrid, in one run.
 
-    OMP_NUM_THREADS=1 python bench/locomo_latency.py STORES_DIR [--bm25-only]
+    OMP_NUM_THREADS=1 python bench/locomo_latency.py STORES_DIR [--bm25-only] [--hybrid-config JSON]
 
 STORES_DIR holds one memdock store per conversation (as bench/locomo.py builds them; `--keep-embedded` keeps the
 embedded ones in .scratch/locomo-emb-on). Every LoCoMo question is asked of its own conversation's store; the
@@ -52,14 +52,19 @@ def main() -> int:
     ap.add_argument(
         "--bm25-config", action="append", default=[], metavar="JSON", help="also bm25 with this adapter config"
     )
+    ap.add_argument(
+        "--hybrid-config", action="append", default=[], metavar="JSON", help="also hybrid with this config added"
+    )
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     emb = {"embedding_provider": "sentence-transformers", "embedding_model": args.model, "embedding_threads": 1}
     runs: list[tuple[str, dict | None]] = [("bm25", None)] if args.bm25_only else [("bm25", emb), ("hybrid", emb)]
     runs += [("bm25", json.loads(spec)) for spec in args.bm25_config]
+    runs += [("hybrid", emb | json.loads(spec)) for spec in args.hybrid_config]
     for mode, cfg in runs:
         p50, p99, n = p50s(args.stores, mode, cfg)
-        said = "" if cfg in (None, emb) else f" {json.dumps(cfg)}"
+        extra = {k: v for k, v in (cfg or {}).items() if k not in emb}
+        said = f" {json.dumps(extra)}" if extra else ""
         print(f"Memory.recall {mode:<6} p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  ({n} queries){said}")
     return 0
 

@@ -8,7 +8,7 @@ from typing import Any
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import limit_of, min_score_of, query_text
 
-from . import candidates, context, fts, hits, neighbours, rerank, scoring, substance
+from . import candidates, context, fts, hits, neighbours, rerank, score_fusion, scoring, substance
 from .embedders import Embedder
 from .filters import where, with_metadata
 from .vector_index import VectorIndex
@@ -42,6 +42,8 @@ def run(
     vector_weight: float = hits.VECTOR_WEIGHT,
     rrf_k: int = hits.RRF_K,
     lexical_order: str = "coverage",
+    fusion: str = "score",
+    cosine_weight: float = score_fusion.COSINE_WEIGHT,
     neighbour_weight: float | None = None,
     pool_weight: float | None = None,
     time_weight: float | None = None,
@@ -66,24 +68,27 @@ def run(
         mode = "bm25"
     words = fts.terms(text)
     k = max(limit * 5, MIN_CANDIDATES)
-    lexical: list[tuple[int, float]] = []
-    cover: dict[int, float] = {}
-    if words and mode != "vector":
-        chosen = candidates.plan(conn, words, filters)
-        weights = scoring.weights_of(conn, chosen)
-        levels = candidates.rank(conn, chosen, filters, k, limit, weights.__getitem__)
-        lexical = [row for level in levels for row in level.rows]
-        cover = scoring.coverage(conn, weights, levels)
-        if chosen.narrowed:
-            result["reason"] = "; ".join(filter(None, [result.get("reason"), _narrowed(chosen, levels)]))
-    dense: list[tuple[int, float]] = []
-    if mode in ("vector", "hybrid") and embedder is not None:
-        dense = vectors.search(conn, embedder.name, identity, embedder.embed([text])[0], k, _allowed(conn, filters))
+    lexical, cover = _lexical(conn, words, filters, k, limit, result) if mode != "vector" else ([], {})
+    dense, cosines = _dense(
+        conn,
+        text,
+        mode,
+        filters,
+        k,
+        lexical if fusion == "score" else [],
+        embedder=embedder,
+        vectors=vectors,
+        identity=identity,
+    )
     if mode == "bm25" and not words:
         result["reason"] = "the query has no searchable words"
-    ranked = _first_ranking(mode, lexical, dense, cover, lexical_order, vector_weight, rrf_k)
+    if mode == "hybrid" and fusion == "score":
+        ranked = score_fusion.fuse(lexical, cover, cosines, dense, cosine_weight)
+    else:
+        ranked = _first_ranking(mode, lexical, dense, cover, lexical_order, vector_weight, rrf_k)
+    by_score = mode == "bm25" or (mode == "hybrid" and fusion == "score")
     tuned = (neighbour_weight, pool_weight, time_weight, date_weight, addressed_weight)
-    ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, *tuned)
+    ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, by_score, *tuned)
     if mode != "vector":
         ranked = _around(
             conn,
@@ -91,7 +96,7 @@ def run(
             filters,
             limit,
             rrf_k,
-            by_score=mode == "bm25",
+            by_score=by_score,
             context_turns=context_turns,
             context_weight=context_weight,
             substance_weight=substance_weight,
@@ -105,6 +110,50 @@ def run(
         if rid in rows
     ]
     return result
+
+
+def _lexical(
+    conn: sqlite3.Connection,
+    words: list[str],
+    filters: dict[str, Any] | None,
+    k: int,
+    limit: int,
+    result: dict[str, Any],
+) -> tuple[list[tuple[int, float]], dict[int, float]]:
+    """The K best word candidates as (rowid, BM25) and each one's share of the query; how a big store's ranking
+    was narrowed goes into RESULT's reason."""
+    if not words:
+        return [], {}
+    chosen = candidates.plan(conn, words, filters)
+    weights = scoring.weights_of(conn, chosen)
+    levels = candidates.rank(conn, chosen, filters, k, limit, weights.__getitem__)
+    if chosen.narrowed:
+        result["reason"] = "; ".join(filter(None, [result.get("reason"), _narrowed(chosen, levels)]))
+    return [row for level in levels for row in level.rows], scoring.coverage(conn, weights, levels)
+
+
+def _dense(
+    conn: sqlite3.Connection,
+    text: str,
+    mode: str,
+    filters: dict[str, Any] | None,
+    k: int,
+    lexical: list[tuple[int, float]],
+    *,
+    embedder: Embedder | None,
+    vectors: VectorIndex,
+    identity: object,
+) -> tuple[list[tuple[int, float]], dict[int, float]]:
+    """The K chunks nearest the query, and the cosine of each of the LEXICAL candidates (score fusion reads every
+    word candidate's own cosine, not only the nearest K's)."""
+    if mode not in ("vector", "hybrid") or embedder is None:
+        return [], {}
+    query = embedder.embed([text])[0]
+    dense = vectors.search(conn, embedder.name, identity, query, k, _allowed(conn, filters))
+    if mode != "hybrid" or not lexical:
+        return dense, {}
+    rowids = {rid for rid, _ in lexical}
+    return dense, dict(vectors.search(conn, embedder.name, identity, query, len(rowids), rowids))
 
 
 def _first_ranking(
@@ -149,6 +198,7 @@ def _arrange(
     filters: dict[str, Any] | None,
     limit: int,
     rrf_k: int,
+    by_score: bool,
     neighbour_weight: float | None,
     pool_weight: float | None,
     time_weight: float | None,
@@ -166,13 +216,11 @@ def _arrange(
     )
     if weight > 0:
         allowed = _allowed(conn, filters) if filters else None
-        ranked = neighbours.expand(
-            conn, ranked, weight, limit, rrf_k, allowed, by_score=mode == "bm25", formats=formats
-        )
+        ranked = neighbours.expand(conn, ranked, weight, limit, rrf_k, allowed, by_score=by_score, formats=formats)
     formats = rerank.CONVERSATIONS if pool_weight is None and time_weight is None else None
     given = {"pool": pool_weight, "time": time_weight, "dated": date_weight, "addressed": addressed_weight}
     weights = rerank.Weights(**{name: w for name, w in given.items() if w is not None})
-    return rerank.reorder(conn, ranked, text, weights, by_score=mode == "bm25", k=rrf_k, formats=formats)
+    return rerank.reorder(conn, ranked, text, weights, by_score=by_score, k=rrf_k, formats=formats)
 
 
 def _around(

@@ -13,6 +13,7 @@ from memdock.sdk import adapter_json
 from .context import CONTEXT_TURNS
 from .hits import RRF_K, VECTOR_WEIGHT
 from .ingest import BATCH
+from .score_fusion import COSINE_WEIGHT
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,8 @@ class Settings(EmbeddingSettings):
     hybrid_vector_weight: float = VECTOR_WEIGHT
     hybrid_rrf_k: int = RRF_K
     hybrid_lexical_order: str = "coverage"
+    hybrid_fusion: str = "score"
+    hybrid_cosine_weight: float = COSINE_WEIGHT
     neighbour_weight: float | None = None
     session_pool_weight: float | None = None
     time_cue_weight: float | None = None
@@ -37,6 +40,8 @@ class Settings(EmbeddingSettings):
             "vector_weight": float(self.hybrid_vector_weight),
             "rrf_k": int(self.hybrid_rrf_k),
             "lexical_order": self.hybrid_lexical_order,
+            "fusion": self.hybrid_fusion,
+            "cosine_weight": float(self.hybrid_cosine_weight),
             "neighbour_weight": _float(self.neighbour_weight),
             "pool_weight": _float(self.session_pool_weight),
             "time_weight": _float(self.time_cue_weight),
