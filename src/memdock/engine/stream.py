@@ -103,8 +103,8 @@ class Tee:
     def __init__(self, writer: BundleWriter, stream: InputStream):
         self.writer, self.stream = writer, stream
 
-    def write_lines(self, rtype: str, lines: Sequence[bytes]) -> None:
-        self.writer.write_lines(rtype, lines)
+    def write_lines(self, rtype: str, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None) -> None:
+        self.writer.write_lines(rtype, lines, records)
         self.stream.write_lines(rtype, lines)
 
     def __getattr__(self, name: str) -> Any:
