@@ -37,7 +37,7 @@ from ..bundle.source import LEGACY, REMEMBER
 from ..diskfull import disk_full_as_error, sqlite_transaction
 from ..errors import BackendError
 from .ledger_keys import Keys, decode
-from .ledger_migrate import PREFIX, VERSION, migrate, newer_than_this
+from .ledger_migrate import PREFIX, READS_AS_IS, VERSION, migrate, newer_than_this
 from .sources import FileState
 
 _SCHEMA = """
@@ -151,7 +151,7 @@ class Ledger:
         if version > VERSION:
             self.db.close()
             raise BackendError(newer_than_this(path, version), details={"file": str(path)})
-        if version < VERSION:
+        if version < READS_AS_IS:
             self.db.close()
             return cls(path)
         self.origin = LEGACY
@@ -334,7 +334,7 @@ class Ledger:
 
     def _want(self, thread_ids: Sequence[str]) -> str:
         """Put THREAD_IDS' numbers in the run's `wanted` table; returns the SQL that is true where committed row
-        c is under one of them. The ledger keeps no index by thread (a fifth of its bytes): a query by thread is
+        c is under one of them. The ledger keeps no index by thread (a third of its bytes): a query by thread is
         one scan of `committed`, made once per run (prune, carry), never per record."""
         rows = [(n,) for n in self._thread_numbers(thread_ids)]
         with contextlib.nullcontext() if self.db.in_transaction else self._transaction():

@@ -20,6 +20,8 @@ from pathlib import Path
 from ..bundle.source import LEGACY
 
 VERSION = 5
+READS_AS_IS = 4
+"""The oldest layout a reader reads as it is (version 5 only dropped an index): an older one is migrated first."""
 _THREAD, _TYPE, _ORIGIN = 1, 2, 3
 PREFIX = 4  # the kind of names numbering id prefixes (version 4)
 _COPY_BATCH = 10_000
