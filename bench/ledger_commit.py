@@ -1,5 +1,7 @@
 """The core ledger's share of an index run, this checkout beside another (say, main's) in the same run:
-`changed` and `add_pending` (what `build_delta` asks of it) and `commit` (what each adapter checkpoint costs).
+`changed` and `add_pending` (what `build_delta` asks of it), `commit` (what each adapter checkpoint costs), and a
+second run's queries by thread (`vanished` and `kept_for_other_sources` over every thread, after a re-run that saw
+all records but the last 1 %: what a re-add's prune asks), in CPU seconds of the measuring process.
 
     python bench/ledger_commit.py [--records 100000] [--slice 20000] [--reps 3] [--baseline ../main]
 
@@ -30,20 +32,29 @@ def measure(records: int, piece: int) -> str:
         for i in range(records)
     ]
     rows = [(rid, h, f"t{i // 250}", "chunk") for i, (rid, h) in enumerate(items)]
+    threads = sorted({r[2] for r in rows})
     with tempfile.TemporaryDirectory() as tmp:
         ledger = Ledger(Path(tmp) / "ledger.sqlite")
         ledger.begin_run("bench")
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for s in range(0, records, 2000):
             ledger.changed(rows[s : s + 2000])
             ledger.add_pending(rows[s : s + 2000])
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         for s in range(0, records, piece):
             ledger.commit([r[0] for r in rows[s : s + piece]])
-        t2 = time.perf_counter()
+        t2 = time.process_time()
         ledger.finish_run()
+        ledger.begin_run("bench")
+        for s in range(0, records - records // 100, 2000):
+            ledger.changed(rows[s : min(s + 2000, records - records // 100)])
+        t3 = time.process_time()
+        gone = ledger.vanished(threads)
+        ledger.kept_for_other_sources(threads)
+        t4 = time.process_time()
         ledger.close()
-    return f"{t1 - t0:.2f} {t2 - t1:.2f}"
+    assert len(gone) == records // 100, len(gone)
+    return f"{t1 - t0:.2f} {t2 - t1:.2f} {t4 - t3:.3f}"
 
 
 def run(tree: Path, records: int, piece: int) -> list[float]:
@@ -63,11 +74,11 @@ def main() -> None:
     args = ap.parse_args()
     trees = {"this": ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
     print(f"{args.records:,} hashed ids, {args.slice:,} a checkpoint, {args.reps} repetitions interleaved")
-    print(f"{'checkout':<10} {'rep':>3} {'changed+add_pending s':>22} {'commit s':>9}")
+    print(f"{'checkout':<10} {'rep':>3} {'changed+add_pending s':>22} {'commit s':>9} {'by thread s':>12}")
     for rep in range(1, args.reps + 1):
         for name, tree in trees.items():
-            delta, commit = run(tree, args.records, args.slice)
-            print(f"{name:<10} {rep:>3} {delta:>22.2f} {commit:>9.2f}", flush=True)
+            delta, commit, by_thread = run(tree, args.records, args.slice)
+            print(f"{name:<10} {rep:>3} {delta:>22.2f} {commit:>9.2f} {by_thread:>12.3f}", flush=True)
 
 
 if __name__ == "__main__":

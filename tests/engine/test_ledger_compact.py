@@ -177,3 +177,47 @@ def test_a_version_3_ledger_migrates_and_a_migration_killed_midway_leaves_it_as_
     )
     assert ledger.links() == {(i, "a") for i in ids} | {(IDS[0], "b")}
     ledger.close()
+
+
+def test_a_version_4_ledger_reads_as_it_is_and_loses_its_thread_index_at_the_first_write(tmp_path):
+    """Version 5 is version 4 without the index of `committed` by thread: a reader (a snapshot, a backup) reads a
+    version 4 ledger as it is; the first writable open drops the index and the file shrinks, every row kept."""
+    path = tmp_path / "ledger.sqlite"
+    ids = [f"chunk:{n:016x}" for n in range(3000)]
+    ledger = Ledger(path)
+    ledger.begin_run("a")
+    rows = [(i, record_hash({"id": i}), f"thread:t{n % 7}:00aa", "chunk") for n, i in enumerate(ids)]
+    ledger.add_pending(rows)
+    ledger.commit(ids)
+    ledger.finish_run()
+    ledger.close()
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE INDEX committed_thread ON committed(thread) WHERE thread IS NOT NULL")
+        db.execute("PRAGMA user_version=4")
+    db.close()
+    v4 = path.stat().st_size
+
+    reader = Ledger.reader(path)
+    assert reader.count() == len(ids) and reader.threads() == {}
+    assert sorted(r[0] for r in reader.records()) == ids
+    reader.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 4, "a reader changes nothing"
+    db.close()
+
+    ledger = Ledger(path)
+    assert sorted(ledger.records()) == sorted((i, short(h), t, "chunk") for i, h, t, _ in rows)
+    ledger.begin_run("a")
+    ledger.changed(rows[7:])
+    assert ledger.vanished(["thread:t0:00aa"]) == [ids[0]]
+    ledger.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == VERSION == 5
+        assert (
+            db.execute("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'committed'").fetchone()[
+                0
+            ]
+            == 0
+        )
+    db.close()
+    assert path.stat().st_size < v4

@@ -12,6 +12,7 @@ from memdock import Memory
 from memdock.bundle import BundleReader
 from memdock.cli.main import main
 from memdock.engine.ledger import LEGACY, Ledger
+from memdock.engine.ledger_migrate import VERSION
 
 LINES = [
     {"id": "a1", "thread": "standup", "author": "ana", "text": "the apricot orchard needs pruning in march"},
@@ -57,9 +58,14 @@ def records(ledger_path: Path) -> list[tuple]:
 def downgrade(ledger_path: Path, version: int) -> list[tuple]:
     """Rewrite the ledger as an older memdock wrote it (0: no origins; 1: committed a rowid table, seen in the
     file; 2: committed WITHOUT ROWID, origins as text; 3: ids as text, a 16-byte hash, numbered names); returns
-    its committed rows (hash as hex) as the current version keeps them."""
+    its committed rows (hash as hex) as the current version keeps them; 4: today's rows with an index by thread)."""
     rows = records(ledger_path)
     held = links(ledger_path)
+    if version == 4:
+        with sqlite3.connect(ledger_path) as db:
+            db.execute("CREATE INDEX committed_thread ON committed(thread) WHERE thread IS NOT NULL")
+            db.execute("PRAGMA user_version=4")
+        return rows
     ledger_path.unlink()
     for extra in ledger_path.parent.glob(ledger_path.name + "-*"):
         extra.unlink()
@@ -213,11 +219,11 @@ def test_a_ledger_from_before_origins_is_migrated_and_prunes_as_before(tmp_path,
     assert any("apricot orchard" in t for t in texts(store, "apricot orchard"))
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 def test_an_older_ledger_is_compacted_keeping_what_it_knows(tmp_path, store, capsys, version):
-    """Version 4 keeps one row per record (a short binary key, 8 bytes of hash, numbered thread, type and origin)
-    and a run's seen and pending ids out of the file; an older ledger is rebuilt so, with the same hashes and
-    origins: the next run sends nothing unchanged and still prunes what vanished."""
+    """Version 5 keeps one row per record (a short binary key, 8 bytes of hash, numbered thread, type and origin),
+    no index by thread, and a run's seen and pending ids out of the file; an older ledger is rebuilt so, with the
+    same hashes and origins: the next run sends nothing unchanged and still prunes what vanished."""
     src = write_jsonl(tmp_path / "src", LINES)
     corpus = import_(src, tmp_path / "corpus")
     index(corpus, store, capsys)
@@ -233,7 +239,8 @@ def test_an_older_ledger_is_compacted_keeping_what_it_knows(tmp_path, store, cap
     keys = [k for (k,) in db.execute("SELECT key FROM committed")]
     assert all(isinstance(k, bytes) for k in keys)
     assert sum(map(len, keys)) * 2 < sum(len(i) for i, *_ in before)  # a numbered prefix and the digest's bytes
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 4
+    assert db.execute("PRAGMA user_version").fetchone()[0] == VERSION == 5
+    assert db.execute("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'committed'").fetchall() == []
     db.close()
     assert records(ledger_path) == before
     assert links(ledger_path) == held

@@ -13,12 +13,14 @@ Every committed record is linked to the origins that wrote it (a bundle's source
 only when no other origin still holds it. Rows from a ledger written before origins existed are linked to
 `legacy`, which any run may prune (the old behaviour) until a run sees the record and claims it.
 
-The file is compact (version 4): one row per record, `committed(key, hash, thread, type, origin)`, the key
+The file is compact (version 5): one row per record, `committed(key, hash, thread, type, origin)`, the key
 the record id as a short BLOB (`ledger_keys`: a numbered prefix and the id's digest as bytes), the hash the first
 8 bytes of `record_hash` (a changed record goes unnoticed only if its new hash shares those 64 bits with the old),
 thread, type and origin small integers naming rows of `names`; a record held by more than one origin keeps the
-others in `also`. Older ledgers are migrated when opened for writing (see `ledger_migrate`); a ledger of a newer
-layout is refused, naming both versions.
+others in `also`. There is no index by thread: the queries by thread (a run's prune, its carried files) are
+made once a run, and one scan of `committed` costs them less than an index costs every commit and the file.
+Older ledgers are migrated when opened for writing (see `ledger_migrate`); a ledger of a newer layout is
+refused, naming both versions.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ..bundle.source import LEGACY, REMEMBER
 from ..diskfull import disk_full_as_error, sqlite_transaction
 from ..errors import BackendError
 from .ledger_keys import Keys, decode
-from .ledger_migrate import PREFIX, VERSION, migrate, newer_than_this
+from .ledger_migrate import PREFIX, READS_AS_IS, VERSION, migrate, newer_than_this
 from .sources import FileState
 
 _SCHEMA = """
@@ -43,7 +45,6 @@ CREATE TABLE IF NOT EXISTS names (n INTEGER PRIMARY KEY, kind INTEGER NOT NULL, 
 CREATE UNIQUE INDEX IF NOT EXISTS names_name ON names(kind, name);
 CREATE TABLE IF NOT EXISTS committed (key BLOB PRIMARY KEY, hash BLOB NOT NULL, thread INTEGER,
   type INTEGER NOT NULL, origin INTEGER) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS committed_thread ON committed(thread) WHERE thread IS NOT NULL;
 CREATE TABLE IF NOT EXISTS also (key BLOB NOT NULL, origin INTEGER NOT NULL, PRIMARY KEY (key, origin)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS forgetting (id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS files (origin INTEGER NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
@@ -52,11 +53,14 @@ CREATE TABLE IF NOT EXISTS store_files (name TEXT PRIMARY KEY, dev INTEGER, ino 
 """
 # What a run has seen and sent matters only to that run (one connection): TEMP tables keep them out of the file.
 _TEMP = """
-CREATE TEMP TABLE IF NOT EXISTS seen (key BLOB PRIMARY KEY);
+CREATE TEMP TABLE IF NOT EXISTS seen (key BLOB PRIMARY KEY) WITHOUT ROWID;
 CREATE TEMP TABLE IF NOT EXISTS pending (key BLOB PRIMARY KEY, hash BLOB NOT NULL, thread INTEGER,
-  type INTEGER NOT NULL);
-CREATE TEMP TABLE IF NOT EXISTS checkpointed (key BLOB PRIMARY KEY);
+  type INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TEMP TABLE IF NOT EXISTS checkpointed (key BLOB PRIMARY KEY) WITHOUT ROWID;
+CREATE TEMP TABLE IF NOT EXISTS wanted (thread INTEGER PRIMARY KEY);
 """
+# Each TEMP table is one b-tree keyed by the record key (WITHOUT ROWID): a rowid table with a key PRIMARY KEY is
+# two, and every record of a run goes into two or three of them.
 THREAD, TYPE, ORIGIN = 1, 2, 3  # kinds of names
 _VOLATILE = ("ingestion_time",)
 _BATCH = 500
@@ -88,6 +92,7 @@ class Ledger:
         self._names: dict[tuple[int, str], int] = {}
         self._prefixes: dict[int, str] = {}
         self._recent: dict[str, bytes] = {}
+        self._alone = False
         self._keying = Keys(lambda prefix, create: self._name(PREFIX, prefix, create=create))
         try:
             with disk_full_as_error(path, "opening the ledger"):
@@ -135,7 +140,7 @@ class Ledger:
         sees what the last clean close checkpointed. An older ledger is migrated first where it can be written;
         a newer one is refused."""
         self = cls.__new__(cls)
-        self.path, self._names, self._prefixes, self._recent = path, {}, {}, {}
+        self.path, self._names, self._prefixes, self._recent, self._alone = path, {}, {}, {}, False
         self._keying = Keys(lambda prefix, create: self._name(PREFIX, prefix, create=create))
         try:
             self.db = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, check_same_thread=False)
@@ -146,7 +151,7 @@ class Ledger:
         if version > VERSION:
             self.db.close()
             raise BackendError(newer_than_this(path, version), details={"file": str(path)})
-        if version < VERSION:
+        if version < READS_AS_IS:
             self.db.close()
             return cls(path)
         self.origin = LEGACY
@@ -204,6 +209,13 @@ class Ledger:
         self.origin = origin
         self.db.execute("DELETE FROM pending")
         self.db.execute("DELETE FROM seen")
+        self._alone = self._only_mine()
+
+    def _only_mine(self) -> bool:
+        """Whether no record is held by an origin but this run's and legacy: then, until the run ends (it holds
+        the store's write lock), a commit has no other origin's link to keep in `also` and no legacy one to drop."""
+        q = "SELECT EXISTS (SELECT 1 FROM committed WHERE origin NOT IN (?, ?)) OR EXISTS (SELECT 1 FROM also)"
+        return not self.db.execute(q, (self._run, self._name(ORIGIN, LEGACY))).fetchone()[0]
 
     def _claim(self, select_keys: str, params: Sequence[object] = ()) -> None:
         """Link the keys SELECT_KEYS yields to this run's origin (inside a transaction); a legacy link gives way.
@@ -214,6 +226,8 @@ class Ledger:
             "AND origin IS NOT ?",
             [run, *params, legacy, run],
         )
+        if self._alone:  # every claimed record is now this run's alone: no link to add or drop
+            return
         self.db.execute(
             f"INSERT OR IGNORE INTO also(key, origin) SELECT key, ? FROM committed WHERE key IN ({select_keys}) "
             "AND origin != ?",
@@ -274,6 +288,18 @@ class Ledger:
         """Commit the pending rows WHERE selects: one row each, written with its origin (a record another origin
         holds keeps that one and gains this run's in `also`)."""
         run, legacy = self._run, self._name(ORIGIN, LEGACY)
+        if not self._alone:
+            self._keep_others(where, params)
+        return self.db.execute(
+            "INSERT INTO committed(key, hash, thread, type, origin) SELECT key, hash, thread, type, ? FROM pending "
+            f"WHERE {where} ON CONFLICT(key) DO UPDATE SET hash = excluded.hash, thread = excluded.thread, "
+            "type = excluded.type, origin = CASE WHEN committed.origin IS NULL OR committed.origin = ? "
+            "THEN excluded.origin ELSE committed.origin END",
+            [run, *params, legacy],
+        ).rowcount
+
+    def _keep_others(self, where: str, params: Sequence[object]) -> None:
+        run, legacy = self._run, self._name(ORIGIN, LEGACY)
         self.db.execute(
             "INSERT OR IGNORE INTO also(key, origin) SELECT c.key, ? FROM committed c "
             f"WHERE c.key IN (SELECT key FROM pending WHERE {where}) AND c.origin IS NOT NULL "
@@ -285,13 +311,6 @@ class Ledger:
                 f"DELETE FROM also WHERE origin = ? AND key IN (SELECT key FROM pending WHERE {where})",
                 [legacy, *params],
             )
-        return self.db.execute(
-            "INSERT INTO committed(key, hash, thread, type, origin) SELECT key, hash, thread, type, ? FROM pending "
-            f"WHERE {where} ON CONFLICT(key) DO UPDATE SET hash = excluded.hash, thread = excluded.thread, "
-            "type = excluded.type, origin = CASE WHEN committed.origin IS NULL OR committed.origin = ? "
-            "THEN excluded.origin ELSE committed.origin END",
-            [run, *params, legacy],
-        ).rowcount
 
     def commit(self, ids: Sequence[str]) -> int:
         """Move checkpointed ids from pending to committed."""
@@ -313,10 +332,15 @@ class Ledger:
     def _thread_numbers(self, thread_ids: Sequence[str]) -> list[int]:
         return [n for n in (self._name(THREAD, t, create=False) for t in thread_ids) if n >= 0]
 
-    def _in_threads(self, thread_ids: Sequence[str]) -> Iterator[list[int]]:
-        numbers = self._thread_numbers(thread_ids)
-        for start in range(0, len(numbers), _BATCH):
-            yield numbers[start : start + _BATCH]
+    def _want(self, thread_ids: Sequence[str]) -> str:
+        """Put THREAD_IDS' numbers in the run's `wanted` table; returns the SQL that is true where committed row
+        c is under one of them. The ledger keeps no index by thread (a third of its bytes): a query by thread is
+        one scan of `committed`, made once per run (prune, carry), never per record."""
+        rows = [(n,) for n in self._thread_numbers(thread_ids)]
+        with contextlib.nullcontext() if self.db.in_transaction else self._transaction():
+            self.db.execute("DELETE FROM wanted")
+            self.db.executemany("INSERT OR IGNORE INTO wanted VALUES (?)", rows)
+        return "c.thread IN (SELECT thread FROM wanted)"
 
     def _in_keys(self, ids: Sequence[str]) -> Iterator[list[bytes]]:
         keys = self._keys(ids)
@@ -332,28 +356,19 @@ class Ledger:
     def vanished(self, thread_ids: Sequence[str]) -> list[str]:
         """Committed ids under THREAD_IDS that this run's origin (or the legacy one) wrote and this run did not see."""
         mine = [self._run, self._name(ORIGIN, LEGACY)]
-        out: list[str] = []
-        for part in self._in_threads(thread_ids):
-            q = (
-                f"SELECT c.key FROM committed c WHERE c.thread IN ({_marks(part)}) AND {self._holds(mine)} "
-                "AND c.key NOT IN (SELECT key FROM seen)"
-            )
-            out.extend(self._id(r[0]) for r in self.db.execute(q, [*part, *mine, *mine]))
-        return sorted(out)
+        q = f"SELECT c.key FROM committed c WHERE {self._want(thread_ids)} AND c.key NOT IN (SELECT key FROM seen)"
+        return sorted(self._id(r[0]) for r in self.db.execute(f"{q} AND {self._holds(mine)}", [*mine, *mine]))
 
     def kept_for_other_sources(self, thread_ids: Sequence[str]) -> int:
         """How many committed records under THREAD_IDS this run did not see and only another bundle's source holds.
 
         They are kept, since only their own source deletes them; a renamed or moved source is another source."""
         ours = [self._run, self._name(ORIGIN, LEGACY), self._name(ORIGIN, REMEMBER, create=False)]
-        n = 0
-        for part in self._in_threads(thread_ids):
-            q = (
-                f"SELECT count(*) FROM committed c WHERE c.thread IN ({_marks(part)}) AND c.origin IS NOT NULL "
-                f"AND c.key NOT IN (SELECT key FROM seen) AND {self._holds(ours, negate=True)}"
-            )
-            n += self.db.execute(q, [*part, *ours, *ours]).fetchone()[0]
-        return n
+        q = (
+            f"SELECT count(*) FROM committed c WHERE {self._want(thread_ids)} AND c.origin IS NOT NULL "
+            f"AND c.key NOT IN (SELECT key FROM seen) AND {self._holds(ours, negate=True)}"
+        )
+        return int(self.db.execute(q, [*ours, *ours]).fetchone()[0])
 
     def held_elsewhere(self, ids: Sequence[str]) -> set[str]:
         """Those of IDS that an origin other than this run's (and legacy) still holds."""
@@ -445,10 +460,7 @@ class Ledger:
         """Count the committed records of THREAD_IDS as seen by this run (their source files were unchanged and not
         read again), so the run neither prunes nor re-sends them."""
         with self._transaction():
-            for part in self._in_threads(thread_ids):
-                self.db.execute(
-                    f"INSERT OR IGNORE INTO seen SELECT key FROM committed WHERE thread IN ({_marks(part)})", part
-                )
+            self.db.execute(f"INSERT OR IGNORE INTO seen SELECT c.key FROM committed c WHERE {self._want(thread_ids)}")
 
     def files(self, origin: str) -> dict[str, FileState]:
         """What ORIGIN's source files were when last indexed: path -> size, mtime, sha256 and their threads."""
