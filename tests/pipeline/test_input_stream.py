@@ -134,7 +134,7 @@ def test_the_adapter_killed_mid_stream_of_a_second_add_leaves_the_ledger_as_it_w
     done = interrupted("adapter", source, store, tmp_path, writes=4)
     assert done.returncode != 0, done.stderr
     assert answers(store)["counts"] == before
-    assert rows(store)[0] == rows(store)[1], "no chunk twice"
+    assert rows(store) == (N, N), "the database holds what the ledger holds, no more"
     add(source, store, home)
     assert answers(store)["counts"]["chunk"] == 2 * N and rows(store) == (2 * N, 2 * N)
 
@@ -153,6 +153,8 @@ def test_a_record_the_pass_refuses_after_the_adapter_started_leaves_the_store_as
     if first:
         assert not (store / "data" / "memory.sqlite").exists(), "a first load is swapped in only when whole"
         assert not [p for p in (store / "journal").iterdir()], "the refused run's segment is discarded"
+    else:  # the records the adapter had read before the refusal are in neither ledger nor journal: nor the database
+        assert rows(store) == (N, N)
     add(notes(source, 2 * N), store, home)
     assert answers(store)["counts"]["chunk"] == 2 * N and rows(store) == (2 * N, 2 * N)
 
@@ -167,6 +169,8 @@ def test_kill_9_of_the_pass_mid_stream_then_add_again_holds_every_record_once(tm
     notes(source, total)
     killed = interrupted("parent", source, store, tmp_path, writes=6)
     assert killed.returncode == -signal.SIGKILL
+    if not first:
+        assert rows(store) == (N, N), "a stream cut short leaves the database as the ledger says"
     again = add(source, store, home)
     with SubprocessBackend(Registry().get("sqlite"), store) as b:
         counts = b.counts()
@@ -176,3 +180,24 @@ def test_kill_9_of_the_pass_mid_stream_then_add_again_holds_every_record_once(tm
     assert rows(store) == (total, total)
     rerun = memdock("add", str(source), "-f", "jsonl", "--data-dir", str(store), home=home)
     assert "unchanged since the last add" in rerun.stdout, rerun.stdout + rerun.stderr
+
+
+def test_a_second_add_refused_late_leaves_no_record_in_the_database_that_ledger_and_journal_lack(tmp_path):
+    """The adapter has committed groups of the stream by the time the pass refuses a record near its end: they
+    must not stay in the database (searchable, and never pruned) while the ledger and journal know nothing of
+    them."""
+    home, store = tmp_path / "home", tmp_path / "store"
+    source = notes(tmp_path / "notes.jsonl", N)
+    add(source, store, home)
+    notes(source, 4 * N, bad=4 * N - 10)
+    done = interrupted("bad", source, store, tmp_path, writes=2)
+    assert done.returncode == 4, done.stderr
+    assert rows(store) == (N, N)
+    assert not said_about(store, "note 7777")
+    add(notes(source, N), store, home)
+    assert rows(store) == (N, N)
+
+
+def said_about(store: Path, query: str) -> list[str]:
+    with SubprocessBackend(Registry().get("sqlite"), store) as b:
+        return [h.text for h in b.query(query, limit=3).hits if "note 7777 " in h.text]

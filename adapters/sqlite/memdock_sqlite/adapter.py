@@ -167,7 +167,7 @@ class SqliteAdapter(Adapter):
         else:
             conn = db.open_writer(ctx.data_dir)
             try:
-                run, details = self._ingest(conn, reader, present, committed, size)
+                run, details = self._in_place(ctx, conn, reader, present, committed, size)
             finally:
                 conn.close()
         details["vectors_added"] = self._embed(ctx)
@@ -190,6 +190,18 @@ class SqliteAdapter(Adapter):
             return self._backfill(ctx, conn)
         finally:
             conn.close()
+
+    def _in_place(self, ctx: Context, conn: sqlite3.Connection, reader, present, committed, size: int):
+        """A run into the database where it is: batch by batch, each committed and checkpointed; a streamed run in
+        one transaction, its records checkpointed once it is committed, so an input that ends without its end line
+        (the core refused a record, or died) leaves the database as it was, as the core's ledger and journal do."""
+        if not ctx.streamed:
+            return self._ingest(conn, reader, present, committed, size)
+        held = bulk.Deferred(lambda done: ctx.progress(done, None))
+        with db.transaction(conn, "indexing"):
+            done = self._ingest(conn, reader, present, held, size)
+        held.report(committed)
+        return done
 
     def _ingest(self, conn: sqlite3.Connection, reader, present, on_commit, size: int):
         """Every record of READER into CONN, then what follows from them (node text, late facts)."""

@@ -6,9 +6,11 @@ so a corrupt file, a foreign SQLite file or one from a newer adapter is left exa
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 from memdock.diskfull import sqlite_transaction
@@ -151,8 +153,24 @@ _NODE_COLUMNS = (
 
 
 def transaction(conn: sqlite3.Connection, what: str = "writing"):
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the file."""
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the file. Inside
+    a transaction already open (a streamed run's, see `adapter.index`) a savepoint of it, committed with it."""
+    if conn.in_transaction:
+        return _savepoint(conn)
     return sqlite_transaction(conn, conn.execute("PRAGMA database_list").fetchone()[2], immediate=True, what=what)
+
+
+@contextlib.contextmanager
+def _savepoint(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    conn.execute("SAVEPOINT inner")
+    try:
+        yield conn
+        conn.execute("RELEASE inner")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK TO inner")
+            conn.execute("RELEASE inner")
+        raise
 
 
 def checkpoint(conn: sqlite3.Connection, attempts: int = 3) -> None:

@@ -9,8 +9,9 @@ the segment is sealed and its end line sent: the ledger never counts a record th
 
 What can go wrong, and what is left:
 - the run refuses a record (or dies): the adapter's input ends without its end line; it fails and commits
-  nothing more (a first sqlite load is never swapped in); what it committed before is not in the ledger, which
-  still holds those records as pending, so the next run sends them again (upserts leave one copy).
+  nothing of the stream (a first sqlite load is never swapped in; a later sqlite run holds the stream in one
+  transaction, rolled back), so the store holds what the ledger and journal hold, and the next run sends the
+  records again. An adapter that commits as it reads must give the same guarantee (see `sdk/stream.py`).
 - the adapter dies: the run's next write finds the pipe closed; the run stops and raises the adapter's error.
 """
 
