@@ -24,8 +24,8 @@ from typing import IO, Any
 
 from ..bundle import BundleWriter
 from ..errors import BackendError
+from ..sdk.stream import END  # the framing's end line: one constant for writer and reader
 
-END = b"end"
 _DONE = ("done", None)
 
 
