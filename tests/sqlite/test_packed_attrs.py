@@ -125,7 +125,7 @@ def test_a_schema_5_store_reads_as_it_is_and_answers_the_same_once_migrated(both
         migrated, migrated_reads = answers(b, q), _reads(b, q, chunk_ids, filters)
     finally:
         b.close()
-    assert version == db.SCHEMA_VERSION == 6
+    assert version == db.SCHEMA_VERSION == 7
     assert [k for k in before if before[k] != as_read[k]] == []
     assert [k for k in before if before[k] != migrated[k]] == []
     assert [k for k in reads if reads[k] != migrated_reads[k]] == []

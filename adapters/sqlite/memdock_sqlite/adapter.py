@@ -85,6 +85,7 @@ class SqliteAdapter(Adapter):
             return {"ok": True, "backend": self.name, "checks": checks, "message": "no database yet (nothing indexed)"}
         try:
             integrity = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+            checks["layout"] = db.layout(conn)
             for table in ("nodes", "chunks", "edges", "chunk_vectors"):
                 checks[table] = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
             checks["edges"] += conn.execute("SELECT count(*) FROM links").fetchone()[0]

@@ -20,7 +20,8 @@ from . import packed_text
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
+PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
 
 _LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
 
@@ -69,7 +70,8 @@ CREATE TABLE IF NOT EXISTS chunk_rows(
     start INTEGER, "end" INTEGER, token_count INTEGER,
     author TEXT, role TEXT, entry_type TEXT,
     event_time TEXT, event_ts REAL,
-    content_hash,                  -- TEXT, or a sha256 as its 32 bytes (packed_text.pack_hash)
+    content_hash,                  -- TEXT; a sha256 as its 32 bytes, or X'' when it is the hash of the chunk's own
+                                   -- text (packed_text.pack_hash)
     attrs TEXT NOT NULL DEFAULT '{}'  -- as it is: metadata filters read every chunk's (filters.py)
 );
 CREATE INDEX IF NOT EXISTS chunks_entry ON chunk_rows(entry_id);
@@ -142,10 +144,18 @@ CREATE TRIGGER IF NOT EXISTS edges_au AFTER UPDATE OF fact ON edges BEGIN
     INSERT INTO fact_fts(rowid, fact) VALUES (new.rowid, new.fact);
 END;
 """
-# An entry's chunks' bodies joined in position order; where this equals its text, node_rows.text is NULL.
+# An entry's chunks' bodies joined in position order, each without what it repeats of the one before (chunks made
+# with overlap start before the previous one ends, at offsets into the entry's text); where this equals its text,
+# node_rows.text is NULL (node_text.py). Schema 4 to 6 joined the bodies whole (JOINED_6).
 JOINED = (
+    "(SELECT group_concat(substr(body, 1 + coalesce(max(prev - start, 0), 0)), '') FROM (SELECT body, start, "
+    'lag("end") OVER (ORDER BY c.position) AS prev FROM chunks c WHERE c.entry_id = {t}.id ORDER BY c.position))'
+)
+JOINED_6 = (
     "(SELECT group_concat(body, '') FROM (SELECT body FROM chunks c WHERE c.entry_id = {t}.id ORDER BY c.position))"
 )
+# An entry whose text its chunks hold (see node_text.py).
+JOINS = f"kind = 'entry' AND text <> '' AND unpack(text) = {JOINED.format(t='node_rows')}"
 DDL = DDL_TEMPLATE.replace("{joined}", JOINED.format(t="node_rows")).replace("{hash}", packed_text.HASH_SQL)
 _NODE_COLUMNS = (
     "rowid, id, kind, name, text, thread_id, position, author, role, entry_type, event_time, event_ts, attrs"
@@ -184,6 +194,14 @@ def checkpoint(conn: sqlite3.Connection, attempts: int = 3) -> None:
         f"{DB_NAME}: the delete is committed, but another reader kept its write-ahead log from being emptied; "
         "the deleted text may stay in the data dir until the next delete"
     )
+
+
+def layout(conn: sqlite3.Connection) -> str:
+    """The database's layout as `memdock health` names it: its schema version, and what a writer makes of it."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version < SCHEMA_VERSION:
+        return f"schema {version} (read as it is; migrated to {SCHEMA_VERSION} at the next index)"
+    return f"schema {version}, page size {conn.execute('PRAGMA page_size').fetchone()[0]}"
 
 
 def db_path(data_dir: Path) -> Path:
@@ -295,6 +313,8 @@ def _connect(uri: str) -> sqlite3.Connection:
 
 
 def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -> None:
+    if version == 0:  # before anything is written: a database's page size is set when it is made
+        conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
     want = "off" if bulk else "wal"
     mode = conn.execute(f"PRAGMA journal_mode = {want}").fetchone()[0]
     if mode.lower() != want:
@@ -306,6 +326,8 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
     if version == SCHEMA_VERSION:
         return
     with transaction(conn, "creating the database" if version == 0 else f"upgrading the schema from {version}"):
+        if 4 <= version < 7:
+            _unjoin(conn, version)
         if version == 1:  # schema 1 indexed every node's name and text, through triggers
             conn.execute("ALTER TABLE nodes ADD COLUMN indexed INTEGER NOT NULL DEFAULT 1")
             for trigger in ("nodes_ai", "chunks_ai", "edges_ai", "nodes_ad", "nodes_au"):
@@ -327,10 +349,34 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             conn.execute(statement)
         if 0 < version < 6:
             _pack_attrs(conn)
+        if 0 < version < 7:
+            _rejoin(conn)
         if 0 < version < 3:
             conn.execute("INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges")
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _unjoin(conn: sqlite3.Connection, version: int) -> None:
+    """Schema 4 to 6 left an entry's text to its chunks where their bodies joined whole to it: stored again where
+    they do not join so now (JOINED), before the views and triggers that read either are replaced."""
+    conn.execute("DROP TRIGGER IF EXISTS nodes_au")  # no trigger: node_fts holds these entries' names only
+    old, new = JOINED_6.format(t="node_rows"), JOINED.format(t="node_rows")
+    differ = f"text IS NULL AND kind = 'entry' AND {old} IS NOT {new}"
+    conn.execute(f"UPDATE node_rows SET text = pack({old}) WHERE {differ}")
+    if version == 6:
+        for view in ("nodes", "chunks"):
+            conn.execute(f"DROP VIEW IF EXISTS {view}")
+
+
+def _rejoin(conn: sqlite3.Connection) -> None:
+    """Schema 6 and before: the texts of entries indexed by name only left to their chunks where they join to them
+    now (JOINED), and content hashes that are the hash of their chunk's text left to be rebuilt from it."""
+    conn.execute(f"UPDATE node_rows SET text = NULL WHERE indexed = 2 AND {JOINS}")
+    conn.execute(
+        "UPDATE chunk_rows SET content_hash = X'' WHERE typeof(content_hash) = 'blob' AND length(content_hash) = 32 "
+        "AND content_hash = text_digest(header, unpack(body))"
+    )
 
 
 def _text_once(conn: sqlite3.Connection) -> None:

@@ -166,7 +166,7 @@ def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
         fields["entry_type"],
         fields["event_time"],
         timestamp(fields["event_time"]),
-        packed_text.pack_hash(r.get("content_hash")),
+        packed_text.pack_hash(r.get("content_hash"), header, body),
         _attrs(r, _CHUNK_KNOWN),
     )
 

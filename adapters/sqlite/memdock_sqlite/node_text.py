@@ -7,9 +7,10 @@ are stored, so ingest stores nodes unindexed (`nodes.indexed = 0`) and indexes e
 a run; a run killed before that leaves them pending, and the next run indexes them.
 
 The text once: such an entry's text is the same words as its chunks' bodies. Where those bodies, joined in
-position order, are exactly its text, node_rows.text is NULL and the `nodes` view joins them back (db.JOINED), so
-get_node, facts and exports read the very same text. Before a chunk of such an entry is rewritten or deleted, its
-text is put back (`materialise`); the next `index_pending` stores it once again if its new chunks still join to it.
+position order without what each repeats of the one before, are exactly its text, node_rows.text is NULL and the
+`nodes` view joins them back (db.JOINED), so get_node, facts and exports read the very same text. Before a chunk
+of such an entry is rewritten or deleted, its text is put back (`materialise`); the next `index_pending` stores it
+once again if its new chunks still join to it.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import sqlite3
 from collections.abc import Iterable
 
 from .db import JOINED
+from .db import JOINS as _JOINS
 
-_JOINS = f"kind = 'entry' AND text <> '' AND unpack(text) = {JOINED.format(t='node_rows')}"
 _CHUNKED = "node_rows.kind = 'entry' AND EXISTS (SELECT 1 FROM chunks c WHERE c.entry_id = node_rows.id)"
 
 

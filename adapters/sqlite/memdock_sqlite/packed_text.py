@@ -1,4 +1,5 @@
-"""Text stored compressed where that pays: chunk bodies (schema 5), nodes' attrs (schema 6).
+"""Text stored compressed where that pays: chunk bodies (schema 5), nodes' attrs (schema 6); content hashes kept
+only where they are not the hash of the chunk's own text (schema 7).
 
 A value is stored as TEXT when zlib would not make it smaller, else as a BLOB of its UTF-8 bytes, zlib-compressed;
 the column's type says which. Every connection the adapter opens registers `unpack` (db._connect), and every
@@ -16,6 +17,7 @@ connection, in any later run.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sqlite3
 import zlib
@@ -77,13 +79,36 @@ def unpack(value: str | bytes | None, dictionary: Dictionary | None = None) -> s
     return zlib.decompress(value).decode()
 
 
-def pack_hash(value: str | None) -> str | bytes | None:
-    """A `sha256:<hex>` content hash as its 32 bytes (the `chunks` view spells it out again), else as it is."""
-    return bytes.fromhex(value[7:]) if value is not None and _SHA256.fullmatch(value) else value
+def chunk_text(header: str, body: str) -> str:
+    """A chunk's text from its header and body as stored (ingest.chunk_body split it so)."""
+    return f"{header}\n{body}" if header else body
+
+
+def text_digest(header: str | None, body: str | None) -> bytes | None:
+    """The sha256 of the chunk text HEADER and BODY make (None when either is missing)."""
+    if header is None or body is None:
+        return None
+    return hashlib.sha256(chunk_text(header, body).encode("utf-8", "surrogatepass")).digest()
+
+
+DERIVED_HASH = b""  # stored for a content hash that is the sha256 of the chunk's own text: rebuilt when read
+
+
+def pack_hash(value: str | None, header: str = "", body: str | None = None) -> str | bytes | None:
+    """A `sha256:<hex>` content hash as stored: DERIVED_HASH when it is the hash of the chunk text HEADER and BODY
+    make, else its 32 bytes (the `chunks` view spells either out again); any other value as it is."""
+    if value is None or not _SHA256.fullmatch(value):
+        return value
+    digest = bytes.fromhex(value[7:])
+    return DERIVED_HASH if body is not None and text_digest(header, body) == digest else digest
 
 
 # The `chunks` view's content_hash: what pack_hash was given.
-HASH_SQL = "CASE WHEN typeof(content_hash) = 'blob' THEN 'sha256:' || lower(hex(content_hash)) ELSE content_hash END"
+HASH_SQL = (
+    "CASE WHEN typeof(content_hash) <> 'blob' THEN content_hash "
+    "WHEN length(content_hash) = 0 THEN 'sha256:' || lower(hex(text_digest(header, unpack(body)))) "
+    "ELSE 'sha256:' || lower(hex(content_hash)) END"
+)
 
 
 class Dictionaries:
@@ -141,3 +166,4 @@ def register(conn: sqlite3.Connection) -> None:
     dictionaries = Dictionaries(conn)
     conn.create_function("unpack", 1, lambda value: unpack(value, dictionaries), deterministic=True)
     conn.create_function("pack", 1, packer(), deterministic=True)
+    conn.create_function("text_digest", 2, text_digest, deterministic=True)
