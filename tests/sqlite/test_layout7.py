@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from support.sqlite_helpers import sqlite_backend
 from test_derived_edges import _clean, _old_adapter, _questions, answers, index_both
-from test_packed_attrs import _ids, _metadata_filters, _reads
+from test_packed_attrs import _ids, _metadata_filters, _reads, _stored_hashes
 from test_packed_text import _rows
 
 from memdock.ids import content_hash
@@ -53,15 +53,6 @@ def _layout(store: Path) -> dict[str, Any]:
 def _entries(b: SubprocessBackend, store: Path) -> dict[str, Any]:
     ids = [r[0] for r in _rows(store, "SELECT id FROM node_rows WHERE kind = 'entry' ORDER BY id")]
     return {i: _clean(b.call("get_node", {"id": i})) for i in ids}
-
-
-def _stored_hashes(store: Path) -> list[tuple]:
-    conn = db.open_db(store / "data", write=False)
-    assert conn is not None
-    try:
-        return conn.execute("SELECT id, content_hash FROM chunks ORDER BY id").fetchall()
-    finally:
-        conn.close()
 
 
 def _everything(b: SubprocessBackend, bundle: Path, base: Path, store: Path) -> dict[str, Any]:
