@@ -518,6 +518,44 @@ def report(
         print(json.dumps(summary | {"chosen": chosen, "timing": timing}, indent=2))
 
 
+def misses(questions: list[dict], ranked: list, texts: dict[str, str], category: int, count: int) -> list[str]:
+    """Up to COUNT questions of CATEGORY with none of their evidence turns among the top 10 of RANKED, each with
+    its evidence turns and the top 10 (TEXTS: entry id -> "speaker: text"), as lines to print: what the misses
+    share, read before any rule is built for them."""
+    lines: list[str] = []
+    asked = [(q, r) for q, r in zip(questions, ranked) if q["category"] == category]
+    missed = [(q, r) for q, r in asked if not set(r[: max(KS)]) & q["evidence"]]
+    lines.append(f"{CATEGORIES[category]}: {len(missed)} of {len(asked)} questions have no evidence turn in the top 10")
+    for q, r in missed[:count]:
+        lines.append(f"\nQ [{q['sample']}] {q['text']}")
+        lines += [f"  evidence: {texts.get(e, e)[:160]!r}" for e in sorted(q["evidence"])]
+        lines += [f"  top {i:>2}: {texts.get(e, e)[:160]!r}" for i, e in enumerate(r[: max(KS)], 1)]
+    return lines
+
+
+def misses_spec(value: str) -> tuple[int, int]:
+    """--misses CATEGORY[:COUNT] as (category number, count); a category by number (1-5) or by name."""
+    spec, _, count = value.partition(":")
+    names = {v: k for k, v in CATEGORIES.items()}
+    category = names.get(spec) or (int(spec) if spec.isdigit() and int(spec) in CATEGORIES else None)
+    n = int(count) if count.isdigit() else 0 if count else 30
+    if category is None or n <= 0:
+        raise argparse.ArgumentTypeError(
+            f"{value!r}: expected a category (1-5 or {', '.join(names)}), optionally :COUNT (a whole number above 0)"
+        )
+    return category, n
+
+
+def print_misses(args: argparse.Namespace, corpus: Corpus, questions: list[dict], raw: dict) -> None:
+    """With --misses, memdock's misses with its defaults (hybrid with --hybrid, else bm25)."""
+    if not args.misses:
+        return
+    system = "hybrid defaults" if "hybrid defaults" in raw else "bm25 defaults"
+    texts = {e: t for turns in speaker_turns(corpus).values() for e, t in turns}
+    print(f"\nMISSES of memdock {system}")
+    print("\n".join(misses(questions, raw[system], texts, *args.misses)))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hybrid", action="store_true", help="also run hybrid with all-MiniLM-L6-v2 (and the RRF peer)")
@@ -559,6 +597,12 @@ def main() -> int:
         metavar="KEY=V1,V2,...",
         help="a hybrid-only adapter setting to add to the hybrid grid (off: unset), e.g. hybrid_cosine_weight=off,0.2",
     )
+    ap.add_argument(
+        "--misses",
+        type=misses_spec,
+        metavar="CATEGORY[:COUNT]",
+        help="print COUNT (30) questions of a category (1-5 or its name) with no evidence in memdock's top 10",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not DATA.exists():
@@ -598,6 +642,7 @@ def main() -> int:
             timing["postgres defaults"] = f"index {took:.1f}s, query p50 {statistics.median(lat):.2f} ms"
         hybrid_names = run_hybrid(args, corpora["on"], questions, tmp, neighbour_weights, idea_grid, raw, timing)
     report(args, questions, raw, dict(stats), timing, base.sids, hybrid_names, idea_grid[0][0])
+    print_misses(args, base, questions, raw)
     return 0
 
 
