@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from .tokenizers import Tokenizer, span_counter
 
@@ -66,9 +67,12 @@ class Splitter:
         if second is None:
             yield from self._units(text, count, start, end, level + 1, limit, chars)
             return
-        yield from self._units(text, count, *first, level + 1, limit, chars)
-        yield from self._units(text, count, *second, level + 1, limit, chars)
-        for s, e in pieces:
+        for s, e in chain((first, second), pieces):
+            if e - s <= chars:  # most pieces are a unit: taken here, not through another generator
+                n = count(s, e, limit)
+                if n <= limit or e - s <= 1:
+                    yield (s, e, n)
+                    continue
             yield from self._units(text, count, s, e, level + 1, limit, chars)
 
     def _cut(self, text: str, start: int, end: int, limit: int, chars: int) -> Iterator[Unit]:
