@@ -131,7 +131,11 @@ def span_counter(tok: Tokenizer, text: str) -> Callable[[int, int, int], int]:
     is one mark, as `approx_count` counts it), and a span is counted exactly in them with `bytes.count` over its
     range: its marks, its word runs that start after a space or a mark, and one more when it starts inside a word.
     No span is sliced or encoded. Otherwise each span is counted as `count_upto` counts it."""
-    if not isinstance(tok, ApproxTokenizer) or len(text) > WHOLE_CHARS or _WORDY_NON_ASCII.search(text):
+    if (
+        not isinstance(tok, ApproxTokenizer)
+        or len(text) > WHOLE_CHARS
+        or (not text.isascii() and _WORDY_NON_ASCII.search(text))
+    ):
         return lambda start, end, limit: count_upto(tok, text, start, end, limit)
     classes = text.encode("ascii", "replace").translate(_CLASSES)  # a non-ASCII character is `?`, a mark
 
