@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
@@ -38,7 +39,8 @@ _HEADER = re.compile(rb"^#memdock-journal (\d+)\n$")
 _REF = re.compile(rb"^@(\d+),(\d+),(\d+),(\d+),(-?\d+),(\d+),(-?\d+);")
 MAX_HELD_BYTES = 128 * 1024 * 1024
 """How much memory of entry bodies a writer holds to find its chunks' spans in; the chunks of entries past it keep
-their text."""
+their text. A body is let go once a chunk of a later entry is stored as a span (no chunk can be a span of it then),
+so when entries and their chunks come in turn (`memdock add`'s one pass) only the bodies not yet passed are held."""
 
 
 class Bodies:
@@ -46,6 +48,7 @@ class Bodies:
 
     def __init__(self) -> None:
         self.by_id: dict[str, tuple[int, str]] = {}
+        self.order: deque[tuple[int, str, int]] = deque()  # (ordinal, id, size) of each body held, in order
         self.entries = 0
         self.held = 0
         self.last = 0  # ordinals never go back: a reader walks the entries once
@@ -57,6 +60,7 @@ class Bodies:
             size = sys.getsizeof(body)
             if isinstance(body, str) and isinstance(rid, str) and self.held + size <= MAX_HELD_BYTES:
                 self.by_id[rid] = (self.entries, body)
+                self.order.append((self.entries, rid, size))
                 self.held += size
             self.entries += 1
 
@@ -93,8 +97,19 @@ class Bodies:
         m = _REF.match(ref)
         if m is None or _splice(m, ref, value, digest) != line:
             return line
-        self.last = ordinal
+        if ordinal > self.last:
+            self.last = ordinal
+            self._let_go()
         return ref
+
+    def _let_go(self) -> None:
+        """Drop the bodies of the entries before `last`: no later chunk line may be a span of them."""
+        order, by_id = self.order, self.by_id
+        while order and order[0][0] < self.last:
+            ordinal, rid, size = order.popleft()
+            if by_id.get(rid, (None,))[0] == ordinal:
+                del by_id[rid]
+            self.held -= size
 
 
 def _find(body: str, span: str, hint: Any) -> int:
