@@ -83,7 +83,8 @@ def main() -> int:
         else:
             source, fmt = work / "notes.jsonl", "jsonl"
             text_bytes = sum(len(t.encode()) for _, t in write_notes(source, args.notes))
-        print(f"{text_bytes / 1e6:.2f} MB of {fmt}, `memdock add -b {args.backend}`, {args.reps} repetitions")
+        verb = "index" if fmt == "chunks" else "add"
+        print(f"{text_bytes / 1e6:.2f} MB of {fmt}, `memdock {verb} -b {args.backend}`, {args.reps} repetitions")
         trees = {"this": ROOT, "baseline": args.baseline.resolve()}
         for rep in range(args.reps):
             for name, tree in trees.items():
