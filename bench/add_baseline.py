@@ -4,9 +4,11 @@ Prints wall seconds and the CPU seconds of the whole `memdock add` (parent, adap
 RUSAGE_CHILDREN) side by side, and how much of it the parent process spent itself (its own RUSAGE_SELF: import,
 chunk, hash, ledger, journal; the rest is the adapter). On a shared, loaded box wall time follows the load; CPU
 seconds mostly do not, so a change that costs work shows in them while load alone does not. The corpora are
-bench/peers.py's (its markdown copies of the watercooler threads, its 457-byte notes).
+bench/peers.py's (its markdown copies of the watercooler threads, its 457-byte notes, its synthetic chunks bundle
+for `memdock index`, chunks only).
 
     python bench/add_baseline.py --baseline /path/to/other/checkout --markdown-mb 20 --reps 2
+    python bench/add_baseline.py --baseline /path/to/other/checkout --chunks 100000 --reps 2
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from peers import write_markdown, write_notes  # noqa: E402
+from synthetic import Vocabulary, write_bundle  # noqa: E402
 
 
 def cpu_seconds() -> float:
@@ -44,10 +47,11 @@ sys.exit(code)
 
 
 def add(tree: Path, source: Path, fmt: str, backend: str, store: Path) -> tuple[float, float, float, int]:
-    """Wall and CPU seconds of `memdock add` from TREE's src, the parent's own CPU seconds, and the bytes of the
-    store it left."""
+    """Wall and CPU seconds of `memdock add` (`memdock index` of a chunks bundle: FMT "chunks") from TREE's src,
+    the parent's own CPU seconds, and the bytes of the store it left."""
     own = store.with_name(store.name + ".cpu")
-    args = ["add", str(source), "-f", fmt, "-b", backend, "--data-dir", str(store), "-q"]
+    how = ["index", str(source)] if fmt == "chunks" else ["add", str(source), "-f", fmt]
+    args = [*how, "-b", backend, "--data-dir", str(store), "-q"]
     env = dict(os.environ, PYTHONPATH=str(tree / "src"))
     cpu, wall = cpu_seconds(), time.perf_counter()
     subprocess.run([sys.executable, "-c", PARENT, str(own), *args], check=True, stdout=subprocess.DEVNULL, env=env)
@@ -61,6 +65,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline", type=Path, required=True, help="another checkout of memdock (say, an older commit)")
     ap.add_argument("--markdown-mb", type=float, default=0.0, help="megabytes of markdown; 0: the notes instead")
+    ap.add_argument("--chunks", type=int, default=0, help="synthetic chunks, `memdock index` (chunks only); 0: none")
     ap.add_argument("--notes", type=int, default=20000)
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--backend", default="sqlite")
@@ -68,13 +73,18 @@ def main() -> int:
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="add-baseline-", dir=args.tmp))
     try:
-        if args.markdown_mb > 0:
+        if args.chunks > 0:
+            source, fmt = work / "chunks", "chunks"
+            pairs = write_bundle(source, Vocabulary(work), args.chunks, __import__("random").Random(11))
+            text_bytes = sum(len(x.encode()) for _, x in pairs)
+        elif args.markdown_mb > 0:
             source, fmt = work / "markdown", "watercooler"
             text_bytes = write_markdown(source, args.markdown_mb)
         else:
             source, fmt = work / "notes.jsonl", "jsonl"
             text_bytes = sum(len(t.encode()) for _, t in write_notes(source, args.notes))
-        print(f"{text_bytes / 1e6:.2f} MB of {fmt}, `memdock add -b {args.backend}`, {args.reps} repetitions")
+        verb = "index" if fmt == "chunks" else "add"
+        print(f"{text_bytes / 1e6:.2f} MB of {fmt}, `memdock {verb} -b {args.backend}`, {args.reps} repetitions")
         trees = {"this": ROOT, "baseline": args.baseline.resolve()}
         for rep in range(args.reps):
             for name, tree in trees.items():

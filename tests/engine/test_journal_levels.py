@@ -1,5 +1,6 @@
-"""A journal segment compresses its parts of short JSON lines (edges, chunks) harder than its entries' text: each
-part is gzip, and gzip's header says which way its deflate stream leaned (XFL: 4 fastest, 2 best, 0 between)."""
+"""A journal segment compresses its parts of short JSON lines (edges, chunks stored as spans of their entries)
+harder than text (entries, chunks that keep their text): each part is gzip, and gzip's header says which way its
+deflate stream leaned (XFL: 4 fastest, 2 best, 0 between)."""
 
 from __future__ import annotations
 
@@ -17,14 +18,22 @@ def xfl(part: Path) -> int:
     return part.read_bytes()[8]
 
 
-def test_edge_and_chunk_parts_are_compressed_harder_than_entries_and_read_back(tmp_path: Path) -> None:
+def segment_of(tmp_path: Path, spans: bool) -> Path:
+    """A segment of 50 entries with an edge and a chunk each; the chunk's text is its entry's body when SPANS."""
     segment = tmp_path / "00000001"
     with BundleWriter(segment, "chunks", validate=False, compress=True) as w:
         w.write("thread", records_factory.thread(0))
         for i in range(50):
-            w.write("entry", records_factory.entry(i, body=f"note {i}: the ferry to pier {i % 7} runs late"))
+            body = f"note {i}: the ferry to pier {i % 7} runs late"
+            w.write("entry", records_factory.entry(i, body=body))
             w.write("edge", records_factory.edge(i, thread_id="thread:0"))
-            w.write("chunk", records_factory.chunk(i, f"chunk {i} of the harbour notes", entry_id=f"entry:{i}"))
+            text = body if spans else f"chunk {i} of the harbour notes"
+            w.write("chunk", records_factory.chunk(i, text, entry_id=f"entry:{i}"))
+    return segment
+
+
+def test_edge_and_chunk_parts_are_compressed_harder_than_entries_and_read_back(tmp_path: Path) -> None:
+    segment = segment_of(tmp_path, spans=True)
     parts = {p.name.split("-")[0]: p for p in segment.glob("*.jsonl.gz")}
     assert xfl(parts["entry"]) == FASTEST
     assert xfl(parts["edge"]) == xfl(parts["chunk"]) == BETWEEN
@@ -32,3 +41,12 @@ def test_edge_and_chunk_parts_are_compressed_harder_than_entries_and_read_back(t
     reader = BundleReader(segment, validate=False, sealed=True)
     assert [r["id"] for r in reader.records("edge")] == [f"edge:{i}" for i in range(50)]
     assert len(list(reader.records("chunk"))) == 50
+
+
+def test_a_chunk_part_whose_chunks_keep_their_text_is_text_and_reads_back(tmp_path: Path) -> None:
+    segment = segment_of(tmp_path, spans=False)
+    parts = {p.name.split("-")[0]: p for p in segment.glob("*.jsonl.gz")}
+    assert xfl(parts["chunk"]) == xfl(parts["entry"]) == FASTEST
+    assert xfl(parts["edge"]) == BETWEEN
+    texts = [r["text"] for r in BundleReader(segment, validate=False, sealed=True).records("chunk")]
+    assert texts == [f"chunk {i} of the harbour notes" for i in range(50)]

@@ -231,3 +231,21 @@ def test_spans_found_from_the_records_handed_in_match_those_found_by_decoding_ea
     assert [decode(s, body) for s in by_lines] == lines
     wrong = [chunks[0], {**chunks[1], "start": 0, "end": 9, "text": "H\n" + body[:9]}, chunks[2]]
     assert stored_with(wrong) == [by_lines[0], lines[1], by_lines[2]]
+
+
+def test_a_body_is_let_go_once_a_later_entry_has_a_span_so_entries_in_turn_all_fit(monkeypatch) -> None:
+    """`memdock add` writes each entry's chunks after it: the bodies a writer holds are those not yet passed, so
+    a corpus far larger than MAX_HELD_BYTES keeps every chunk a span (before, the chunks of every entry past the
+    first MAX_HELD_BYTES of bodies kept their text)."""
+    monkeypatch.setattr(spans, "MAX_HELD_BYTES", 2 * sys.getsizeof("x" * 60))  # room for two bodies
+    bodies = Bodies()
+    for i in range(20):
+        body = f"entry {i:02d} says the ferry runs late on tuesdays"
+        entry = {"id": f"entry:{i}", "thread_id": "thread:t", "body": body}
+        chunk = {"id": f"chunk:{i}", "entry_id": entry["id"], "text": body, "start": 0, "end": len(body)}
+        chunk["content_hash"] = content_hash(body)
+        line = orjson.dumps(chunk, option=orjson.OPT_APPEND_NEWLINE)
+        bodies.note([orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE)], [entry])
+        [stored_line] = bodies.encode([line], [chunk])
+        assert stored_line.startswith(b"@") and decode(stored_line, body) == line, i
+    assert len(bodies.by_id) == 1 and bodies.held == sys.getsizeof(body)

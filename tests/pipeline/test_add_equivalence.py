@@ -1,6 +1,7 @@
 """What `memdock add`'s one pass leaves in a store, pinned by digest: the journal segment's records (every line as
 it reads back after inflating, byte for byte) and the ledger's rows (id, content hash, thread, type), on the shared
-corpora (watercooler markdown, LoCoMo chat, an IRC log, short notes as JSONL).
+corpora (watercooler markdown, LoCoMo chat, an IRC log, short notes as JSONL), and bench/peers.py's markdown folder
+(copies of the watercooler threads without their Entry-ID comments) read as watercooler and as plain text notes.
 
 The digests in `add_digests.json` were computed by main at 485e2a4, before the parent's one pass was made cheaper
 (importer, chunker, record lines, hashing, the delta sink): the cheaper code must give the same store. Each line's
@@ -36,11 +37,15 @@ CORPORA = {  # name: (file or folder under the shared data, format); the notes a
         ("locomo", "locomo/locomo_dev.json", "chat"),
         ("irc", "irc/dev/2004-11-15_03.ascii.txt", "irc"),
         ("notes", "locomo/locomo_dev.json", "jsonl"),
+        ("markdown", "watercooler_threads", "watercooler"),
+        ("markdown-text", "watercooler_threads", "text"),
     ]
 }
 OPTIONS = {"default": ChunkOptions(), "small": ChunkOptions(max_tokens=48, overlap=12)}
 NOTES = 3000
 NOTE_BYTES = 457
+COPIES = 2
+ENTRY_ID = re.compile(r"<!-- Entry-ID: [^>]*-->\n?")
 
 
 def write_notes(locomo: Path, out: Path) -> Path:
@@ -61,6 +66,26 @@ def write_notes(locomo: Path, out: Path) -> Path:
             note = {"id": hashlib.sha256(b"%d" % k).hexdigest()[:16], "thread": f"notes-{k // 50:04d}"}
             f.write(orjson.dumps({**note, "author": "user", "text": " ".join(parts)}) + b"\n")
     return out
+
+
+def write_markdown(threads: Path, out: Path) -> Path:
+    """COPIES copies of each watercooler thread under THREADS without its Entry-ID comments, as bench/peers.py's
+    markdown corpus is made (so that the copies do not claim one id), into the folder OUT."""
+    sources = sorted(threads.rglob("*.md"))
+    out.mkdir()
+    for k in range(COPIES):
+        for p in sources:
+            (out / f"copy{k:04d}-{p.name}").write_text(ENTRY_ID.sub("", p.read_text()))
+    return out
+
+
+def _source(data: Path, tmp: Path, name: str) -> Path:
+    rel, _ = CORPORA[name]
+    if name == "notes":
+        return write_notes(data / rel, tmp / "notes.jsonl")
+    if name.startswith("markdown"):
+        return write_markdown(data / rel, tmp / "markdown")
+    return data / rel
 
 
 def _journal_digests(segment: Path) -> dict[str, str]:
@@ -89,8 +114,8 @@ def _ledger_digest(path: Path) -> str:
 def digests(data: Path, tmp: Path, name: str) -> dict[str, Any]:
     """What `memdock add`'s one pass (under each of OPTIONS) leaves of corpus NAME in a fresh store's journal
     and ledger."""
-    rel, fmt = CORPORA[name]
-    source = write_notes(data / rel, tmp / "notes.jsonl") if name == "notes" else data / rel
+    _, fmt = CORPORA[name]
+    source = _source(data, tmp, name)
     found: dict[str, Any] = {}
     for label, opts in OPTIONS.items():
         store = tmp / label

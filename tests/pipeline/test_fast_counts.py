@@ -3,8 +3,9 @@
 import random
 import re
 
+from memdock.chunking import tokenizers
 from memdock.chunking.splitter import Splitter
-from memdock.chunking.tokenizers import ApproxTokenizer, approx_count, count_upto
+from memdock.chunking.tokenizers import ApproxTokenizer, approx_count, count_upto, span_counter
 from memdock.importers import entities
 
 APPROX = re.compile(r"\w+|[^\w\s]")
@@ -55,3 +56,24 @@ def test_entity_patterns_find_what_the_first_patterns_found():
         assert entities._MENTION.findall(text) == MENTION.findall(text), repr(text)
         assert entities._ISSUE.findall(text) == ISSUE.findall(text), repr(text)
         assert entities._paths(text) == entities._PATH.findall(text), repr(text)
+
+
+def test_a_span_counter_counts_every_span_as_the_regex_does():
+    tok = ApproxTokenizer()
+    rnd = random.Random(5)
+    for text in texts(4000, 6, longest=120) + ["ab. c, d\n\ne — f’s ✅ x"]:
+        count = span_counter(tok, text)
+        for _ in range(8):
+            start = rnd.randint(0, len(text))
+            end = rnd.randint(start, len(text))
+            exact = len(APPROX.findall(text, start, end))
+            for limit in (1, 5, 1000):
+                n = count(start, end, limit)
+                assert n == exact if exact <= limit else n > limit, (repr(text), start, end, limit)
+
+
+def test_a_text_past_the_whole_limit_is_counted_span_by_span(monkeypatch):
+    monkeypatch.setattr(tokenizers, "WHOLE_CHARS", 10)
+    text = "one two, three. " * 4
+    count = span_counter(ApproxTokenizer(), text)
+    assert count(3, 40, 1000) == len(APPROX.findall(text, 3, 40))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
@@ -38,7 +39,8 @@ _HEADER = re.compile(rb"^#memdock-journal (\d+)\n$")
 _REF = re.compile(rb"^@(\d+),(\d+),(\d+),(\d+),(-?\d+),(\d+),(-?\d+);")
 MAX_HELD_BYTES = 128 * 1024 * 1024
 """How much memory of entry bodies a writer holds to find its chunks' spans in; the chunks of entries past it keep
-their text."""
+their text. A body is let go once a chunk of a later entry is stored as a span (no chunk can be a span of it then),
+so when entries and their chunks come in turn (`memdock add`'s one pass) only the bodies not yet passed are held."""
 
 
 class Bodies:
@@ -46,6 +48,7 @@ class Bodies:
 
     def __init__(self) -> None:
         self.by_id: dict[str, tuple[int, str]] = {}
+        self.order: deque[tuple[int, str, int]] = deque()  # (ordinal, id, size) of each body held, in order
         self.entries = 0
         self.held = 0
         self.last = 0  # ordinals never go back: a reader walks the entries once
@@ -57,6 +60,7 @@ class Bodies:
             size = sys.getsizeof(body)
             if isinstance(body, str) and isinstance(rid, str) and self.held + size <= MAX_HELD_BYTES:
                 self.by_id[rid] = (self.entries, body)
+                self.order.append((self.entries, rid, size))
                 self.held += size
             self.entries += 1
 
@@ -82,13 +86,30 @@ class Bodies:
         if start < 0:
             return line
         try:
-            ref = _ref(line, text, header if headed else None, ordinal, start, start + len(span))
+            made = _ref(line, text, header if headed else None, ordinal, start, start + len(span))
         except orjson.JSONEncodeError:  # a lone surrogate: such a line keeps its text
             return line
-        if ref is None or decode(ref, body) != line:
+        if made is None:
             return line
-        self.last = ordinal
+        ref, value, digest = made
+        # decoding puts back TEXT (the header, then body[start:end], which is SPAN) whose JSON value and hash are
+        # VALUE and DIGEST, made above from TEXT itself: the splices alone are checked, without making them again
+        m = _REF.match(ref)
+        if m is None or _splice(m, ref, value, digest) != line:
+            return line
+        if ordinal > self.last:
+            self.last = ordinal
+            self._let_go()
         return ref
+
+    def _let_go(self) -> None:
+        """Drop the bodies of the entries before `last`: no later chunk line may be a span of them."""
+        order, by_id = self.order, self.by_id
+        while order and order[0][0] < self.last:
+            ordinal, rid, size = order.popleft()
+            if by_id.get(rid, (None,))[0] == ordinal:
+                del by_id[rid]
+            self.held -= size
 
 
 def _find(body: str, span: str, hint: Any) -> int:
@@ -98,7 +119,11 @@ def _find(body: str, span: str, hint: Any) -> int:
     return body.find(span)
 
 
-def _ref(line: bytes, text: str, header: str | None, ordinal: int, start: int, end: int) -> bytes | None:
+def _ref(
+    line: bytes, text: str, header: str | None, ordinal: int, start: int, end: int
+) -> tuple[bytes, bytes, bytes] | None:
+    """The span line of LINE, with TEXT's JSON value and its `content_hash` value as JSON, or None when LINE is not
+    written as orjson writes it."""
     value = orjson.dumps(text)
     at = line.find(b'"text":' + value)
     if at < 0:  # not written as orjson writes it (spaces, escapes): kept as it is
@@ -117,7 +142,7 @@ def _ref(line: bytes, text: str, header: str | None, ordinal: int, start: int, e
         if found < 0:
             return None
         hpos, hlen = found + 9, len(encoded)
-    return b"@%d,%d,%d,%d,%d,%d,%d;" % (ordinal, start, end, pos, hpos, hlen, cpos) + rest
+    return b"@%d,%d,%d,%d,%d,%d,%d;" % (ordinal, start, end, pos, hpos, hlen, cpos) + rest, value, digest
 
 
 def ordinal_of(stored: bytes) -> int | None:
@@ -133,13 +158,20 @@ def decode(stored: bytes, body: str) -> bytes:
     m = _REF.match(stored)
     if m is None:
         raise ValueError("not a span line")
-    start, end, pos, hpos, hlen, cpos = (int(g) for g in m.groups()[1:])
+    start, end, hpos, hlen, cpos = (int(m.group(i)) for i in (2, 3, 5, 6, 7))
     rest = stored[m.end() :]
     span = body[start:end]
     text = orjson.loads(rest[hpos : hpos + hlen]) + "\n" + span if hpos >= 0 else span
+    return _splice(m, stored, orjson.dumps(text), orjson.dumps(content_hash(text)) if cpos >= 0 else b"")
+
+
+def _splice(m: re.Match[bytes], stored: bytes, value: bytes, digest: bytes) -> bytes:
+    """The line STORED (matched by M) stands for, given its text's JSON VALUE and its hash's, DIGEST."""
+    pos, cpos = int(m.group(4)), int(m.group(7))
+    rest = stored[m.end() :]
     if cpos >= 0:
-        rest = rest[:cpos] + orjson.dumps(content_hash(text)) + rest[cpos:]
-    return rest[:pos] + orjson.dumps(text) + rest[pos:]
+        rest = rest[:cpos] + digest + rest[cpos:]
+    return rest[:pos] + value + rest[pos:]
 
 
 class Stored:

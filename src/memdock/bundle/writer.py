@@ -36,6 +36,11 @@ COMPRESS_LEVEL = 1  # gzip level of a compressed part: ~2.5x on text at 60-80 MB
 # quarter of the speed
 COMPRESS_LEVELS = {"edge": 6, "chunk": 6}  # short JSON lines that repeat their keys and ids: level 6 takes a fifth
 # off these parts for little CPU (`python bench/journal_codec.py`; an entry part's text costs 3x more per byte saved)
+SPANNED_SHARE = 0.5
+"""A chunk part is short lines (level 6) only when at least this share of its first block's lines are stored as
+spans of their entries (`spans`), without their texts. A part of chunks that keep their text (a chunks
+bundle without entries, `memdock index`) is text, deflated at COMPRESS_LEVEL: level 6 took 3.5 s of CPU more than
+level 1 on bench/peers.py's 100k synthetic chunks (97 MB), for 14 % fewer bytes."""
 _BUFFER_BYTES = 1 << 20
 
 
@@ -67,10 +72,11 @@ class _Part:
         self.sha = hashlib.sha256()
         self.count = 0
         self.bytes = 0
-        level = COMPRESS_LEVELS.get(record_type, COMPRESS_LEVEL)
-        self.zip = zlib.compressobj(level, zlib.DEFLATED, 31) if compress else None
+        self.compress = compress
+        self.zip: zlib._Compress | None = None  # made at the first block, whose lines set the level (`_level`)
         self.pending: list[bytes] = [HEADER] if compress else []
         self.pending_bytes = 0
+        self.sample = [0, 0]  # lines, and lines stored as spans, before the first block is deflated
         self.bodies = bodies if compress and record_type in ("entry", "chunk") else None
         # zlib lets go of the GIL while it compresses: one thread does it (in order) beside the caller's work
         self.deflater = ThreadPoolExecutor(1, thread_name_prefix="deflate") if compress else None
@@ -80,12 +86,14 @@ class _Part:
         self.sha.update(data)
         self.count += 1
         self.bytes += len(data)
-        if self.zip is None:
+        if not self.compress:
             self.file.write(data)
             return
         stored = self._stored([data])[0]
         self.pending.append(stored)
         self.pending_bytes += len(stored)
+        self.sample[0] += 1
+        self.sample[1] += stored[:1] == b"@"
         if self.pending_bytes >= _BUFFER_BYTES:
             self._deflate()
 
@@ -96,12 +104,16 @@ class _Part:
         self.sha.update(data)
         self.count += len(lines)
         self.bytes += size
-        if self.zip is None:
+        if not self.compress:
             self.file.write(data)
             return
         stored = self._stored(lines, records)
-        self.pending.append(data if stored is lines else b"".join(stored))
+        block = data if stored is lines else b"".join(stored)
+        self.pending.append(block)
         self.pending_bytes += size
+        self.sample[0] += len(lines)
+        if stored is not lines:
+            self.sample[1] += sum(line[:1] == b"@" for line in stored)
         if self.pending_bytes >= _BUFFER_BYTES:
             self._deflate()
 
@@ -120,8 +132,19 @@ class _Part:
         block = b"".join(self.pending)
         self.pending.clear()
         self.pending_bytes = 0
+        if self.zip is None:
+            self.zip = zlib.compressobj(self._level(), zlib.DEFLATED, 31)
         self.deflating = [f for f in self.deflating if not f.done() or f.result()]
         self.deflating.append(self.deflater.submit(self._compress, block))  # type: ignore[union-attr]
+
+    def _level(self) -> int:
+        """How hard to deflate this part: COMPRESS_LEVELS' level for its record type, but a chunk part whose first
+        block's lines kept their texts (less than SPANNED_SHARE of them spans) is text, at COMPRESS_LEVEL."""
+        level = COMPRESS_LEVELS.get(self.record_type, COMPRESS_LEVEL)
+        lines, spanned = self.sample
+        if self.record_type == "chunk" and spanned < SPANNED_SHARE * lines:
+            return COMPRESS_LEVEL
+        return level
 
     def _compress(self, block: bytes) -> None:
         self.file.write(self.zip.compress(block))  # type: ignore[union-attr]
@@ -137,10 +160,10 @@ class _Part:
             self.deflating.clear()
 
     def close(self) -> FileEntry:
-        if self.zip is not None:
+        if self.compress:
             self._deflate()
             self._drain()
-            self.file.write(self.zip.flush())
+            self.file.write(self.zip.flush())  # type: ignore[union-attr]
         self.file.flush()
         os.fsync(self.file.fileno())
         self.file.close()

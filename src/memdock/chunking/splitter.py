@@ -14,10 +14,11 @@ from a stream of pieces holding one window's worth at a time.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
-from .tokenizers import Tokenizer, count_upto
+from .tokenizers import Tokenizer, span_counter
 
 _LEVELS = (
     re.compile(r"\n[ \t]*\n\s*"),  # paragraphs
@@ -31,6 +32,7 @@ MAX_CHARS_PER_TOKEN = 32
 (a base64 blob, a line of 30 MB of `a`) cannot make a window as large as the text."""
 
 Unit = tuple[int, int, int]  # start, end, tokens
+Count = Callable[[int, int, int], int]  # (start, end, limit) -> tokens, see `tokenizers.span_counter`
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +48,13 @@ class Splitter:
             raise ValueError("need max_tokens >= 1 and 0 <= overlap < max_tokens")
         self.tok, self.max, self.overlap = tokenizer, max_tokens, overlap
 
-    def _units(self, text: str, start: int, end: int, level: int, limit: int, chars: int) -> Iterator[Unit]:
-        """Atomic pieces of text[start:end], each within LIMIT tokens and CHARS characters where possible."""
+    def _units(
+        self, text: str, count: Count, start: int, end: int, level: int, limit: int, chars: int
+    ) -> Iterator[Unit]:
+        """Atomic pieces of text[start:end], each within LIMIT tokens and CHARS characters where possible (COUNT
+        counts a span of TEXT)."""
         if end - start <= chars:  # a longer span is cut whatever its count: it is not counted (nor copied to be)
-            n = count_upto(self.tok, text, start, end, limit)
+            n = count(start, end, limit)
             if n <= limit or end - start <= 1:
                 yield (start, end, n)
                 return
@@ -60,12 +65,15 @@ class Splitter:
         first = next(pieces)
         second = next(pieces, None)
         if second is None:
-            yield from self._units(text, start, end, level + 1, limit, chars)
+            yield from self._units(text, count, start, end, level + 1, limit, chars)
             return
-        yield from self._units(text, *first, level + 1, limit, chars)
-        yield from self._units(text, *second, level + 1, limit, chars)
-        for s, e in pieces:
-            yield from self._units(text, s, e, level + 1, limit, chars)
+        for s, e in chain((first, second), pieces):
+            if e - s <= chars:  # most pieces are a unit: taken here, not through another generator
+                n = count(s, e, limit)
+                if n <= limit or e - s <= 1:
+                    yield (s, e, n)
+                    continue
+            yield from self._units(text, count, s, e, level + 1, limit, chars)
 
     def _cut(self, text: str, start: int, end: int, limit: int, chars: int) -> Iterator[Unit]:
         """A run with no boundary, cut into consecutive pieces of at most LIMIT tokens and CHARS characters.
@@ -97,7 +105,7 @@ class Splitter:
         overlap = min(self.overlap, limit - 1)
         window: list[Unit] = []
         tokens = size = 0
-        for unit in self._units(text, 0, len(text), 0, limit, chars):
+        for unit in self._units(text, span_counter(self.tok, text), 0, len(text), 0, limit, chars):
             if window and (tokens + unit[2] > limit or size + unit[1] - unit[0] > chars):
                 yield _trim(text, Window(window[0][0], window[-1][1], tokens))
                 window, tokens, size = _carry(window, overlap, overlap * MAX_CHARS_PER_TOKEN)

@@ -4,6 +4,7 @@ tiktoken is used when installed and asked for."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Protocol
 
 from ..errors import ConfigError
@@ -116,3 +117,36 @@ def count_upto(tok: Tokenizer, text: str, start: int, end: int, limit: int) -> i
 
 _SLICE = 1 << 16
 _SHORT = 4
+WHOLE_CHARS = 1 << 20
+"""The longest text `span_counter` classifies whole (one byte a character held beside it); a longer one is counted
+span by span, so memory stays bounded by a constant, not the text."""
+
+
+def span_counter(tok: Tokenizer, text: str) -> Callable[[int, int, int], int]:
+    """`count_upto(tok, text, start, end, limit)` as a function of (start, end, limit), for the many spans of one
+    TEXT a splitter counts (its paragraphs, lines, sentences).
+
+    For the approximate tokenizer and a text of at most WHOLE_CHARS characters holding no non-ASCII word or space
+    character, the text's classes (`_CLASSES`) are made once, a character a byte (every other non-ASCII character
+    is one mark, as `approx_count` counts it), and a span is counted exactly in them with `bytes.count` over its
+    range: its marks, its word runs that start after a space or a mark, and one more when it starts inside a word.
+    No span is sliced or encoded. Otherwise each span is counted as `count_upto` counts it."""
+    if (
+        not isinstance(tok, ApproxTokenizer)
+        or len(text) > WHOLE_CHARS
+        or (not text.isascii() and _WORDY_NON_ASCII.search(text))
+    ):
+        return lambda start, end, limit: count_upto(tok, text, start, end, limit)
+    classes = text.encode("ascii", "replace").translate(_CLASSES)  # a non-ASCII character is `?`, a mark
+
+    def count(start: int, end: int, limit: int) -> int:
+        if start >= end:
+            return 0
+        return (
+            classes.count(b".", start, end)
+            + classes.count(b" a", start, end)
+            + classes.count(b".a", start, end)
+            + (classes[start] == 97)  # `a`
+        )
+
+    return count

@@ -46,11 +46,26 @@ def author_entities(author: str) -> list[dict[str, Any]]:
     return [_entity("person", m.group(1))]
 
 
+_DOT_ALNUM = re.compile(r"\.[A-Za-z0-9]")
+"""What every path holds: a dot before its extension's (or its dotted name's) first character."""
+
+
 def _paths(text: str) -> list[str]:
-    """`_PATH.findall(text)`, searched only in the words that hold a dot (every path has one). A path holds no
-    space, and the pattern's look-behind and `\\b` see a space beside a word as they see the text's ends: the same
-    matches, without trying the pattern at each position of the text."""
-    return [p for word in text.split() if "." in word for p in _PATH.findall(word)]
+    """`_PATH.findall(text)`, searched only in the words that hold a dot before a letter or digit (every path has
+    one), and only on the lines that hold such a dot (found in C: a long note's words are not all split out). A
+    path holds no space, and the pattern's look-behind and `\\b` see a space beside a word as they see the text's
+    ends: the same matches, without trying the pattern at each position of the text."""
+    found: list[str] = []
+    end = -1  # the end of the last line searched
+    for m in _DOT_ALNUM.finditer(text):
+        at = m.start()
+        if at < end:
+            continue
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        found += [p for word in text[start:end].split() if "." in word for p in _PATH.findall(word)]
+    return found
 
 
 def extract_entities(entry: dict[str, Any]) -> Iterator[dict[str, Any]]:
