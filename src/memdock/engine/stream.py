@@ -38,7 +38,7 @@ class InputStream:
         self._pipe: IO[bytes] | None = None
         self._ready = threading.Event()
         self._stop: Callable[[], None] | None = None
-        self.broken = False
+        self._writing = False
         self.pid: int | None = None
 
     def tee(self, writer: BundleWriter) -> Tee:
@@ -78,21 +78,29 @@ class InputStream:
         self._write(END + b" " + str(self.sent).encode() + b"\n")
         self.close()
 
+    def making(self) -> bool:
+        """Whether the run is still making the input and not waiting on the adapter to read it: the adapter's
+        silence is then the run's, and its idle clock waits (a slow pass does not stop a healthy adapter)."""
+        pipe = self._pipe
+        return pipe is not None and not pipe.closed and not self._writing
+
     def _write(self, data: bytes) -> None:
         assert self._pipe is not None
+        self._writing = True
         try:
             self._pipe.write(data)
         except (BrokenPipeError, ValueError):  # the adapter is gone; its call's error says why
-            self.broken = True
             raise AdapterGone() from None
+        finally:
+            self._writing = False
 
     def close(self) -> None:
         """EOF on the adapter's stdin (without the end line, an incomplete input it refuses)."""
         if self._pipe is not None and not self._pipe.closed:
             try:
                 self._pipe.close()
-            except BrokenPipeError:
-                self.broken = True
+            except BrokenPipeError:  # the adapter is gone; its call's error says why
+                pass
 
     def stop(self) -> None:
         if self._stop is not None:

@@ -70,7 +70,8 @@ def run_once(
     channel.watch_exit(proc.report_fd, proc.read_report)
     failure: MemdockError | None = None
     try:
-        for ev in channel.events(timeout=limit, idle=launch.idle()):
+        waited = None if stream is None else stream.making
+        for ev in channel.events(timeout=limit, idle=launch.idle(), waited=waited):
             record.count_event(ev, on_progress, on_checkpoint)
         remaining = max(0.1, limit - (time.monotonic() - started))
         wait_exit(proc, remaining)

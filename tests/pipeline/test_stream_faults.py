@@ -1,0 +1,36 @@
+"""A streamed index run's faults (`engine/stream.py`): a slow pass does not stop a healthy adapter waiting on it."""
+
+import json
+import time
+from pathlib import Path
+
+from memdock.chunking import ChunkOptions
+from memdock.importers.onepass import ImportFeed
+from memdock.registry import Registry
+from memdock.runner.backend import SubprocessBackend
+
+IDLE = 5.0
+
+
+def notes(path: Path, n: int) -> Path:
+    with open(path, "w") as f:
+        for i in range(n):
+            f.write(json.dumps({"id": f"n{i:05d}", "thread": f"t{i // 25}", "text": f"note {i} on Paris"}) + "\n")
+    return path
+
+
+def test_a_pass_slower_than_the_idle_timeout_does_not_stop_the_streamed_adapter(tmp_path):
+    """The adapter, started at the pass's start, says nothing while it waits for its input: its idle clock runs
+    only while the run waits on it (or has written it all), so a pass that works longer than the idle timeout
+    before its first record (here, a source read slowly) does not stop it."""
+    slow: list[int] = []
+
+    def read_slowly(done: int, total: int) -> None:
+        if not slow:
+            slow.append(done)
+            time.sleep(IDLE * 3)  # the pass's own work, not a wait on anything
+
+    feed = ImportFeed([notes(tmp_path / "notes.jsonl", 200)], "jsonl", ChunkOptions(), on_bytes=read_slowly)
+    with SubprocessBackend(Registry().get("sqlite"), tmp_path / "store", timeouts={"idle": IDLE}) as b:
+        result = b.index(feed)
+    assert slow and result.details["input_stream"] > 0 and result.indexed["entry"] == 200
