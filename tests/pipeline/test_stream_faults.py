@@ -7,6 +7,7 @@ from pathlib import Path
 from memdock.chunking import ChunkOptions
 from memdock.importers.onepass import ImportFeed
 from memdock.registry import Registry
+from memdock.runner import oneshot
 from memdock.runner.backend import SubprocessBackend
 
 IDLE = 5.0
@@ -34,3 +35,22 @@ def test_a_pass_slower_than_the_idle_timeout_does_not_stop_the_streamed_adapter(
     with SubprocessBackend(Registry().get("sqlite"), tmp_path / "store", timeouts={"idle": IDLE}) as b:
         result = b.index(feed)
     assert slow and result.details["input_stream"] > 0 and result.indexed["entry"] == 200
+
+
+def test_a_streamed_run_with_nothing_to_send_starts_no_adapter(tmp_path, monkeypatch):
+    source = notes(tmp_path / "notes.jsonl", 50)
+    spawned: list[str] = []
+    spawn = oneshot._spawn
+
+    def counted(launch, request_path, work, params, log, stream):
+        spawned.append(request_path.parent.name)
+        return spawn(launch, request_path, work, params, log, stream)
+
+    monkeypatch.setattr(oneshot, "_spawn", counted)
+    with SubprocessBackend(Registry().get("sqlite"), tmp_path / "store") as b:
+        first = b.index(ImportFeed([source], "jsonl", ChunkOptions()))
+        calls = len(spawned)
+        again = b.index(ImportFeed([source], "jsonl", ChunkOptions()))
+    assert first.details["input_stream"] > 0 and calls >= 1
+    assert spawned[calls:] == [] and again.skipped == sum(first.details["sent"].values())
+    assert again.details["sent"] == {}

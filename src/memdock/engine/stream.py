@@ -1,6 +1,7 @@
 """`memdock add`'s one pass and its adapter at once: the adapter indexes the delta while the pass still makes it.
 
-The index call starts at the start of the pass, on a thread of its own, with `params.stream`: its adapter (one
+The index call starts at the delta's first lines (a delta with none starts no adapter), on a thread of its own,
+with `params.stream`: its adapter (one
 that declares `input_stream`, see `sdk/stream.py`) reads from its stdin the lines the journal segment gets, each
 as `TYPE JSON`, and `end COUNT` once the segment is sealed. The run's thread writes the delta and owns the
 ledger; the call's thread only reads the adapter's events and queues them, never blocking on the ledger, so the
@@ -32,7 +33,10 @@ _DONE = ("done", None)
 class InputStream:
     """The delta's lines to the adapter's stdin (the run's thread), the adapter's events back (the call's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, start: Callable[[], None] | None = None) -> None:
+        """START (once, at the first lines to write) starts the call that opens the pipe: an empty delta starts
+        no adapter."""
+        self.start = start
         self.events: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self.sent = 0
         self._pipe: IO[bytes] | None = None
@@ -67,8 +71,15 @@ class InputStream:
         self._ready.wait()
         return self._pipe is not None
 
+    def open(self) -> None:
+        """Start the adapter's call, if it is not started yet."""
+        if self._pipe is None and self.start is not None:
+            start, self.start = self.start, None
+            start()
+
     def write_lines(self, rtype: str, lines: Sequence[bytes]) -> None:
         if lines:
+            self.open()
             head = rtype.encode() + b" "
             self._write(b"".join(head + (line if line.endswith(b"\n") else line + b"\n") for line in lines))
             self.sent += len(lines)
@@ -142,7 +153,7 @@ class AdapterGone(BackendError):
         super().__init__("the adapter stopped reading its input stream")
 
 
-class Call:
+class CallThread:
     """FN, the adapter call, on a thread of its own; its result or error once joined."""
 
     def __init__(self, fn: Callable[[], dict[str, Any]], stream: InputStream):
@@ -160,7 +171,19 @@ class Call:
             self.stream.finished()
 
     def start(self) -> None:
+        """Start the call and wait for the adapter's stdin; raise why it did not start."""
         self.thread.start()
+        if not self.stream.wait_open():
+            self.join()
+
+    @property
+    def started(self) -> bool:
+        return self.thread.ident is not None
+
+    def wait(self) -> None:
+        """Wait for the call to be over (if it was started), whatever came of it."""
+        if self.started:
+            self.thread.join()
 
     def join(self) -> dict[str, Any]:
         self.thread.join()
