@@ -1,9 +1,8 @@
 """`memdock add`'s one pass and its adapter at once: the adapter indexes the delta while the pass still makes it.
 
 The index call starts at the delta's first lines (a delta with none starts no adapter), on a thread of its own,
-with `params.stream`: its adapter (one
-that declares `input_stream`, see `sdk/stream.py`) reads from its stdin the lines the journal segment gets, each
-as `TYPE JSON`, and `end COUNT` once the segment is sealed. The run's thread writes the delta and owns the
+with `params.stream`: its adapter (one that declares `input_stream`, see `sdk/stream.py`) reads from its stdin
+the lines the journal segment gets, each as `TYPE JSON`, and `end COUNT` once the segment is sealed. The run's thread writes the delta and owns the
 ledger; the call's thread only reads the adapter's events and queues them, never blocking on the ledger, so the
 adapter never waits on its stdout while the run waits on its stdin. The queued checkpoints reach the ledger once
 the segment is sealed and its end line sent: the ledger never counts a record the journal does not hold.
