@@ -90,11 +90,16 @@ class Overlap:
         return self.both
 
 
-def add(tree: Path, source: Path, fmt: str, backend: str, store: Path, streamed: bool) -> tuple[float, ...]:
-    """Wall, CPU, the parent's own CPU and the overlap's seconds of one `memdock add` from TREE into a new store."""
+def add(
+    tree: Path, home: str | None, source: Path, fmt: str, backend: str, store: Path, streamed: bool
+) -> tuple[float, ...]:
+    """Wall, CPU, the parent's own CPU and the overlap's seconds of one `memdock add` from TREE (its adapters in
+    HOME) into a new store."""
     shutil.rmtree(store, ignore_errors=True)
     own = store.with_name(store.name + ".cpu")
     env = {**os.environ, "MEMDOCK_INDEX_STREAM": "1" if streamed else "0", "PYTHONPATH": str(tree / "src")}
+    if home is not None:
+        env["MEMDOCK_HOME"] = home
     args = ["add", str(source), "-f", fmt, "-b", backend, "--data-dir", str(store), "-q"]
     cpu, start = cpu_seconds(), time.monotonic()
     proc = subprocess.Popen([sys.executable, "-c", PARENT, str(own), *args], env=env, stdout=subprocess.DEVNULL)
@@ -114,10 +119,18 @@ def main() -> None:
     ap.add_argument("--markdown-mb", type=float, default=0.0, help="megabytes of markdown; 0: the notes instead")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--baseline", type=Path, default=None, help="another checkout of memdock, run the same way")
+    ap.add_argument(
+        "--baseline-home",
+        default=None,
+        help="the baseline's MEMDOCK_HOME (an adapter venv holds its own build of the core; default: MEMDOCK_HOME)",
+    )
     ap.add_argument("--tmp", default=None, help="where stores go (default: the system's temp dir)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="add-stream-", dir=args.tmp))
-    trees = {"this": ROOT, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
+    home = os.environ.get("MEMDOCK_HOME")
+    trees: dict[str, tuple[Path, str | None]] = {"this": (ROOT, home)}
+    if args.baseline:
+        trees["baseline"] = (args.baseline.resolve(), args.baseline_home or home)
     try:
         if args.markdown_mb:
             source, fmt = work / "markdown", "watercooler"
@@ -132,7 +145,7 @@ def main() -> None:
         for rep in range(args.reps):
             runs = [(name, s) for name in trees for s in (True, False)]
             for name, streamed in runs if rep % 2 == 0 else runs[::-1]:
-                wall, cpu, parent, both = add(trees[name], source, fmt, args.backend, work / "store", streamed)
+                wall, cpu, parent, both = add(*trees[name], source, fmt, args.backend, work / "store", streamed)
                 kind = "streamed" if streamed else "sealed"
                 load = os.getloadavg()[0]
                 print(
