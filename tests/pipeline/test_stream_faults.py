@@ -1,10 +1,16 @@
-"""A streamed index run's faults (`engine/stream.py`): a slow pass does not stop a healthy adapter waiting on it."""
+"""A streamed index run's faults (`engine/stream.py`): a slow pass does not stop a healthy adapter waiting on it;
+an empty delta starts no adapter; Ctrl-C while the adapter starts stops it at once."""
 
 import json
+import threading
 import time
 from pathlib import Path
 
+import pytest
+from test_input_stream import gone
+
 from memdock.chunking import ChunkOptions
+from memdock.engine import stream as S
 from memdock.importers.onepass import ImportFeed
 from memdock.registry import Registry
 from memdock.runner import oneshot
@@ -54,3 +60,36 @@ def test_a_streamed_run_with_nothing_to_send_starts_no_adapter(tmp_path, monkeyp
     assert first.details["input_stream"] > 0 and calls >= 1
     assert spawned[calls:] == [] and again.skipped == sum(first.details["sent"].values())
     assert again.details["sent"] == {}
+
+
+@pytest.mark.timeout(240)  # before the fix the run waited out the adapter's idle timeout (600 s here)
+def test_ctrl_c_while_the_adapter_starts_ends_its_input_at_once(tmp_path, monkeypatch):
+    """Ctrl-C lands while the run waits for the adapter's stdin, which comes only after the run gave up: the
+    adapter's input ends as it comes (it refuses it and exits), no process is left, and the store is as before."""
+    source, store = notes(tmp_path / "notes.jsonl", 50), tmp_path / "store"
+    given_up, pids = threading.Event(), []
+    opened, close = S.InputStream.opened, S.InputStream.close
+
+    def late(self, pipe, stop, pid):
+        given_up.wait()
+        pids.append(pid)
+        opened(self, pipe, stop, pid)
+
+    def closing(self):
+        close(self)
+        given_up.set()
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(S.InputStream, "opened", late)
+    monkeypatch.setattr(S.InputStream, "close", closing)
+    monkeypatch.setattr(S.InputStream, "wait_open", interrupted)
+    backend = SubprocessBackend(Registry().get("sqlite"), store, timeouts={"idle": 600})
+    with backend as b, pytest.raises(KeyboardInterrupt):
+        b.index(ImportFeed([source], "jsonl", ChunkOptions()))
+    gone(pids[0])
+    assert not (store / "data" / "memory.sqlite").exists()
+    monkeypatch.undo()
+    with SubprocessBackend(Registry().get("sqlite"), store) as b:
+        assert b.index(ImportFeed([source], "jsonl", ChunkOptions())).indexed["entry"] == 50

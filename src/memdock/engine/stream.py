@@ -42,6 +42,8 @@ class InputStream:
         self._ready = threading.Event()
         self._stop: Callable[[], None] | None = None
         self._writing = False
+        self._lock = threading.Lock()
+        self._closed = False  # the run is done with the input, whether or not the pipe came
         self.pid: int | None = None
 
     def tee(self, writer: BundleWriter) -> Tee:
@@ -51,8 +53,12 @@ class InputStream:
     def opened(self, pipe: IO[bytes], stop: Callable[[], None], pid: int) -> None:
         """The adapter started (process group PID) with PIPE as its stdin; STOP ends it."""
         _widen(pipe)
-        self._pipe, self._stop, self.pid = pipe, stop, pid
+        with self._lock:
+            self._pipe, self._stop, self.pid = pipe, stop, pid
+            closed = self._closed
         self._ready.set()
+        if closed:  # the run gave up (Ctrl-C, an error) while the adapter started: its input ends now
+            self.close()
 
     def on_checkpoint(self, ids: list[str]) -> None:
         self.events.put(("checkpoint", ids))
@@ -105,10 +111,13 @@ class InputStream:
             self._writing = False
 
     def close(self) -> None:
-        """EOF on the adapter's stdin (without the end line, an incomplete input it refuses)."""
-        if self._pipe is not None and not self._pipe.closed:
+        """EOF on the adapter's stdin (without the end line, an incomplete input it refuses), now or as soon as the
+        adapter's stdin comes."""
+        with self._lock:
+            self._closed, pipe = True, self._pipe
+        if pipe is not None and not pipe.closed:
             try:
-                self._pipe.close()
+                pipe.close()
             except BrokenPipeError:  # the adapter is gone; its call's error says why
                 pass
 
