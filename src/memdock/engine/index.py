@@ -175,7 +175,7 @@ class IndexRun:
         ledger once the segment is sealed. The adapter starts at the delta's first lines: an empty one starts none."""
         assert self.ledger is not None
         fresh = self.before_delta()
-        stream = InputStream()
+        stream = InputStream(spill_dir=self.store.ensure().work_root)
         request = Call("index", {"stream": True, "verified": True}, stream.on_progress, stream.on_checkpoint)
         request = replace(request, shared=False, timeout=self.opts.timeout, stream=stream)
         call = CallThread(lambda: self.transport.send(request), stream)
@@ -199,6 +199,8 @@ class IndexRun:
             stream.stop()
             call.wait()
             raise
+        finally:
+            stream.held.close()
         result = self.indexed(call.join())
         result.details["input_stream"] = stream.sent
         return delta, fresh, result

@@ -2,10 +2,11 @@
 
 The index call starts at the delta's first lines (a delta with none starts no adapter), on a thread of its own,
 with `params.stream`: its adapter (one that declares `input_stream`, see `sdk/stream.py`) reads from its stdin
-the lines the journal segment gets, each as `TYPE JSON`, and `end COUNT` once the segment is sealed. The run's thread writes the delta and owns the
-ledger; the call's thread only reads the adapter's events and queues them, never blocking on the ledger, so the
-adapter never waits on its stdout while the run waits on its stdin. The queued checkpoints reach the ledger once
-the segment is sealed and its end line sent: the ledger never counts a record the journal does not hold.
+the lines the journal segment gets, each as `TYPE JSON`, and `end COUNT` once the segment is sealed. The run's
+thread writes the delta and owns the ledger; the call's thread only reads the adapter's events and queues them,
+never blocking on the ledger, so the adapter never waits on its stdout while the run waits on its stdin. The
+checkpointed ids wait (`engine/held.py`: in memory up to a bound, then spooled to a file) and reach the ledger
+once the segment is sealed and its end line sent: the ledger never counts a record the journal does not hold.
 
 What can go wrong, and what is left:
 - the run refuses a record (or dies): the adapter's input ends without its end line; it fails and commits
@@ -20,11 +21,13 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import IO, Any
 
 from ..bundle import BundleWriter
 from ..errors import BackendError
 from ..sdk.stream import END  # the framing's end line: one constant for writer and reader
+from .held import HeldIds
 
 _DONE = ("done", None)
 
@@ -32,10 +35,11 @@ _DONE = ("done", None)
 class InputStream:
     """The delta's lines to the adapter's stdin (the run's thread), the adapter's events back (the call's)."""
 
-    def __init__(self, start: Callable[[], None] | None = None) -> None:
+    def __init__(self, start: Callable[[], None] | None = None, spill_dir: Path | None = None) -> None:
         """START (once, at the first lines to write) starts the call that opens the pipe: an empty delta starts
-        no adapter."""
+        no adapter. Checkpointed ids past a bound wait in a file in SPILL_DIR."""
         self.start = start
+        self.held = HeldIds(spill_dir)
         self.events: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self.sent = 0
         self._pipe: IO[bytes] | None = None
@@ -61,7 +65,8 @@ class InputStream:
             self.close()
 
     def on_checkpoint(self, ids: list[str]) -> None:
-        self.events.put(("checkpoint", ids))
+        self.held.add(ids)
+        self.events.put(("checkpoint", None))
 
     def on_progress(self, event: dict[str, Any]) -> None:
         self.events.put(("progress", event))
@@ -208,6 +213,7 @@ def drain(stream: InputStream, on_checkpoint: Callable[[list[str]], None], on_pr
         if kind == "done":
             return
         if kind == "checkpoint":
-            on_checkpoint(value)
+            for ids in stream.held.take():
+                on_checkpoint(ids)
         elif on_progress is not None:
             on_progress(value)
