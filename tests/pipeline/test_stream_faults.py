@@ -1,7 +1,10 @@
 """A streamed index run's faults (`engine/stream.py`): a slow pass does not stop a healthy adapter waiting on it;
-an empty delta starts no adapter; Ctrl-C while the adapter starts stops it at once."""
+an empty delta starts no adapter; Ctrl-C while the adapter starts stops it at once; a call killed once its
+input was whole is retried with the sealed segment."""
 
 import json
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -11,6 +14,7 @@ from test_input_stream import gone
 
 from memdock.chunking import ChunkOptions
 from memdock.engine import stream as S
+from memdock.errors import TransientError
 from memdock.importers.onepass import ImportFeed
 from memdock.registry import Registry
 from memdock.runner import oneshot
@@ -93,3 +97,29 @@ def test_ctrl_c_while_the_adapter_starts_ends_its_input_at_once(tmp_path, monkey
     monkeypatch.undo()
     with SubprocessBackend(Registry().get("sqlite"), store) as b:
         assert b.index(ImportFeed([source], "jsonl", ChunkOptions())).indexed["entry"] == 50
+
+
+@pytest.mark.parametrize("retries", [1, 0])
+def test_a_streamed_adapter_killed_after_its_input_ended_is_retried_with_the_sealed_segment(
+    tmp_path, monkeypatch, retries
+):
+    """The sealed call's retry, for a streamed call that failed (killed: a retryable error) once its input was
+    whole: the sealed segment goes instead, and the store holds every record; with retries 0, the error."""
+    source, store = notes(tmp_path / "notes.jsonl", 2000), tmp_path / "store"
+    end = S.InputStream.end
+
+    def end_then_kill(self):
+        end(self)
+        os.killpg(self.pid, signal.SIGKILL)
+
+    monkeypatch.setattr(S.InputStream, "end", end_then_kill)
+    with SubprocessBackend(Registry().get("sqlite"), store, retries=retries) as b:
+        if not retries:
+            with pytest.raises(TransientError):
+                b.index(ImportFeed([source], "jsonl", ChunkOptions()))
+            return
+        result = b.index(ImportFeed([source], "jsonl", ChunkOptions()))
+        assert "input_stream_retry" in result.details and "input_stream" not in result.details
+        assert result.indexed["entry"] == 2000
+        monkeypatch.undo()
+        assert b.index(ImportFeed([source], "jsonl", ChunkOptions())).skipped == sum(result.details["sent"].values())

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..bundle import BundleReader
 from ..contract import Capabilities, DeleteResult, IndexResult, ProgressCallback
 from ..diskfull import disk_full_as_error
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, MemdockError
 from .delta import Delta, Feed, build_delta
 from .journal import Journal, inflate
 from .ledger import Ledger
@@ -201,9 +201,23 @@ class IndexRun:
             raise
         finally:
             stream.held.close()
-        result = self.indexed(call.join())
+        try:
+            result = self.indexed(call.join())
+        except MemdockError as exc:
+            if not exc.retryable or getattr(self.transport, "retries", 0) < 1:
+                raise
+            return delta, fresh, self.sealed_retry(delta, exc)
         result.details["input_stream"] = stream.sent
         return delta, fresh, result
+
+    def sealed_retry(self, delta: Delta, exc: MemdockError) -> IndexResult:
+        """A streamed call that failed once its input was whole, with an error worth a retry: the sealed segment
+        goes instead, as a call that was never streamed would be retried. (A call that failed mid-pass stopped
+        the pass: the next run resends what the ledger holds pending.)"""
+        shards = self.store.work_root / f"shards-{delta.path.name}"
+        result = self.send(self.adapter_input(delta), Writers("serial"), shards)
+        result.details["input_stream_retry"] = exc.message
+        return result
 
     def resend(self, bundle: Path) -> dict[str, Any]:
         """Send BUNDLE whole (a store restored from its journal, see `engine/lost.py`)."""
