@@ -4,8 +4,9 @@ one run; with --baseline, the same two from another checkout too.
 
 Prints wall and CPU seconds of each: the whole add's (parent and adapter, from RUSAGE_CHILDREN), the parent's own
 (its RUSAGE_SELF; the rest is the adapter's), and `both`, the CPU seconds during which parent and adapter ran at
-once (sampled from /proc every 50 ms: per interval the smaller of the two's CPU, summed), and the load average.
-On a box with a core to spare, the streamed add's wall time approaches the larger of the parent's and the
+once (sampled from /proc every 50 ms: per interval the smaller of the two's CPU, summed), `pass waits`, the
+seconds the parent spent waiting to write to the adapter's full stdin pipe (sampled from its threads' wchan), and
+the load average. On a box with a core to spare, the streamed add's wall time approaches the larger of the parent's and the
 adapter's CPU, where the sealed add's is their sum; on a box whose cores are all busy (a load average at or above
 its core count) there is no core to overlap on, and wall time follows the load.
 
@@ -67,34 +68,50 @@ def descendants(pid: int) -> list[int]:
     return kids + [d for k in kids for d in descendants(k)]
 
 
+def writing_to_pipe(pid: int) -> bool:
+    """Whether a thread of PID waits in the kernel to write to a full pipe (the adapter's stdin)."""
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            if "pipe_write" in (task / "wchan").read_text():
+                return True
+        except OSError:
+            continue
+    return False
+
+
 class Overlap:
-    """Samples PID and its descendants every 50 ms; BOTH sums, per interval, the smaller of their CPU seconds."""
+    """Samples PID and its descendants every 50 ms; BOTH sums, per interval, the smaller of their CPU seconds;
+    WAITED the intervals at whose end PID was waiting to write to a full pipe."""
 
     def __init__(self, pid: int):
-        self.pid, self.both, self.done = pid, 0.0, threading.Event()
+        self.pid, self.both, self.waited, self.done = pid, 0.0, 0.0, threading.Event()
         self.last: dict[int, float] = {}
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
 
     def run(self) -> None:
+        last = time.monotonic()
         while not self.done.wait(0.05):
+            if writing_to_pipe(self.pid):
+                self.waited += time.monotonic() - last
+            last = time.monotonic()
             now = {p: proc_cpu(p) for p in [self.pid, *descendants(self.pid)]}
             step = {p: c - self.last.get(p, 0.0) for p, c in now.items()}
             self.last.update(now)
             parent = step.pop(self.pid, 0.0)
             self.both += min(parent, sum(step.values()))
 
-    def stop(self) -> float:
+    def stop(self) -> tuple[float, float]:
         self.done.set()
         self.thread.join()
-        return self.both
+        return self.both, self.waited
 
 
 def add(
     tree: Path, home: str | None, source: Path, fmt: str, backend: str, store: Path, streamed: bool
 ) -> tuple[float, ...]:
-    """Wall, CPU, the parent's own CPU and the overlap's seconds of one `memdock add` from TREE (its adapters in
-    HOME) into a new store."""
+    """Wall, CPU, the parent's own CPU, the overlap's and the pipe waits' seconds of one `memdock add` from TREE
+    (its adapters in HOME) into a new store."""
     shutil.rmtree(store, ignore_errors=True)
     own = store.with_name(store.name + ".cpu")
     env = {**os.environ, "MEMDOCK_INDEX_STREAM": "1" if streamed else "0", "PYTHONPATH": str(tree / "src")}
@@ -106,10 +123,10 @@ def add(
     overlap = Overlap(proc.pid)
     if proc.wait() != 0:
         raise SystemExit(f"memdock add from {tree} failed ({proc.returncode})")
-    wall, cpu, both = time.monotonic() - start, cpu_seconds() - cpu, overlap.stop()
+    wall, cpu, (both, waited) = time.monotonic() - start, cpu_seconds() - cpu, overlap.stop()
     parent = float(own.read_text())
     own.unlink()
-    return wall, cpu, parent, both
+    return wall, cpu, parent, both, waited
 
 
 def main() -> None:
@@ -140,17 +157,17 @@ def main() -> None:
             write_notes(source, args.notes)
         what = f"{args.markdown_mb:g} MB of markdown" if args.markdown_mb else f"{args.notes} notes"
         print(f"{what}, `memdock add -b {args.backend}`, {args.reps} repetitions, streamed and sealed, interleaved")
-        print("| rep | tree | add | wall s | CPU s | parent CPU s | adapter CPU s | both s | load |")
-        print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+        print("| rep | tree | add | wall s | CPU s | parent CPU s | adapter CPU s | both s | pass waits s | load |")
+        print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
         for rep in range(args.reps):
             runs = [(name, s) for name in trees for s in (True, False)]
             for name, streamed in runs if rep % 2 == 0 else runs[::-1]:
-                wall, cpu, parent, both = add(*trees[name], source, fmt, args.backend, work / "store", streamed)
+                wall, cpu, parent, both, waited = add(*trees[name], source, fmt, args.backend, work / "store", streamed)
                 kind = "streamed" if streamed else "sealed"
                 load = os.getloadavg()[0]
                 print(
                     f"| {rep} | {name} | {kind} | {wall:.2f} | {cpu:.2f} | {parent:.2f} | {cpu - parent:.2f} | "
-                    f"{both:.2f} | {load:.1f} |",
+                    f"{both:.2f} | {waited:.2f} | {load:.1f} |",
                     flush=True,
                 )
     finally:
