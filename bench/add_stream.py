@@ -6,9 +6,9 @@ Prints wall and CPU seconds of each: the whole add's (parent and adapter, from R
 (its RUSAGE_SELF; the rest is the adapter's), and `both`, the CPU seconds during which parent and adapter ran at
 once (sampled from /proc every 50 ms: per interval the smaller of the two's CPU, summed), `pass waits`, the
 seconds the parent spent waiting to write to the adapter's full stdin pipe (sampled from its threads' wchan), and
-the load average. On a box with a core to spare, the streamed add's wall time approaches the larger of the parent's and the
-adapter's CPU, where the sealed add's is their sum; on a box whose cores are all busy (a load average at or above
-its core count) there is no core to overlap on, and wall time follows the load.
+the load average. On a box with a core to spare, the streamed add's wall time approaches the larger of the
+parent's and the adapter's CPU, where the sealed add's is their sum; on a box whose cores are all busy (a load
+average at or above its core count) there is no core to overlap on, and wall time follows the load.
 
     python bench/add_stream.py --backend sqlite --reps 3 --baseline /path/to/other/checkout
 """
