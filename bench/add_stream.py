@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -29,23 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
+from add_baseline import PARENT, cpu_seconds  # noqa: E402  # memdock writing out its own CPU seconds
 from peers import write_markdown, write_notes  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-# `memdock ARGS` as `python -m memdock` runs it, then the process's own CPU seconds into the file named first
-PARENT = """import resource, sys
-out, sys.argv = sys.argv[1], ["memdock", *sys.argv[2:]]
-from memdock.cli.main import main
-code = main()
-used = resource.getrusage(resource.RUSAGE_SELF)
-open(out, "w").write(str(used.ru_utime + used.ru_stime))
-sys.exit(code)
-"""
-
-
-def cpu_seconds() -> float:
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
 
 
 def proc_cpu(pid: int) -> float:
