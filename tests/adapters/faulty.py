@@ -16,6 +16,7 @@ from pathlib import Path
 
 import memdock.sdk.adapter as sdk_adapter
 from memdock.sdk import Adapter, Context, serve
+from memdock.sdk.stream import record_groups
 
 FAULT = sys.argv[sys.argv.index("--fault") + 1] if "--fault" in sys.argv else "none"
 TERMS = re.compile(r"\w+")
@@ -60,6 +61,7 @@ class Faulty(Adapter):
     name = "faulty"
     version = "0.1.0"
     features = {"incremental": True, "delete": True, "metadata_filter": True}
+    input_stream = True
 
     def __init__(self, name: str):
         self.name = name
@@ -85,6 +87,8 @@ class Faulty(Adapter):
         return {"ok": True, "backend": self.name, "message": msg}
 
     def index(self, ctx: Context) -> dict:
+        if ctx.streamed:
+            return self._streamed(ctx)
         reader = ctx.input_bundle()
         store = self._load(ctx)
         if FAULT == "stdout":
@@ -118,6 +122,25 @@ class Faulty(Adapter):
         if batch:
             ctx.checkpoint(batch)
         return {"indexed": {"records": n}}
+
+    def _streamed(self, ctx: Context) -> dict:
+        """The records on stdin, saved once the stream is read whole; `ignores_end` reads to EOF and saves what
+        came, with or without its end line."""
+        store = self._load(ctx)
+        if FAULT == "ignores_end":
+            chunks = []
+            for line in sys.stdin.buffer:
+                kind, _, body = line.partition(b" ")
+                if kind == b"chunk":
+                    chunks.append(json.loads(body))
+        else:
+            groups = record_groups(ctx.input_stream(), ("thread", "entry", "edge", "chunk"))
+            chunks = [rec for rtype, records in groups if rtype == "chunk" for rec in records]
+        for rec in chunks:
+            store["chunks"][rec["id"]] = {k: rec.get(k) for k in ("entry_id", "thread_id", "text")}
+            store["chunks"][rec["id"]]["metadata"] = rec.get("metadata") or {}
+        self._save(ctx, store)
+        return {"indexed": {"records": len(chunks)}}
 
     def query(self, ctx: Context) -> dict:
         q = terms(ctx.params.get("text", ""))

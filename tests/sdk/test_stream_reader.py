@@ -1,12 +1,16 @@
 """An adapter's input stream (`sdk/stream.py`): records in groups that keep an entry before its chunks, held types
 after the end, and an input without its end line (or with another count) refused before it is all given."""
 
+import fcntl
 import io
 import json
+import os
+import threading
 
 import pytest
 
 from memdock.errors import InvalidInputError
+from memdock.sdk.readahead import ReadAhead
 from memdock.sdk.stream import StreamedInput, record_groups
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
@@ -57,3 +61,38 @@ def test_a_line_that_is_not_json_names_its_line(tmp_path):
     reader = StreamedInput(wire(line("entry", 0), b"chunk {nope\n", end=2), tmp_path)
     with pytest.raises(InvalidInputError, match="line 2: not a JSON record"):
         list(reader.groups(ORDER))
+
+
+def test_a_line_without_a_space_is_refused_naming_its_line(tmp_path):
+    reader = StreamedInput(wire(line("entry", 0), b"chunk\n", end=2), tmp_path, where="index input stream")
+    with pytest.raises(InvalidInputError, match=r"index input stream: line 2: not a `TYPE JSON` record line"):
+        list(reader.groups(ORDER))
+
+
+def test_the_core_goes_on_writing_while_the_adapter_holds_a_group(tmp_path):
+    """The adapter's loop holds its first group and reads no more; the writer still gets every line into the pipe
+    (several times what the kernel holds of it), because the read-ahead takes them."""
+    read_fd, write_fd = os.pipe()
+    total = 4 * fcntl.fcntl(read_fd, fcntl.F_GETPIPE_SZ) // len(line("entry", 0)) + 10
+    writer = threading.Thread(target=write_all, args=(write_fd, total))
+    writer.start()
+    with os.fdopen(read_fd, "rb") as stream:
+        groups = StreamedInput(stream, tmp_path).groups(ORDER, group=10)
+        first = next(groups)
+        writer.join(timeout=120)
+        assert not writer.is_alive(), "the writer waited on a pipe nobody read"
+        rest = sum(len(records) for _t, records in groups)
+    assert len(first[1]) + rest == total
+
+
+def write_all(fd: int, total: int) -> None:
+    with os.fdopen(fd, "wb") as out:
+        out.write(b"".join(line("entry", i) for i in range(total)) + b"end %d\n" % total)
+
+
+def test_a_loop_stopped_early_stops_the_reader(tmp_path):
+    ahead = ReadAhead(wire(*[line("entry", i) for i in range(100)], end=100), "stdin", parse={"entry"}, keep=())
+    assert next(iter(ahead))[0] == "entry"
+    ahead.close()
+    ahead._thread.join(timeout=120)
+    assert not ahead._thread.is_alive()

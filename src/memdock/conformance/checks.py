@@ -25,6 +25,7 @@ from ..runner.launch import CallRecord
 from ..untrusted import NotRegularFile, open_regular, read_upto
 from . import golden
 from .harness import Fail, Harness, Skip
+from .stream_check import check_input_stream
 
 
 def _expect_error(fn: Callable[[], object], category: str, what: str) -> MemdockError:
@@ -500,6 +501,7 @@ CHECKS = [
     ("bad_payload", check_bad_payload),
     ("index_query", check_index_query),
     ("reindex_idempotent", check_reindex_idempotent),
+    ("input_stream", check_input_stream),
     ("resume_after_kill", check_resume_after_kill),
     ("delete_cascade", check_delete_cascade),
     ("metadata_filter", check_metadata_filter),

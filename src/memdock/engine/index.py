@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..bundle import BundleReader
 from ..contract import Capabilities, DeleteResult, IndexResult, ProgressCallback
 from ..diskfull import disk_full_as_error
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, MemdockError
 from .delta import Delta, Feed, build_delta
 from .journal import Journal, inflate
 from .ledger import Ledger
@@ -36,8 +36,7 @@ from .parallel import (
     writers_mode,
 )
 from .sources import Plan
-from .stream import AdapterGone, InputStream, drain
-from .stream import Call as CallThread
+from .stream import AdapterGone, CallThread, InputStream, drain
 from .transport import Call, CheckpointCallback
 
 if TYPE_CHECKING:
@@ -173,39 +172,52 @@ class IndexRun:
 
     def streamed(self, feed: Feed, delta_dir: Path) -> tuple[Delta, bool, IndexResult]:
         """The delta written and indexed at once (see `engine/stream.py`); the adapter's checkpoints reach the
-        ledger once the segment is sealed."""
+        ledger once the segment is sealed. The adapter starts at the delta's first lines: an empty one starts none."""
         assert self.ledger is not None
         fresh = self.before_delta()
-        stream = InputStream()
+        stream = InputStream(spill_dir=self.store.ensure().work_root)
         request = Call("index", {"stream": True, "verified": True}, stream.on_progress, stream.on_checkpoint)
         request = replace(request, shared=False, timeout=self.opts.timeout, stream=stream)
         call = CallThread(lambda: self.transport.send(request), stream)
-        call.start()
+        stream.start = call.start
         try:
-            if not stream.wait_open():
-                call.join()  # raises why the adapter did not start
             delta = build_delta(feed, self.ledger, delta_dir, self.opts.origin, fresh=fresh, tee=stream.tee)
             self.carry(delta)
+            if not call.started:
+                return delta, fresh, IndexResult()
             stream.end()
         except AdapterGone:
             call.join()  # the adapter's own error says why it stopped reading
             raise
         except BaseException:
             stream.close()  # an input without its end line: the adapter commits nothing more
-            call.thread.join()
+            call.wait()
             raise
         try:
             drain(stream, self.checkpoint, self.opts.progress)
         except BaseException:
             stream.stop()
-            call.thread.join()
+            call.wait()
             raise
-        raw = call.join()
-        self.ledger.commit_all_pending()
-        self.committed = True
-        result = IndexResult.from_dict(raw)
+        finally:
+            stream.held.close()
+        try:
+            result = self.indexed(call.join())
+        except MemdockError as exc:
+            if not exc.retryable or getattr(self.transport, "retries", 0) < 1:
+                raise
+            return delta, fresh, self.sealed_retry(delta, exc)
         result.details["input_stream"] = stream.sent
         return delta, fresh, result
+
+    def sealed_retry(self, delta: Delta, exc: MemdockError) -> IndexResult:
+        """A streamed call that failed once its input was whole, with an error worth a retry: the sealed segment
+        goes instead, as a call that was never streamed would be retried. (A call that failed mid-pass stopped
+        the pass: the next run resends what the ledger holds pending.)"""
+        shards = self.store.work_root / f"shards-{delta.path.name}"
+        result = self.send(self.adapter_input(delta), Writers("serial"), shards)
+        result.details["input_stream_retry"] = exc.message
+        return result
 
     def resend(self, bundle: Path) -> dict[str, Any]:
         """Send BUNDLE whole (a store restored from its journal, see `engine/lost.py`)."""
@@ -251,14 +263,19 @@ class IndexRun:
             use_pool=False,
             timeout=self.opts.timeout,
         )
-        self.ledger.commit_all_pending()
-        self.committed = True
-        result = IndexResult.from_dict(raw)
+        result = self.indexed(raw)
         if prepared is not None:
             result.details["parallel"] = prepared
         elif writers.why is not None:
             result.details["parallel"] = writers.why
         return result
+
+    def indexed(self, raw: dict[str, Any]) -> IndexResult:
+        """The adapter's answer to a whole delta: every record it was sent is committed."""
+        assert self.ledger is not None
+        self.ledger.commit_all_pending()
+        self.committed = True
+        return IndexResult.from_dict(raw)
 
     def finish(self, result: IndexResult, delta: Delta, sent: Path, fresh: bool, caps: Capabilities) -> None:
         """Close the run in the ledger, prune what vanished from the input's threads, keep the re-add's file

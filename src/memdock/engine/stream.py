@@ -1,11 +1,12 @@
 """`memdock add`'s one pass and its adapter at once: the adapter indexes the delta while the pass still makes it.
 
-The index call starts at the start of the pass, on a thread of its own, with `params.stream`: its adapter (one
-that declares `input_stream`, see `sdk/stream.py`) reads from its stdin the lines the journal segment gets, each
-as `TYPE JSON`, and `end COUNT` once the segment is sealed. The run's thread writes the delta and owns the
-ledger; the call's thread only reads the adapter's events and queues them, never blocking on the ledger, so the
-adapter never waits on its stdout while the run waits on its stdin. The queued checkpoints reach the ledger once
-the segment is sealed and its end line sent: the ledger never counts a record the journal does not hold.
+The index call starts at the delta's first lines (a delta with none starts no adapter), on a thread of its own,
+with `params.stream`: its adapter (one that declares `input_stream`, see `sdk/stream.py`) reads from its stdin
+the lines the journal segment gets, each as `TYPE JSON`, and `end COUNT` once the segment is sealed. The run's
+thread writes the delta and owns the ledger; the call's thread only reads the adapter's events and queues them,
+never blocking on the ledger, so the adapter never waits on its stdout while the run waits on its stdin. The
+checkpointed ids wait (`engine/held.py`: in memory up to a bound, then spooled to a file) and reach the ledger
+once the segment is sealed and its end line sent: the ledger never counts a record the journal does not hold.
 
 What can go wrong, and what is left:
 - the run refuses a record (or dies): the adapter's input ends without its end line; it fails and commits
@@ -20,11 +21,13 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import IO, Any
 
 from ..bundle import BundleWriter
 from ..errors import BackendError
 from ..sdk.stream import END  # the framing's end line: one constant for writer and reader
+from .held import HeldIds
 
 _DONE = ("done", None)
 
@@ -32,13 +35,19 @@ _DONE = ("done", None)
 class InputStream:
     """The delta's lines to the adapter's stdin (the run's thread), the adapter's events back (the call's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, start: Callable[[], None] | None = None, spill_dir: Path | None = None) -> None:
+        """START (once, at the first lines to write) starts the call that opens the pipe: an empty delta starts
+        no adapter. Checkpointed ids past a bound wait in a file in SPILL_DIR."""
+        self.start = start
+        self.held = HeldIds(spill_dir)
         self.events: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self.sent = 0
         self._pipe: IO[bytes] | None = None
         self._ready = threading.Event()
         self._stop: Callable[[], None] | None = None
-        self.broken = False
+        self._writing = False
+        self._lock = threading.Lock()
+        self._closed = False  # the run is done with the input, whether or not the pipe came
         self.pid: int | None = None
 
     def tee(self, writer: BundleWriter) -> Tee:
@@ -48,11 +57,16 @@ class InputStream:
     def opened(self, pipe: IO[bytes], stop: Callable[[], None], pid: int) -> None:
         """The adapter started (process group PID) with PIPE as its stdin; STOP ends it."""
         _widen(pipe)
-        self._pipe, self._stop, self.pid = pipe, stop, pid
+        with self._lock:
+            self._pipe, self._stop, self.pid = pipe, stop, pid
+            closed = self._closed
         self._ready.set()
+        if closed:  # the run gave up (Ctrl-C, an error) while the adapter started: its input ends now
+            self.close()
 
     def on_checkpoint(self, ids: list[str]) -> None:
-        self.events.put(("checkpoint", ids))
+        self.held.add(ids)
+        self.events.put(("checkpoint", None))
 
     def on_progress(self, event: dict[str, Any]) -> None:
         self.events.put(("progress", event))
@@ -67,8 +81,15 @@ class InputStream:
         self._ready.wait()
         return self._pipe is not None
 
+    def open(self) -> None:
+        """Start the adapter's call, if it is not started yet."""
+        if self._pipe is None and self.start is not None:
+            start, self.start = self.start, None
+            start()
+
     def write_lines(self, rtype: str, lines: Sequence[bytes]) -> None:
         if lines:
+            self.open()
             head = rtype.encode() + b" "
             self._write(b"".join(head + (line if line.endswith(b"\n") else line + b"\n") for line in lines))
             self.sent += len(lines)
@@ -78,21 +99,32 @@ class InputStream:
         self._write(END + b" " + str(self.sent).encode() + b"\n")
         self.close()
 
+    def making(self) -> bool:
+        """Whether the run is still making the input and not waiting on the adapter to read it: the adapter's
+        silence is then the run's, and its idle clock waits (a slow pass does not stop a healthy adapter)."""
+        pipe = self._pipe
+        return pipe is not None and not pipe.closed and not self._writing
+
     def _write(self, data: bytes) -> None:
         assert self._pipe is not None
+        self._writing = True
         try:
             self._pipe.write(data)
         except (BrokenPipeError, ValueError):  # the adapter is gone; its call's error says why
-            self.broken = True
             raise AdapterGone() from None
+        finally:
+            self._writing = False
 
     def close(self) -> None:
-        """EOF on the adapter's stdin (without the end line, an incomplete input it refuses)."""
-        if self._pipe is not None and not self._pipe.closed:
+        """EOF on the adapter's stdin (without the end line, an incomplete input it refuses), now or as soon as the
+        adapter's stdin comes."""
+        with self._lock:
+            self._closed, pipe = True, self._pipe
+        if pipe is not None and not pipe.closed:
             try:
-                self._pipe.close()
-            except BrokenPipeError:
-                self.broken = True
+                pipe.close()
+            except BrokenPipeError:  # the adapter is gone; its call's error says why
+                pass
 
     def stop(self) -> None:
         if self._stop is not None:
@@ -134,7 +166,7 @@ class AdapterGone(BackendError):
         super().__init__("the adapter stopped reading its input stream")
 
 
-class Call:
+class CallThread:
     """FN, the adapter call, on a thread of its own; its result or error once joined."""
 
     def __init__(self, fn: Callable[[], dict[str, Any]], stream: InputStream):
@@ -152,7 +184,19 @@ class Call:
             self.stream.finished()
 
     def start(self) -> None:
+        """Start the call and wait for the adapter's stdin; raise why it did not start."""
         self.thread.start()
+        if not self.stream.wait_open():
+            self.join()
+
+    @property
+    def started(self) -> bool:
+        return self.thread.ident is not None
+
+    def wait(self) -> None:
+        """Wait for the call to be over (if it was started), whatever came of it."""
+        if self.started:
+            self.thread.join()
 
     def join(self) -> dict[str, Any]:
         self.thread.join()
@@ -169,6 +213,7 @@ def drain(stream: InputStream, on_checkpoint: Callable[[list[str]], None], on_pr
         if kind == "done":
             return
         if kind == "checkpoint":
-            on_checkpoint(value)
+            for ids in stream.held.take():
+                on_checkpoint(ids)
         elif on_progress is not None:
             on_progress(value)

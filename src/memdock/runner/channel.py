@@ -128,8 +128,11 @@ class EventChannel:
             return ev
         return None
 
-    def events(self, *, timeout: float | None, idle: float | None) -> Iterator[Event]:
-        """Yield events until EOF. Raises Deadline('timeout'|'idle'); any event resets the idle clock."""
+    def events(
+        self, *, timeout: float | None, idle: float | None, waited: Callable[[], bool] | None = None
+    ) -> Iterator[Event]:
+        """Yield events until EOF. Raises Deadline('timeout'|'idle'); any event resets the idle clock, and so does
+        each look while WAITED() says the adapter's silence is the caller's (it is still making its input)."""
         start = last = time.monotonic()
         while True:
             ev = self._next_event()
@@ -143,6 +146,8 @@ class EventChannel:
                 self._partial = bytearray()
                 return
             now = time.monotonic()
+            if waited is not None and waited():
+                last = now
             waits = []
             if timeout is not None:
                 waits.append((start + timeout - now, "timeout", timeout))

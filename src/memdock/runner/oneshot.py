@@ -52,8 +52,7 @@ def run_once(
     )
     record = CallRecord(operation, request["request_id"], work_dir=str(work))
     hits_before = launch.redactor.hits
-    request_path = work / "request.json"
-    request_path.write_bytes(orjson.dumps(request, option=orjson.OPT_INDENT_2))
+    (request_path := work / "request.json").write_bytes(orjson.dumps(request, option=orjson.OPT_INDENT_2))
     started = time.monotonic()
     limit = timeout if timeout is not None else launch.timeout(operation)
     log = StderrLog(work / "stderr.log", launch.redactor)
@@ -70,7 +69,8 @@ def run_once(
     channel.watch_exit(proc.report_fd, proc.read_report)
     failure: MemdockError | None = None
     try:
-        for ev in channel.events(timeout=limit, idle=launch.idle()):
+        making = None if stream is None else stream.making  # the idle clock waits while the run makes the input
+        for ev in channel.events(timeout=limit, idle=launch.idle(), waited=making):
             record.count_event(ev, on_progress, on_checkpoint)
         remaining = max(0.1, limit - (time.monotonic() - started))
         wait_exit(proc, remaining)

@@ -9,16 +9,18 @@ swapped in at the end) leaves the store as it was. The records were checked by t
 
 `record_groups` gives an adapter the records of a stream or of a bundle alike, as (type, records) groups: a
 bundle's types one after the other in ORDER; a stream's as they come, GROUP records of a type at a time (at
-most that many per type held in memory), the types in HOLD kept back in a spool file in the work dir until the
-input is complete (an adapter whose last type needs every record before it, as tantivy's edges release the
-entries it holds for the text once)."""
+most that many per type held in memory, plus what `sdk/readahead.py` reads ahead), the types in HOLD kept back
+in a spool file in the work dir until the input is complete (an adapter whose last type needs every record
+before it, as tantivy's edges release the entries it holds for the text once)."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 
-from ..errors import InvalidInputError
+from .readahead import END, ReadAhead
+
+__all__ = ["END", "GROUP", "StreamedInput", "record_groups"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
 
     from ..bundle import BundleReader
 
-END = b"end"
 GROUP = 5000
 
 
@@ -51,52 +52,26 @@ class StreamedInput:
         """(type, records) of ORDER's types: a type's records are given once GROUP of them came, after what came
         of the types before it in ORDER (so an entry still comes before its chunks); HOLD's types after the end
         line. Other types are counted and skipped."""
-        import orjson
-
         buffers: dict[str, list[dict[str, Any]]] = {t: [] for t in order if t not in hold}
+        ahead = ReadAhead(self.stream, self.where, parse=set(buffers), keep=set(hold))
         spool = tempfile.TemporaryFile(dir=self.spool_dir)  # noqa: SIM115  # closed below, after its replay
         try:
-            for number, line in enumerate(self._lines(), 1):
-                kind, _, body = line.partition(b" ")
-                name = kind.decode("ascii", "replace")
+            for name, item in ahead:
                 self.counts[name] = self.counts.get(name, 0) + 1
                 buffer = buffers.get(name)
                 if buffer is None:
-                    if name in hold:
-                        spool.write(line)
+                    if item is not None:
+                        spool.write(item)
                     continue
-                try:
-                    buffer.append(orjson.loads(body))
-                except orjson.JSONDecodeError as exc:
-                    raise InvalidInputError(f"{self.where}: line {number}: not a JSON record: {exc}") from None
+                buffer.append(item)
                 if len(buffer) >= group:
                     yield from _upto(buffers, name)
             yield from _upto(buffers, None)
             spool.seek(0)
             yield from _replay(spool, order, hold, group)
         finally:
+            ahead.close()
             spool.close()
-
-    def _lines(self) -> Iterator[bytes]:
-        """The record lines; raises at an end that is missing or counts another number of records."""
-        seen = 0
-        for line in self.stream:
-            if line.startswith(END + b" ") or line == END + b"\n":
-                said = line[len(END) :].strip()
-                if said != str(seen).encode():
-                    raise InvalidInputError(
-                        f"{self.where}: the input's end says {said.decode('ascii', 'replace')} records; "
-                        f"{seen} came; nothing of it is committed",
-                        details={"said": said.decode("ascii", "replace"), "read": seen},
-                    )
-                return
-            seen += 1
-            yield line
-        raise InvalidInputError(
-            f"{self.where}: the input ended after {seen} records without its end line (the core stopped "
-            "writing it); nothing of it is committed",
-            details={"read": seen},
-        )
 
 
 def _upto(buffers: dict[str, list[dict[str, Any]]], last: str | None) -> Iterator[tuple[str, list[dict[str, Any]]]]:
