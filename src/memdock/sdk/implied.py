@@ -20,7 +20,9 @@ KINDS = frozenset({"contains", "follows", "mentions"})
 """The edge types an implied entry stands for."""
 
 
-def edge_record(kind: str, source: str, target: str, thread_id: str | None, when: str | None, now: str | None) -> dict:
+def edge_record(
+    kind: str, source: str, target: str, thread_id: str | None, when: str | None, now: str | None
+) -> dict[str, Any]:
     """The structural edge record `importers.base.structure` makes (keys in this order)."""
     rec = {"id": edge_id(kind, source, target), "type": kind, "source_id": source, "target_id": target}
     if thread_id:
