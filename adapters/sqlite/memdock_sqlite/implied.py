@@ -1,0 +1,156 @@
+"""Structural edges derived from the entries that imply them (payload 1.2.0's `implied_edges`, `sdk/implied.py`).
+
+The core sends an entry with `implied_edges` instead of its contains / follows / mentions edge records when this
+adapter declares the `implied_edges` feature. The entry is stored without the field (its node answers as an
+explicit store's does), and the edge records it stands for are made here and written by the same code, in the
+same order and with the same rowids, as records would be: held until the edge stage, each thread's before the
+first edge record of that thread or a later one (the order `importers.base.structure` makes them in), the rest
+at the end. An entry is reported committed only once its edges are, so a run killed between the two sends the
+entry again. An entry sent again replaces the edges it implied before: its links of those types that it no
+longer implies are removed, facts and all. A `follows` that names no stored entry of the entry's thread, or a
+`mentions` that names no stored entity, is refused naming the entry and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from memdock.errors import InvalidInputError
+from memdock.sdk.implied import KEY, expand, explicit
+
+from . import links
+
+_KEPT = ("id", "thread_id", "event_time", "ingestion_time", KEY)
+Groups = Iterable[tuple[str, Iterable[dict[str, Any]]]]
+
+
+class Implied:
+    """One index run's implied entries: held from the entry stage to the edge stage. ON_COMMIT is the run's."""
+
+    def __init__(self, on_commit: Callable[[list[str]], None]):
+        self.report = on_commit
+        self.threads: dict[str, dict[str, dict[str, Any]]] = {}  # thread: its held entries by id, in order
+        self.withheld: list[str] = []
+        self.derived: dict[str, dict[str, Any]] = {}  # edge id: the held entry it comes from
+
+    def on_commit(self, ids: list[str]) -> None:
+        """Report IDS committed, but for the held entries (reported once their edges are) and derived edges."""
+        held = self.withheld_ids
+        self.report([i for i in ids if i not in held and i not in self.derived])
+
+    @property
+    def withheld_ids(self) -> set[str]:
+        return {eid for entries in self.threads.values() for eid in entries} | set(self.withheld)
+
+    def groups(self, groups: Groups) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
+        """GROUPS with the entries' `implied_edges` taken off and their edges put among the edge records."""
+        for rtype, records in groups:
+            if rtype == "entry":
+                yield rtype, self._entries(records)
+            elif rtype == "edge":
+                yield rtype, self._edges(records)
+            else:
+                yield rtype, records
+        if self.threads:
+            yield "edge", self._edges(())
+
+    def _entries(self, records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for r in records:
+            if KEY in r:
+                held = self.threads.setdefault(r["thread_id"], {})
+                held.pop(r["id"], None)
+                held[r["id"]] = {k: r[k] for k in _KEPT if k in r}
+                r = explicit(r)
+            yield r
+
+    def _edges(self, records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for r in records:
+            thread = r.get("thread_id")
+            if thread in self.threads:
+                yield from self._release_upto(thread)
+            yield r
+        yield from self._release_upto(None)
+
+    def _release_upto(self, thread: str | None) -> Iterator[dict[str, Any]]:
+        """The edges of the held threads up to THREAD (all when None), in the order they were held."""
+        while self.threads:
+            tid = next(iter(self.threads))
+            entries = self.threads.pop(tid)
+            for entry in entries.values():
+                self.withheld.append(entry["id"])
+                for edge in expand(entry):
+                    self.derived[edge["id"]] = entry
+                    yield edge
+            if tid == thread:
+                return
+
+    def prepare(self, conn: sqlite3.Connection, batch: list[dict[str, Any]]) -> None:
+        """Before BATCH's edges are written: check the derived ones' ends, and remove the links of their entries
+        that those entries no longer imply."""
+        entries = {e["id"]: e for e in (self.derived.get(r["id"]) for r in batch) if e is not None}
+        if not entries:
+            return
+        ends, known = links.endpoints(conn, [*entries, *_targets(entries.values())])
+        for entry in entries.values():
+            _check(entry, ends, known)
+        _drop_stale(conn, entries, ends)
+
+    def release(self) -> None:
+        """The edge stage is committed: report the held entries and their edges."""
+        if self.withheld:
+            self.report(self.withheld)
+        self.withheld = []
+
+
+def _targets(entries: Iterable[dict[str, Any]]) -> Iterator[str]:
+    for e in entries:
+        spec = e[KEY]
+        if "follows" in spec:
+            yield spec["follows"]
+        yield from spec.get("mentions", ())
+
+
+def _check(entry: dict[str, Any], ends: links.Ends, known: dict[str, dict[str, Any]]) -> None:
+    spec, eid = entry[KEY], entry["id"]
+    follows = spec.get("follows")
+    if follows is not None:
+        node = known.get(follows)
+        if node is None or node["kind"] != "entry" or ends[follows][1] != entry["thread_id"]:
+            where = "is not in the store" if node is None else f"is not an entry of thread {entry['thread_id']}"
+            raise InvalidInputError(
+                f"entry {eid}: implied_edges.follows names {follows}, which {where}",
+                details={"record_id": eid, "field": f"{KEY}.follows"},
+            )
+    for i, entity in enumerate(spec.get("mentions", ())):
+        node = known.get(entity)
+        if node is None or node["kind"] != "entity":
+            raise InvalidInputError(
+                f"entry {eid}: implied_edges.mentions[{i}] names {entity}, which is not a stored entity",
+                details={"record_id": eid, "field": f"{KEY}.mentions[{i}]"},
+            )
+
+
+_OWN = (
+    "(l.target = ? AND l.code >> 1 = {contains}) OR (l.source = ? AND l.code >> 1 IN ({follows}, {mentions}))".format(
+        **{t: links.TYPES.index(t) for t in ("contains", "follows", "mentions")}
+    )
+)
+
+
+def _drop_stale(conn: sqlite3.Connection, entries: dict[str, dict[str, Any]], ends: links.Ends) -> None:
+    """The links of ENTRIES' own structural types that their `implied_edges` no longer imply, facts and all."""
+    stale: list[int] = []
+    for eid, entry in entries.items():
+        node = ends.get(eid)
+        if node is None:
+            continue
+        now = {links.key_of(e["id"]) for e in expand(entry)}
+        rows = conn.execute(f"SELECT l.rowid, l.key, l.code FROM links l WHERE {_OWN}", (node[0], node[0]))
+        stale += [rowid for rowid, key, code in rows if (key, code >> 1) not in now]
+    if stale:
+        gone = json.dumps(stale)
+        links.unindex(conn, "l.rowid IN (SELECT value FROM json_each(?))", (gone,))
+        conn.execute("DELETE FROM links WHERE rowid IN (SELECT value FROM json_each(?))", (gone,))
