@@ -34,16 +34,14 @@ class Implied:
         self.report = on_commit
         self.threads: dict[str, dict[str, dict[str, Any]]] = {}  # thread: its held entries by id, in order
         self.withheld: list[str] = []
+        self.held: set[str] = set()  # the ids of the entries held or withheld
         self.derived: dict[str, dict[str, Any]] = {}  # edge id: the held entry it comes from
 
     def on_commit(self, ids: list[str]) -> None:
         """Report IDS committed, but for the held entries (reported once their edges are) and derived edges."""
-        held = self.withheld_ids
-        self.report([i for i in ids if i not in held and i not in self.derived])
-
-    @property
-    def withheld_ids(self) -> set[str]:
-        return {eid for entries in self.threads.values() for eid in entries} | set(self.withheld)
+        if self.held:
+            ids = [i for i in ids if i not in self.held and i not in self.derived]
+        self.report(ids)
 
     def groups(self, groups: Groups) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
         """GROUPS with the entries' `implied_edges` taken off and their edges put among the edge records."""
@@ -63,6 +61,7 @@ class Implied:
                 held = self.threads.setdefault(r["thread_id"], {})
                 held.pop(r["id"], None)
                 held[r["id"]] = {k: r[k] for k in _KEPT if k in r}
+                self.held.add(r["id"])
                 r = explicit(r)
             yield r
 
@@ -103,6 +102,7 @@ class Implied:
         if self.withheld:
             self.report(self.withheld)
         self.withheld = []
+        self.held.clear()
 
 
 def _targets(entries: Iterable[dict[str, Any]]) -> Iterator[str]:
@@ -133,23 +133,28 @@ def _check(entry: dict[str, Any], ends: links.Ends, known: dict[str, dict[str, A
             )
 
 
+_TYPE = {t: links.TYPES.index(t) for t in ("contains", "follows", "mentions")}
 _OWN = (
-    "(l.target = ? AND l.code >> 1 = {contains}) OR (l.source = ? AND l.code >> 1 IN ({follows}, {mentions}))".format(
-        **{t: links.TYPES.index(t) for t in ("contains", "follows", "mentions")}
-    )
+    "SELECT rowid, key, code, source, target FROM links WHERE "
+    f"(target IN (SELECT value FROM json_each(?)) AND code >> 1 = {_TYPE['contains']}) OR "
+    f"(source IN (SELECT value FROM json_each(?)) AND code >> 1 IN ({_TYPE['follows']}, {_TYPE['mentions']}))"
 )
 
 
 def _drop_stale(conn: sqlite3.Connection, entries: dict[str, dict[str, Any]], ends: links.Ends) -> None:
-    """The links of ENTRIES' own structural types that their `implied_edges` no longer imply, facts and all."""
-    stale: list[int] = []
-    for eid, entry in entries.items():
-        node = ends.get(eid)
-        if node is None:
-            continue
-        now = {links.key_of(e["id"]) for e in expand(entry)}
-        rows = conn.execute(f"SELECT l.rowid, l.key, l.code FROM links l WHERE {_OWN}", (node[0], node[0]))
-        stale += [rowid for rowid, key, code in rows if (key, code >> 1) not in now]
+    """The links of ENTRIES' own structural types that their `implied_edges` no longer imply, facts and all (one
+    query for the batch: on a first index there are none)."""
+    now = {
+        ends[eid][0]: {links.key_of(e["id"]) for e in expand(entry)} for eid, entry in entries.items() if eid in ends
+    }
+    if not now:
+        return
+    nodes = json.dumps(list(now))
+    stale = [
+        rowid
+        for rowid, key, code, source, target in conn.execute(_OWN, (nodes, nodes))
+        if (key, code >> 1) not in now[target if code >> 1 == _TYPE["contains"] else source]
+    ]
     if stale:
         gone = json.dumps(stale)
         links.unindex(conn, "l.rowid IN (SELECT value FROM json_each(?))", (gone,))
