@@ -23,6 +23,7 @@ from memdock.errors import InvalidInputError
 from memdock.importers import base
 from memdock.importers.onepass import ImportFeed
 from memdock.sdk.implied import KEY, KINDS, edge_id
+from memdock.shard import shard_bundle
 
 _NOW = datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=UTC)
 
@@ -148,3 +149,19 @@ def test_a_bundle_of_implied_entries_reaches_an_adapter_without_the_feature_as_r
     deriving.index(bundle)
     assert not [1 for t, _ in derives.records.values() if t == "edge"]
     assert sum(KEY in rec for _, rec in derives.records.values()) == 2
+
+
+def test_a_shard_holds_the_entities_its_implied_entries_mention(tmp_path: Path) -> None:
+    now = "2026-01-01T00:00:00Z"
+    with BundleWriter(tmp_path / "b", "corpus") as w:
+        for k in range(8):
+            w.write("thread", {"id": f"t{k}", "title": "t", "format": "jsonl", "ingestion_time": now})
+        w.write("entity", {"id": "entity:person:ann", "entity_type": "person", "name": "ann"})
+        for k in range(8):
+            entry = {"id": f"e{k}", "thread_id": f"t{k}", "position": 0, "body": "hi @ann", "ingestion_time": now}
+            w.write("entry", {**entry, KEY: {"mentions": ["entity:person:ann"]}})
+    done = shard_bundle(tmp_path / "b", 3, tmp_path / "shards")
+    for path in done.paths:
+        reader = BundleReader(path)
+        if "entry" in reader.record_types():
+            assert [e["id"] for e in reader.records("entity")] == ["entity:person:ann"], path
