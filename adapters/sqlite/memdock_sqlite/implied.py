@@ -92,9 +92,9 @@ class Implied:
         entries = {e["id"]: e for e in (self.derived.get(r["id"]) for r in batch) if e is not None}
         if not entries:
             return
-        ends, known = links.endpoints(conn, [*entries, *_targets(entries.values())])
+        ends = _nodes(conn, [*entries, *_targets(entries.values())])
         for entry in entries.values():
-            _check(entry, ends, known)
+            _check(entry, ends)
         _drop_stale(conn, entries, ends)
 
     def release(self) -> None:
@@ -113,20 +113,32 @@ def _targets(entries: Iterable[dict[str, Any]]) -> Iterator[str]:
         yield from spec.get("mentions", ())
 
 
-def _check(entry: dict[str, Any], ends: links.Ends, known: dict[str, dict[str, Any]]) -> None:
+Nodes = dict[str, tuple[int, str, "str | None"]]
+
+
+def _nodes(conn: sqlite3.Connection, ids: list[str]) -> Nodes:
+    """rowid, kind and thread of the stored nodes among IDS (what the checks need: no text read)."""
+    rows = conn.execute(
+        "SELECT id, rowid, kind, thread_id FROM node_rows WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(set(ids))),),
+    )
+    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+
+def _check(entry: dict[str, Any], nodes: Nodes) -> None:
     spec, eid = entry[KEY], entry["id"]
     follows = spec.get("follows")
     if follows is not None:
-        node = known.get(follows)
-        if node is None or node["kind"] != "entry" or ends[follows][1] != entry["thread_id"]:
+        node = nodes.get(follows)
+        if node is None or node[1] != "entry" or node[2] != entry["thread_id"]:
             where = "is not in the store" if node is None else f"is not an entry of thread {entry['thread_id']}"
             raise InvalidInputError(
                 f"entry {eid}: implied_edges.follows names {follows}, which {where}",
                 details={"record_id": eid, "field": f"{KEY}.follows"},
             )
     for i, entity in enumerate(spec.get("mentions", ())):
-        node = known.get(entity)
-        if node is None or node["kind"] != "entity":
+        node = nodes.get(entity)
+        if node is None or node[1] != "entity":
             raise InvalidInputError(
                 f"entry {eid}: implied_edges.mentions[{i}] names {entity}, which is not a stored entity",
                 details={"record_id": eid, "field": f"{KEY}.mentions[{i}]"},
@@ -141,7 +153,7 @@ _OWN = (
 )
 
 
-def _drop_stale(conn: sqlite3.Connection, entries: dict[str, dict[str, Any]], ends: links.Ends) -> None:
+def _drop_stale(conn: sqlite3.Connection, entries: dict[str, dict[str, Any]], ends: Nodes) -> None:
     """The links of ENTRIES' own structural types that their `implied_edges` no longer imply, facts and all (one
     query for the batch: on a first index there are none)."""
     now = {
