@@ -17,7 +17,7 @@ import orjson
 
 from ..bundle import BundleReader, BundleWriter, source
 from ..errors import InvalidInputError
-from ..sdk.implied import KEY, expand, explicit
+from ..sdk.implied import KEY, expand, explicit, implied_count
 from .ledger import _VOLATILE, Item, Ledger
 
 ORDER = ("thread", "entry", "entity", "edge", "chunk")
@@ -34,6 +34,8 @@ class Delta:
     origin: str = ""
     source: Path | None = None
     implied: set[str] = field(default_factory=set)
+    implied_sent: int = 0
+    """How many edges the entries sent imply (sent as no records of their own)."""
     """Ids of the edges the input's entries imply, sent as no records of their own (a store that takes them so)."""
 
     @property
@@ -218,6 +220,8 @@ def _flush(batch: list, rtype: str, ledger: Ledger, w: BundleWriter, delta: Delt
     # entries and chunks go with their records: the journal finds a chunk's span of its entry's body in them
     records = [rec for _, _, rec in batch] if rtype in _SPANNED else None
     w.write_lines(rtype, [line for line, _, _ in batch], records)
+    if rtype == "entry" and records:
+        delta.implied_sent += sum(implied_count(rec) for rec in records)
     pending = [item for _, item, _ in batch]
     ledger.add_pending(pending)
     if pending:

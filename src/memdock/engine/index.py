@@ -271,6 +271,8 @@ class IndexRun:
         if self.opts.prune:
             self.prune(result, delta.thread_ids, fresh, caps, delta.implied)
         result.details["sent"] = delta.sent
+        if delta.implied_sent:
+            result.details["implied_edges"] = delta.implied_sent
         record_store_files(self.transport, self.store, self.ledger, result.details, self.restored)
         if sent != delta.adapter_input:
             shutil.rmtree(sent, ignore_errors=True)

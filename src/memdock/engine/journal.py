@@ -51,6 +51,8 @@ class Exported:
     path: Path
     counts: dict[str, int] = field(default_factory=dict)
     missing: int = 0
+    derived: int = 0
+    """Edges written as records that the store holds implied by their entries (counted in COUNTS too)."""
 
 
 class Journal:
@@ -205,6 +207,7 @@ class Journal:
                     vectors.setdefault(segment, set()).add(rec["id"])
             for segment, chunk_ids in vectors.items():
                 _copy_vectors(read(segment), chunk_ids, w)
+        done.derived = derived[0]
         in_ledger = sum(done.counts.values()) - derived[0]
         done.missing = max(0, ledger.count() - in_ledger - emptied) if not threads else 0
         return done
