@@ -22,6 +22,7 @@ import orjson
 from .bundle import BundleReader, BundleWriter, source
 from .errors import InvalidInputError
 from .ids import digest
+from .sdk.implied import KEY
 
 ORDER = ("thread", "entry", "entity", "edge", "chunk")
 MAX_SHARDS = 4096
@@ -117,7 +118,7 @@ def _thread_of(rtype: str, rec: dict[str, Any]) -> str | None:
 
 def _measure(reader: BundleReader) -> tuple[dict[str, int], dict[str, set[str]]]:
     """Bytes of JSON per thread (records without a thread count under their own id), and the threads whose
-    edges touch each entity."""
+    edges (records, or implied by an entry) touch each entity."""
     sizes: dict[str, int] = {}
     entities: set[str] = set()
     touching: dict[str, set[str]] = {}
@@ -131,6 +132,9 @@ def _measure(reader: BundleReader) -> tuple[dict[str, int], dict[str, set[str]]]
             for end in (rec.get("source_id"), rec.get("target_id")):
                 if end:
                     touching.setdefault(end, set()).add(key)
+        elif rtype == "entry" and KEY in rec:  # the entities its implied mentions edges touch
+            for end in rec[KEY].get("mentions", ()):
+                touching.setdefault(end, set()).add(key)
     return sizes, {e: touching.get(e, set()) for e in entities}
 
 

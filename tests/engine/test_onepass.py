@@ -120,7 +120,9 @@ def test_edges_derived_from_an_entry_skip_the_id_check_and_replies_keep_it(tmp_p
         def __init__(self):
             self.added = []
 
-        def add(self, rtype, rec, line):
+        fresh = True
+
+        def add(self, rtype, rec, line, derived=False):
             self.added.append((rtype, rec.get("type")))
 
     out = onepass._Chunking(Sink(), onepass.Chunker(ChunkOptions()))

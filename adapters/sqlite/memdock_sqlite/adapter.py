@@ -13,7 +13,7 @@ from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
 from memdock.sdk.stream import record_groups
-from memdock_sqlite import bulk, db, facts, graph, ingest, search, vector_cache, vector_index, vectors
+from memdock_sqlite import bulk, db, facts, graph, implied, ingest, search, vector_cache, vector_index, vectors
 from memdock_sqlite.delete import delete as delete_records
 from memdock_sqlite.settings import Settings
 
@@ -23,6 +23,7 @@ EMPTY = {"hits": [], "backend": "sqlite", "reason": "the store is empty: nothing
 class SqliteAdapter(Adapter):
     descriptor_path = adapter_json(__file__)
     input_stream = True
+    implied_edges = True
     features = supports("graph_query", "temporal", "incremental", "delete", "retrieval", "metadata_filter")
     score = {
         "range": [0.0, 1.0],
@@ -206,9 +207,12 @@ class SqliteAdapter(Adapter):
 
     def _ingest(self, conn: sqlite3.Connection, reader, present, on_commit, size: int):
         """Every record of READER into CONN, then what follows from them (node text, late facts)."""
-        run = ingest.Ingest(conn, on_commit=on_commit, batch_size=size)
-        for rtype, records in record_groups(reader, present):
+        derived = implied.Implied(on_commit)
+        run = ingest.Ingest(conn, on_commit=derived.on_commit, batch_size=size)
+        run.implied = derived
+        for rtype, records in derived.groups(record_groups(reader, present)):
             self._sql(run.run, rtype, records)
+        derived.release()
         self._sql(run.finish)
         with db.transaction(conn, "indexing"):
             resolved = facts.refresh_unresolved(conn)

@@ -212,6 +212,7 @@ class Ingest:
         self.counts: dict[str, int] = {}
         self.chunked: set[str] = set()  # entries whose chunks this run wrote
         self.dictionaries = packed_text.Dictionaries(conn)
+        self.implied: Any = None  # implied.Implied: the edges entries imply (implied.py)
 
     def _entry_fields(self, batch: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         """The stored fields of the entries behind BATCH's chunks, fetched in one query."""
@@ -242,7 +243,10 @@ class Ingest:
             self.chunked.update(entries)
             self._upsert_chunks(batch, entries)
         elif rtype == "edge":
-            self._write_edges(list({r["id"]: r for r in batch}.values()))
+            edges = list({r["id"]: r for r in batch}.values())
+            if self.implied is not None:
+                self.implied.prepare(self.conn, edges)
+            self._write_edges(edges)
 
     def _write_edges(self, batch: list[dict[str, Any]]) -> None:
         """Structural edges as links, any other edge in full (links.py); a new one gets the next shared rowid,

@@ -16,6 +16,8 @@ from typing import Any, Protocol
 import orjson
 
 from ..bundle import BundleReader, BundleWriter, source
+from ..errors import InvalidInputError
+from ..sdk.implied import KEY, expand, explicit, implied_count
 from .ledger import _VOLATILE, Item, Ledger
 
 ORDER = ("thread", "entry", "entity", "edge", "chunk")
@@ -31,6 +33,10 @@ class Delta:
     thread_ids: list[str] = field(default_factory=list)
     origin: str = ""
     source: Path | None = None
+    implied: set[str] = field(default_factory=set)
+    implied_sent: int = 0
+    """How many edges the entries sent imply (sent as no records of their own)."""
+    """Ids of the edges the input's entries imply, sent as no records of their own (a store that takes them so)."""
 
     @property
     def whole(self) -> bool:
@@ -56,6 +62,9 @@ class Feed(Protocol):
     chunker: dict[str, Any] | None
     origin: str
     where: str
+    implied: bool
+    """Entries go with their `implied_edges` (the adapter derives those edges), else with the edge records they
+    stand for (`sdk/implied.py`); the index run sets it."""
 
     def run(self, sink: DeltaSink) -> None: ...
 
@@ -68,10 +77,24 @@ class DeltaSink:
         self.ledger, self.w, self.delta, self.fresh = ledger, w, delta, fresh
         self.batches: dict[str, list[tuple[bytes, Item, dict[str, Any]]]] = {}
         self.threads: set[str] = set()
+        self.implied: dict[str, str] = {}  # edge id: the entry of this input that implies it
 
-    def add(self, rtype: str, rec: dict[str, Any], line: bytes) -> None:
-        """REC, read as LINE; REC is this run's own (its volatile fields are dropped in place)."""
+    def imply(self, entry: dict[str, Any]) -> None:
+        """Note the edges ENTRY implies (before it is added: its volatile fields go then)."""
+        eid = entry["id"]
+        for e in expand(entry):
+            self.implied[e["id"]] = eid
+
+    def add(self, rtype: str, rec: dict[str, Any], line: bytes, *, derived: bool = False) -> None:
+        """REC, read as LINE; REC is this run's own (its volatile fields are dropped in place). DERIVED: an edge
+        expanded from an entry's `implied_edges`; any other edge record an entry of the input implies is refused."""
         rid = rec["id"]
+        if rtype == "edge" and not derived and rid in self.implied:
+            raise InvalidInputError(
+                f"{self.w.path}: edge {rid} ({rec.get('type')}) is both an edge record and implied by entry "
+                f"{self.implied[rid]} (its implied_edges): give it one way, not both",
+                details={"record_id": rid, "entry_id": self.implied[rid], "field": KEY},
+            )
         if rtype == "thread":
             self.threads.add(rid)
             thread = rid
@@ -101,6 +124,7 @@ def build_delta(
     *,
     fresh: bool = False,
     tee: Callable[[BundleWriter], Any] | None = None,
+    implied: bool = False,
 ) -> Delta:
     """Stream READER (a bundle, or a Feed) once, writing changed records to a new bundle at OUT and noting them
     as pending.
@@ -109,13 +133,15 @@ def build_delta(
     ledger holds nothing (a first index), so every record goes and none is looked up; no record is noted as seen
     either, which only matters to pruning and to claiming records committed before, and a first index has none.
     A bundle read whole goes to the adapter as it is (`Delta.whole`); a Feed's records are only in the segment.
-    TEE wraps the segment's writer, to send its lines elsewhere too (`engine/stream.py`)."""
+    TEE wraps the segment's writer, to send its lines elsewhere too (`engine/stream.py`). IMPLIED: the adapter
+    derives the edges entries imply (`Feed.implied`)."""
     if isinstance(reader, BundleReader):
         feed: Feed = _BundleFeed(reader)
         delta = Delta(out, origin=origin or feed.origin, source=reader.path.resolve())
     else:
         feed = reader
         delta = Delta(out, origin=origin or feed.origin)
+    feed.implied = implied
     ledger.begin_run(delta.origin)
     metadata = {"delta_of": feed.where, "origin": delta.origin}
     inputs = [reader.path] if isinstance(reader, BundleReader) else []
@@ -126,12 +152,16 @@ def build_delta(
         feed.run(sink)
         sink.flush()
     delta.sent = {t: delta.sent[t] for t in sorted(delta.sent, key=_rank)}
+    if feed.implied:
+        delta.implied = set(sink.implied)
     delta.thread_ids = sorted(sink.threads)
     return delta
 
 
 class _BundleFeed:
     """A bundle's records, type by type in ORDER, then the embeddings of the chunks that go."""
+
+    implied = False
 
     def __init__(self, reader: BundleReader):
         self.reader = reader
@@ -142,10 +172,28 @@ class _BundleFeed:
     def run(self, sink: DeltaSink) -> None:
         add = sink.add
         for rtype in ORDER:
-            for rec, line in self.reader.records_with_lines(rtype):
-                add(rtype, rec, line)
+            if rtype == "entry":
+                self._entries(sink)
+            else:
+                for rec, line in self.reader.records_with_lines(rtype):
+                    add(rtype, rec, line)
             sink.flush()
         _copy_embeddings(self.reader, sink.ledger, sink.w)
+
+    def _entries(self, sink: DeltaSink) -> None:
+        """The entries; those with `implied_edges`, when the store does not take them so, without the field and
+        followed by the edge records they stand for (the adapter then reads the segment, not the bundle)."""
+        for rec, line in self.reader.records_with_lines("entry"):
+            if KEY in rec:
+                sink.imply(rec)
+                if not self.implied:
+                    edges = list(expand(rec))
+                    rec = explicit(rec)
+                    line = orjson.dumps(rec, option=orjson.OPT_APPEND_NEWLINE)
+                    for e in edges:
+                        sink.add("edge", e, orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE), derived=True)
+                    sink.delta.source = None
+            sink.add("entry", rec, line)
 
 
 def _rank(rtype: str) -> int:
@@ -172,6 +220,8 @@ def _flush(batch: list, rtype: str, ledger: Ledger, w: BundleWriter, delta: Delt
     # entries and chunks go with their records: the journal finds a chunk's span of its entry's body in them
     records = [rec for _, _, rec in batch] if rtype in _SPANNED else None
     w.write_lines(rtype, [line for line, _, _ in batch], records)
+    if rtype == "entry" and records:
+        delta.implied_sent += sum(implied_count(rec) for rec in records)
     pending = [item for _, item, _ in batch]
     ledger.add_pending(pending)
     if pending:

@@ -80,12 +80,14 @@ class IndexRun:
         self.committed = False
         self.ledger: Ledger | None = None
         self.restored: dict[str, Any] | None = None
+        self.implied = False
 
     def run(self, bundle: str | os.PathLike[str] | Feed) -> IndexResult:
         """Index BUNDLE, or the records a Feed makes in the same pass (`memdock add`, see `importers/onepass.py`)."""
         started = time.monotonic()
         reader = open_input(bundle) if isinstance(bundle, (str, os.PathLike)) else bundle
         caps = self.backend.get_capabilities()
+        self.implied = implied_mode(caps)
         writers = self.plan_writers(caps)  # a bad executor fails before any work
         with disk_full_as_error(self.store.root, "indexing"), self.store.write_lock(self.backend.lock_timeout):
             self.ledger = Ledger(self.store.ensure().ledger_path)
@@ -148,7 +150,7 @@ class IndexRun:
         """The delta against the ledger, written as the journal's segment; whether the store was empty."""
         assert self.ledger is not None
         fresh = self.before_delta()
-        delta = build_delta(reader, self.ledger, delta_dir, self.opts.origin, fresh=fresh)
+        delta = build_delta(reader, self.ledger, delta_dir, self.opts.origin, fresh=fresh, implied=self.implied)
         self.carry(delta)
         return delta, fresh
 
@@ -181,7 +183,8 @@ class IndexRun:
         call = CallThread(lambda: self.transport.send(request), stream)
         stream.start = call.start
         try:
-            delta = build_delta(feed, self.ledger, delta_dir, self.opts.origin, fresh=fresh, tee=stream.tee)
+            args = (feed, self.ledger, delta_dir, self.opts.origin)
+            delta = build_delta(*args, fresh=fresh, tee=stream.tee, implied=self.implied)
             self.carry(delta)
             if not call.started:
                 return delta, fresh, IndexResult()
@@ -283,19 +286,36 @@ class IndexRun:
         assert self.ledger is not None
         self.ledger.finish_run()
         if self.opts.prune:
-            self.prune(result, delta.thread_ids, fresh, caps)
+            self.prune(result, delta.thread_ids, fresh, caps, delta.implied)
         result.details["sent"] = delta.sent
+        if delta.implied_sent:
+            result.details["implied_edges"] = delta.implied_sent
         record_store_files(self.transport, self.store, self.ledger, result.details, self.restored)
         if sent != delta.adapter_input:
             shutil.rmtree(sent, ignore_errors=True)
         if self.opts.files is not None:
             self.ledger.save_files(self.opts.files.files())
 
-    def prune(self, result: IndexResult, thread_ids: list[str], fresh: bool, caps: Capabilities) -> None:
+    def now_implied(self, gone: list[str], implied: set[str]) -> list[str]:
+        """GONE less the edges this input's entries now imply: their ledger rows (records sent before, by an
+        explicit run) are dropped without a delete, since the adapter holds those edges as implied now."""
+        assert self.ledger is not None
+        derived = [i for i in gone if i in implied]
+        if derived:
+            kept = self.ledger.held_elsewhere(derived)
+            self.ledger.forget([i for i in derived if i not in kept])
+            self.ledger.release(derived)
+        return [i for i in gone if i not in implied]
+
+    def prune(
+        self, result: IndexResult, thread_ids: list[str], fresh: bool, caps: Capabilities, delta_implied: set[str]
+    ) -> None:
         """Delete the records of THREAD_IDS this source wrote before and did not send again (only when the
         backend deletes); count what other sources keep in those threads."""
         assert self.ledger is not None
         gone = [] if fresh else self.ledger.vanished(thread_ids)
+        if gone and delta_implied:
+            gone = self.now_implied(gone, delta_implied)
         if gone and caps.has("delete") and caps.supports("delete"):
             kept = self.ledger.held_elsewhere(gone)
             doomed = [i for i in gone if i not in kept]
@@ -305,6 +325,12 @@ class IndexRun:
             self.ledger.release(gone)
             result.deleted = len(doomed)
         result.details["kept_for_other_sources"] = 0 if fresh else self.ledger.kept_for_other_sources(thread_ids)
+
+
+def implied_mode(caps: Capabilities) -> bool:
+    """Whether entries go with `implied_edges` (payload 1.2.0): the adapter derives those edges, and
+    MEMDOCK_IMPLIED_EDGES is not 0."""
+    return caps.has("implied_edges") and os.environ.get("MEMDOCK_IMPLIED_EDGES", "1") != "0"
 
 
 def open_input(bundle: str | os.PathLike[str]) -> BundleReader:

@@ -31,6 +31,7 @@ from ..atomic import fsync_dir, temp_name
 from ..bundle import BundleReader, BundleWriter
 from ..bundle.manifest import MANIFEST_NAME
 from ..bundle.reader import SEALED, SEALING
+from ..sdk.implied import KEY, expand, explicit
 from .ledger import Ledger, record_hash, short
 
 ORDER = ("thread", "entry", "edge", "entity", "chunk")  # edges before entities: a thread's export takes the
@@ -50,6 +51,8 @@ class Exported:
     path: Path
     counts: dict[str, int] = field(default_factory=dict)
     missing: int = 0
+    derived: int = 0
+    """Edges written as records that the store holds implied by their entries (counted in COUNTS too)."""
 
 
 class Journal:
@@ -111,9 +114,19 @@ class Journal:
             plain.unlink()
         return saved
 
-    def live(self, ledger: Ledger, threads: Sequence[str] | None = None) -> Iterator[tuple[str, dict[str, Any], Path]]:
+    def live(
+        self,
+        ledger: Ledger,
+        threads: Sequence[str] | None = None,
+        *,
+        implied: bool = False,
+        derived: list[int] | None = None,
+    ) -> Iterator[tuple[str, dict[str, Any], Path]]:
         """Each live record once, (type, record, its segment), newest version first; only THREADS' records (and
-        the entities their edges touch) when given."""
+        the entities their edges touch) when given. An entry with `implied_edges` comes without the field,
+        followed by the edge records it stands for (`sdk/implied.py`), so readers get the records of an explicit
+        store; IMPLIED: as it was sent (a store restored into its own adapter). DERIVED[0] counts those edges."""
+        derived = [0] if derived is None else derived
         emitted: set[str] = set()
         wanted = set(threads) if threads else None
         touched: set[str] = set()
@@ -126,9 +139,11 @@ class Journal:
                 for rec in reader.records(rtype):
                     batch.append(rec)
                     if len(batch) >= _BATCH:
-                        yield from self._live_batch(ledger, rtype, batch, emitted, wanted, touched, segment)
+                        found = self._live_batch(ledger, rtype, batch, emitted, wanted, touched, segment)
+                        yield from found if implied else _expanded(found, emitted, touched, derived)
                         batch = []
-                yield from self._live_batch(ledger, rtype, batch, emitted, wanted, touched, segment)
+                found = self._live_batch(ledger, rtype, batch, emitted, wanted, touched, segment)
+                yield from found if implied else _expanded(found, emitted, touched, derived)
 
     @staticmethod
     def _live_batch(
@@ -155,10 +170,17 @@ class Journal:
             yield rtype, rec, segment
 
     def export(
-        self, ledger: Ledger, out: Path, threads: Sequence[str] | None = None, *, force: bool = False
+        self,
+        ledger: Ledger,
+        out: Path,
+        threads: Sequence[str] | None = None,
+        *,
+        force: bool = False,
+        implied: bool = False,
     ) -> Exported:
         """Write the live records (of THREADS) as one bundle at OUT, embeddings included. A thread left with no
-        entries (all forgotten) is not written: its records would bring back a thread the user emptied."""
+        entries (all forgotten) is not written: its records would bring back a thread the user emptied. Implied
+        edges are written as records (see `live`), unless IMPLIED."""
         filled = {rec.get("thread_id") for rtype, rec, _ in self.live(ledger, threads) if rtype == "entry"}
         emptied = 0
         segments = self.segments()
@@ -174,7 +196,8 @@ class Journal:
             metadata={"format": "memdock-export", "source_id": f"export:{os.path.realpath(self.root.parent)}"},
             overwrite=force,
         ) as w:
-            for rtype, rec, segment in self.live(ledger, threads):
+            derived = [0]
+            for rtype, rec, segment in self.live(ledger, threads, implied=implied, derived=derived):
                 if rtype == "thread" and rec["id"] not in filled:
                     emptied += 1
                     continue
@@ -184,7 +207,9 @@ class Journal:
                     vectors.setdefault(segment, set()).add(rec["id"])
             for segment, chunk_ids in vectors.items():
                 _copy_vectors(read(segment), chunk_ids, w)
-        done.missing = max(0, ledger.count() - sum(done.counts.values()) - emptied) if not threads else 0
+        done.derived = derived[0]
+        in_ledger = sum(done.counts.values()) - derived[0]
+        done.missing = max(0, ledger.count() - in_ledger - emptied) if not threads else 0
         return done
 
     def forget(self, ids: Iterable[str]) -> int:
@@ -219,6 +244,24 @@ class Journal:
             self.seal(segment)
             rewritten += 1
         return rewritten
+
+
+def _expanded(
+    found: Iterator[tuple[str, dict[str, Any], Path]], emitted: set[str], touched: set[str], derived: list[int]
+) -> Iterator[tuple[str, dict[str, Any], Path]]:
+    """FOUND, each entry with `implied_edges` made the entry and the edge records it stands for."""
+    for rtype, rec, segment in found:
+        if rtype != "entry" or KEY not in rec:
+            yield rtype, rec, segment
+            continue
+        yield rtype, explicit(rec), segment
+        for edge in expand(rec):
+            if edge["id"] in emitted:
+                continue
+            emitted.add(edge["id"])
+            touched.update((edge["source_id"], edge["target_id"]))
+            derived[0] += 1
+            yield "edge", edge, segment
 
 
 def _types(reader: BundleReader) -> list[str]:

@@ -95,7 +95,7 @@ def restore_if_lost(
         return None
     out = store.work_root / f"restore-{uuid.uuid4().hex[:8]}"
     try:
-        exported = Journal(store.journal_path).export(ledger, out)
+        exported = Journal(store.journal_path).export(ledger, out, implied=True)
         dropped = _keep_only(ledger, out)
         sent = sum(exported.counts.values())
         if sent:

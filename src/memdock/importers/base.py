@@ -11,6 +11,8 @@ from typing import Any, Protocol
 
 from .. import times
 from ..ids import digest, slug
+from ..sdk.implied import KEY, edge_record
+from ..sdk.implied import implied as implied_edges
 from .entities import extract_entities
 
 PROBLEM_LIMIT_PER_FILE = 20
@@ -148,8 +150,12 @@ def edge(kind: str, source: str, target: str, thread_id: str | None, **extra: An
     return rec
 
 
-def structure(parsed: ParsedThread, ctx: ImportContext) -> Iterable[tuple[str, dict[str, Any]]]:
-    """The records of one thread: thread, entries, contains/follows/replies_to/mentions edges, entities."""
+def structure(
+    parsed: ParsedThread, ctx: ImportContext, *, implied: bool = False
+) -> Iterable[tuple[str, dict[str, Any]]]:
+    """The records of one thread: thread, entries, contains/follows/replies_to/mentions edges, entities. IMPLIED:
+    each entry carries its contains, follows and mentions edges as `implied_edges` (payload 1.2.0, see
+    `sdk/implied.py`) instead of as records."""
     t = parsed.thread
     tid = t["id"]
     now = ctx.ingestion_time
@@ -157,6 +163,14 @@ def structure(parsed: ParsedThread, ctx: ImportContext) -> Iterable[tuple[str, d
     prev = None
     for e in parsed.entries:
         eid, when = e["id"], e.get("event_time")
+        if implied:
+            entities = list(extract_entities(e))
+            e[KEY] = implied_edges(prev, [ent["id"] for ent in entities])
+            yield "entry", e
+            for ent in entities:
+                yield "entity", ent
+            prev = eid
+            continue
         yield "entry", e
         yield "edge", _edge("contains", tid, eid, tid, None, now)
         if prev is not None:
@@ -169,14 +183,6 @@ def structure(parsed: ParsedThread, ctx: ImportContext) -> Iterable[tuple[str, d
         yield "edge", _edge("replies_to", child, parent, tid, None, now)
 
 
-def _edge(kind: str, source: str, target: str, thread_id: str | None, when: str | None, now: str | None) -> dict:
-    """`edge(kind, source, target, thread_id, event_time=when, ingestion_time=now)`, the same record (keys in the
-    same order) without the keyword arguments' dict: structure makes one or more per entry."""
-    rec = {"id": f"edge:{kind}:{digest(kind, source, target)}", "type": kind, "source_id": source, "target_id": target}
-    if thread_id:
-        rec["thread_id"] = thread_id
-    if when is not None:
-        rec["event_time"] = when
-    if now is not None:
-        rec["ingestion_time"] = now
-    return rec
+_edge = edge_record
+"""`edge(kind, source, target, thread_id, event_time=when, ingestion_time=now)`, the same record (keys in the
+same order) without the keyword arguments' dict: structure makes one or more per entry."""

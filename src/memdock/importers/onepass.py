@@ -11,6 +11,12 @@ construction (its entry's id, its position and its text's hash): it skips those 
 `structure` derives from an entry (contains, follows, mentions: see DERIVED), ids and times alone with ids unique
 by construction; a replies_to edge, which an importer reads from its source, keeps the JSON rules and the id
 check.
+
+The importer makes each entry with its contains, follows and mentions edges as `implied_edges` (payload 1.2.0,
+`sdk/implied.py`). When the index run says the store takes them so (IMPLIED: its adapter derives them, see
+`engine/index.py`), the entry goes as it is and those edges are no records at all: not hashed, not in the ledger,
+not in the journal. Otherwise the entry goes without the field, followed by the edge records it stands for, the
+same records and lines as before the field existed.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from ..bundle import source
 from ..bundle.lines import RecordLines
 from ..chunking import ChunkOptions
 from ..chunking.chunker import Chunker
+from ..sdk.implied import KEY, expand, explicit
 from ..validation import SchemaValidator
 from .pipeline import ImportSummary, import_records
 
@@ -45,6 +52,8 @@ class ImportFeed:
     import, ON_IMPORTED(summary) runs once the sources are read, before the adapter is sent anything."""
 
     kind = "chunks"
+    implied = False
+    """Whether entries go with `implied_edges` instead of their structural edge records (the index run sets it)."""
 
     def __init__(
         self,
@@ -70,7 +79,9 @@ class ImportFeed:
         """Read the sources up to their first entry, so that sources that do not exist or yield no entry are
         refused (InvalidInputError) before any store is touched."""
         self.summary = ImportSummary()
-        self._records = import_records(self.summary, self.roots, self.fmt, on_bytes=self.on_bytes, skip=self.skip)
+        self._records = import_records(
+            self.summary, self.roots, self.fmt, on_bytes=self.on_bytes, skip=self.skip, implied=True
+        )
         for rtype, rec in self._records:
             self._head.append((rtype, rec))
             if rtype == "entry":
@@ -79,7 +90,7 @@ class ImportFeed:
     def run(self, sink: DeltaSink) -> None:
         if self.summary is None:
             self.start()
-        out = _Chunking(sink, self._chunker)
+        out = _Chunking(sink, self._chunker, self.implied)
         try:
             for rtype, rec in chain(self._head, self._records):
                 out.write(rtype, rec)
@@ -93,13 +104,20 @@ class ImportFeed:
 class _Chunking:
     """The importer's records, checked and made lines, each entry followed by its chunks, into SINK."""
 
-    def __init__(self, sink: DeltaSink, chunker: Chunker):
-        self.sink, self.chunker = sink, chunker
+    def __init__(self, sink: DeltaSink, chunker: Chunker, implied: bool = False):
+        self.sink, self.chunker, self.implied = sink, chunker, implied
         self.checked = RecordLines(SchemaValidator())
         self.own = RecordLines(None)
         self.threads: dict[str, dict[str, Any]] = {}
 
     def write(self, record_type: str, record: dict[str, Any]) -> None:
+        edges = None
+        if record_type == "entry" and KEY in record:
+            if not self.implied:
+                edges = list(expand(record))
+                record = explicit(record)
+            elif not self.sink.fresh:  # what the ledger held as records and this entry now implies (see prune)
+                self.sink.imply(record)
         if record_type not in OWN:
             line = self.checked.line(record_type, record)
         elif record.get("type") in DERIVED:
@@ -114,6 +132,8 @@ class _Chunking:
             self.sink.add(record_type, record, line)
             for chunk, chunk_line in chunks:
                 self.sink.add("chunk", chunk, chunk_line)
+            for e in edges or ():
+                self.sink.add("edge", e, self.own.built("edge", e), derived=True)
             return
         if record_type == "thread":
             self.threads[record["id"]] = {"title": record.get("title"), "format": record.get("format")}

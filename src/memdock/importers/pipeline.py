@@ -11,6 +11,7 @@ from typing import Any
 
 from ..bundle import BundleWriter, source
 from ..errors import InvalidInputError
+from ..sdk.implied import KEY, implied_count
 from . import get_importer
 from .base import MAX_ENTRY_BYTES, ImportContext, Importer, ParsedThread, structure
 from .textio import read_regular
@@ -76,6 +77,7 @@ def import_records(
     max_entry_bytes: int = MAX_ENTRY_BYTES,
     on_bytes: Callable[[int, int], None] | None = None,
     skip: Collection[Path] = (),
+    implied: bool = False,
 ) -> Iterator[tuple[str, dict[str, Any]]]:
     """The records (type, record) of SOURCES read as FMT, for a bundle writer or `memdock add`'s one pass;
     SUMMARY is filled in as they go, and complete once they end. Raises InvalidInputError when no source exists
@@ -83,7 +85,8 @@ def import_records(
 
     ON_BYTES(done, total) reports progress in source bytes, moving within a file too: an entry's source line,
     against the file's line count, says how far into the file the importer is. Files in SKIP (resolved paths:
-    unchanged since the last run, see `engine/sources.py`) are left unread."""
+    unchanged since the last run, see `engine/sources.py`) are left unread. IMPLIED: entries carry their
+    structural edges (`structure`); SUMMARY counts those edges all the same."""
     started = time.monotonic()
     _check_cap(max_entry_bytes)
     importer = get_importer(fmt, mapping=mapping) if fmt == "jsonl" and mapping else get_importer(fmt)
@@ -91,7 +94,7 @@ def import_records(
     ctx = ImportContext(root=roots[0] if len(roots) == 1 and roots[0].is_dir() else None)
     files = _files_to_read(importer, roots, fmt, ctx, skip)
     progress = _Progress([_size(path) for _, path in files], on_bytes) if on_bytes else None
-    run = _Run(importer, fmt, ctx, summary, max_entry_bytes)
+    run = _Run(importer, fmt, ctx, summary, max_entry_bytes, implied)
     for i, (root, path) in enumerate(files):
         if on_file:
             on_file(i, len(files), path)
@@ -165,8 +168,11 @@ class _Progress:
 class _Run:
     """One import run's context and counts, fed one file at a time."""
 
-    def __init__(self, importer: Importer, fmt: str, ctx: ImportContext, summary: ImportSummary, cap: int):
+    def __init__(
+        self, importer: Importer, fmt: str, ctx: ImportContext, summary: ImportSummary, cap: int, implied: bool
+    ):
         self.importer, self.fmt, self.ctx, self.summary, self.cap = importer, fmt, ctx, summary, cap
+        self.implied = implied
         self.entity_ids: set[str] = set()
         self.tops: dict[Path, Path] = {}
 
@@ -190,7 +196,7 @@ class _Run:
             threads.append(parsed.thread["id"])
             if seen:
                 seen(parsed)
-            yield from self._counted(structure(_within_cap(parsed, path, ctx, self.cap), ctx))
+            yield from self._counted(structure(_within_cap(parsed, path, ctx, self.cap), ctx, implied=self.implied))
         summary.files += 1
         if summary.counts.get("entry", 0) == entries_before and not ctx.has_problems(path):
             ctx.warn(path, None, f"no entries found: is this a {self.fmt} file?")
@@ -212,6 +218,8 @@ class _Run:
                 if rec["id"] in self.entity_ids:
                     continue
                 self.entity_ids.add(rec["id"])
+            elif rtype == "entry" and KEY in rec:
+                counts["edge"] = counts.get("edge", 0) + implied_count(rec)
             yield rtype, rec
             counts[rtype] = counts.get(rtype, 0) + 1
 

@@ -172,6 +172,9 @@ class Adapter:
     descriptor_path: str | os.PathLike[str] | None = None
     input_stream: bool = False
     """Whether `index` reads its records from stdin as the core makes them when asked (`Context.streamed`)."""
+    implied_edges: bool = False
+    """Whether `index` derives an entry's contains/follows/mentions edges from its `implied_edges` (payload 1.2.0,
+    `sdk/implied.py`): the core then sends them as no records of their own."""
 
     def operations(self, ctx: Context) -> list[str]:
         ops = ["capabilities"]
@@ -184,6 +187,8 @@ class Adapter:
         active = {"concurrent_index": self._shared_writers(), **self.active_features(ctx)}
         if self.input_stream:
             active["input_stream"] = True
+        if self.implied_edges:
+            active["implied_edges"] = True
         return {
             "adapter": self.name,
             "adapter_version": self.version,
