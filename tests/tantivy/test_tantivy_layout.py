@@ -33,15 +33,15 @@ LAYOUT_2 = "542c0d49c8635d7926af89bb0bc8a1f3faa3751c"  # the last commit whose n
 pytestmark = [*gate, pytest.mark.timeout(1200)]  # two adapters index three shared corpora on a loaded 2-core box
 
 
-def old_adapter(dest: Path) -> Path:
-    """adapters/tantivy and adapters/common as of LAYOUT_2 (skips where the history is not there)."""
+def old_adapter(dest: Path, commit: str = LAYOUT_2) -> Path:
+    """adapters/tantivy and adapters/common as of COMMIT (skips where the history is not there)."""
     if not shutil.which("git") or not (ROOT / ".git").exists():
         pytest.skip("needs the project's git history to run the adapter as it was")
     archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", LAYOUT_2, "adapters/tantivy", "adapters/common"], capture_output=True
+        ["git", "-C", str(ROOT), "archive", commit, "adapters/tantivy", "adapters/common"], capture_output=True
     )
     if archive.returncode != 0:
-        pytest.skip(f"commit {LAYOUT_2[:10]} is not in this clone's history: {archive.stderr.decode()[:200]}")
+        pytest.skip(f"commit {commit[:10]} is not in this clone's history: {archive.stderr.decode()[:200]}")
     with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
         tar.extractall(dest, filter="data")
     folder = dest / "adapters" / "tantivy"  # its adapters/common copied in: a descriptor may name only memdock's
@@ -127,7 +127,7 @@ def test_the_new_layout_answers_as_layout_2_did_in_less_space(both):
     before, after = recalls(before_b, q), recalls(after_b, q)
     assert sum(bool(v.get("hits") or v.get("item")) for v in before.values()) > len(q["edges"])  # not all empty
     assert differ(before, after) == []
-    assert (layout(base / "old"), layout(base / "new")) == (2, 4)
+    assert (layout(base / "old"), layout(base / "new")) == (2, 5)
     sizes = data_bytes(base / "old"), data_bytes(base / "new")
     assert sizes[1] < 0.9 * sizes[0], sizes
 
@@ -140,7 +140,7 @@ def test_a_layout_2_store_is_read_and_written_in_its_own_layout(both, tmp_path):
     expected = recalls(before_b, q)
     try:
         health = b.healthcheck()
-        assert health.checks["layout"] == 2 and "store layout 2" in health.message and "layout 4" in health.message
+        assert health.checks["layout"] == 2 and "store layout 2" in health.message and "layout 5" in health.message
         assert "memdock migrate" in health.message
         assert differ(expected, recalls(b, q)) == []
         b.index(bundle)  # everything again: every record replaced, in layout 2
