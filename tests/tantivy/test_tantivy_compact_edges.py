@@ -85,7 +85,7 @@ def test_compact_edges_answer_as_layout_4_did_in_less_space(both):
     assert (layout(base / "old"), layout(base / "new")) == (4, 5)
     compact, as_json = edges_stored(base / "new")
     assert compact > 0 and edges_stored(base / "old") == (0, compact + as_json)
-    assert store_files(base / "new") < store_files(base / "old")  # 2 % on the watercooler threads, 45 % on 20k notes
+    assert store_files(base / "new") < store_files(base / "old")  # 2 % on the watercooler threads, 43 % on 20k notes
     assert data_bytes(base / "new") < data_bytes(base / "old")
 
 
