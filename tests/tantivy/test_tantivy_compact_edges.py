@@ -10,25 +10,20 @@ layout (its edges stay JSON), and the old adapter still reads it afterwards.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from tantivy_support import backend, descriptor, gate, in_adapter
+from tantivy_support import gate, in_adapter
 from test_tantivy_layout import (
-    SHARED_DATA,
-    _corpus,
-    _questions,
+    answered_alike,
     data_bytes,
-    deleted,
-    differ,
+    doomed,
+    indexed_pair,
+    kept_in_its_own_layout,
     layout,
     old_adapter,
-    recalls,
+    same_deletes,
 )
-
-from memdock.registry import Registry
-from memdock.runner.backend import SubprocessBackend
 
 LAYOUT_4 = "0d633d2059639b0b45d0566025c389f943d54225"  # the last commit whose new stores were layout 4
 pytestmark = [*gate, pytest.mark.timeout(1200)]  # two adapters index three shared corpora on a loaded 2-core box
@@ -63,25 +58,11 @@ def old4(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module", params=["watercooler", "locomo", "irc"])
 def both(request, tmp_path_factory, old4):
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared corpora not found at {SHARED_DATA}")
-    base = tmp_path_factory.mktemp(f"layout4-{request.param}")
-    bundle = _corpus(SHARED_DATA, request.param, base)
-    adapters = {"old": Registry().get(old4), "new": descriptor()}
-    stores = {name: SubprocessBackend(d, base / name, workers=1) for name, d in adapters.items()}
-    for b in stores.values():
-        b.index(bundle)
-    yield stores["old"], stores["new"], bundle, base
-    for b in stores.values():
-        b.close()
+    yield from indexed_pair(request.param, tmp_path_factory, old4, "layout4")
 
 
 def test_compact_edges_answer_as_layout_4_did_in_less_space(both):
-    before_b, after_b, bundle, base = both
-    q = _questions(bundle)
-    before, after = recalls(before_b, q), recalls(after_b, q)
-    assert sum(bool(v.get("hits") or v.get("item")) for v in before.values()) > len(q["edges"])  # not all empty
-    assert differ(before, after) == []
+    base = answered_alike(both)
     assert (layout(base / "old"), layout(base / "new")) == (4, 5)
     compact, as_json = edges_stored(base / "new")
     assert compact > 0 and edges_stored(base / "old") == (0, compact + as_json)
@@ -90,38 +71,12 @@ def test_compact_edges_answer_as_layout_4_did_in_less_space(both):
 
 
 def test_a_layout_4_store_is_read_and_written_in_its_own_layout(both, tmp_path):
-    before_b, _, bundle, base = both
-    shutil.copytree(base / "old", tmp_path / "copy")
-    b = backend(tmp_path / "copy", workers=1)
-    q = _questions(bundle)
-    expected = recalls(before_b, q)
-    try:
-        health = b.healthcheck()
-        assert health.checks["layout"] == 4 and "store layout 4" in health.message and "layout 5" in health.message
-        assert differ(expected, recalls(b, q)) == []
-        b.index(bundle)  # everything again: every record replaced, in layout 4
-        assert differ(expected, recalls(b, q)) == []
-    finally:
-        b.close()
-    assert layout(tmp_path / "copy") == 4 and edges_stored(tmp_path / "copy")[0] == 0
-    reread = SubprocessBackend(Registry().get(Path(before_b.descriptor.path)), tmp_path / "copy", workers=1)
-    try:  # the old adapter still reads what this one wrote there
-        assert differ(expected, recalls(reread, q)) == []
-    finally:
-        reread.close()
+    copy = kept_in_its_own_layout(both, tmp_path, 4)
+    assert edges_stored(copy)[0] == 0  # its edges rewritten as JSON, as layout 4 stores them
 
 
 def test_deletes_remove_the_same_records(both, tmp_path):
-    before_b, _, bundle, base = both
-    q = _questions(bundle)
-    doomed = [q["threads"][0], q["nodes"][-1], q["edges"][len(q["edges"]) // 2], q["edges"][-1], "edge:nope"]
-    for name in ("old", "new"):
-        shutil.copytree(base / name, tmp_path / name)
-    before = deleted(SubprocessBackend(Registry().get(Path(before_b.descriptor.path)), tmp_path / "old"), doomed, q)
-    after = deleted(backend(tmp_path / "new"), doomed, q)
-    assert before[0] and before[:2] == after[:2]
-    lookups = [k for k in before[2] if k.startswith(("edge ", "node "))]
-    assert differ({k: before[2][k] for k in lookups}, {k: after[2][k] for k in lookups}) == []
+    same_deletes(both, tmp_path, lambda q: [*doomed(q), q["edges"][-1]])  # the last: a mentions edge
 
 
 ROUND_TRIP = """
