@@ -205,7 +205,10 @@ def same_deletes(both, tmp_path: Path, doomed_of) -> None:
         assert not gone & {h["id"] for a in answers_.values() for h in a.get("hits") or []}
 
 
+def doomed(q: dict[str, Any]) -> list[str]:
+    """A thread, a node, an edge and an id not stored."""
+    return [q["threads"][0], q["nodes"][-1], q["edges"][len(q["edges"]) // 2], "edge:nope"]
+
+
 def test_deletes_remove_the_same_records(both, tmp_path):
-    same_deletes(
-        both, tmp_path, lambda q: [q["threads"][0], q["nodes"][-1], q["edges"][len(q["edges"]) // 2], "edge:nope"]
-    )
+    same_deletes(both, tmp_path, doomed)
