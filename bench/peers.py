@@ -62,6 +62,7 @@ Docs = list[tuple[str, str]]
 Search = Callable[[str], list[str]]
 OPEN: list[Memory] = []  # closed once their queries are done
 BASELINE: list[Path] = []  # --baseline: another checkout, run as base-sqlite and base-tantivy
+BASELINE_HOME: list[Path] = []  # --baseline-home: the MEMDOCK_HOME its `memdock add` runs with (its adapter venvs)
 
 
 @dataclass
@@ -159,6 +160,8 @@ def memdock_add(name: str, source: Path, fmt: str, store: Path, tree: Path | Non
     how = ["index", str(source)] if fmt == "chunks" else ["add", str(source), "-f", fmt]
     cmd = [sys.executable, "-m", "memdock", *how, "-b", name, "--data-dir", str(store), "-q"]
     env = dict(os.environ, PYTHONPATH=str(tree / "src")) if tree else None
+    if env is not None and BASELINE_HOME:
+        env["MEMDOCK_HOME"] = str(BASELINE_HOME[0])
     t = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
     seconds = time.perf_counter() - t
@@ -440,12 +443,19 @@ def main() -> int:
         help="another checkout of memdock (say, main's): adds base-sqlite and base-tantivy (beside memdock-sqlite and "
         "memdock-tantivy when chosen), its `memdock add`, to every part, so before and after are measured in one run",
     )
+    ap.add_argument(
+        "--baseline-home",
+        type=Path,
+        help="MEMDOCK_HOME for the baseline's `memdock add` (its adapters installed there by its own memdock: an "
+        "adapter venv holding another build of the core is refused); its stores are queried by this checkout",
+    )
     ap.add_argument("--tmp", default=None, help="where stores go (default: the system's temp dir)")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("LANCE_LOG", "error")
     if args.baseline:  # base-X beside each memdock-X chosen
         BASELINE.append(args.baseline.resolve())
+        BASELINE_HOME.extend([args.baseline_home.resolve()] if args.baseline_home else [])
         for key in ("systems", "markdown_systems", "chunk_systems"):
             chosen = getattr(args, key).split(",")
             base = [f"base-{s.removeprefix('memdock-')}" for s in chosen if s.startswith("memdock-")]

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+from collections.abc import Iterator
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -33,15 +34,15 @@ LAYOUT_2 = "542c0d49c8635d7926af89bb0bc8a1f3faa3751c"  # the last commit whose n
 pytestmark = [*gate, pytest.mark.timeout(1200)]  # two adapters index three shared corpora on a loaded 2-core box
 
 
-def old_adapter(dest: Path) -> Path:
-    """adapters/tantivy and adapters/common as of LAYOUT_2 (skips where the history is not there)."""
+def old_adapter(dest: Path, commit: str = LAYOUT_2) -> Path:
+    """adapters/tantivy and adapters/common as of COMMIT (skips where the history is not there)."""
     if not shutil.which("git") or not (ROOT / ".git").exists():
         pytest.skip("needs the project's git history to run the adapter as it was")
     archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", LAYOUT_2, "adapters/tantivy", "adapters/common"], capture_output=True
+        ["git", "-C", str(ROOT), "archive", commit, "adapters/tantivy", "adapters/common"], capture_output=True
     )
     if archive.returncode != 0:
-        pytest.skip(f"commit {LAYOUT_2[:10]} is not in this clone's history: {archive.stderr.decode()[:200]}")
+        pytest.skip(f"commit {commit[:10]} is not in this clone's history: {archive.stderr.decode()[:200]}")
     with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
         tar.extractall(dest, filter="data")
     folder = dest / "adapters" / "tantivy"  # its adapters/common copied in: a descriptor may name only memdock's
@@ -106,12 +107,12 @@ def old(tmp_path_factory) -> Path:
     return old_adapter(tmp_path_factory.mktemp("layout2-adapter"))
 
 
-@pytest.fixture(scope="module", params=["watercooler", "locomo", "irc"])
-def both(request, tmp_path_factory, old):
+def indexed_pair(corpus: str, tmp_path_factory, old: Path, name: str) -> Iterator[tuple[Any, Any, Path, Path]]:
+    """The adapter at OLD and this one, each with a store of the shared CORPUS: (old, new, bundle, stores' folder)."""
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared corpora not found at {SHARED_DATA}")
-    base = tmp_path_factory.mktemp(f"layout-{request.param}")
-    bundle = _corpus(SHARED_DATA, request.param, base)
+    base = tmp_path_factory.mktemp(f"{name}-{corpus}")
+    bundle = _corpus(SHARED_DATA, corpus, base)
     adapters = {"old": Registry().get(old), "new": descriptor()}
     stores = {name: SubprocessBackend(d, base / name, workers=1) for name, d in adapters.items()}
     for b in stores.values():
@@ -121,18 +122,31 @@ def both(request, tmp_path_factory, old):
         b.close()
 
 
-def test_the_new_layout_answers_as_layout_2_did_in_less_space(both):
+@pytest.fixture(scope="module", params=["watercooler", "locomo", "irc"])
+def both(request, tmp_path_factory, old):
+    yield from indexed_pair(request.param, tmp_path_factory, old, "layout")
+
+
+def answered_alike(both) -> Path:
+    """BOTH's adapters answer every question alike (and not all with nothing); returns the stores' folder."""
     before_b, after_b, bundle, base = both
     q = _questions(bundle)
     before, after = recalls(before_b, q), recalls(after_b, q)
     assert sum(bool(v.get("hits") or v.get("item")) for v in before.values()) > len(q["edges"])  # not all empty
     assert differ(before, after) == []
-    assert (layout(base / "old"), layout(base / "new")) == (2, 4)
+    return base
+
+
+def test_the_new_layout_answers_as_layout_2_did_in_less_space(both):
+    base = answered_alike(both)
+    assert (layout(base / "old"), layout(base / "new")) == (2, 5)
     sizes = data_bytes(base / "old"), data_bytes(base / "new")
     assert sizes[1] < 0.9 * sizes[0], sizes
 
 
-def test_a_layout_2_store_is_read_and_written_in_its_own_layout(both, tmp_path):
+def kept_in_its_own_layout(both, tmp_path: Path, version: int) -> Path:
+    """A copy of BOTH's old store (layout VERSION), read and written by this adapter in its own layout, answering
+    as the old adapter did, and read by the old adapter afterwards; returns the copy."""
     before_b, _, bundle, base = both
     shutil.copytree(base / "old", tmp_path / "copy")
     b = backend(tmp_path / "copy", workers=1)
@@ -140,19 +154,24 @@ def test_a_layout_2_store_is_read_and_written_in_its_own_layout(both, tmp_path):
     expected = recalls(before_b, q)
     try:
         health = b.healthcheck()
-        assert health.checks["layout"] == 2 and "store layout 2" in health.message and "layout 4" in health.message
-        assert "memdock migrate" in health.message
+        assert health.checks["layout"] == version and f"store layout {version}" in health.message
+        assert "layout 5" in health.message and "memdock migrate" in health.message
         assert differ(expected, recalls(b, q)) == []
-        b.index(bundle)  # everything again: every record replaced, in layout 2
+        b.index(bundle)  # everything again: every record replaced, in the store's own layout
         assert differ(expected, recalls(b, q)) == []
     finally:
         b.close()
-    assert layout(tmp_path / "copy") == 2
+    assert layout(tmp_path / "copy") == version
     reread = SubprocessBackend(Registry().get(Path(before_b.descriptor.path)), tmp_path / "copy", workers=1)
     try:  # the old adapter still reads what this one wrote there
         assert differ(expected, recalls(reread, q)) == []
     finally:
         reread.close()
+    return tmp_path / "copy"
+
+
+def test_a_layout_2_store_is_read_and_written_in_its_own_layout(both, tmp_path):
+    kept_in_its_own_layout(both, tmp_path, 2)
 
 
 def deleted(b: SubprocessBackend, doomed: list[str], q: dict[str, Any]) -> tuple[list[str], list[str], dict]:
@@ -167,10 +186,12 @@ def deleted(b: SubprocessBackend, doomed: list[str], q: dict[str, Any]) -> tuple
         b.close()
 
 
-def test_deletes_remove_the_same_records(both, tmp_path):
+def same_deletes(both, tmp_path: Path, doomed_of) -> None:
+    """Deleting DOOMED_OF(questions) from copies of BOTH's stores removes the same records, leaves the same ids
+    unfound, and lookups after answer the same; nothing deleted is found by a search of either."""
     before_b, _, bundle, base = both
     q = _questions(bundle)
-    doomed = [q["threads"][0], q["nodes"][-1], q["edges"][len(q["edges"]) // 2], "edge:nope"]
+    doomed = doomed_of(q)
     for name in ("old", "new"):
         shutil.copytree(base / name, tmp_path / name)
     old_adapter_of_b = Registry().get(Path(before_b.descriptor.path))
@@ -182,3 +203,12 @@ def test_deletes_remove_the_same_records(both, tmp_path):
     gone = set(before[0])
     for answers_ in (before[2], after[2]):  # searched: nothing deleted is found in either
         assert not gone & {h["id"] for a in answers_.values() for h in a.get("hits") or []}
+
+
+def doomed(q: dict[str, Any]) -> list[str]:
+    """A thread, a node, an edge and an id not stored."""
+    return [q["threads"][0], q["nodes"][-1], q["edges"][len(q["edges"]) // 2], "edge:nope"]
+
+
+def test_deletes_remove_the_same_records(both, tmp_path):
+    same_deletes(both, tmp_path, doomed)

@@ -100,6 +100,7 @@ class TantivyAdapter(Adapter):
                 on_commit=committed,
                 batch_size=settings.batch_size,
                 text_once_=index.version >= store.TEXT_ONCE,
+                compact_edges=index.version >= store.COMPACT_EDGES,
             )
             # a stream's edges wait for its end: they release the entries held for the text once
             for rtype, records in record_groups(reader_in, present, hold=("edge",)):

@@ -17,7 +17,7 @@ import tantivy
 
 from memdock import times
 
-from . import text_once
+from . import compact_edges, text_once
 
 _AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 INHERITED = ("author", "role", "entry_type", "event_time")
@@ -42,16 +42,19 @@ def author_keys(author: str | None) -> tuple[str, ...]:
     return (low, *(k for k in (m.group(1).strip(), m.group(2).strip()) if k)) if m else (low,)
 
 
-def stored_bytes(kind: str, stored: dict[str, Any]) -> bytes:
-    """The record as stored (JSON), before any packing."""
-    return orjson.dumps({"kind": kind, **{k: v for k, v in stored.items() if k not in UNREAD}})
+def stored_bytes(kind: str, stored: dict[str, Any], *, compact: bool = False) -> bytes:
+    """The record as stored (JSON, or an edge's compact form when COMPACT and it has one), before any packing."""
+    fields = {"kind": kind, **{k: v for k, v in stored.items() if k not in UNREAD}}
+    return (compact and compact_edges.encode(fields)) or orjson.dumps(fields)
 
 
-def _base(kind: str, r: dict[str, Any], stored: dict[str, Any], pack: Pack | None = None) -> tantivy.Document:
+def _base(
+    kind: str, r: dict[str, Any], stored: dict[str, Any], pack: Pack | None = None, *, compact: bool = False
+) -> tantivy.Document:
     doc = tantivy.Document()
     doc.add_text("id", r["id"])
     doc.add_text("kind", kind)
-    raw = stored_bytes(kind, stored)
+    raw = stored_bytes(kind, stored, compact=compact)
     doc.add_bytes("rec", pack(raw) if pack is not None else raw)
     ts = timestamp(stored.get("event_time"))
     if ts is not None:
@@ -114,9 +117,10 @@ def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None, pack: Pack | Non
     return doc
 
 
-def edge_doc(r: dict[str, Any], fact: str, resolved: bool) -> tantivy.Document:
-    """FACT is indexed, not stored: it is rendered again from the edge's ends when read (`Reader`)."""
-    doc = _base("edge", r, r)
+def edge_doc(r: dict[str, Any], fact: str, resolved: bool, *, compact: bool = False) -> tantivy.Document:
+    """FACT is indexed, not stored: it is rendered again from the edge's ends when read (`Reader`). COMPACT (layout
+    5): stored in compact_edges' form where the edge has one."""
+    doc = _base("edge", r, r, compact=compact)
     doc.add_text("source_id", r["source_id"])
     doc.add_text("target_id", r["target_id"])
     if r.get("thread_id"):
@@ -131,4 +135,6 @@ def record(doc: tantivy.Document, unpack: Pack | None = None) -> dict[str, Any]:
     stored = doc.get_first("rec")
     if stored is None:
         raise ValueError("a tantivy document without its stored record (not written by this adapter)")
+    if stored[:1] == compact_edges.MARK:
+        return compact_edges.decode(stored)
     return orjson.loads(unpack(stored) if unpack is not None else stored)

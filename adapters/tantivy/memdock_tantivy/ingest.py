@@ -52,6 +52,7 @@ class Ingest:
         on_commit: Callable[[list[str]], None],
         batch_size: int = BATCH,
         text_once_: bool = False,
+        compact_edges: bool = False,
     ):
         self.writer, self.reader, self.on_commit, self.batch_size = writer, reader, on_commit, batch_size
         self.counts: dict[str, int] = {}
@@ -62,11 +63,14 @@ class Ingest:
         self._pending: list[tuple[str, str, tantivy.Document]] = []
         self.held = text_once.Held(text_once_)
         self._checked: set[str] = set()  # entries sent in this run, or whose stored text was checked
+        self.compact = compact_edges  # layout 5: structural edges stored in compact_edges' form
+        self._phrases: sdk_facts.Phrases = {}  # what facts said of each node, while no node is written
 
     def _fresh(self) -> Reader:
         if self._stale:
             self.reader.refresh()
             self._known = {k: v for k, v in self._known.items() if v is not None}
+            self._phrases.clear()  # a node not found before may be there now
             self._stale = False
         return self.reader
 
@@ -88,6 +92,8 @@ class Ingest:
     def run(self, rtype: str, records: Iterable[dict[str, Any]]) -> None:
         if rtype == "edge":
             self.release()
+        if rtype != "edge" or len(self._phrases) >= CACHE:
+            self._phrases.clear()
         if len(self._pending) >= TYPE_FLUSH:
             self.flush()
         it = iter(records)
@@ -186,8 +192,8 @@ class Ingest:
             return docs.thread_doc(r)
         if rtype == "entity":
             return docs.entity_doc(r)
-        text, resolved, source_kind = facts.render(self.get, r)
-        return docs.edge_doc({**r, "source_kind": source_kind}, text, resolved)
+        text, resolved, source_kind = facts.render(self.get, r, self._phrases)
+        return docs.edge_doc({**r, "source_kind": source_kind}, text, resolved, compact=self.compact)
 
     def refresh_unresolved(self) -> int:
         """Render again the facts whose endpoints were missing; returns how many are now resolved."""
@@ -198,7 +204,7 @@ class Ingest:
             text, resolved, source_kind = facts.render(self.get, rec)
             if resolved:
                 edge = {k: v for k, v in rec.items() if k not in ("kind", "fact")}
-                fixed.append(docs.edge_doc({**edge, "source_kind": source_kind}, text, True))
+                fixed.append(docs.edge_doc({**edge, "source_kind": source_kind}, text, True, compact=self.compact))
         if fixed:
             self.replace = True
             self.commit([("edge", str(doc.get_first("id")), doc) for doc in fixed])
