@@ -85,7 +85,7 @@ ROUND_TRIP = """
 import json, sys
 from memdock_tantivy import compact_edges as c
 s, t = "entry:a", "entity:person:b"
-edge = {"kind": "edge", "id": c.derived_id("mentions", s, t), "type": "mentions", "source_id": s, "target_id": t,
+edge = {"kind": "edge", "id": c.edge_id("mentions", s, t), "type": "mentions", "source_id": s, "target_id": t,
         "thread_id": "thread:x", "source_kind": "entry"}
 same = [edge, {**edge, "source_kind": None}, {k: v for k, v in edge.items() if k != "thread_id"}]
 kept = [{**edge, "weight": 0.5}, {**edge, "id": "edge:mentions:made-otherwise"}, {**edge, "thread_id": None},

@@ -13,16 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from memdock.ids import digest
+from memdock.sdk.implied import edge_id
 
 MARK = b"\x01"  # first byte of a compact record: JSON starts with `{`, a zstd frame with 0x28
 SEP = "\x1f"
 FIELDS = ("type", "source_id", "target_id", "thread_id", "source_kind")
 KEPT = frozenset({"kind", "id", *FIELDS})
-
-
-def derived_id(etype: str, source: str, target: str) -> str:
-    return f"edge:{etype}:{digest(etype, source, target)}"
 
 
 def encode(stored: dict[str, Any]) -> bytes | None:
@@ -38,7 +34,7 @@ def encode(stored: dict[str, Any]) -> bytes | None:
         text = SEP.join((etype, source, target, thread, source_kind or ""))
     except TypeError:  # a value that is not a string
         return None
-    if text.count(SEP) != len(FIELDS) - 1 or stored.get("id") != derived_id(etype, source, target):
+    if text.count(SEP) != len(FIELDS) - 1 or stored.get("id") != edge_id(etype, source, target):
         return None
     return MARK + text.encode()
 
@@ -49,7 +45,7 @@ def decode(raw: bytes) -> dict[str, Any]:
     if len(parts) != len(FIELDS) or not all(parts[:3]):
         raise ValueError(f"a compact edge record that is not {len(FIELDS)} fields: {raw[:120]!r}")
     etype, source, target, thread, source_kind = parts
-    rec: dict[str, Any] = {"kind": "edge", "id": derived_id(etype, source, target), "type": etype}
+    rec: dict[str, Any] = {"kind": "edge", "id": edge_id(etype, source, target), "type": etype}
     rec.update(source_id=source, target_id=target)
     if thread:
         rec["thread_id"] = thread

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from .. import times
 from ..ids import digest, slug
-from ..sdk.implied import KEY, edge_record
+from ..sdk.implied import KEY, edge_id, edge_record
 from ..sdk.implied import implied as implied_edges
 from .entities import extract_entities
 
@@ -141,7 +141,7 @@ def parse_time(text: str, ctx: ImportContext, file: Path, line: int | None) -> s
 
 
 def edge(kind: str, source: str, target: str, thread_id: str | None, **extra: Any) -> dict[str, Any]:
-    rec = {"id": f"edge:{kind}:{digest(kind, source, target)}", "type": kind, "source_id": source, "target_id": target}
+    rec = {"id": edge_id(kind, source, target), "type": kind, "source_id": source, "target_id": target}
     if thread_id:
         rec["thread_id"] = thread_id
     for k, v in extra.items():
