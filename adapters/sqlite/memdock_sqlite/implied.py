@@ -25,6 +25,7 @@ from . import links
 
 _KEPT = ("id", "thread_id", "event_time", "ingestion_time", KEY)
 Groups = Iterable[tuple[str, Iterable[dict[str, Any]]]]
+Key = tuple[int, int] | None  # links.key_of: (key, type number) of an edge id
 
 
 class Implied:
@@ -36,6 +37,7 @@ class Implied:
         self.withheld: list[str] = []
         self.held: set[str] = set()  # the ids of the entries held or withheld
         self.derived: dict[str, dict[str, Any]] = {}  # edge id: the held entry it comes from
+        self.keys: dict[str, set[Key]] = {}  # entry id: the link keys of the edges it implies
 
     def on_commit(self, ids: list[str]) -> None:
         """Report IDS committed, but for the held entries (reported once their edges are) and derived edges."""
@@ -80,7 +82,9 @@ class Implied:
             entries = self.threads.pop(tid)
             for entry in entries.values():
                 self.withheld.append(entry["id"])
-                for edge in expand(entry):
+                edges = list(expand(entry))
+                self.keys[entry["id"]] = {links.key_of(edge["id"]) for edge in edges}
+                for edge in edges:
                     self.derived[edge["id"]] = entry
                     yield edge
             if tid == thread:
@@ -95,7 +99,7 @@ class Implied:
         ends = _nodes(conn, [*entries, *_targets(entries.values())])
         for entry in entries.values():
             _check(entry, ends)
-        _drop_stale(conn, entries, ends)
+        _drop_stale(conn, {eid: self.keys[eid] for eid in entries}, ends)
 
     def release(self) -> None:
         """The edge stage is committed: report the held entries and their edges."""
@@ -153,12 +157,10 @@ _OWN = (
 )
 
 
-def _drop_stale(conn: sqlite3.Connection, entries: dict[str, dict[str, Any]], ends: Nodes) -> None:
-    """The links of ENTRIES' own structural types that their `implied_edges` no longer imply, facts and all (one
-    query for the batch: on a first index there are none)."""
-    now = {
-        ends[eid][0]: {links.key_of(e["id"]) for e in expand(entry)} for eid, entry in entries.items() if eid in ends
-    }
+def _drop_stale(conn: sqlite3.Connection, keys: dict[str, set[Key]], ends: Nodes) -> None:
+    """The links of the entries' own structural types whose keys are not in KEYS (entry id: the link keys its
+    `implied_edges` make), facts and all (one query for the batch: on a first index there are none)."""
+    now = {ends[eid][0]: own for eid, own in keys.items() if eid in ends}
     if not now:
         return
     nodes = json.dumps(list(now))
