@@ -163,6 +163,55 @@ def test_an_entry_sent_again_replaces_the_edges_it_implied(tmp_path: Path, monke
     assert got["implied"] == got["explicit"]
 
 
+def _threads(path: Path, bodies: list[str]) -> Path:
+    with open(path, "wb") as f:
+        for k, text in enumerate(bodies):
+            note = {"id": f"n{k}", "thread": f"t{k % 3}", "author": "ann", "text": text}
+            f.write(orjson.dumps(note) + b"\n")
+    return path
+
+
+def test_small_batches_split_an_entrys_edges_and_the_store_is_the_explicit_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches of 4 records put an entry's links in two batches (its follows and mentions in the next), on a
+    store that had no links and on one that has (a second add sending some entries again with other neighbours
+    and mentions): the links written straight from the entries are those the records make, rowids and
+    facts included."""
+    words = ["crane", "harbour", "nine", "schedule", "tide", "pier", "rope", "gull", "anchor", "buoy"]
+    first = [f"ask @bob and @cyd about the {w}" if k % 2 else f"the {w} at dawn" for k, w in enumerate(words)]
+    seed = tmp_path / "seed"  # a thread, so the adds below write in place, the first into a store with no links
+    with BundleWriter(seed, "corpus") as w:
+        w.write("thread", {"id": "seed", "title": "seed", "format": "jsonl", "ingestion_time": "2026-01-01T00:00:00Z"})
+    second = [f"ask @dan about the {w} again" if k % 3 == 0 else t for k, (w, t) in enumerate(zip(words, first))]
+    stores: dict[str, Any] = {}
+    got: dict[str, Any] = {}
+    try:
+        for label, implied in (("implied", True), ("explicit", False)):
+            monkeypatch.setattr(base, "datetime", _Clock)
+            monkeypatch.setenv("MEMDOCK_IMPLIED_EDGES", "1" if implied else "0")
+            b = stores[label] = sqlite_backend(tmp_path / label, workers=1, config={"batch_size": 4})
+            b.index(seed)
+            b.index(ImportFeed([_threads(tmp_path / "n.jsonl", first)], "jsonl", ChunkOptions()))
+            got[label] = [_exported(b, tmp_path / f"{label}-1"), _links_of(tmp_path / label)]
+            b.index(ImportFeed([_threads(tmp_path / "n.jsonl", second[:7])], "jsonl", ChunkOptions()))
+            got[label] += [_exported(b, tmp_path / f"{label}-2"), _links_of(tmp_path / label)]
+            got[label].append(_clean(b.call("search_facts", {"text": "ann mentions", "limit": 100})))
+    finally:
+        for b in stores.values():
+            b.close()
+    assert got["implied"] == got["explicit"]
+    assert got["implied"][1] != got["implied"][3]  # the second add changed links
+
+
+def _links_of(store: Path) -> list[tuple[int, ...]]:
+    conn = sqlite3.connect(store / "data" / "memory.sqlite")
+    try:
+        return conn.execute("SELECT rowid, key, code, source, target, pending FROM links ORDER BY rowid").fetchall()
+    finally:
+        conn.close()
+
+
 def test_a_deleted_entry_takes_its_implied_edges_and_their_facts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

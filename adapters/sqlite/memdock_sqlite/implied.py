@@ -1,14 +1,14 @@
 """Structural edges derived from the entries that imply them (payload 1.2.0's `implied_edges`, `sdk/implied.py`).
 
 The core sends an entry with `implied_edges` instead of its contains / follows / mentions edge records when this
-adapter declares the `implied_edges` feature. The entry is stored without the field (its node answers as an
-explicit store's does), and the edge records it stands for are made here and written by the same code, in the
-same order and with the same rowids, as records would be: held until the edge stage, each thread's before the
-first edge record of that thread or a later one (the order `importers.base.structure` makes them in), the rest
-at the end. An entry is reported committed only once its edges are, so a run killed between the two sends the
-entry again. An entry sent again replaces the edges it implied before: its links of those types that it no
-longer implies are removed, facts and all. A `follows` that names no stored entry of the entry's thread, or a
-`mentions` that names no stored entity, is refused naming the entry and the field.
+adapter declares the `implied_edges` feature. The entry is stored without the field (its node answers as an explicit
+store's does), and the links its edge records would have made are written straight from it (implied_links.py), in the
+same order and with the same rowids as the records would get: held until the edge stage, each thread's before the
+first edge record of that thread or a later one (the order `importers.base.structure` makes them in), the rest at the
+end. An entry is reported committed only once its edges are, so a run killed between the two sends the entry again. An
+entry sent again replaces the edges it implied before: its links of those types that it no longer implies are removed,
+facts and all. A `follows` that names no stored entry of the entry's thread, or a `mentions` that names no stored
+entity, is refused naming the entry and the field.
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from memdock.errors import InvalidInputError
-from memdock.sdk.implied import KEY, expand, explicit
+from memdock.sdk.implied import KEY, explicit
 
-from . import links
+from . import implied_links, links
+from .implied_links import Derived
 
 _KEPT = ("id", "thread_id", "event_time", "ingestion_time", KEY)
 Groups = Iterable[tuple[str, Iterable[dict[str, Any]]]]
-Key = tuple[int, int] | None  # links.key_of: (key, type number) of an edge id
+_TYPE = {t: links.TYPES.index(t) for t in ("contains", "follows", "mentions")}
 
 
 class Implied:
@@ -36,23 +37,29 @@ class Implied:
         self.threads: dict[str, dict[str, dict[str, Any]]] = {}  # thread: its held entries by id, in order
         self.withheld: list[str] = []
         self.held: set[str] = set()  # the ids of the entries held or withheld
-        self.derived: dict[str, dict[str, Any]] = {}  # edge id: the held entry it comes from
-        self.keys: dict[str, set[Key]] = {}  # entry id: the link keys of the edges it implies
+        self.nodes = implied_links.Nodes()
+        self.full: bool | None = None  # whether a structural edge is stored in full (None: not asked yet)
+        # whether no link of an entry held may be stored: none was at the start, no record made one, and no entry
+        # was held twice in the run (None: not asked yet)
+        self.fresh: bool | None = None
 
     def on_commit(self, ids: list[str]) -> None:
-        """Report IDS committed, but for the held entries (reported once their edges are) and derived edges."""
+        """Report IDS committed, but for the held entries (reported once their edges are)."""
         if self.held:
-            ids = [i for i in ids if i not in self.held and i not in self.derived]
+            ids = [i for i in ids if i not in self.held]
         self.report(ids)
 
-    def groups(self, groups: Groups) -> Iterator[tuple[str, Iterable[dict[str, Any]]]]:
-        """GROUPS with the entries' `implied_edges` taken off and their edges put among the edge records."""
+    def groups(self, groups: Groups) -> Iterator[tuple[str, Iterable[Any]]]:
+        """GROUPS with the entries' `implied_edges` taken off and their edges (implied_links.Derived) put among the
+        edge records."""
         for rtype, records in groups:
             if rtype == "entry":
+                self.nodes.clear()
                 yield rtype, self._entries(records)
             elif rtype == "edge":
                 yield rtype, self._edges(records)
             else:
+                self.nodes.clear()
                 yield rtype, records
         if self.threads:
             yield "edge", self._edges(())
@@ -60,14 +67,16 @@ class Implied:
     def _entries(self, records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         for r in records:
             if KEY in r:
+                if r["id"] in self.held:
+                    self.fresh = False
                 held = self.threads.setdefault(r["thread_id"], {})
                 held.pop(r["id"], None)
-                held[r["id"]] = {k: r[k] for k in _KEPT if k in r}
+                held[r["id"]] = {**{k: r[k] for k in _KEPT if k in r}, "fact": implied_links.fact_node(r)}
                 self.held.add(r["id"])
                 r = explicit(r)
             yield r
 
-    def _edges(self, records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    def _edges(self, records: Iterable[dict[str, Any]]) -> Iterator[Any]:
         for r in records:
             thread = r.get("thread_id")
             if thread in self.threads:
@@ -75,31 +84,41 @@ class Implied:
             yield r
         yield from self._release_upto(None)
 
-    def _release_upto(self, thread: str | None) -> Iterator[dict[str, Any]]:
+    def _release_upto(self, thread: str | None) -> Iterator[Derived]:
         """The edges of the held threads up to THREAD (all when None), in the order they were held."""
         while self.threads:
             tid = next(iter(self.threads))
             entries = self.threads.pop(tid)
             for entry in entries.values():
                 self.withheld.append(entry["id"])
-                edges = list(expand(entry))
-                self.keys[entry["id"]] = {links.key_of(edge["id"]) for edge in edges}
-                for edge in edges:
-                    self.derived[edge["id"]] = entry
-                    yield edge
+                yield from implied_links.derived(entry)
             if tid == thread:
                 return
 
-    def prepare(self, conn: sqlite3.Connection, batch: list[dict[str, Any]]) -> None:
-        """Before BATCH's edges are written: check the derived ones' ends, and remove the links of their entries
-        that those entries no longer imply."""
-        entries = {e["id"]: e for e in (self.derived.get(r["id"]) for r in batch) if e is not None}
-        if not entries:
-            return
-        ends = _nodes(conn, [*entries, *_targets(entries.values())])
+    def write(self, conn: sqlite3.Connection, items: list[Derived]) -> list[dict[str, Any]]:
+        """Write ITEMS' links and facts (implied_links.py) after checking their ends and removing the links of
+        their entries that those entries no longer imply; returns the edge records to write instead when the
+        links cannot all be made straight (none when they were)."""
+        entries = {it[0]["id"]: it[0] for it in items}
+        others = {i for e in entries.values() for d in implied_links.derived(e) for i in d[2:]} - entries.keys()
+        ends = self.nodes.read(conn, entries, others)
         for entry in entries.values():
             _check(entry, ends)
-        _drop_stale(conn, {eid: self.keys[eid] for eid in entries}, ends)
+        if self.fresh is None:
+            self.fresh = conn.execute("SELECT 1 FROM links LIMIT 1").fetchone() is None
+        if not self.fresh:
+            _drop_stale(conn, entries, ends)
+        mine = implied_links.keys(items)
+        if self.full is None:
+            self.full = conn.execute(_FULL).fetchone() is not None
+        if self.full or len(set(mine)) < len(mine) or (not self.fresh and implied_links.taken(conn, mine)):
+            return [implied_links.record(it) for it in items]
+        made = implied_links.rows(conn, items, mine, ends, self.nodes)
+        if made is None:
+            return [implied_links.record(it) for it in items]
+        conn.executemany("INSERT INTO links(rowid, key, code, source, target, pending) VALUES (?,?,?,?,?,0)", made[0])
+        conn.executemany("INSERT INTO fact_fts(rowid, fact) VALUES (?, ?)", made[1])
+        return []
 
     def release(self) -> None:
         """The edge stage is committed: report the held entries and their edges."""
@@ -109,24 +128,10 @@ class Implied:
         self.held.clear()
 
 
-def _targets(entries: Iterable[dict[str, Any]]) -> Iterator[str]:
-    for e in entries:
-        spec = e[KEY]
-        if "follows" in spec:
-            yield spec["follows"]
-        yield from spec.get("mentions", ())
+_FULL = "SELECT 1 FROM edges WHERE type IN ('contains', 'follows', 'mentions') LIMIT 1"
 
 
-Nodes = dict[str, tuple[int, str, "str | None"]]
-
-
-def _nodes(conn: sqlite3.Connection, ids: list[str]) -> Nodes:
-    """rowid, kind and thread of the stored nodes among IDS (what the checks need: no text read)."""
-    rows = conn.execute(
-        "SELECT id, rowid, kind, thread_id FROM node_rows WHERE id IN (SELECT value FROM json_each(?))",
-        (json.dumps(list(set(ids))),),
-    )
-    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+Nodes = dict[str, implied_links.Node]
 
 
 def _check(entry: dict[str, Any], nodes: Nodes) -> None:
@@ -149,7 +154,6 @@ def _check(entry: dict[str, Any], nodes: Nodes) -> None:
             )
 
 
-_TYPE = {t: links.TYPES.index(t) for t in ("contains", "follows", "mentions")}
 _OWN = (
     "SELECT rowid, key, code, source, target FROM links WHERE "
     f"(target IN (SELECT value FROM json_each(?)) AND code >> 1 = {_TYPE['contains']}) OR "
@@ -157,16 +161,20 @@ _OWN = (
 )
 
 
-def _drop_stale(conn: sqlite3.Connection, keys: dict[str, set[Key]], ends: Nodes) -> None:
-    """The links of the entries' own structural types whose keys are not in KEYS (entry id: the link keys its
-    `implied_edges` make), facts and all (one query for the batch: on a first index there are none)."""
-    now = {ends[eid][0]: own for eid, own in keys.items() if eid in ends}
-    if not now:
+def _drop_stale(conn: sqlite3.Connection, entries: dict[str, dict[str, Any]], ends: Nodes) -> None:
+    """The links of ENTRIES' own structural types that their `implied_edges` no longer make, facts and all (one
+    query for the batch)."""
+    rowids = {ends[eid][0]: e for eid, e in entries.items() if eid in ends}
+    if not rowids:
         return
-    nodes = json.dumps(list(now))
+    nodes = json.dumps(list(rowids))
+    own = list(conn.execute(_OWN, (nodes, nodes)))
+    if not own:
+        return
+    now = {rowid: set(implied_links.keys(implied_links.derived(e))) for rowid, e in rowids.items()}
     stale = [
         rowid
-        for rowid, key, code, source, target in conn.execute(_OWN, (nodes, nodes))
+        for rowid, key, code, source, target in own
         if (key, code >> 1) not in now[target if code >> 1 == _TYPE["contains"] else source]
     ]
     if stale:

@@ -7,11 +7,13 @@ chunk lacks them), and edges last so their facts can name both ends.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from memdock.sdk.implied import KINDS
 from memdock.times import parse_datetime
 
 from . import facts, links, node_text, packed_text
@@ -228,7 +230,7 @@ class Ingest:
             with transaction(self.conn, "indexing"):
                 self._write(rtype, batch)
             self.counts[rtype] = self.counts.get(rtype, 0) + len(batch)
-            self.on_commit([r["id"] for r in batch])
+            self.on_commit([r["id"] for r in batch if isinstance(r, dict)])  # not implied.Derived
 
     def _write(self, rtype: str, batch: list[dict[str, Any]]) -> None:
         if rtype == "thread":
@@ -243,12 +245,19 @@ class Ingest:
             self.chunked.update(entries)
             self._upsert_chunks(batch, entries)
         elif rtype == "edge":
-            edges = list({r["id"]: r for r in batch}.values())
-            if self.implied is not None:
-                self.implied.prepare(self.conn, edges)
-            self._write_edges(edges)
+            self._write_edges(batch)
 
-    def _write_edges(self, batch: list[dict[str, Any]]) -> None:
+    def _write_edges(self, batch: list[Any]) -> None:
+        """BATCH's edge records (the last of each id, where its first was) and the edges implied entries stand for
+        (implied.Derived: written by implied.py, or given back as records), in their order."""
+        for made, part in itertools.groupby(_last_of_each_id(batch), key=lambda r: not isinstance(r, dict)):
+            items = list(part)
+            records = self.implied.write(self.conn, items) if made else items
+            if records:
+                self._write_records(_last_of_each_id(records) if made else records)
+        links.index_pending(self.conn)
+
+    def _write_records(self, batch: list[dict[str, Any]]) -> None:
         """Structural edges as links, any other edge in full (links.py); a new one gets the next shared rowid,
         one stored before keeps its rowid whichever table it moves to. The facts of the links and edges the batch
         adds are rendered from the nodes read once, and go into fact_fts in rowid order (`_index`)."""
@@ -280,9 +289,11 @@ class Ingest:
         phrases: facts.Phrases = {}  # the nodes do not change while the batch's facts are rendered
         full = [(rowid[r["id"]], *edge_row(c, r, known, phrases)) for r in batch if derived[r["id"]] is None]
         c.executemany(_EDGE_SQL, full)
+        if self.implied is not None:
+            self.implied.full = self.implied.full or any(row[2] in KINDS for row in full)
+            self.implied.fresh = self.implied.fresh and not added
         new = [(row[0], row[9]) for row in full if row[1] not in full_rowid]
         _index(c, "fact_fts(rowid, fact)", new + [(rowid[r["id"]], links.fact(c, r, known, phrases)) for r in added])
-        links.index_pending(c)
 
     def finish(self) -> int:
         """Index the nodes this run (or a killed one before it) stored, and the facts of links whose nodes
@@ -330,6 +341,20 @@ def _index(conn: sqlite3.Connection, table: str, rows: list[Row]) -> None:
         marks = ",".join("?" * len(rows[0]))
         ordered: list[Row] = sorted(rows, key=lambda r: int(r[0]))
         conn.executemany(f"INSERT INTO {table} VALUES ({marks})", ordered)
+
+
+def _last_of_each_id(records: list[Any]) -> list[Any]:
+    """RECORDS with one record per id, the last one where the first was (items without an id stay)."""
+    out: list[Any] = []
+    at: dict[str, int] = {}
+    for r in records:
+        if isinstance(r, dict):
+            if r["id"] in at:
+                out[at[r["id"]]] = r
+                continue
+            at[r["id"]] = len(out)
+        out.append(r)
+    return out
 
 
 def _last_of_each(rows: list[Row]) -> list[Row]:

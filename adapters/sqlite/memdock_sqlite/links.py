@@ -173,7 +173,10 @@ def unindex(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> None
 
 
 def unindex_nodes(conn: sqlite3.Connection, ids: list[str]) -> None:
-    """Before the nodes IDS change: the facts of the links that name them, out of fact_fts until re-rendered."""
+    """Before the nodes IDS change: the facts of the links that name them, out of fact_fts until re-rendered
+    (nothing to look for while no link is stored: the nodes of a first index)."""
+    if conn.execute("SELECT 1 FROM links LIMIT 1").fetchone() is None:
+        return
     nodes = "(SELECT rowid FROM nodes WHERE id IN (SELECT value FROM json_each(?)))"
     ids_json = json.dumps(ids)
     unindex(conn, f"l.source IN {nodes} OR l.target IN {nodes}", (ids_json, ids_json))

@@ -1,0 +1,148 @@
+"""The links an entry's `implied_edges` stand for, written straight from the entry (implied.py holds the entries).
+
+No edge record is made on the common path: a link's key is the first 8 bytes of the sha256 the edge id's digest
+is cut from (what links.key_of reads back out of the id), its ends are the rowids of the entry, its thread and the
+nodes it names, and its fact is rendered from what the entry said when it was sent (its title or the lead of its
+body: the text it is stored with) and from the stored threads, entities and earlier entries, read once per edge
+stage. The links get the next shared rowids in the order the records would have had, so the store is the one the
+records make. Where the records would not all have become new links (one of the keys is stored already, a
+structural edge is stored in full, an end is missing, an edge is named twice), the records are made after all and
+take the path any edge record takes (Ingest._write_edges), rowids, moves and unresolved facts included.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from memdock.sdk import facts as sdk_facts
+from memdock.sdk.implied import KEY, edge_record
+
+from . import facts, links
+
+_TYPE = {t: links.TYPES.index(t) for t in ("contains", "follows", "mentions")}
+
+
+Derived = tuple[dict[str, Any], str, str, str]
+"""One edge an implied entry stands for, in the edge stage's record stream (no id made): the held entry
+(implied._KEPT and its `fact`), the edge's type, source and target."""
+
+
+def record(item: Derived) -> dict[str, Any]:
+    """The edge record ITEM stands for (sdk.implied.expand's)."""
+    e, kind, source, target = item
+    when = None if kind == "contains" else e.get("event_time")
+    return edge_record(kind, source, target, e["thread_id"], when, e.get("ingestion_time"))
+
+
+def derived(entry: dict[str, Any]) -> Iterator[Derived]:
+    """The edges ENTRY (held, with its `implied_edges`) stands for, in sdk.implied.expand's order."""
+    spec, eid, tid = entry[KEY], entry["id"], entry["thread_id"]
+    yield entry, "contains", tid, eid
+    if "follows" in spec:
+        yield entry, "follows", eid, spec["follows"]
+    for entity in spec.get("mentions", ()):
+        yield entry, "mentions", eid, entity
+
+
+def keys(items: Iterable[Derived]) -> list[tuple[int, int]]:
+    """links.key_of(edge_id(kind, source, target)) of each of ITEMS, without the ids."""
+    out = []
+    for _, kind, source, target in items:
+        h = hashlib.sha256(f"{kind}\x1f{source}\x1f{target}".encode()).digest()
+        out.append((int.from_bytes(h[:8], "big", signed=True), _TYPE[kind]))
+    return out
+
+
+def fact_node(r: dict[str, Any]) -> dict[str, Any]:
+    """What a fact names of entry record R: facts.node of its stored row (its text is its body)."""
+    title = r.get("title", "")
+    row = (r["id"], "entry", title, None if title else r["body"], r.get("author"), r.get("entry_type"))
+    return facts.node((*row, r.get("event_time")))
+
+
+Node = tuple[int, str, "str | None"]  # rowid, kind, thread_id
+
+
+class Nodes:
+    """The stored nodes an edge stage's links join: threads and entities kept while no node is written (`clear`),
+    entries for one batch; what a fact names of each, and the phrases facts name them by."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, Node] = {}
+        self.known: dict[str, dict[str, Any]] = {}
+        self.phrases: facts.Phrases = {}
+        self.batch: list[str] = []  # the entries known for the batch only
+
+    def clear(self) -> None:
+        self.kept.clear()
+        self.known.clear()
+        self.phrases.clear()
+        self.batch = []
+
+    def read(self, conn: sqlite3.Connection, entries: dict[str, dict[str, Any]], others: set[str]) -> dict[str, Node]:
+        """The stored nodes among ENTRIES (held: their facts known) and OTHERS, by id."""
+        for i in self.batch:
+            self.known.pop(i, None)
+            self.phrases.pop(i, None)
+        out = dict(_light(conn, entries))
+        self.batch = list(entries)
+        for eid, e in entries.items():
+            self.known[eid] = e["fact"]
+        missing = [i for i in others if i not in self.kept and i not in out]
+        if missing:
+            ends, known = links.endpoints(conn, missing)
+            self.known.update(known)
+            for i, (rowid, thread, _) in ends.items():
+                node = (rowid, known[i]["kind"], thread)
+                if node[1] == "entry":
+                    out[i] = node
+                    self.batch.append(i)
+                else:
+                    self.kept[i] = node
+        out.update((i, self.kept[i]) for i in others if i in self.kept)
+        return out
+
+    def fact(self, item: Derived) -> str:
+        entry, kind, source, target = item
+        when = None if kind == "contains" else entry.get("event_time")
+        edge = {"type": kind, "source_id": source, "target_id": target, "event_time": when}
+        return sdk_facts.render(self.known.get, edge, self.phrases)[0]
+
+
+def _light(conn: sqlite3.Connection, ids: Iterable[str]) -> Iterator[tuple[str, Node]]:
+    rows = conn.execute(
+        "SELECT id, rowid, kind, thread_id FROM node_rows WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(ids)),),
+    )
+    return ((r[0], (r[1], r[2], r[3])) for r in rows)
+
+
+def taken(conn: sqlite3.Connection, keys: list[tuple[int, int]]) -> bool:
+    """Whether a link is stored under one of KEYS ((key, type number))."""
+    rows = conn.execute(
+        "SELECT key, code FROM links WHERE key IN (SELECT value FROM json_each(?))", (json.dumps([k for k, _ in keys]),)
+    )
+    wanted = set(keys)
+    return any((k, code >> 1) in wanted for k, code in rows)
+
+
+def rows(
+    conn: sqlite3.Connection, items: list[Derived], keys: list[tuple[int, int]], nodes: dict[str, Node], cache: Nodes
+) -> tuple[list[tuple[int, ...]], list[tuple[int, str]]] | None:
+    """The links rows and fact_fts rows of ITEMS (KEYS theirs), or None when one of their ends is not stored."""
+    nxt = links.next_rowid(conn)
+    out: list[tuple[int, ...]] = []
+    texts: list[tuple[int, str]] = []
+    for n, (item, (k, t)) in enumerate(zip(items, keys)):
+        entry, kind, source, target = item
+        src, dst = nodes.get(source), nodes.get(target)
+        if src is None or dst is None:
+            return None
+        timed = kind != "contains" and entry.get("event_time") is not None
+        out.append((nxt + n, k, t * 2 + timed, src[0], dst[0]))
+        texts.append((nxt + n, cache.fact(item)))
+    return out, texts
