@@ -88,7 +88,10 @@ class Nodes:
         for i in self.batch:
             self.known.pop(i, None)
             self.phrases.pop(i, None)
-        out = dict(_light(conn, entries))
+        rows = conn.execute(  # the id index alone: a held entry is stored as an entry of its thread
+            "SELECT id, rowid FROM node_rows WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(entries)),)
+        )
+        out = {i: (rowid, "entry", entries[i]["thread_id"]) for i, rowid in rows}
         self.batch = list(entries)
         for eid, e in entries.items():
             self.known[eid] = e["fact"]
@@ -111,14 +114,6 @@ class Nodes:
         when = None if kind == "contains" else entry.get("event_time")
         edge = {"type": kind, "source_id": source, "target_id": target, "event_time": when}
         return sdk_facts.render(self.known.get, edge, self.phrases)[0]
-
-
-def _light(conn: sqlite3.Connection, ids: Iterable[str]) -> Iterator[tuple[str, Node]]:
-    rows = conn.execute(
-        "SELECT id, rowid, kind, thread_id FROM node_rows WHERE id IN (SELECT value FROM json_each(?))",
-        (json.dumps(list(ids)),),
-    )
-    return ((r[0], (r[1], r[2], r[3])) for r in rows)
 
 
 def taken(conn: sqlite3.Connection, keys: list[tuple[int, int]]) -> bool:
