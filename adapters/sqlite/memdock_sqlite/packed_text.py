@@ -103,10 +103,10 @@ def pack_hash(value: str | None, header: str = "", body: str | None = None) -> s
     return DERIVED_HASH if body is not None and text_digest(header, body) == digest else digest
 
 
-# The `chunks` view's content_hash: what pack_hash was given.
+# The `chunks` view's content_hash: what pack_hash was given ({body}: the SQL of the chunk's body, db.BODY).
 HASH_SQL = (
     "CASE WHEN typeof(content_hash) <> 'blob' THEN content_hash "
-    "WHEN length(content_hash) = 0 THEN 'sha256:' || lower(hex(text_digest(header, unpack(body)))) "
+    "WHEN length(content_hash) = 0 THEN 'sha256:' || lower(hex(text_digest(header, {body}))) "
     "ELSE 'sha256:' || lower(hex(content_hash)) END"
 )
 
