@@ -83,14 +83,15 @@ CREATE INDEX IF NOT EXISTS chunks_block ON chunk_rows(block) WHERE block IS NOT 
 -- Chunk bodies, several consecutive ones zlib-compressed together; a block is never changed, and its id is
 -- never given to another (text_blocks.py).
 CREATE TABLE IF NOT EXISTS text_blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL);
--- Blocks a chunk left: `text_blocks.sweep` re-packs what is still in them, in the same transaction.
+-- Blocks a chunk left: `text_blocks.sweep` re-packs what is still in them, in the same transaction. (Not INSERT OR
+-- IGNORE: an upsert's conflict policy overrides a trigger's.)
 CREATE TABLE IF NOT EXISTS stale_blocks(block INTEGER PRIMARY KEY);
 CREATE TRIGGER IF NOT EXISTS chunks_block_ad AFTER DELETE ON chunk_rows WHEN old.block IS NOT NULL BEGIN
-    INSERT OR IGNORE INTO stale_blocks(block) VALUES (old.block);
+    {stale}
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_block_au AFTER UPDATE OF block ON chunk_rows
 WHEN old.block IS NOT NULL AND old.block IS NOT new.block BEGIN
-    INSERT OR IGNORE INTO stale_blocks(block) VALUES (old.block);
+    {stale}
 END;
 -- What every reader reads: the chunks with their bodies unpacked (unpack() is registered on every connection).
 CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, thread_id, position, header,
@@ -172,6 +173,10 @@ JOINED_6 = (
 )
 # An entry whose text its chunks hold (see node_text.py).
 JOINS = f"kind = 'entry' AND text <> '' AND unpack(text) = {JOINED.format(t='node_rows')}"
+_STALE = (
+    "INSERT INTO stale_blocks(block) SELECT old.block "
+    "WHERE NOT EXISTS (SELECT 1 FROM stale_blocks WHERE block = old.block);"
+)
 # A chunk row's body (T: a trigger's "old." or "new."): from its block, or from its body column.
 BODY = "iif({t}block IS NULL, unpack({t}body), unblock({t}block, {t}span))"
 DDL = (
@@ -180,6 +185,7 @@ DDL = (
     .replace("{body}", BODY.format(t=""))
     .replace("{old_body}", BODY.format(t="old."))
     .replace("{new_body}", BODY.format(t="new."))
+    .replace("{stale}", _STALE)
 )
 _NODE_COLUMNS = (
     "rowid, id, kind, name, text, thread_id, position, author, role, entry_type, event_time, event_ts, attrs"
