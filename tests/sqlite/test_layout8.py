@@ -5,6 +5,7 @@ migrated; a forgotten chunk's text is nowhere in the database file, not even ins
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import sys
@@ -204,3 +205,19 @@ def test_a_missing_block_is_an_error_naming_it(tmp_path):
     text_blocks.forget_cache(conn)
     with pytest.raises(sqlite3.OperationalError, match="user-defined function raised exception"):
         conn.execute("SELECT body FROM chunks").fetchall()
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"metadata": {"k": "välue ✓", "n": 1.5, "tiny": 1e-7, "big": 1e300, "list": [1, None, True]}},
+        {"metadata": {"huge": 2**70}},  # past 64 bits: orjson refuses, json writes it
+        {"metadata": {"odd": "lone \ud800 surrogate"}},  # orjson refuses, json writes it (SQLite decides)
+        {},
+    ],
+)
+def test_attrs_are_the_json_of_the_fields_left(extra):
+    record = {"id": "entry:a", "thread_id": "thread:t", "position": 0, "body": "b", **extra}
+    text = ingest.entry_row(record)[-1]
+    assert json.loads(text) == extra
+    assert " " not in text.replace("välue ✓", "").replace("lone \ud800 surrogate", "")  # compact
