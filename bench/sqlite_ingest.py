@@ -10,6 +10,7 @@ random order, from a reader with this checkout's cache).
 
     python bench/sqlite_ingest.py --baseline /path/to/other/checkout --reps 2
     python bench/sqlite_ingest.py --blocks --markdown-mb 20
+    python bench/sqlite_ingest.py --fts --reps 2
 """
 
 from __future__ import annotations
@@ -62,19 +63,36 @@ def phases(tree: Path, bundle: Path, store: Path) -> dict[str, float]:
     return json.loads(done.stdout)
 
 
+FTS_SETTINGS = {  # FTS5 options tried for a first load (https://sqlite.org/fts5.html#fts5_options)
+    "id order": [],
+    "rowid order": [],
+    "rowid order, automerge 0, then optimize": ["('automerge', 0)"],
+    "rowid order, crisismerge 64": ["('crisismerge', 64)"],
+    "rowid order, pgsz 8000": ["('pgsz', 8000)"],
+}
+
+
 def fts_order(bundle: Path, work: Path) -> dict[str, float]:
-    """CPU seconds of the chunk texts into FTS5 (one transaction, no journal) by id order and by rowid order."""
+    """CPU seconds of the chunk texts into FTS5 (one transaction, no journal) by id order and by rowid order, and
+    in rowid order with each of FTS_SETTINGS."""
     rows = [json.loads(line) for line in (bundle / "chunk-00001.jsonl").read_text().splitlines()]
     numbered = [(k + 1, r["id"], r["text"]) for k, r in enumerate(rows)]
     out = {}
-    for name, order in (("id order", sorted(numbered, key=lambda r: r[1])), ("rowid order", numbered)):
-        db = sqlite3.connect(work / f"{name}.sqlite", isolation_level=None)
+    for name, settings in FTS_SETTINGS.items():
+        order = sorted(numbered, key=lambda r: r[1]) if name == "id order" else numbered
+        path = work / f"{name}.sqlite"
+        path.unlink(missing_ok=True)
+        db = sqlite3.connect(path, isolation_level=None)
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("CREATE VIRTUAL TABLE f USING fts5(body, tokenize='porter unicode61 remove_diacritics 2')")
+        for setting in settings:
+            db.execute(f"INSERT INTO f(f, rank) VALUES {setting}")
         t = time.process_time()
         db.execute("BEGIN")
         db.executemany("INSERT INTO f(rowid, body) VALUES (?, ?)", [(k, text) for k, _, text in order])
         db.execute("COMMIT")
+        if "optimize" in name:
+            db.execute("INSERT INTO f(f) VALUES ('optimize')")
         out[name] = time.process_time() - t
         db.close()
     return out
@@ -147,7 +165,21 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--blocks", action="store_true", help="compare ways of storing chunk bodies instead")
     ap.add_argument("--markdown-mb", type=float, default=0.0, help="with --blocks: markdown besides the notes")
+    ap.add_argument("--fts", action="store_true", help="only the chunk texts into FTS5 alone, in each way")
     args = ap.parse_args()
+    if args.fts:
+        from memdock.chunking import chunk_bundle
+        from memdock.importers.pipeline import import_corpus
+
+        with tempfile.TemporaryDirectory(prefix="sqlite-fts-") as tmp:
+            work = Path(tmp)
+            write_notes(work / "notes.jsonl", args.notes)
+            import_corpus([work / "notes.jsonl"], "jsonl", work / "corpus")
+            chunk_bundle(work / "corpus", work / "chunks")
+            for rep in range(args.reps):
+                got = fts_order(work / "chunks", work)
+                print(f"rep {rep}: chunk texts into FTS5 alone: " + "  ".join(f"{k} {v:.2f} s" for k, v in got.items()))
+        return 0
     if args.blocks:
         with tempfile.TemporaryDirectory(prefix="sqlite-blocks-") as tmp:
             blocks(args, Path(tmp))
