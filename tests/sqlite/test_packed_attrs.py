@@ -39,7 +39,8 @@ def _packed(store: Path) -> dict[str, tuple[int, int]]:
         ("bodies", "chunk_rows", "body"),
         ("hashes", "chunk_rows", "content_hash"),
     ):
-        blobs = f"count(*) FILTER (WHERE typeof({column}) = 'blob'{' OR block IS NOT NULL' * (column == 'body')})"
+        in_block = column == "body" and ("block",) in _rows(store, "SELECT name FROM pragma_table_info('chunk_rows')")
+        blobs = f"count(*) FILTER (WHERE typeof({column}) = 'blob'{' OR block IS NOT NULL' * in_block})"
         out[what] = _rows(store, f"SELECT count(*), {blobs} FROM {table}")[0]
     return out
 

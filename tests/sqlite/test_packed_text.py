@@ -181,7 +181,7 @@ def test_a_connection_without_unpack_cannot_misread_a_body(tmp_path):
     conn.close()
     raw = sqlite3.connect(tmp_path / "memory.sqlite")
     try:
-        with pytest.raises(sqlite3.OperationalError, match="unpack"):
+        with pytest.raises(sqlite3.OperationalError, match="unpack|unblock"):
             raw.execute("SELECT body FROM chunks").fetchall()
     finally:
         raw.close()
