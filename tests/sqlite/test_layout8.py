@@ -6,16 +6,14 @@ migrated; a forgotten chunk's text is nowhere in the database file, not even ins
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import sys
 import zlib
 from pathlib import Path
 
 import pytest
-from support.sqlite_helpers import sqlite_backend
-from test_derived_edges import _old_adapter, index_both
-from test_layout7 import _everything, _layout
+from test_derived_edges import _old_adapter
+from test_layout7 import _everything, _layout, _run, migrated, stores_of
 from test_packed_attrs import _stored_hashes
 from test_packed_text import _rows
 
@@ -27,14 +25,9 @@ pytestmark = pytest.mark.timeout(1200)  # two adapters index shared corpora: min
 SCHEMA_7 = "4e223419eb6dfb85740b7c3e8dff2c7619dc7431"  # the last commit before schema 8
 
 
-def _schema7_adapter(dest: Path) -> Path:
-    return _old_adapter(dest, SCHEMA_7, ("adapters/common",))
-
-
 @pytest.fixture(scope="module", params=["watercooler", "locomo"])
 def both(request, tmp_path_factory):
-    base = tmp_path_factory.mktemp(f"layout8-{request.param}")
-    yield from index_both(_schema7_adapter(base / "schema7-adapter"), base, request.param, config={})
+    yield from stores_of(request, tmp_path_factory, SCHEMA_7)
 
 
 def _in_blocks(store: Path) -> tuple[int, int]:
@@ -47,7 +40,8 @@ def _chunk_count(store: Path) -> int:
 
 
 def test_the_old_adapter_is_schema_7(tmp_path):
-    assert "SCHEMA_VERSION = 7" in (_schema7_adapter(tmp_path) / "memdock_sqlite" / "db.py").read_text()
+    old = _old_adapter(tmp_path, SCHEMA_7, ("adapters/common",))
+    assert "SCHEMA_VERSION = 7" in (old / "memdock_sqlite" / "db.py").read_text()
 
 
 def test_a_new_store_keeps_bodies_in_blocks_and_answers_as_schema_7_did(both):
@@ -61,30 +55,12 @@ def test_a_new_store_keeps_bodies_in_blocks_and_answers_as_schema_7_did(both):
 
 
 def test_a_schema_7_store_reads_as_it_is_and_answers_the_same_once_migrated(both, tmp_path):
-    old, _, bundle, base = both
-    before = _everything(old, bundle, base, base / "old")
-    shutil.copytree(base / "old", tmp_path / "copy")
-    b = sqlite_backend(tmp_path / "copy", workers=1, config={})
-    try:
-        as_read, layout_before = _everything(b, bundle, base, tmp_path / "copy"), b.healthcheck().checks["layout"]
-        version = b.call("prepare", {}, use_pool=False)["details"]["schema_version"]
-        migrated, layout_after = _everything(b, bundle, base, tmp_path / "copy"), b.healthcheck().checks["layout"]
-    finally:
-        b.close()
-    assert version == db.SCHEMA_VERSION == 8
-    assert layout_before.startswith("schema 7 (read as it is"), layout_before
-    assert layout_after.startswith("schema 8") and "blocks" in layout_after, layout_after
-    assert [k for k in before if before[k] != as_read[k]] == []
-    assert [k for k in before if before[k] != migrated[k]] == []
-    assert _stored_hashes(tmp_path / "copy") == _stored_hashes(base / "old")
-    assert _in_blocks(tmp_path / "copy") == (_chunk_count(base / "old"),) * 2
-    assert _layout(tmp_path / "copy")["texts"] == _layout(base / "new")["texts"]
-    conn = sqlite3.connect(tmp_path / "copy" / "data" / db.DB_NAME)
-    try:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        conn.execute("INSERT INTO chunk_fts(chunk_fts, rank) VALUES ('integrity-check', 0)")
-    finally:
-        conn.close()
+    layouts, answered = migrated(both, tmp_path / "copy", "chunk_fts")
+    assert answered["version"] == db.SCHEMA_VERSION == 8
+    assert layouts["before"].startswith("schema 7 (read as it is"), layouts
+    assert layouts["after"].startswith("schema 8") and "blocks" in layouts["after"], layouts
+    assert _in_blocks(tmp_path / "copy") == (_chunk_count(both[3] / "old"),) * 2
+    assert _layout(tmp_path / "copy")["texts"] == _layout(both[3] / "new")["texts"]
 
 
 # -- the rules, on small stores ----------------------------------------------------------------------------------
@@ -112,16 +88,10 @@ def _chunks(entries: list[dict]) -> list[dict]:
     ]
 
 
-def _run(conn: sqlite3.Connection, *parts: tuple[str, list[dict]]) -> None:
-    run = ingest.Ingest(conn, on_commit=lambda ids: None, batch_size=1000)
-    for rtype, records in parts:
-        run.run(rtype, iter(records))
-    run.finish()
-
-
 def _store(tmp_path: Path, entries: list[dict]) -> sqlite3.Connection:
     conn = db.open_writer(tmp_path)
-    _run(conn, ("thread", [{"id": "thread:t", "title": "t"}]), ("entry", entries), ("chunk", _chunks(entries)))
+    parts = ("thread", [{"id": "thread:t", "title": "t"}]), ("entry", entries), ("chunk", _chunks(entries))
+    _run(conn, *parts, batch_size=1000)
     return conn
 
 
@@ -180,7 +150,7 @@ def test_a_rewritten_chunk_leaves_its_old_block_and_reads_its_new_text(tmp_path)
     entries = _notes(60, secret_at=30)
     conn = _store(tmp_path, entries)
     entries[30]["body"] = "a harmless replacement text"
-    _run(conn, ("chunk", _chunks(entries[30:31])))
+    _run(conn, ("chunk", _chunks(entries[30:31])), batch_size=1000)
     db.checkpoint(conn)
     assert conn.execute("SELECT body FROM chunks WHERE id = 'chunk:entry:30'").fetchone()[0] == entries[30]["body"]
     assert conn.execute("SELECT count(*) FROM stale_blocks").fetchone()[0] == 0
