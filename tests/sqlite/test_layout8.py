@@ -195,3 +195,24 @@ def test_attrs_are_the_json_of_the_fields_left(extra):
     text = ingest.entry_row(record)[-1]
     assert json.loads(text) == extra
     assert " " not in text.replace("välue ✓", "").replace("lone \ud800 surrogate", "")  # compact
+
+
+def test_bodies_kept_in_their_rows_are_moved_into_blocks_a_slice_at_a_time(tmp_path):
+    entries = _notes(50, secret_at=3)
+    conn = _store(tmp_path, entries)
+    with db.transaction(conn):  # the rows as schema 7 kept them: each body in its row, packed alone
+        for trigger in ("chunks_au", "chunks_block_au"):
+            conn.execute(f"DROP TRIGGER {trigger}")
+        conn.execute("UPDATE chunk_rows SET body = pack(unblock(block, span)), block = NULL, span = NULL")
+        conn.execute("DELETE FROM text_blocks")
+        text_blocks.relay(conn, rows_at_once=7)
+    assert conn.execute("SELECT count(block), count(DISTINCT block) > 1 FROM chunk_rows").fetchone() == (50, 1)
+    assert dict(conn.execute("SELECT entry_id, body FROM chunks")) == {e["id"]: e["body"] for e in entries}
+
+
+def test_a_block_shorter_than_a_span_is_an_error_not_a_cut_text(tmp_path):
+    conn = _store(tmp_path, _notes(10, secret_at=3))
+    conn.execute("UPDATE text_blocks SET data = ?", (zlib.compress(b"short"),))
+    text_blocks.forget_cache(conn)
+    with pytest.raises(sqlite3.OperationalError, match="user-defined function raised exception"):
+        conn.execute("SELECT body FROM chunks").fetchall()

@@ -92,6 +92,8 @@ class Reader:
         z, data = got
         if len(data) < end:
             data += z.decompress(z.unconsumed_tail, end - len(data))
+            if len(data) < end:
+                raise ValueError(f"text block {block} holds {len(data)} bytes, short of a chunk's end at {end}")
         return data
 
     def __call__(self, block: int, span: int) -> str:
@@ -136,12 +138,15 @@ def _delete(conn: sqlite3.Connection, blocks: Iterable[int]) -> None:
     conn.executemany("DELETE FROM stale_blocks WHERE block = ?", ids)
 
 
-def relay(conn: sqlite3.Connection) -> None:
-    """Schema 7 and before kept each body in its row: moved into blocks (before chunk_rows' triggers exist, so
-    nothing is re-indexed; the bodies are the same words)."""
-    rows = conn.execute("SELECT rowid, unpack(body) FROM chunk_rows WHERE block IS NULL ORDER BY rowid").fetchall()
-    placed = place(conn, [body for _, body in rows])
-    conn.executemany(
-        "UPDATE chunk_rows SET block = ?, span = ?, body = '' WHERE rowid = ?",
-        [(b, s, rowid) for (b, s, _), (rowid, _) in zip(placed, rows) if b is not None],
-    )
+def relay(conn: sqlite3.Connection, rows_at_once: int = 5000) -> None:
+    """Schema 7 and before kept each body in its row: moved into blocks, ROWS_AT_ONCE rows at a time (before
+    chunk_rows' triggers exist, so nothing is re-indexed; the bodies are the same words)."""
+    after = -(1 << 63)
+    sql = "SELECT rowid, unpack(body) FROM chunk_rows WHERE block IS NULL AND rowid > ? ORDER BY rowid LIMIT ?"
+    while rows := conn.execute(sql, (after, rows_at_once)).fetchall():
+        placed = place(conn, [body for _, body in rows])
+        conn.executemany(
+            "UPDATE chunk_rows SET block = ?, span = ?, body = '' WHERE rowid = ?",
+            [(b, s, rowid) for (b, s, _), (rowid, _) in zip(placed, rows) if b is not None],
+        )
+        after = rows[-1][0]
