@@ -4,25 +4,34 @@ Prints the CPU seconds the adapter's `Ingest` spends on each record type of benc
 read as the runner hands it over, loaded in bulk into a new store), its `finish` and the load's VACUUM, for each
 checkout in one run; then the same chunk texts put into an FTS5 table of the adapter's tokenizer in the order of
 their ids and in rowid order (why ingest sorts them: FTS5 writes out what it holds at any rowid not above the last).
+With --blocks, instead: the ways to store chunk bodies compressed, on the notes' bodies and on those of
+--markdown-mb of watercooler markdown (bytes × the bodies, CPU to pack them all, CPU µs to read one back, in
+random order, from a reader with this checkout's cache).
 
     python bench/sqlite_ingest.py --baseline /path/to/other/checkout --reps 2
+    python bench/sqlite_ingest.py --blocks --markdown-mb 20
+    python bench/sqlite_ingest.py --fts --reps 2
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 
-from peers import write_notes  # noqa: E402
+from memdock_sqlite import ingest, packed_text, text_blocks  # noqa: E402
+from peers import write_markdown, write_notes  # noqa: E402
 
 # Run in a child with TREE's src and adapter: prints {phase: CPU seconds} as JSON.
 CHILD = """import json, sys, time
@@ -54,30 +63,129 @@ def phases(tree: Path, bundle: Path, store: Path) -> dict[str, float]:
     return json.loads(done.stdout)
 
 
+FTS_SETTINGS = {  # FTS5 options tried for a first load (https://sqlite.org/fts5.html#fts5_options)
+    "id order": [],
+    "rowid order": [],
+    "rowid order, automerge 0, then optimize": ["('automerge', 0)"],
+    "rowid order, crisismerge 64": ["('crisismerge', 64)"],
+    "rowid order, pgsz 8000": ["('pgsz', 8000)"],
+}
+
+
 def fts_order(bundle: Path, work: Path) -> dict[str, float]:
-    """CPU seconds of the chunk texts into FTS5 (one transaction, no journal) by id order and by rowid order."""
+    """CPU seconds of the chunk texts into FTS5 (one transaction, no journal) by id order and by rowid order, and
+    in rowid order with each of FTS_SETTINGS."""
     rows = [json.loads(line) for line in (bundle / "chunk-00001.jsonl").read_text().splitlines()]
     numbered = [(k + 1, r["id"], r["text"]) for k, r in enumerate(rows)]
     out = {}
-    for name, order in (("id order", sorted(numbered, key=lambda r: r[1])), ("rowid order", numbered)):
-        db = sqlite3.connect(work / f"{name}.sqlite", isolation_level=None)
+    for name, settings in FTS_SETTINGS.items():
+        order = sorted(numbered, key=lambda r: r[1]) if name == "id order" else numbered
+        path = work / f"{name}.sqlite"
+        path.unlink(missing_ok=True)
+        db = sqlite3.connect(path, isolation_level=None)
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("CREATE VIRTUAL TABLE f USING fts5(body, tokenize='porter unicode61 remove_diacritics 2')")
+        for setting in settings:
+            db.execute(f"INSERT INTO f(f, rank) VALUES {setting}")
         t = time.process_time()
         db.execute("BEGIN")
         db.executemany("INSERT INTO f(rowid, body) VALUES (?, ?)", [(k, text) for k, _, text in order])
         db.execute("COMMIT")
+        if "optimize" in name:
+            db.execute("INSERT INTO f(f) VALUES ('optimize')")
         out[name] = time.process_time() - t
         db.close()
     return out
 
 
+def bodies_of(source: Path, fmt: str, work: Path) -> list[str]:
+    """The chunk bodies `memdock add` makes of SOURCE, in order."""
+    from memdock.chunking import chunk_bundle
+    from memdock.importers.pipeline import import_corpus
+
+    import_corpus([source], fmt, work / "corpus")
+    chunk_bundle(work / "corpus", work / "chunks")
+    rows = [json.loads(line) for f in sorted((work / "chunks").glob("chunk-*.jsonl")) for line in f.open()]
+    return [ingest.chunk_body(r) for r in rows]
+
+
+def per_body(bodies: list[str], level: int) -> tuple[int, float, Callable[[int], str]]:
+    """Bodies packed one by one as schema 7 packed them (a dictionary of the first bodies), at zlib LEVEL."""
+    packed_text.LEVEL = level
+    t = time.process_time()
+    zdict = "".join(bodies[:64]).encode()[-packed_text.BODY_DICT_BYTES :]
+    packed = list(map(packed_text.packer(zdict), bodies))
+    took = time.process_time() - t
+    packed_text.LEVEL = 6
+    size = sum(len(p.encode() if isinstance(p, str) else p) for p in packed)
+    return size, took, lambda k: packed_text.unpack(packed[k], lambda _: zdict) or ""
+
+
+def in_blocks(bodies: list[str], block_bytes: int) -> tuple[int, float, Callable[[int], str]]:
+    """Bodies packed BLOCK_BYTES at a time (text_blocks.py), into a database in memory."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.execute("CREATE TABLE text_blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL)")
+    text_blocks.BLOCK_BYTES = block_bytes
+    t = time.process_time()
+    placed = text_blocks.place(conn, bodies)
+    took = time.process_time() - t
+    size = conn.execute("SELECT sum(length(data)) FROM text_blocks").fetchone()[0]
+    reader = text_blocks.Reader(conn)
+    return size, took, lambda k: reader(placed[k][0] or 0, placed[k][1] or 0)
+
+
+def blocks(args: argparse.Namespace, work: Path) -> None:
+    corpora = {"notes": (work / "notes.jsonl", "jsonl")}
+    write_notes(work / "notes.jsonl", args.notes)
+    if args.markdown_mb > 0:
+        write_markdown(work / "markdown", args.markdown_mb)
+        corpora["markdown"] = (work / "markdown", "watercooler")
+    ways: dict[str, Callable[[list[str]], tuple[int, float, Callable[[int], str]]]] = {
+        "one by one, level 6 (schema 7)": lambda b: per_body(b, 6),
+        "one by one, level 1": lambda b: per_body(b, 1),
+        **{f"{n} KiB blocks, level {text_blocks.LEVEL}": lambda b, n=n: in_blocks(b, n * 1024) for n in (4, 8, 16, 32)},
+    }
+    for name, (source, fmt) in corpora.items():
+        bodies = bodies_of(source, fmt, work / f"{name}-bundles")
+        raw = sum(len(b.encode()) for b in bodies)
+        print(f"{name}: {len(bodies)} chunk bodies, {raw / 1e6:.1f} MB")
+        order = random.Random(0).sample(range(len(bodies)), min(len(bodies), 5000))
+        for way, pack in ways.items():
+            size, took, read = pack(bodies)
+            t = time.process_time()
+            assert all(read(k) == bodies[k] for k in order)
+            per_read = (time.process_time() - t) / len(order) * 1e6
+            print(f"  {way:<32} {size / raw:5.3f}× the bodies  pack {took:5.2f} s CPU  read {per_read:5.1f} µs")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--baseline", type=Path, required=True, help="another checkout of memdock (say, main's)")
+    ap.add_argument("--baseline", type=Path, help="another checkout of memdock (say, main's)")
     ap.add_argument("--notes", type=int, default=20000)
     ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--blocks", action="store_true", help="compare ways of storing chunk bodies instead")
+    ap.add_argument("--markdown-mb", type=float, default=0.0, help="with --blocks: markdown besides the notes")
+    ap.add_argument("--fts", action="store_true", help="only the chunk texts into FTS5 alone, in each way")
     args = ap.parse_args()
+    if args.fts:
+        from memdock.chunking import chunk_bundle
+        from memdock.importers.pipeline import import_corpus
+
+        with tempfile.TemporaryDirectory(prefix="sqlite-fts-") as tmp:
+            work = Path(tmp)
+            write_notes(work / "notes.jsonl", args.notes)
+            import_corpus([work / "notes.jsonl"], "jsonl", work / "corpus")
+            chunk_bundle(work / "corpus", work / "chunks")
+            for rep in range(args.reps):
+                got = fts_order(work / "chunks", work)
+                print(f"rep {rep}: chunk texts into FTS5 alone: " + "  ".join(f"{k} {v:.2f} s" for k, v in got.items()))
+        return 0
+    if args.blocks:
+        with tempfile.TemporaryDirectory(prefix="sqlite-blocks-") as tmp:
+            blocks(args, Path(tmp))
+        return 0
+    if args.baseline is None:
+        ap.error("--baseline is needed (or --blocks)")
     from memdock.chunking import chunk_bundle
     from memdock.importers.pipeline import import_corpus
 

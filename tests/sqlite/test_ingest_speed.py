@@ -26,8 +26,13 @@ pytestmark = pytest.mark.timeout(1200)  # two adapters index shared corpora: min
 
 BEFORE = "485e2a4333b61975e8467b0f126584587914e54a"  # the last commit before these changes
 SECOND = {"watercooler": "irc", "locomo": "watercooler"}  # the corpus each store is given in a second run
-TABLES = ("nodes", "chunks", "edges", "links", "meta")  # nodes and chunks as every reader reads them (schema 7
-# stores some entries' texts and most content hashes otherwise: test_layout7.py)
+TABLES = ("nodes", "chunks", "edges", "links")  # nodes and chunks as every reader reads them (schema 7 stores some
+# entries' texts and most content hashes otherwise: test_layout7.py; schema 8 the bodies in blocks: test_layout8.py)
+# meta but the bodies' dictionary, which schema 8 no longer makes (its blocks need none)
+META = (
+    "SELECT key, value FROM meta WHERE key <> 'zdict-of:body' "
+    "AND key NOT IN (SELECT 'zdict:' || value FROM meta WHERE key = 'zdict-of:body') ORDER BY key"
+)
 
 
 def _stored(store: Path) -> dict[str, Any]:
@@ -36,6 +41,7 @@ def _stored(store: Path) -> dict[str, Any]:
     assert conn is not None
     try:
         out: dict[str, Any] = {t: conn.execute(f"SELECT rowid, * FROM {t} ORDER BY rowid").fetchall() for t in TABLES}
+        out["meta"] = conn.execute(META).fetchall()
         for fts in ("node_fts", "chunk_fts", "fact_fts"):
             conn.execute(f"CREATE VIRTUAL TABLE temp.v_{fts} USING fts5vocab(main, {fts}, instance)")
             out[fts] = conn.execute(f"SELECT * FROM temp.v_{fts} ORDER BY 1, 2, 3, 4").fetchall()

@@ -32,8 +32,9 @@ def _rows(store: Path, sql: str) -> list[tuple]:
 
 
 def _packed(store: Path) -> tuple[int, int]:
-    """(chunks, chunks whose body is stored compressed) in STORE's database."""
-    return _rows(store, "SELECT count(*), count(*) FILTER (WHERE typeof(body) = 'blob') FROM chunk_rows")[0]
+    """(chunks, chunks whose body is stored compressed: alone, or in a block since schema 8) in STORE's database."""
+    packed = "typeof(body) = 'blob' OR block IS NOT NULL"
+    return _rows(store, f"SELECT count(*), count(*) FILTER (WHERE {packed}) FROM chunk_rows")[0]
 
 
 def _chunk_ids(store: Path) -> list[str]:
@@ -88,7 +89,7 @@ def test_a_schema_4_store_reads_as_it_is_and_answers_the_same_once_migrated(both
         migrated, migrated_texts, migrated_found = answers(b, q), _get(b, ids), _search(b, q)
     finally:
         b.close()
-    assert version == db.SCHEMA_VERSION == 7
+    assert version == db.SCHEMA_VERSION
     assert [k for k in before if before[k] != as_read[k]] == []
     assert [k for k in before if before[k] != migrated[k]] == []
     assert migrated_texts == texts and migrated_found == found
@@ -155,7 +156,7 @@ def test_rewritten_and_deleted_packed_chunks_leave_the_index_exact(tmp_path):
         ("entry", [{"id": "entry:e", "thread_id": "thread:t", "position": 0, "body": long + "zeta"}]),
         ("chunk", _chunks(long, "zeta")),
     )
-    assert conn.execute("SELECT typeof(body) FROM chunk_rows ORDER BY position").fetchall() == [("blob",), ("text",)]
+    assert conn.execute("SELECT count(block) FROM chunk_rows").fetchone()[0] == 2  # in blocks (schema 8)
     _consistent(conn)
     _run(conn, ("chunk", _chunks("omega " * 40, "zeta")))  # rewritten: the old words leave the index
     _consistent(conn)
@@ -180,7 +181,7 @@ def test_a_connection_without_unpack_cannot_misread_a_body(tmp_path):
     conn.close()
     raw = sqlite3.connect(tmp_path / "memory.sqlite")
     try:
-        with pytest.raises(sqlite3.OperationalError, match="unpack"):
+        with pytest.raises(sqlite3.OperationalError, match="unpack|unblock"):
             raw.execute("SELECT body FROM chunks").fetchall()
     finally:
         raw.close()

@@ -16,11 +16,11 @@ from pathlib import Path
 from memdock.diskfull import sqlite_transaction
 from memdock.errors import BackendError, ConfigError, VersionError
 
-from . import packed_text
+from . import packed_text, text_blocks
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
 
 _LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
@@ -66,29 +66,46 @@ CREATE TABLE IF NOT EXISTS chunk_rows(
     thread_id TEXT NOT NULL,
     position INTEGER NOT NULL,
     header TEXT NOT NULL DEFAULT '',
-    body NOT NULL,                 -- TEXT as it is, or a BLOB of its UTF-8 zlib-compressed (packed_text.py)
+    body NOT NULL,                 -- '' when in a block; else TEXT as it is, or a BLOB of its UTF-8
+                                   -- zlib-compressed (packed_text.py: schema 5 to 7)
     start INTEGER, "end" INTEGER, token_count INTEGER,
     author TEXT, role TEXT, entry_type TEXT,
     event_time TEXT, event_ts REAL,
     content_hash,                  -- TEXT; a sha256 as its 32 bytes, or X'' when it is the hash of the chunk's own
                                    -- text (packed_text.pack_hash)
-    attrs TEXT NOT NULL DEFAULT '{}'  -- as it is: metadata filters read every chunk's (filters.py)
+    attrs TEXT NOT NULL DEFAULT '{}', -- as it is: metadata filters read every chunk's (filters.py)
+    block INTEGER,                 -- text_blocks.id holding the body (text_blocks.py), NULL: the body column
+    span INTEGER                   -- the body's byte offset in its block << 32 | its byte length
 );
 CREATE INDEX IF NOT EXISTS chunks_entry ON chunk_rows(entry_id);
 CREATE INDEX IF NOT EXISTS chunks_thread ON chunk_rows(thread_id);
+CREATE INDEX IF NOT EXISTS chunks_block ON chunk_rows(block) WHERE block IS NOT NULL;
+-- Chunk bodies, several consecutive ones zlib-compressed together; a block is never changed, and its id is
+-- never given to another (text_blocks.py).
+CREATE TABLE IF NOT EXISTS text_blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL);
+-- Blocks a chunk left: `text_blocks.sweep` re-packs what is still in them, in the same transaction. (Not INSERT OR
+-- IGNORE: an upsert's conflict policy overrides a trigger's.)
+CREATE TABLE IF NOT EXISTS stale_blocks(block INTEGER PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS chunks_block_ad AFTER DELETE ON chunk_rows WHEN old.block IS NOT NULL BEGIN
+    {stale}
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_block_au AFTER UPDATE OF block ON chunk_rows
+WHEN old.block IS NOT NULL AND old.block IS NOT new.block BEGIN
+    {stale}
+END;
 -- What every reader reads: the chunks with their bodies unpacked (unpack() is registered on every connection).
 CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, thread_id, position, header,
-    unpack(body) AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts,
+    {body} AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts,
     {hash} AS content_hash, attrs FROM chunk_rows;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
     header, body, content='chunks', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunk_rows BEGIN
-    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, unpack(old.body));
+    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, {old_body});
     DELETE FROM chunk_vectors WHERE rowid = old.rowid;
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF header, body ON chunk_rows BEGIN
-    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, unpack(old.body));
-    INSERT INTO chunk_fts(rowid, header, body) VALUES (new.rowid, new.header, unpack(new.body));
+    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, {old_body});
+    INSERT INTO chunk_fts(rowid, header, body) VALUES (new.rowid, new.header, {new_body});
     DELETE FROM chunk_vectors WHERE rowid = old.rowid;
 END;
 
@@ -156,18 +173,41 @@ JOINED_6 = (
 )
 # An entry whose text its chunks hold (see node_text.py).
 JOINS = f"kind = 'entry' AND text <> '' AND unpack(text) = {JOINED.format(t='node_rows')}"
-DDL = DDL_TEMPLATE.replace("{joined}", JOINED.format(t="node_rows")).replace("{hash}", packed_text.HASH_SQL)
+_STALE = (
+    "INSERT INTO stale_blocks(block) SELECT old.block "
+    "WHERE NOT EXISTS (SELECT 1 FROM stale_blocks WHERE block = old.block);"
+)
+# A chunk row's body (T: a trigger's "old." or "new."): from its block, or from its body column.
+BODY = "iif({t}block IS NULL, unpack({t}body), unblock({t}block, {t}span))"
+DDL = (
+    DDL_TEMPLATE.replace("{joined}", JOINED.format(t="node_rows"))
+    .replace("{hash}", packed_text.HASH_SQL.format(body=BODY.format(t="")))
+    .replace("{body}", BODY.format(t=""))
+    .replace("{old_body}", BODY.format(t="old."))
+    .replace("{new_body}", BODY.format(t="new."))
+    .replace("{stale}", _STALE)
+)
 _NODE_COLUMNS = (
     "rowid, id, kind, name, text, thread_id, position, author, role, entry_type, event_time, event_ts, attrs"
 )
 
 
-def transaction(conn: sqlite3.Connection, what: str = "writing"):
+@contextlib.contextmanager
+def transaction(conn: sqlite3.Connection, what: str = "writing") -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the file. Inside
-    a transaction already open (a streamed run's, see `adapter.index`) a savepoint of it, committed with it."""
+    a transaction already open (a streamed run's, see `adapter.index`) a savepoint of it, committed with it.
+    The connection's cache of text blocks is emptied at both ends (a rolled-back block's id may come again)."""
     if conn.in_transaction:
-        return _savepoint(conn)
-    return sqlite_transaction(conn, conn.execute("PRAGMA database_list").fetchone()[2], immediate=True, what=what)
+        inner = _savepoint(conn)
+    else:
+        path = conn.execute("PRAGMA database_list").fetchone()[2]
+        inner = sqlite_transaction(conn, path, immediate=True, what=what)
+    text_blocks.forget_cache(conn)
+    try:
+        with inner:
+            yield conn
+    finally:
+        text_blocks.forget_cache(conn)
 
 
 @contextlib.contextmanager
@@ -201,7 +241,8 @@ def layout(conn: sqlite3.Connection) -> str:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version < SCHEMA_VERSION:
         return f"schema {version} (read as it is; migrated to {SCHEMA_VERSION} at the next index)"
-    return f"schema {version}, page size {conn.execute('PRAGMA page_size').fetchone()[0]}"
+    blocks = f"chunk bodies in {text_blocks.BLOCK_BYTES // 1024} KiB zlib blocks"
+    return f"schema {version}, page size {conn.execute('PRAGMA page_size').fetchone()[0]}, {blocks}"
 
 
 def db_path(data_dir: Path) -> Path:
@@ -309,6 +350,7 @@ def _connect(uri: str) -> sqlite3.Connection:
         raise BackendError(f"cannot open {uri.split('?')[0][5:]}: {_describe(exc)}") from None
     conn.execute("PRAGMA busy_timeout = 10000")
     packed_text.register(conn)
+    text_blocks.register(conn)
     return conn
 
 
@@ -345,6 +387,8 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             for trigger in ("nodes_ad", "nodes_au"):
                 conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
             conn.execute("UPDATE node_rows SET text = pack(text) WHERE typeof(text) = 'text'")  # no trigger yet
+        if 0 < version < 8:
+            _into_blocks(conn)
         for statement in _statements(DDL):
             conn.execute(statement)
         if 0 < version < 6:
@@ -375,7 +419,7 @@ def _rejoin(conn: sqlite3.Connection) -> None:
     conn.execute(f"UPDATE node_rows SET text = NULL WHERE indexed = 2 AND {JOINS}")
     conn.execute(
         "UPDATE chunk_rows SET content_hash = X'' WHERE typeof(content_hash) = 'blob' AND length(content_hash) = 32 "
-        "AND content_hash = text_digest(header, unpack(body))"
+        f"AND content_hash = text_digest(header, {BODY.format(t='')})"
     )
 
 
@@ -400,11 +444,24 @@ def _pack_chunks(conn: sqlite3.Connection) -> None:
     for trigger in ("chunks_ad", "chunks_au"):
         conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
     conn.execute(next(s for s in _statements(DDL) if s.startswith("CREATE TABLE IF NOT EXISTS chunk_rows")))
-    columns = [r[1] for r in conn.execute("PRAGMA table_info(chunk_rows)")]
+    columns = [r[1] for r in conn.execute("PRAGMA table_info(chunk_rows)") if r[1] not in ("block", "span")]
     listed = ", ".join(f'"{c}"' for c in columns)
     packed = ", ".join("pack(body)" if c == "body" else f'"{c}"' for c in columns)
     conn.execute(f"INSERT INTO chunk_rows({listed}) SELECT {packed} FROM chunks")
     conn.execute("DROP TABLE chunks")
+
+
+def _into_blocks(conn: sqlite3.Connection) -> None:
+    """Schema 7 and before kept each chunk's body in its row: moved into blocks (text_blocks.py), before the view
+    and triggers that read them are made again."""
+    for trigger in ("chunks_ad", "chunks_au"):
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.execute("DROP VIEW IF EXISTS chunks")
+    if "block" not in {r[1] for r in conn.execute("PRAGMA table_info(chunk_rows)")}:
+        conn.execute("ALTER TABLE chunk_rows ADD COLUMN block INTEGER")
+        conn.execute("ALTER TABLE chunk_rows ADD COLUMN span INTEGER")
+    conn.execute(next(s for s in _statements(DDL) if s.startswith("CREATE TABLE IF NOT EXISTS text_blocks")))
+    text_blocks.relay(conn)
 
 
 def _pack_attrs(conn: sqlite3.Connection) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from memdock.errors import InvalidInputError
 
-from . import links, node_text, vectors
+from . import links, node_text, text_blocks, vectors
 from .db import transaction
 
 _EXISTS = (
@@ -63,6 +63,7 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
     ]
     conn.executemany("DELETE FROM node_rows WHERE id = ?", [(e,) for e in orphans])
     node_text.unhide_unchunked(conn, chunked)
+    text_blocks.sweep(conn)  # no deleted chunk's text left inside a block another chunk still uses
     if embedded:
         vectors.bump(conn)
     deleted += orphans

@@ -13,10 +13,12 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import orjson
+
 from memdock.sdk.implied import KINDS
 from memdock.times import parse_datetime
 
-from . import facts, links, node_text, packed_text
+from . import facts, links, node_text, packed_text, text_blocks
 from .db import transaction
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
@@ -33,8 +35,15 @@ def timestamp(value: str | None) -> float | None:
 
 
 def _attrs(record: dict[str, Any], known: frozenset[str]) -> str:
+    """The fields of RECORD not in KNOWN, as compact JSON: by orjson (json's text but for how a float's exponent is
+    spelt, at a fraction of its cost), by json where orjson refuses (a lone surrogate, an integer past 64 bits)."""
     rest = {k: v for k, v in record.items() if k not in known}
-    return json.dumps(rest, ensure_ascii=False, separators=(",", ":")) if rest else "{}"
+    if not rest:
+        return "{}"
+    try:
+        return orjson.dumps(rest).decode()
+    except (orjson.JSONEncodeError, UnicodeDecodeError):
+        return json.dumps(rest, ensure_ascii=False, separators=(",", ":"))
 
 
 _NODE_SQL = """INSERT INTO node_rows(id, kind, name, text, thread_id, position, author, role, entry_type, event_time,
@@ -45,13 +54,14 @@ ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, name=excluded.name, text=exclu
   event_time=excluded.event_time, event_ts=excluded.event_ts, attrs=excluded.attrs, indexed=0"""
 
 _CHUNK_SQL = """INSERT INTO chunk_rows(id, entry_id, thread_id, position, header, body, start, "end", token_count,
-  author, role, entry_type, event_time, event_ts, content_hash, attrs)
-VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+  author, role, entry_type, event_time, event_ts, content_hash, attrs, block, span)
+VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 ON CONFLICT(id) DO UPDATE SET entry_id=excluded.entry_id, thread_id=excluded.thread_id, position=excluded.position,
   header=excluded.header, body=excluded.body, start=excluded.start, "end"=excluded."end",
   token_count=excluded.token_count,
   author=excluded.author, role=excluded.role, entry_type=excluded.entry_type, event_time=excluded.event_time,
-  event_ts=excluded.event_ts, content_hash=excluded.content_hash, attrs=excluded.attrs"""
+  event_ts=excluded.event_ts, content_hash=excluded.content_hash, attrs=excluded.attrs, block=excluded.block,
+  span=excluded.span"""
 
 _EDGE_SQL = """INSERT INTO edges(rowid, id, type, source_id, target_id, thread_id, weight, event_time, event_ts, fact,
   resolved, attrs)
@@ -316,12 +326,13 @@ class Ingest:
         return [(*r[:-1], a) for r, a in zip(rows, packed)]
 
     def _upsert_chunks(self, batch: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> None:
-        """Upsert chunks (bodies packed) and index the new ones in chunk_fts with the text as given, not unpacked
-        again (rows that already existed are re-indexed by the update trigger)."""
+        """Upsert chunks (bodies packed in blocks) and index the new ones in chunk_fts with the text as given, not
+        unpacked again (rows that already existed are re-indexed by the update trigger); then re-pack the blocks
+        rewritten chunks left (text_blocks.sweep)."""
         c = self.conn
         rows = _last_of_each([chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
-        bodies = self.dictionaries.pack_bodies([r[5] for r in rows])
-        rows = [(*r[:5], b, *r[6:]) for r, b in zip(rows, bodies)]
+        placed = text_blocks.place(c, [r[5] for r in rows])
+        rows = [(*r[:5], body, *r[6:], block, span) for r, (block, span, body) in zip(rows, placed)]
         ids = json.dumps([r[0] for r in rows])
         in_batch = "id IN (SELECT value FROM json_each(?))"
         known = {i for (i,) in c.execute(f"SELECT id FROM chunk_rows WHERE {in_batch}", (ids,))}
@@ -330,6 +341,7 @@ class Ingest:
         new = json.dumps(list(words))
         rowids = c.execute(f"SELECT id, rowid FROM chunk_rows WHERE {in_batch}", (new,))
         _index(c, "chunk_fts(rowid, header, body)", [(rowid, *words[i]) for i, rowid in rowids])
+        text_blocks.sweep(c)
 
 
 def _index(conn: sqlite3.Connection, table: str, rows: list[Row]) -> None:

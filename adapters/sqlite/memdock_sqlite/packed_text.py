@@ -1,5 +1,6 @@
-"""Text stored compressed where that pays: chunk bodies (schema 5), nodes' attrs (schema 6); content hashes kept
-only where they are not the hash of the chunk's own text (schema 7).
+"""Text stored compressed where that pays: chunk bodies (schema 5 to 7, one by one; schema 8 packs them in blocks,
+text_blocks.py, and these are read as they were), nodes' attrs (schema 6); content hashes kept only where they are
+not the hash of the chunk's own text (schema 7).
 
 A value is stored as TEXT when zlib would not make it smaller, else as a BLOB of its UTF-8 bytes, zlib-compressed;
 the column's type says which. Every connection the adapter opens registers `unpack` (db._connect), and every
@@ -27,7 +28,7 @@ LEVEL = 6
 _MIN = 64  # shorter bodies almost never shrink by more than the zlib header and checksum
 ATTRS_MIN = 24  # with a dictionary, short attrs shrink too
 DICT_BYTES = 1024  # a longer dictionary shrinks attrs little more and costs more a record to set
-BODY_DICT_BYTES = 8192  # a 32 KiB one shrinks bodies a little more at several times the cost a body
+BODY_DICT_BYTES = 8192  # schema 5 to 7's bodies' (bench/sqlite_ingest.py --blocks packs them so again)
 DICT_SAMPLES = 8  # a first batch with fewer records makes no dictionary (the next one may)
 _FDICT = 0x20  # zlib header: a preset dictionary is needed, its Adler-32 follows the two header bytes
 _SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
@@ -103,10 +104,10 @@ def pack_hash(value: str | None, header: str = "", body: str | None = None) -> s
     return DERIVED_HASH if body is not None and text_digest(header, body) == digest else digest
 
 
-# The `chunks` view's content_hash: what pack_hash was given.
+# The `chunks` view's content_hash: what pack_hash was given ({body}: the SQL of the chunk's body, db.BODY).
 HASH_SQL = (
     "CASE WHEN typeof(content_hash) <> 'blob' THEN content_hash "
-    "WHEN length(content_hash) = 0 THEN 'sha256:' || lower(hex(text_digest(header, unpack(body)))) "
+    "WHEN length(content_hash) = 0 THEN 'sha256:' || lower(hex(text_digest(header, {body}))) "
     "ELSE 'sha256:' || lower(hex(content_hash)) END"
 )
 
@@ -155,11 +156,6 @@ class Dictionaries:
         """ATTRS of records of type KIND as stored."""
         zdict = self.for_kind(kind, attrs)
         return list(attrs) if zdict is None else list(map(packer(zdict, ATTRS_MIN, 11, 2), attrs))
-
-    def pack_bodies(self, bodies: list[str]) -> list[str | bytes]:
-        """Chunk BODIES as stored: with the bodies' dictionary once there is one, else without."""
-        zdict = self.for_kind("body", bodies, BODY_DICT_BYTES)
-        return list(map(packer(zdict), bodies))
 
 
 def register(conn: sqlite3.Connection) -> None:
