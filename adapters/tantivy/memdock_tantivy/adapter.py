@@ -111,8 +111,9 @@ class TantivyAdapter(Adapter):
             groups = record_groups(reader_in, present, hold=("edge",))
             for rtype, records in derived.groups(groups, stored):
                 run.run(rtype, records)
-            run.finish()
             edges = "edge" in reader_in.record_types() or derived.any or run.replace
+            derived.closing = True
+            run.finish()
             derived.release()
             resolved = run.refresh_unresolved() if edges else 0
         except BaseException:

@@ -43,15 +43,20 @@ class Implied:
         self.nodes: dict[str, tuple[str, str | None]] = {}  # this run's entries and entities: kind, thread
         self.lookup: Lookup = lambda _: None
         self.stale: list[str] = []  # ids of stored edges the entries sent again no longer imply
+        self.closing = False  # every edge is made: the next commit is the run's last
 
     @property
     def any(self) -> bool:
         return bool(self.held)
 
     def on_commit(self, ids: list[str]) -> None:
-        """Report IDS committed, but for the held entries (reported at `release`) and the derived edges."""
+        """Report IDS committed, but for the derived edges and the held entries (reported with the run's last
+        commit, once `closing` is set, or at `release`)."""
         if self.held:
             ids = [i for i in ids if i not in self.held and i not in self.derived]
+            if self.closing:
+                ids += self.held
+                self.held = {}
         self.report(ids)
 
     def release(self) -> None:
