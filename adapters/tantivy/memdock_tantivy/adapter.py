@@ -12,7 +12,7 @@ from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
 from memdock.sdk.stream import record_groups
-from memdock_tantivy import delete, ingest, queries, search, store
+from memdock_tantivy import delete, implied, ingest, queries, search, store
 from memdock_tantivy.reader import Reader
 from memdock_tantivy.settings import Settings
 
@@ -23,6 +23,7 @@ KINDS = ("thread", "entry", "entity", "chunk", "edge")
 class TantivyAdapter(Adapter):
     descriptor_path = adapter_json(__file__)
     input_stream = True
+    implied_edges = True
     features = supports("graph_query", "temporal", "incremental", "delete", "retrieval", embeddings=False)
     score = {
         "range": [0.0, 1.0],
@@ -92,21 +93,32 @@ class TantivyAdapter(Adapter):
         committed = Checkpoints(ctx, total)
         settings = Settings.from_config(ctx.config)
         writer = store.Writers(index, settings)
+        derived = implied.Implied(committed)
         try:
             index.reload()
             run = ingest.Ingest(
                 writer,
                 Reader(index),
-                on_commit=committed,
+                on_commit=derived.on_commit,
                 batch_size=settings.batch_size,
                 text_once_=index.version >= store.TEXT_ONCE,
                 compact_edges=index.version >= store.COMPACT_EDGES,
+                one_commit=ctx.streamed,
             )
+            derived.lookup, derived.stale = run.get, run.doomed
+            stored = (lambda field, ids: run.reader.where(field, ids, kind="edge")) if run.replace else None
             # a stream's edges wait for its end: they release the entries held for the text once
-            for rtype, records in record_groups(reader_in, present, hold=("edge",)):
+            groups = record_groups(reader_in, present, hold=("edge",))
+            for rtype, records in derived.groups(groups, stored):
                 run.run(rtype, records)
+            edges = "edge" in reader_in.record_types() or derived.any or run.replace
+            derived.closing = True
             run.finish()
-            resolved = run.refresh_unresolved() if "edge" in reader_in.record_types() or run.replace else 0
+            derived.release()
+            resolved = run.refresh_unresolved() if edges else 0
+        except BaseException:
+            writer.rollback()
+            raise
         finally:
             writer.wait()
         ignored = {t: reader_in.count(t) for t in reader_in.record_types() if t not in ingest.ORDER}

@@ -22,7 +22,8 @@ from .settings import BATCH
 from .store import Writers
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
-TYPE_FLUSH = 1000  # at a change of record type, commit what is pending once it is this many records
+TYPE_FLUSH = 1000  # at a change of record type, flush what is pending once it is this many records (a stream's
+# to the writers alone: it is committed once, at its end)
 CACHE = 200_000
 DESCRIBED = (
     "id",
@@ -53,8 +54,13 @@ class Ingest:
         batch_size: int = BATCH,
         text_once_: bool = False,
         compact_edges: bool = False,
+        one_commit: bool = False,
     ):
         self.writer, self.reader, self.on_commit, self.batch_size = writer, reader, on_commit, batch_size
+        self.one_commit = one_commit  # a stream: documents go to the writer as they come, committed at `finish`
+        self._added: list[str] = []  # ids added to the writer and not yet reported committed
+        self._uncommitted = False
+        self.doomed: list[str] = []  # ids of stored documents to delete in the next commit (implied.py)
         self.counts: dict[str, int] = {}
         # An empty index holds no id of this bundle yet, and a bundle's ids are unique: no upsert needs a delete.
         self.replace = reader.num_docs > 0
@@ -82,6 +88,8 @@ class Ingest:
 
     def _remember(self, record_id: str, rec: dict[str, Any] | None) -> None:
         if len(self._known) >= CACHE:
+            if self.one_commit:  # what leaves the cache must be readable from the index
+                self._commit()
             self._known.clear()
         if rec is not None:
             # a fact names an untitled entry by the snippet of its body: made here once, not at each of its edges
@@ -140,30 +148,57 @@ class Ingest:
     def finish(self) -> None:
         """After the last `run()`: add what is held, commit what is pending."""
         self.release()
-        self.flush()
+        self.flush(final=True)
 
-    def flush(self) -> None:
-        if not self._pending:
-            return
+    def flush(self, *, final: bool = False) -> None:
+        """Add the pending documents to the writers; commit them (and report them committed) unless this is a
+        stream before its FINAL flush."""
         pending, self._pending = self._pending, []
-        self.commit([(t, i, d) for t, i, d in pending])
-        for rtype, _, _ in pending:
-            self.counts[rtype] = self.counts.get(rtype, 0) + 1
-        self.on_commit([i for _, i, _ in pending])
+        if pending or self.doomed:
+            self._add(pending)
+            for rtype, _, _ in pending:
+                self.counts[rtype] = self.counts.get(rtype, 0) + 1
+            self._added += [i for _, i, _ in pending]
+        if final or not self.one_commit:
+            self._commit()
+            added, self._added = self._added, []
+            if added:
+                self.on_commit(added)
 
     def commit(self, documents: list[tuple[str, str, tantivy.Document]]) -> None:
-        """DOCUMENTS as (record type, id, document), each added to its type's index."""
+        """DOCUMENTS as (record type, id, document), each added to its type's index, then committed."""
+        self._add(documents)
+        self._commit()
+
+    def _add(self, documents: list[tuple[str, str, tantivy.Document]]) -> None:
         try:
+            for record_id in self.doomed:
+                self.writer.graph.delete_documents_by_term("id", record_id)
+            self.doomed.clear()
             for rtype, record_id, doc in documents:
                 writer = self.writer.of(rtype)
                 if self.replace:
                     writer.delete_documents_by_term("id", record_id)
                 writer.add_document(doc)
+        except BaseException:
+            self.rollback()
+            raise
+        self._uncommitted = True
+
+    def _commit(self) -> None:
+        if not self._uncommitted:
+            return
+        try:
             self.writer.commit()
         except BaseException:
-            self.writer.rollback()
+            self.rollback()
             raise
-        self._stale = True
+        self._uncommitted, self._stale = False, True
+
+    def rollback(self) -> None:
+        """Drop what was added since the last commit (a failed run: none of it was reported committed)."""
+        self._added, self._uncommitted = [], False
+        self.writer.rollback()
 
     def _context(self, rtype: str, batch: list[dict[str, Any]]) -> list[Any]:
         if rtype != "chunk":

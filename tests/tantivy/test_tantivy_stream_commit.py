@@ -1,0 +1,105 @@
+"""A streamed `memdock add` into tantivy commits once, at the stream's end (documents go to the writers as they
+come), whatever batch_size says; a kill -9 of the whole add while the adapter writes, or just after its commit,
+then a re-run, ends with the counts of a clean run, in the ledger and in both indexes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from tantivy_support import backend, gate
+from test_tantivy_resume import counts
+from test_tantivy_stream import notes
+
+from memdock.chunking import ChunkOptions
+from memdock.engine.ledger import Ledger
+from memdock.importers.onepass import ImportFeed
+
+pytestmark = [*gate, pytest.mark.timeout(900)]
+
+
+def test_a_streamed_add_is_one_commit_whatever_the_batch_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMDOCK_INDEX_STREAM", "1")
+    source = notes(tmp_path / "notes.jsonl", 12000)  # past sdk/stream.GROUP: entries and chunks interleave
+    b = backend(tmp_path / "s", {"batch_size": 2000})
+    try:
+        result = b.index(ImportFeed([source], "jsonl", ChunkOptions()))
+        got = counts(b)
+        segments = b.healthcheck().checks["segments"]
+    finally:
+        b.close()
+    assert "input_stream" in result.details
+    assert result.checkpoints == 1
+    assert segments <= 2  # one commit of each index: a segment each (the writer has one thread)
+    assert got["entry"] == 12000 and got["chunk"] >= 12000
+
+
+def _cli(store: Path, source: Path) -> list[str]:
+    return [sys.executable, "-m", "memdock", "add", str(source), "-f", "jsonl", "-b", "tantivy"] + [
+        "--data-dir",
+        str(store),
+        "-q",
+    ]
+
+
+def _ledger_counts(store: Path) -> dict[str, int]:
+    ledger = Ledger.reader(store / "ledger.sqlite")
+    try:
+        return ledger.counts_by_type()
+    finally:
+        ledger.close()
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_mtime_ns
+
+
+def _kill_when(store: Path, source: Path, ready) -> None:
+    """Start the add, kill -9 its process group once READY() holds."""
+    proc = subprocess.Popen(_cli(store, source), stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not ready():
+        assert proc.poll() is None, f"the add ended before it could be killed: {proc.stderr.read()!r}"  # type: ignore[union-attr]
+        assert time.monotonic() < deadline
+        time.sleep(0.002)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("when", ["writing", "committed"])
+def test_kill_9_mid_streamed_add_then_a_rerun_has_exact_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    monkeypatch.setenv("MEMDOCK_INDEX_STREAM", "1")
+    source = notes(tmp_path / "notes.jsonl", 12000)
+    seed = notes(tmp_path / "seed.jsonl", 3)
+    clean, killed = tmp_path / "clean", tmp_path / "killed"
+    for store in (clean, killed):
+        subprocess.run(_cli(store, seed), check=True, capture_output=True)  # the big add writes into a store
+    subprocess.run(_cli(clean, source), check=True, capture_output=True)
+    meta = killed / "data" / "chunks" / "meta.json"
+    before = _stamp(meta)
+    if when == "writing":  # the adapter builds chunk documents: it trains its dictionary on the first ones
+        zdict = killed / "data" / "chunks.zdict"
+        assert not zdict.exists()  # the seed's chunks are too few to train on
+        _kill_when(killed, source, zdict.exists)
+    else:  # the stream's commit landed: the core may not have recorded its checkpoints yet
+        _kill_when(killed, source, lambda: _stamp(meta) != before)
+    subprocess.run(_cli(killed, source), check=True, capture_output=True)
+    assert _ledger_counts(killed) == _ledger_counts(clean)
+    stores = [backend(s) for s in (clean, killed)]
+    try:
+        assert counts(stores[1]) == counts(stores[0])
+    finally:
+        for b in stores:
+            b.close()
