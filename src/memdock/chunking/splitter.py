@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 
-from .tokenizers import Tokenizer, span_counter
+from .tokenizers import ApproxTokenizer, Tokenizer, approx_count, span_counter
 
 _LEVELS = (
     re.compile(r"\n[ \t]*\n\s*"),  # paragraphs
@@ -100,6 +100,9 @@ class Splitter:
         """The windows of `split`, one at a time."""
         limit = max(1, budget or self.max)
         if not _NON_SPACE.search(text):
+            return
+        if len(text) <= limit and isinstance(self.tok, ApproxTokenizer):  # a token holds a character at least:
+            yield _trim(text, Window(0, len(text), approx_count(text)))  # one window, the whole text
             return
         chars = limit * MAX_CHARS_PER_TOKEN
         overlap = min(self.overlap, limit - 1)
