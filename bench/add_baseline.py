@@ -9,6 +9,10 @@ for `memdock index`, chunks only).
 
     python bench/add_baseline.py --baseline /path/to/other/checkout --markdown-mb 20 --reps 2
     python bench/add_baseline.py --baseline /path/to/other/checkout --chunks 100000 --reps 2
+    python bench/add_baseline.py --baseline /path/to/other/checkout --readd   # and `memdock add` again, unchanged
+
+With --readd each add is run a second time into the store it made, the source unchanged: that re-add's wall and
+CPU seconds beside the first add's, and their ratio (issue 31: at most 0.15).
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--backend", default="sqlite")
     ap.add_argument("--tmp", default=None, help="where stores go (default: the system's temp dir)")
+    ap.add_argument("--readd", action="store_true", help="add again, unchanged, and print the re-add's share")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="add-baseline-", dir=args.tmp))
     try:
@@ -97,6 +102,13 @@ def main() -> int:
                     f"store {size / text_bytes:5.2f}x text  load {load:.1f}",
                     flush=True,
                 )
+                if args.readd:
+                    again, again_cpu, again_parent, _ = add(tree, source, fmt, args.backend, store)
+                    print(
+                        f"      {name:8} re-add wall {again:6.2f} s  cpu {again_cpu:6.2f} s (parent {again_parent:.2f})"
+                        f"  x first: {again / wall:.3f} wall, {again_cpu / cpu:.3f} cpu  load {os.getloadavg()[0]:.1f}",
+                        flush=True,
+                    )
                 shutil.rmtree(store)
     finally:
         shutil.rmtree(work, ignore_errors=True)

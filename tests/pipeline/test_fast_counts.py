@@ -77,3 +77,30 @@ def test_a_text_past_the_whole_limit_is_counted_span_by_span(monkeypatch):
     text = "one two, three. " * 4
     count = span_counter(ApproxTokenizer(), text)
     assert count(3, 40, 1000) == len(APPROX.findall(text, 3, 40))
+
+
+def test_token_starts_mark_each_token_of_the_regex_once():
+    for text in texts(3000, 8, longest=200):
+        if not text.isascii() and tokenizers._WORDY_NON_ASCII.search(text):
+            continue
+        classes = text.encode("ascii", "replace").translate(tokenizers._CLASSES)
+        starts = tokenizers._starts(classes)
+        assert len(starts) == len(text)
+        assert [i for i, b in enumerate(starts) if b] == [m.start() for m in APPROX.finditer(text)], repr(text)
+
+
+class _Plain:
+    """The approximate count behind another tokenizer's face: the splitter's general path, for comparison."""
+
+    name = "plain"
+
+    def count(self, text: str) -> int:
+        return approx_count(text)
+
+
+def test_a_text_within_the_window_is_one_window_as_the_general_path_makes_it():
+    for max_tokens in (5, 40, 900):
+        fast = Splitter(ApproxTokenizer(), max_tokens=max_tokens, overlap=max_tokens // 5)
+        general = Splitter(_Plain(), max_tokens=max_tokens, overlap=max_tokens // 5)  # type: ignore[arg-type]
+        for text in texts(2000, 9, longest=max_tokens + 20):
+            assert fast.split(text) == general.split(text), (repr(text), max_tokens)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from itertools import chain
+from typing import NamedTuple
 
-from .tokenizers import Tokenizer, span_counter
+from .tokenizers import ApproxTokenizer, Tokenizer, approx_count, span_counter
 
 _LEVELS = (
     re.compile(r"\n[ \t]*\n\s*"),  # paragraphs
@@ -35,8 +35,9 @@ Unit = tuple[int, int, int]  # start, end, tokens
 Count = Callable[[int, int, int], int]  # (start, end, limit) -> tokens, see `tokenizers.span_counter`
 
 
-@dataclass(frozen=True, slots=True)
-class Window:
+class Window(NamedTuple):
+    """text[start:end], of TOKENS tokens (a tuple: made for every chunk, it costs less than a frozen dataclass)."""
+
     start: int
     end: int
     tokens: int
@@ -101,13 +102,16 @@ class Splitter:
         limit = max(1, budget or self.max)
         if not _NON_SPACE.search(text):
             return
+        if len(text) <= limit and isinstance(self.tok, ApproxTokenizer):  # a token holds a character at least:
+            yield _trim(text, 0, len(text), approx_count(text))  # one window, the whole text
+            return
         chars = limit * MAX_CHARS_PER_TOKEN
         overlap = min(self.overlap, limit - 1)
         window: list[Unit] = []
         tokens = size = 0
         for unit in self._units(text, span_counter(self.tok, text), 0, len(text), 0, limit, chars):
             if window and (tokens + unit[2] > limit or size + unit[1] - unit[0] > chars):
-                yield _trim(text, Window(window[0][0], window[-1][1], tokens))
+                yield _trim(text, window[0][0], window[-1][1], tokens)
                 window, tokens, size = _carry(window, overlap, overlap * MAX_CHARS_PER_TOKEN)
                 while window and (tokens + unit[2] > limit or size + unit[1] - unit[0] > chars):
                     s, e, n = window.pop(0)  # the overlap gives way to a unit that would not fit beside it
@@ -116,7 +120,7 @@ class Splitter:
             tokens += unit[2]
             size += unit[1] - unit[0]
         if window:
-            yield _trim(text, Window(window[0][0], window[-1][1], tokens))
+            yield _trim(text, window[0][0], window[-1][1], tokens)
 
 
 def _pieces(sep: re.Pattern[str], text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
@@ -141,10 +145,10 @@ def _carry(window: list[Unit], overlap: int, chars: int) -> tuple[list[Unit], in
     return window[k:], back, size
 
 
-def _trim(text: str, w: Window) -> Window:
-    s, e = w.start, w.end
+def _trim(text: str, s: int, e: int, tokens: int) -> Window:
+    """The window text[s:e] of TOKENS tokens without the space at its ends."""
     while s < e and text[s].isspace():
         s += 1
     while e > s and text[e - 1].isspace():
         e -= 1
-    return Window(s, e, w.tokens)
+    return Window(s, e, tokens)

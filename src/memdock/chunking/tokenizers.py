@@ -128,9 +128,9 @@ def span_counter(tok: Tokenizer, text: str) -> Callable[[int, int, int], int]:
 
     For the approximate tokenizer and a text of at most WHOLE_CHARS characters holding no non-ASCII word or space
     character, the text's classes (`_CLASSES`) are made once, a character a byte (every other non-ASCII character
-    is one mark, as `approx_count` counts it), and a span is counted exactly in them with `bytes.count` over its
-    range: its marks, its word runs that start after a space or a mark, and one more when it starts inside a word.
-    No span is sliced or encoded. Otherwise each span is counted as `count_upto` counts it."""
+    is one mark, as `approx_count` counts it), and from them the byte where each token starts (`_starts`): a span
+    is counted exactly by one `bytes.count` over its range, plus one when it starts inside a word. No span is
+    sliced or encoded. Otherwise each span is counted as `count_upto` counts it."""
     if (
         not isinstance(tok, ApproxTokenizer)
         or len(text) > WHOLE_CHARS
@@ -138,15 +138,25 @@ def span_counter(tok: Tokenizer, text: str) -> Callable[[int, int, int], int]:
     ):
         return lambda start, end, limit: count_upto(tok, text, start, end, limit)
     classes = text.encode("ascii", "replace").translate(_CLASSES)  # a non-ASCII character is `?`, a mark
+    starts = _starts(classes)
 
     def count(start: int, end: int, limit: int) -> int:
         if start >= end:
             return 0
-        return (
-            classes.count(b".", start, end)
-            + classes.count(b" a", start, end)
-            + classes.count(b".a", start, end)
-            + (classes[start] == 97)  # `a`
-        )
+        return starts.count(1, start, end) + (start > 0 and classes[start] == 97 and classes[start - 1] == 97)
 
     return count
+
+
+_WORD = bytes(1 if i == 97 else 0 for i in range(256))  # `a` -> 1
+_MARK = bytes(1 if i == 46 else 0 for i in range(256))  # `.` -> 1
+
+
+def _starts(classes: bytes) -> bytes:
+    """A byte for each byte of CLASSES: 1 where a token starts (a mark, or a word character after no word
+    character), else 0. Made with whole-text operations in C: each class as a big integer a byte a character,
+    a word start being a word byte whose neighbour before it (the integer shifted a byte) is not one."""
+    n = len(classes)
+    word = int.from_bytes(classes.translate(_WORD), "big")
+    mark = int.from_bytes(classes.translate(_MARK), "big")
+    return ((word & ~(word >> 8)) | mark).to_bytes(n, "big")

@@ -17,7 +17,9 @@ _ISSUE = re.compile(r"(?:#(?<![\w/&#]#)|GH-(?<![\w/&#]GH-))(\d{1,6})\b")
 _PATH = re.compile(
     r"(?<![\w/:.@-])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}|[\w-]+\.(?:py|js|ts|tsx|jsx|md|json|toml|yaml|yml|rs|go|java|c|h|cpp|sh|sql|txt|html|css))\b"
 )
-_PATH_HINT = re.compile(r"/|\.(?:py|js|ts|tsx|jsx|md|json|toml|yaml|yml|rs|go|java|c|h|cpp|sh|sql|txt|html|css)\b")
+_EXTENSION = re.compile(r"\.(?:py|js|ts|tsx|jsx|md|json|toml|yaml|yml|rs|go|java|c|h|cpp|sh|sql|txt|html|css)\b")
+"""A known extension after a dot. With a `/` (tested apart: a pattern that begins with an alternation is tried at
+every position of the text, one that begins with a literal is searched for it in C), what every path holds."""
 _SYMBOL = re.compile(r"`([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(\))?)`")
 _AGENT = re.compile(r"^\s*([A-Za-z][\w.-]*)(?:\s*\(([^)]*)\))?")
 
@@ -83,7 +85,7 @@ def extract_entities(entry: dict[str, Any]) -> Iterator[dict[str, Any]]:
         found += [_entity("person", m) for m in _MENTION.findall(scrubbed)]
     if "#" in scrubbed or "GH-" in scrubbed:
         found += [_entity("issue", f"#{n}") for n in _ISSUE.findall(scrubbed)]
-    if _PATH_HINT.search(scrubbed):
+    if "/" in scrubbed or _EXTENSION.search(scrubbed):
         found += [_entity("file", p) for p in _paths(scrubbed)]
     if "`" in scrubbed:
         found += [_entity("symbol", s.removesuffix("()")) for s in _SYMBOL.findall(scrubbed) if not _PATH.fullmatch(s)]
