@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Container
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -299,28 +300,29 @@ class IndexRun:
         if self.opts.files is not None:
             self.ledger.save_files(self.opts.files.files())
 
-    def now_implied(self, gone: list[str], implied: set[str]) -> list[str]:
+    def now_implied(self, gone: list[str], implied: Container[str], kept: set[str]) -> list[str]:
         """GONE less the edges this input's entries now imply: their ledger rows (records sent before, by an
-        explicit run) are dropped without a delete, since the adapter holds those edges as implied now."""
+        explicit run) are dropped without a delete, since the adapter holds those edges as implied now (KEPT:
+        those of GONE another origin holds)."""
         assert self.ledger is not None
         derived = [i for i in gone if i in implied]
         if derived:
-            kept = self.ledger.held_elsewhere(derived)
             self.ledger.forget([i for i in derived if i not in kept])
             self.ledger.release(derived)
         return [i for i in gone if i not in implied]
 
     def prune(
-        self, result: IndexResult, thread_ids: list[str], fresh: bool, caps: Capabilities, delta_implied: set[str]
+        self, result: IndexResult, thread_ids: list[str], fresh: bool, caps: Capabilities, delta_implied: Container[str]
     ) -> None:
         """Delete the records of THREAD_IDS this source wrote before and did not send again (only when the
         backend deletes); count what other sources keep in those threads."""
         assert self.ledger is not None
         gone = [] if fresh else self.ledger.vanished(thread_ids)
+        deletes = caps.has("delete") and caps.supports("delete")
+        kept = self.ledger.held_elsewhere(gone) if gone and (delta_implied or deletes) else set()
         if gone and delta_implied:
-            gone = self.now_implied(gone, delta_implied)
-        if gone and caps.has("delete") and caps.supports("delete"):
-            kept = self.ledger.held_elsewhere(gone)
+            gone = self.now_implied(gone, delta_implied, kept)
+        if gone and deletes:
             doomed = [i for i in gone if i not in kept]
             if doomed:
                 deleted = DeleteResult.from_dict(self.backend.call("delete", {"ids": doomed}, use_pool=False))
