@@ -99,7 +99,7 @@ class Overlap:
             kids = descendants(self.pid)
             now = {p: proc_cpu(p) for p in [self.pid, *kids]}
             self.peak = [max(self.peak[0], peak_mb(self.pid)), max([self.peak[1], *map(peak_mb, kids)])]
-            step = {p: c - self.last.get(p, 0.0) for p, c in now.items()}
+            step = {p: max(0.0, c - self.last.get(p, 0.0)) for p, c in now.items()}  # a pid gone reads 0
             self.last.update(now)
             parent = step.pop(self.pid, 0.0)
             self.both += min(parent, sum(step.values()))
