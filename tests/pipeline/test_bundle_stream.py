@@ -6,12 +6,12 @@ ledger and the journal as they were, and the fixed bundle's re-run indexes every
 from pathlib import Path
 
 import pytest
+from support import records_factory as factory
 
 from memdock.bundle import BundleWriter
 from memdock.engine.journal import Journal
 from memdock.engine.ledger import Ledger
 from memdock.errors import InvalidInputError
-from memdock.ids import content_hash
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
 
@@ -19,18 +19,7 @@ N = 120
 
 
 def chunk(i: int) -> dict:
-    text = f"chunk {i} tells of harbour number {i} and its lighthouse"
-    return {
-        "id": f"chunk:{i:06x}",
-        "entry_id": f"entry:{i:06x}",
-        "thread_id": f"thread:{i // 40}",
-        "position": 0,
-        "text": text,
-        "start": 0,
-        "end": len(text),
-        "token_count": len(text.split()),
-        "content_hash": content_hash(text),
-    }
+    return factory.chunk(i, f"chunk {i} tells of harbour number {i} and its lighthouse", thread_id=f"thread:{i // 40}")
 
 
 def bundle(path: Path, *, bad_at: int | None = None, embeddings: bool = False) -> Path:
@@ -49,7 +38,7 @@ def bundle(path: Path, *, bad_at: int | None = None, embeddings: bool = False) -
 def test_a_bundle_streams_to_an_adapter_that_reads_a_stream(tmp_path):
     with SubprocessBackend(Registry().get("sqlite"), tmp_path / "store") as b:
         first = b.index(bundle(tmp_path / "chunks"))
-        got = b.get_node("chunk:000007").item
+        got = b.get_node("chunk:7").item
         again = b.index(tmp_path / "chunks")
     assert first.details["input_stream"] == N == first.indexed["chunk"]
     assert got is not None and got.text == chunk(7)["text"]
@@ -68,7 +57,7 @@ def test_a_bundle_refused_mid_stream_leaves_the_store_as_it_was_and_the_fixed_on
         with pytest.raises(InvalidInputError) as err:
             b.index(bundle(tmp_path / "bad", bad_at=N - 5))
         assert "chunk-00001.jsonl" in str(err.value) and ":116" in str(err.value)
-        assert b.get_node("chunk:000007").item is None
+        assert b.get_node("chunk:7").item is None
         assert not Journal(store / "journal").segments()
         ledger = Ledger(store / "ledger.sqlite")
         try:
@@ -77,7 +66,7 @@ def test_a_bundle_refused_mid_stream_leaves_the_store_as_it_was_and_the_fixed_on
             ledger.close()
         fixed = b.index(bundle(tmp_path / "good"))
         assert fixed.indexed["chunk"] == N and fixed.details["input_stream"] == N
-        assert b.get_node("chunk:000007").item is not None
+        assert b.get_node("chunk:7").item is not None
 
 
 def test_a_bundle_with_embeddings_goes_as_files(tmp_path):
