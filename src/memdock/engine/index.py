@@ -222,7 +222,12 @@ class IndexRun:
         goes instead, as a call that was never streamed would be retried. (A call that failed mid-pass stopped
         the pass: the next run resends what the ledger holds pending.)"""
         shards = self.store.work_root / f"shards-{delta.path.name}"
-        result = self.send(self.adapter_input(delta), Writers("serial"), shards)
+        retries = self.transport.retries  # type: ignore[attr-defined]  # checked by the caller
+        self.transport.retries = retries - 1  # type: ignore[attr-defined]  # the streamed call was the first attempt
+        try:
+            result = self.send(self.adapter_input(delta), Writers("serial"), shards)
+        finally:
+            self.transport.retries = retries  # type: ignore[attr-defined]
         result.details["input_stream_retry"] = exc.message
         return result
 
