@@ -122,7 +122,7 @@ class IndexRun:
         journal = Journal(self.store.journal_path)
         delta_dir = journal.next_segment()
         try:
-            if self.streams(caps, writers) and streamable(reader):
+            if self.streams(caps, writers) and (streamable(reader) and getattr(self.transport, "writer", None) is None):
                 delta, fresh, result = self.streamed(reader, delta_dir)
                 sent = delta.adapter_input
                 if writers.why is not None:
@@ -345,7 +345,8 @@ def implied_mode(caps: Capabilities) -> bool:
 
 def streamable(reader: BundleReader | Feed) -> bool:
     """Whether READER's records can go as a stream: a Feed's always; a bundle's unless it carries embeddings (their
-    matrix goes as a file, which the stream's lines do not carry)."""
+    matrix goes as a file, which the stream's lines do not carry). A bundle goes to a transport's write worker, when
+    it keeps one, as before (a warm worker, where a stream would start a one-shot adapter)."""
     return not isinstance(reader, BundleReader) or not reader.count("embedding")
 
 
