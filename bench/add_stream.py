@@ -6,9 +6,11 @@ Prints wall and CPU seconds of each: the whole add's (parent and adapter, from R
 (its RUSAGE_SELF; the rest is the adapter's), and `both`, the CPU seconds during which parent and adapter ran at
 once (sampled from /proc every 50 ms: per interval the smaller of the two's CPU, summed), `pass waits`, the
 seconds the parent spent waiting to write to the adapter's full stdin pipe (sampled from its threads' wchan), and
-the load average. On a box with a core to spare, the streamed add's wall time approaches the larger of the
-parent's and the adapter's CPU, where the sealed add's is their sum; on a box whose cores are all busy (a load
-average at or above its core count) there is no core to overlap on, and wall time follows the load.
+the load average; `parent MB` and `adapter MB`, the peak resident memory of the parent and of its largest
+descendant (VmHWM, as last sampled: the last 50 ms of a process are not seen). On a box with a core to spare,
+the streamed add's wall time approaches the larger of the parent's and the adapter's CPU, where the sealed add's
+is their sum; on a box whose cores are all busy (a load average at or above its core count) there is no core to
+overlap on, and wall time follows the load.
 
     python bench/add_stream.py --backend sqlite --reps 3 --baseline /path/to/other/checkout
 """
@@ -54,6 +56,17 @@ def descendants(pid: int) -> list[int]:
     return kids + [d for k in kids for d in descendants(k)]
 
 
+def peak_mb(pid: int) -> float:
+    """PID's peak resident memory so far, in MB (0 once it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def writing_to_pipe(pid: int) -> bool:
     """Whether a thread of PID waits in the kernel to write to a full pipe (the adapter's stdin)."""
     for task in Path(f"/proc/{pid}/task").glob("*"):
@@ -67,11 +80,13 @@ def writing_to_pipe(pid: int) -> bool:
 
 class Overlap:
     """Samples PID and its descendants every 50 ms; BOTH sums, per interval, the smaller of their CPU seconds;
-    WAITED the intervals at whose end PID was waiting to write to a full pipe."""
+    WAITED the intervals at whose end PID was waiting to write to a full pipe; PEAK the peak memory of PID and
+    of its largest descendant (MB)."""
 
     def __init__(self, pid: int):
         self.pid, self.both, self.waited, self.done = pid, 0.0, 0.0, threading.Event()
         self.last: dict[int, float] = {}
+        self.peak = [0.0, 0.0]
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
 
@@ -81,23 +96,25 @@ class Overlap:
             if writing_to_pipe(self.pid):
                 self.waited += time.monotonic() - last
             last = time.monotonic()
-            now = {p: proc_cpu(p) for p in [self.pid, *descendants(self.pid)]}
-            step = {p: c - self.last.get(p, 0.0) for p, c in now.items()}
+            kids = descendants(self.pid)
+            now = {p: proc_cpu(p) for p in [self.pid, *kids]}
+            self.peak = [max(self.peak[0], peak_mb(self.pid)), max([self.peak[1], *map(peak_mb, kids)])]
+            step = {p: max(0.0, c - self.last.get(p, 0.0)) for p, c in now.items()}  # a pid gone reads 0
             self.last.update(now)
             parent = step.pop(self.pid, 0.0)
             self.both += min(parent, sum(step.values()))
 
-    def stop(self) -> tuple[float, float]:
+    def stop(self) -> tuple[float, float, list[float]]:
         self.done.set()
         self.thread.join()
-        return self.both, self.waited
+        return self.both, self.waited, self.peak
 
 
 def add(
     tree: Path, home: str | None, source: Path, fmt: str, backend: str, store: Path, streamed: bool
 ) -> tuple[float, ...]:
-    """Wall, CPU, the parent's own CPU, the overlap's and the pipe waits' seconds of one `memdock add` from TREE
-    (its adapters in HOME) into a new store."""
+    """Wall, CPU, the parent's own CPU, the overlap's and the pipe waits' seconds, the parent's and the adapter's
+    peak MB of one `memdock add` from TREE (its adapters in HOME) into a new store."""
     shutil.rmtree(store, ignore_errors=True)
     own = store.with_name(store.name + ".cpu")
     env = {**os.environ, "MEMDOCK_INDEX_STREAM": "1" if streamed else "0", "PYTHONPATH": str(tree / "src")}
@@ -109,10 +126,10 @@ def add(
     overlap = Overlap(proc.pid)
     if proc.wait() != 0:
         raise SystemExit(f"memdock add from {tree} failed ({proc.returncode})")
-    wall, cpu, (both, waited) = time.monotonic() - start, cpu_seconds() - cpu, overlap.stop()
+    wall, cpu, (both, waited, peak) = time.monotonic() - start, cpu_seconds() - cpu, overlap.stop()
     parent = float(own.read_text())
     own.unlink()
-    return wall, cpu, parent, both, waited
+    return wall, cpu, parent, both, waited, *peak
 
 
 def main() -> None:
@@ -143,17 +160,21 @@ def main() -> None:
             write_notes(source, args.notes)
         what = f"{args.markdown_mb:g} MB of markdown" if args.markdown_mb else f"{args.notes} notes"
         print(f"{what}, `memdock add -b {args.backend}`, {args.reps} repetitions, streamed and sealed, interleaved")
-        print("| rep | tree | add | wall s | CPU s | parent CPU s | adapter CPU s | both s | pass waits s | load |")
-        print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        print(
+            "| rep | tree | add | wall s | CPU s | parent CPU s | adapter CPU s | both s | pass waits s | parent MB | "
+            "adapter MB | load |"
+        )
+        print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for rep in range(args.reps):
             runs = [(name, s) for name in trees for s in (True, False)]
             for name, streamed in runs if rep % 2 == 0 else runs[::-1]:
-                wall, cpu, parent, both, waited = add(*trees[name], source, fmt, args.backend, work / "store", streamed)
+                got = add(*trees[name], source, fmt, args.backend, work / "store", streamed)
+                wall, cpu, parent, both, waited, parent_mb, adapter_mb = got
                 kind = "streamed" if streamed else "sealed"
                 load = os.getloadavg()[0]
                 print(
                     f"| {rep} | {name} | {kind} | {wall:.2f} | {cpu:.2f} | {parent:.2f} | {cpu - parent:.2f} | "
-                    f"{both:.2f} | {waited:.2f} | {load:.1f} |",
+                    f"{both:.2f} | {waited:.2f} | {parent_mb:.0f} | {adapter_mb:.0f} | {load:.1f} |",
                     flush=True,
                 )
     finally:

@@ -17,7 +17,7 @@ import orjson
 
 from ..bundle import BundleReader, BundleWriter, source
 from ..errors import InvalidInputError
-from ..sdk.implied import KEY, expand, explicit, implied_count
+from ..sdk.implied import KEY, edge_id, expand, explicit, implied_count
 from .ledger import _VOLATILE, Item, Ledger
 
 ORDER = ("thread", "entry", "entity", "edge", "chunk")
@@ -33,10 +33,11 @@ class Delta:
     thread_ids: list[str] = field(default_factory=list)
     origin: str = ""
     source: Path | None = None
-    implied: set[str] = field(default_factory=set)
+    implied: dict[str, str] = field(default_factory=dict)
+    """Ids of the edges the input's entries imply, sent as no records of their own (a store that takes them so),
+    each with the entry that implies it."""
     implied_sent: int = 0
     """How many edges the entries sent imply (sent as no records of their own)."""
-    """Ids of the edges the input's entries imply, sent as no records of their own (a store that takes them so)."""
 
     @property
     def whole(self) -> bool:
@@ -81,9 +82,14 @@ class DeltaSink:
 
     def imply(self, entry: dict[str, Any]) -> None:
         """Note the edges ENTRY implies (before it is added: its volatile fields go then)."""
-        eid = entry["id"]
-        for e in expand(entry):
-            self.implied[e["id"]] = eid
+        spec, eid = entry[KEY], entry["id"]
+        implied = self.implied
+        implied[edge_id("contains", entry["thread_id"], eid)] = eid
+        follows = spec.get("follows")
+        if follows is not None:
+            implied[edge_id("follows", eid, follows)] = eid
+        for entity in spec.get("mentions", ()):
+            implied[edge_id("mentions", eid, entity)] = eid
 
     def add(self, rtype: str, rec: dict[str, Any], line: bytes, *, derived: bool = False) -> None:
         """REC, read as LINE; REC is this run's own (its volatile fields are dropped in place). DERIVED: an edge
@@ -153,7 +159,7 @@ def build_delta(
         sink.flush()
     delta.sent = {t: delta.sent[t] for t in sorted(delta.sent, key=_rank)}
     if feed.implied:
-        delta.implied = set(sink.implied)
+        delta.implied = sink.implied
     delta.thread_ids = sorted(sink.threads)
     return delta
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Container
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -115,14 +116,17 @@ class IndexRun:
 
     def in_journal(self, reader: BundleReader | Feed, caps: Capabilities, writers: Writers) -> IndexResult:
         """The run proper, its delta kept as the journal's next segment (see `engine/journal.py`); the segment is
-        discarded when nothing of it reached the backend. A Feed goes to an adapter that reads a stream while
-        the pass makes it (`engine/stream.py`)."""
+        discarded when nothing of it reached the backend. An adapter that reads a stream gets the delta while the
+        pass makes it (`engine/stream.py`), a Feed's or a bundle's alike: the pass and the adapter then run at once
+        instead of one after the other."""
         journal = Journal(self.store.journal_path)
         delta_dir = journal.next_segment()
         try:
-            if not isinstance(reader, BundleReader) and self.streams(caps, writers):
+            if self.streams(caps, writers) and (streamable(reader) and getattr(self.transport, "writer", None) is None):
                 delta, fresh, result = self.streamed(reader, delta_dir)
-                sent = delta.path
+                sent = delta.adapter_input
+                if writers.why is not None:
+                    result.details["parallel"] = writers.why
             else:
                 delta, fresh = self.diff(reader, delta_dir)
                 sent = self.adapter_input(delta)
@@ -172,7 +176,7 @@ class IndexRun:
             and os.environ.get("MEMDOCK_INDEX_STREAM", "1") != "0"
         )
 
-    def streamed(self, feed: Feed, delta_dir: Path) -> tuple[Delta, bool, IndexResult]:
+    def streamed(self, feed: BundleReader | Feed, delta_dir: Path) -> tuple[Delta, bool, IndexResult]:
         """The delta written and indexed at once (see `engine/stream.py`); the adapter's checkpoints reach the
         ledger once the segment is sealed. The adapter starts at the delta's first lines: an empty one starts none."""
         assert self.ledger is not None
@@ -218,7 +222,12 @@ class IndexRun:
         goes instead, as a call that was never streamed would be retried. (A call that failed mid-pass stopped
         the pass: the next run resends what the ledger holds pending.)"""
         shards = self.store.work_root / f"shards-{delta.path.name}"
-        result = self.send(self.adapter_input(delta), Writers("serial"), shards)
+        retries = self.transport.retries  # type: ignore[attr-defined]  # checked by the caller
+        self.transport.retries = retries - 1  # type: ignore[attr-defined]  # the streamed call was the first attempt
+        try:
+            result = self.send(self.adapter_input(delta), Writers("serial"), shards)
+        finally:
+            self.transport.retries = retries  # type: ignore[attr-defined]
         result.details["input_stream_retry"] = exc.message
         return result
 
@@ -296,28 +305,29 @@ class IndexRun:
         if self.opts.files is not None:
             self.ledger.save_files(self.opts.files.files())
 
-    def now_implied(self, gone: list[str], implied: set[str]) -> list[str]:
+    def now_implied(self, gone: list[str], implied: Container[str], kept: set[str]) -> list[str]:
         """GONE less the edges this input's entries now imply: their ledger rows (records sent before, by an
-        explicit run) are dropped without a delete, since the adapter holds those edges as implied now."""
+        explicit run) are dropped without a delete, since the adapter holds those edges as implied now (KEPT:
+        those of GONE another origin holds)."""
         assert self.ledger is not None
         derived = [i for i in gone if i in implied]
         if derived:
-            kept = self.ledger.held_elsewhere(derived)
             self.ledger.forget([i for i in derived if i not in kept])
             self.ledger.release(derived)
         return [i for i in gone if i not in implied]
 
     def prune(
-        self, result: IndexResult, thread_ids: list[str], fresh: bool, caps: Capabilities, delta_implied: set[str]
+        self, result: IndexResult, thread_ids: list[str], fresh: bool, caps: Capabilities, delta_implied: Container[str]
     ) -> None:
         """Delete the records of THREAD_IDS this source wrote before and did not send again (only when the
         backend deletes); count what other sources keep in those threads."""
         assert self.ledger is not None
         gone = [] if fresh else self.ledger.vanished(thread_ids)
+        deletes = caps.has("delete") and caps.supports("delete")
+        kept = self.ledger.held_elsewhere(gone) if gone and (delta_implied or deletes) else set()
         if gone and delta_implied:
-            gone = self.now_implied(gone, delta_implied)
-        if gone and caps.has("delete") and caps.supports("delete"):
-            kept = self.ledger.held_elsewhere(gone)
+            gone = self.now_implied(gone, delta_implied, kept)
+        if gone and deletes:
             doomed = [i for i in gone if i not in kept]
             if doomed:
                 deleted = DeleteResult.from_dict(self.backend.call("delete", {"ids": doomed}, use_pool=False))
@@ -331,6 +341,13 @@ def implied_mode(caps: Capabilities) -> bool:
     """Whether entries go with `implied_edges` (payload 1.2.0): the adapter derives those edges, and
     MEMDOCK_IMPLIED_EDGES is not 0."""
     return caps.has("implied_edges") and os.environ.get("MEMDOCK_IMPLIED_EDGES", "1") != "0"
+
+
+def streamable(reader: BundleReader | Feed) -> bool:
+    """Whether READER's records can go as a stream: a Feed's always; a bundle's unless it carries embeddings (their
+    matrix goes as a file, which the stream's lines do not carry). A bundle goes to a transport's write worker, when
+    it keeps one, as before (a warm worker, where a stream would start a one-shot adapter)."""
+    return not isinstance(reader, BundleReader) or not reader.count("embedding")
 
 
 def open_input(bundle: str | os.PathLike[str]) -> BundleReader:

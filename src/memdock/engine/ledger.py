@@ -29,6 +29,7 @@ import contextlib
 import hashlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from operator import itemgetter
 from pathlib import Path
 
 import orjson
@@ -258,17 +259,20 @@ class Ledger:
         return [known.get(k) != short(i[1]) for k, i in zip(keys, items, strict=True)]
 
     def add_pending(self, items: Iterable[Item]) -> None:
+        """Note ITEMS as pending, in key order (a batch of hashed ids goes into the b-tree page by page)."""
         recent, self._recent = self._recent, {}
         with self._transaction():  # new thread, type and prefix names are the only writes to the file
+            key, names = self._keying.key, self._names
             rows = [
                 (
-                    recent.get(rid) or self._key(rid),
-                    short(h),
-                    None if tid is None else self._name(THREAD, tid),
-                    self._name(TYPE, rtype),
+                    recent.get(rid) or key(rid, create=True),
+                    h[:HASH_BYTES],
+                    None if tid is None else names.get((THREAD, tid)) or self._name(THREAD, tid),
+                    names.get((TYPE, rtype)) or self._name(TYPE, rtype),
                 )
                 for rid, h, tid, rtype in items
             ]
+            rows.sort(key=itemgetter(0))  # stable: of one id given twice, the last still wins
             self.db.executemany("INSERT OR REPLACE INTO pending(key, hash, thread, type) VALUES (?,?,?,?)", rows)
 
     def is_pending(self, rid: str) -> bool:

@@ -91,7 +91,10 @@ class InputStream:
         if lines:
             self.open()
             head = rtype.encode() + b" "
-            self._write(b"".join(head + (line if line.endswith(b"\n") else line + b"\n") for line in lines))
+            data = head + head.join(lines)
+            if data.count(b"\n") != len(lines):  # a line without its newline (a line never holds one inside)
+                data = b"".join(head + (line if line.endswith(b"\n") else line + b"\n") for line in lines)
+            self._write(data)
             self.sent += len(lines)
 
     def end(self) -> None:
