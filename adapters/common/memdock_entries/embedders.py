@@ -190,13 +190,12 @@ class EmbeddingSettings(SchemaSettings):
     embedding_batch_size: int | None = None
     embedding_threads: int | None = None
     embedding_timeout_s: float | None = None
-    embedding_query_int8: bool | None = None
 
     def embedder(self) -> Embedder | None:
         """The configured embedder (one per process and configuration), or None when embeddings are off."""
         config = {
             f.name: getattr(self, f.name)
-            for f in dataclasses.fields(EmbeddingSettings)
-            if getattr(self, f.name) is not None
+            for f in dataclasses.fields(self)
+            if f.name.startswith("embedding_") and getattr(self, f.name) is not None
         }
         return from_config(config, self.env_name("embedding_api_key"))
