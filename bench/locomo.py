@@ -435,10 +435,17 @@ def ideas(specs: list[str]) -> list[tuple[str, dict]]:
         key, _, values = spec.partition("=")
         if not key or not values:
             raise SystemExit(f"--idea {spec!r}: expected KEY=OFF,V1,... (e.g. session_weight=0,0.3)")
-        axes.append([(key, None if v == "off" else float(v)) for v in values.split(",")])
+        axes.append([(key, _idea_value(v)) for v in values.split(",")])
     grid = [dict(combo) for combo in product(*axes)]
     named = [("".join(f" {k}={'off' if v is None else f'{v:g}'}" for k, v in cfg.items()), cfg) for cfg in grid]
     return [(name, {k: v for k, v in cfg.items() if v is not None}) for name, cfg in named] or [("", {})]
+
+
+def _idea_value(text: str) -> float | bool | None:
+    """An --idea value: `off` (unset), `true`/`false` (a switch), else a number."""
+    if text in ("true", "false"):
+        return text == "true"
+    return None if text == "off" else float(text)
 
 
 def _family(

@@ -90,3 +90,12 @@ def test_an_endpoint_answering_500_is_transient(tmp_path, fixture_chunks, server
     b = sqlite_backend(tmp_path / "store", retries=0, config=config(server))
     with pytest.raises(TransientError, match="HTTP 503"):
         b.index(fixture_chunks)
+
+
+def test_int8_query_embedding_with_an_endpoint_is_refused_naming_the_field(tmp_path, fixture_chunks, server):
+    """Quantising is for a local model: an endpoint's model cannot be, and saying so beats silently ignoring it."""
+    b = sqlite_backend(tmp_path / "store", config={**config(server), "embedding_query_int8": True})
+    with pytest.raises(Exception, match="embedding_query_int8") as raised:
+        b.index(fixture_chunks)
+    assert "openai" in str(raised.value)
+    assert server.requests == []

@@ -3,6 +3,7 @@
 import importlib.util
 import os
 
+import numpy as np
 import pytest
 from support.sqlite_helpers import sqlite_backend
 
@@ -37,3 +38,22 @@ def test_vector_search_finds_a_paraphrase_with_no_shared_words(tmp_path, fixture
         hybrid = b.query(question, mode="hybrid", limit=3).hits
         assert any("Cache stampede" in h.text for h in hybrid)
         assert b.get_capabilities().has("embeddings")
+
+
+def test_int8_query_embedder_stays_near_the_float_one_and_finds_the_paraphrase(tmp_path, fixture_chunks):
+    from memdock_entries.embedders import from_config
+
+    base = {"embedding_provider": "sentence-transformers", "embedding_model": "all-MiniLM-L6-v2"}
+    base["embedding_threads"] = 1
+    exact, int8 = from_config(base, "unused"), from_config({**base, "embedding_query_int8": True}, "unused")
+    assert exact is from_config(dict(base), "unused") and int8 is not exact, "one model per process and settings"
+    question = "servers overwhelmed when stored values all lapsed simultaneously"
+    a = np.frombuffer(exact.embed_query(question), "<f4")
+    b = np.frombuffer(int8.embed_query(question), "<f4")
+    assert a.shape == b.shape == (384,) and not np.array_equal(a, b)
+    assert float(a @ b) > 0.9
+    assert int8.embed([question]) == exact.embed([question]), "stored vectors stay the float model's"
+    config = {**base, "embedding_query_int8": True}
+    with sqlite_backend(tmp_path / "store", workers=1, config=config, timeouts={"index": 600, "query": 120}) as s:
+        s.index(fixture_chunks)
+        assert "Cache stampede" in s.query(question, mode="vector", limit=2).hits[0].text.split("\n", 1)[0]

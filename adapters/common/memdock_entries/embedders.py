@@ -25,6 +25,8 @@ class Embedder(Protocol):
 
     def embed(self, texts: list[str]) -> list[bytes]: ...
 
+    def embed_query(self, text: str) -> bytes: ...
+
 
 def _normalised(vec: list[float]) -> bytes:
     norm = math.sqrt(sum(x * x for x in vec)) or 1.0
@@ -32,7 +34,10 @@ def _normalised(vec: list[float]) -> bytes:
 
 
 class SentenceTransformerEmbedder:
-    def __init__(self, model: str, *, threads: int = 2, batch_size: int = 64):
+    """A local model. With query_int8, a question is embedded by a copy whose linear layers hold int8 weights
+    (dynamic quantisation), built on the first question; the stored vectors stay the float model's."""
+
+    def __init__(self, model: str, *, threads: int = 2, batch_size: int = 64, query_int8: bool = False):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("OMP_NUM_THREADS", str(threads))
@@ -49,12 +54,38 @@ class SentenceTransformerEmbedder:
         self.model = SentenceTransformer(str(path), device="cpu")
         self.name = f"st:{path.name}"
         self.batch_size = batch_size
+        self.query_int8 = query_int8
+        self._query_model: Any = None
 
     def embed(self, texts: list[str]) -> list[bytes]:
-        vecs = self.model.encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-        )
-        return [v.astype("<f4").tobytes() for v in vecs]
+        return _encode(self.model, texts, self.batch_size)
+
+    def embed_query(self, text: str) -> bytes:
+        if not self.query_int8:
+            return self.embed([text])[0]
+        if self._query_model is None:
+            self._query_model = quantised_copy(self.model)
+        return _encode(self._query_model, [text], 1)[0]
+
+
+def _encode(model: Any, texts: list[str], batch_size: int) -> list[bytes]:
+    vecs = model.encode(
+        texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
+    return [v.astype("<f4").tobytes() for v in vecs]
+
+
+def quantised_copy(model: Any) -> Any:
+    """A copy of MODEL with int8 weights in its linear layers, activations quantised per call (torch's dynamic
+    quantisation: no calibration data, no download). torch marks the API deprecated; its warnings are muted here."""
+    import copy
+    import warnings
+
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.ao.quantization.quantize_dynamic(copy.deepcopy(model), {torch.nn.Linear}, dtype=torch.qint8)
 
 
 class HttpEmbedder:
@@ -70,6 +101,9 @@ class HttpEmbedder:
         for i in range(0, len(texts), self.batch_size):
             out.extend(self._post(texts[i : i + self.batch_size]))
         return out
+
+    def embed_query(self, text: str) -> bytes:
+        return self.embed([text])[0]
 
     def _post(self, texts: list[str]) -> list[bytes]:
         import urllib.error  # here, not at the top: a third of the adapter's start, for a store without HTTP
@@ -101,6 +135,7 @@ class HttpEmbedder:
 
 
 _CACHE: dict[tuple, Embedder] = {}
+_SECRET = "embedding_api_key"  # not kept in the cache's keys
 
 
 def from_config(config: dict[str, Any], api_key_env: str) -> Embedder | None:
@@ -112,13 +147,19 @@ def from_config(config: dict[str, Any], api_key_env: str) -> Embedder | None:
     model = config.get("embedding_model")
     if not model:
         raise ConfigError("embedding_provider is set but embedding_model is not")
-    key = (provider, model, config.get("embedding_base_url"), config.get("embedding_threads"))
+    query_int8 = bool(config.get("embedding_query_int8", False))
+    if query_int8 and provider != "sentence-transformers":
+        raise ConfigError(
+            f"embedding_query_int8 quantises a local model; embedding_provider {provider!r} is not one "
+            "(use sentence-transformers or leave embedding_query_int8 unset)"
+        )
+    key = tuple(sorted((k, repr(v)) for k, v in config.items() if k.startswith("embedding_") and k != _SECRET))
     if key in _CACHE:
         return _CACHE[key]
     batch = int(config.get("embedding_batch_size", 64))
     if provider == "sentence-transformers":
         embedder: Embedder = SentenceTransformerEmbedder(
-            model, threads=int(config.get("embedding_threads", 2)), batch_size=batch
+            model, threads=int(config.get("embedding_threads", 2)), batch_size=batch, query_int8=query_int8
         )
     elif provider == "openai":
         base = config.get("embedding_base_url")
@@ -154,7 +195,7 @@ class EmbeddingSettings(SchemaSettings):
         """The configured embedder (one per process and configuration), or None when embeddings are off."""
         config = {
             f.name: getattr(self, f.name)
-            for f in dataclasses.fields(EmbeddingSettings)
-            if getattr(self, f.name) is not None
+            for f in dataclasses.fields(self)
+            if f.name.startswith("embedding_") and getattr(self, f.name) is not None
         }
         return from_config(config, self.env_name("embedding_api_key"))

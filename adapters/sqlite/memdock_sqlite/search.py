@@ -148,7 +148,7 @@ def _dense(
     word candidate's own cosine, not only the nearest K's)."""
     if mode not in ("vector", "hybrid") or embedder is None:
         return [], {}
-    query = embedder.embed([text])[0]
+    query = embedder.embed_query(text)
     dense = vectors.search(conn, embedder.name, identity, query, k, _allowed(conn, filters))
     if mode != "hybrid" or not lexical:
         return dense, {}

@@ -20,6 +20,7 @@ from .score_fusion import COSINE_WEIGHT
 class Settings(EmbeddingSettings):
     DESCRIPTOR: ClassVar[str] = adapter_json(__file__)
     batch_size: int = BATCH
+    embedding_query_int8: bool | None = None  # embedders.SentenceTransformerEmbedder: int8 copy for questions
     hybrid_vector_weight: float = VECTOR_WEIGHT
     hybrid_rrf_k: int = RRF_K
     hybrid_lexical_order: str = "coverage"
