@@ -18,8 +18,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from memdock.errors import InvalidInputError
-from memdock.sdk.implied import KEY, explicit
+from memdock.sdk.implied import KEY, check_ends, explicit
 
 from . import implied_links, links
 from .implied_links import Derived
@@ -102,8 +101,9 @@ class Implied:
         entries = {it[0]["id"]: it[0] for it in items}
         others = {i for e in entries.values() for d in implied_links.derived(e) for i in d[2:]} - entries.keys()
         ends = self.nodes.read(conn, entries, others)
+        kind = _kind(ends)
         for entry in entries.values():
-            _check(entry, ends)
+            check_ends(entry, kind)
         if self.fresh is None:
             self.fresh = conn.execute("SELECT 1 FROM links LIMIT 1").fetchone() is None
         if not self.fresh:
@@ -134,24 +134,14 @@ _FULL = "SELECT 1 FROM edges WHERE type IN ('contains', 'follows', 'mentions') L
 Nodes = dict[str, implied_links.Node]
 
 
-def _check(entry: dict[str, Any], nodes: Nodes) -> None:
-    spec, eid = entry[KEY], entry["id"]
-    follows = spec.get("follows")
-    if follows is not None:
-        node = nodes.get(follows)
-        if node is None or node[1] != "entry" or node[2] != entry["thread_id"]:
-            where = "is not in the store" if node is None else f"is not an entry of thread {entry['thread_id']}"
-            raise InvalidInputError(
-                f"entry {eid}: implied_edges.follows names {follows}, which {where}",
-                details={"record_id": eid, "field": f"{KEY}.follows"},
-            )
-    for i, entity in enumerate(spec.get("mentions", ())):
-        node = nodes.get(entity)
-        if node is None or node[1] != "entity":
-            raise InvalidInputError(
-                f"entry {eid}: implied_edges.mentions[{i}] names {entity}, which is not a stored entity",
-                details={"record_id": eid, "field": f"{KEY}.mentions[{i}]"},
-            )
+def _kind(nodes: Nodes) -> Callable[[str], tuple[str, str | None] | None]:
+    """A stored node's (kind, thread id) as `check_ends` asks for it."""
+
+    def kind(node_id: str) -> tuple[str, str | None] | None:
+        node = nodes.get(node_id)
+        return None if node is None else (node[1], node[2])
+
+    return kind
 
 
 _OWN = (

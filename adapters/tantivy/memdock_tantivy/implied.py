@@ -20,8 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from memdock.errors import InvalidInputError
-from memdock.sdk.implied import KEY, expand, explicit
+from memdock.sdk.implied import KEY, check_ends, expand, explicit
 
 from .docs import UNREAD
 
@@ -110,7 +109,7 @@ class Implied:
             tid = next(iter(self.threads))
             entries = list(self.threads.pop(tid).values())
             for entry in entries:
-                self._check(entry)
+                check_ends(entry, self._kind)
             edges = [list(expand(entry)) for entry in entries]
             if stored is not None:
                 self._find_stale(entries, edges, stored)
@@ -126,25 +125,6 @@ class Implied:
             return self.nodes[node_id]
         rec = self.lookup(node_id)
         return None if rec is None else (rec["kind"], rec.get("thread_id"))
-
-    def _check(self, entry: dict[str, Any]) -> None:
-        spec, eid = entry[KEY], entry["id"]
-        follows = spec.get("follows")
-        if follows is not None:
-            node = self._kind(follows)
-            if node is None or node[0] != "entry" or node[1] != entry["thread_id"]:
-                where = "is not in the store" if node is None else f"is not an entry of thread {entry['thread_id']}"
-                raise InvalidInputError(
-                    f"entry {eid}: implied_edges.follows names {follows}, which {where}",
-                    details={"record_id": eid, "field": f"{KEY}.follows"},
-                )
-        for i, entity in enumerate(spec.get("mentions", ())):
-            node = self._kind(entity)
-            if node is None or node[0] != "entity":
-                raise InvalidInputError(
-                    f"entry {eid}: implied_edges.mentions[{i}] names {entity}, which is not a stored entity",
-                    details={"record_id": eid, "field": f"{KEY}.mentions[{i}]"},
-                )
 
     def _find_stale(self, entries: list[dict[str, Any]], edges: list[list[dict[str, Any]]], stored: Stored) -> None:
         """Note the stored edges of ENTRIES' own structural types (contains into them, follows and mentions out of

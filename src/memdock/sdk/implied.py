@@ -10,9 +10,10 @@ order) with its event_time, all with its thread_id and ingestion_time. A replies
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..errors import InvalidInputError
 from ..ids import digest
 
 KEY = "implied_edges"
@@ -81,3 +82,25 @@ def explicit(entry: dict[str, Any]) -> dict[str, Any]:
     if KEY not in entry:
         return entry
     return {k: v for k, v in entry.items() if k != KEY}
+
+
+def check_ends(entry: dict[str, Any], node: Callable[[str], tuple[str, str | None] | None]) -> None:
+    """Refuse ENTRY when its `follows` is not a stored entry of its thread or a `mentions` is not a stored entity.
+    NODE gives a stored node's (kind, thread id), None when it is not stored."""
+    spec, eid = entry[KEY], entry["id"]
+    follows = spec.get("follows")
+    if follows is not None:
+        found = node(follows)
+        if found is None or found[0] != "entry" or found[1] != entry["thread_id"]:
+            where = "is not in the store" if found is None else f"is not an entry of thread {entry['thread_id']}"
+            raise InvalidInputError(
+                f"entry {eid}: implied_edges.follows names {follows}, which {where}",
+                details={"record_id": eid, "field": f"{KEY}.follows"},
+            )
+    for i, entity in enumerate(spec.get("mentions", ())):
+        found = node(entity)
+        if found is None or found[0] != "entity":
+            raise InvalidInputError(
+                f"entry {eid}: implied_edges.mentions[{i}] names {entity}, which is not a stored entity",
+                details={"record_id": eid, "field": f"{KEY}.mentions[{i}]"},
+            )
