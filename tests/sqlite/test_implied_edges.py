@@ -21,6 +21,7 @@ import orjson
 import pytest
 from pipeline.test_add_equivalence import CORPORA, write_notes
 from sqlite.test_derived_edges import _clean, _questions, answers
+from support.parallel_helpers import ledger_of
 from support.sqlite_helpers import sqlite_backend
 
 from memdock.bundle import BundleReader, BundleWriter
@@ -284,14 +285,6 @@ def _without_clock(export: dict[str, list[bytes]]) -> dict[str, list[bytes]]:
     return {t: sorted(map(drop, lines)) for t, lines in export.items()}
 
 
-def _ledger_counts(store: Path) -> dict[str, int]:
-    ledger = Ledger.reader(store / "ledger.sqlite")
-    try:
-        return ledger.counts_by_type()
-    finally:
-        ledger.close()
-
-
 def test_kill_9_mid_add_in_the_implied_mode_then_a_rerun_ends_as_a_clean_run(shared_data: Path, tmp_path: Path) -> None:
     notes = write_notes(shared_data / "locomo" / "locomo_dev.json", tmp_path / "notes.jsonl")
     seed = _notes(tmp_path / "seed.jsonl", ["s"], {"s": "a first note, so the big add writes in place"})
@@ -314,7 +307,7 @@ def test_kill_9_mid_add_in_the_implied_mode_then_a_rerun_ends_as_a_clean_run(sha
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
     subprocess.run(_cli(stores["killed"], notes), env=env, check=True, capture_output=True)
-    assert _ledger_counts(stores["killed"]) == _ledger_counts(stores["clean"])
+    assert ledger_of(stores["killed"]) == ledger_of(stores["clean"])
     assert _links(stores["killed"]) == _links(stores["clean"]) == _links(stores["explicit"])
     exports = {}
     for label, store in stores.items():

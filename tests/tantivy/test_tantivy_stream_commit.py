@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
+from support.parallel_helpers import ledger_of
 from tantivy_support import backend, gate
 from test_tantivy_resume import counts
 from test_tantivy_stream import notes
 
 from memdock.chunking import ChunkOptions
-from memdock.engine.ledger import Ledger
 from memdock.importers.onepass import ImportFeed
 
 pytestmark = [*gate, pytest.mark.timeout(900)]
@@ -45,14 +45,6 @@ def _cli(store: Path, source: Path) -> list[str]:
         str(store),
         "-q",
     ]
-
-
-def _ledger_counts(store: Path) -> dict[str, int]:
-    ledger = Ledger.reader(store / "ledger.sqlite")
-    try:
-        return ledger.counts_by_type()
-    finally:
-        ledger.close()
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -96,7 +88,7 @@ def test_kill_9_mid_streamed_add_then_a_rerun_has_exact_counts(
     else:  # the stream's commit landed: the core may not have recorded its checkpoints yet
         _kill_when(killed, source, lambda: _stamp(meta) != before)
     subprocess.run(_cli(killed, source), check=True, capture_output=True)
-    assert _ledger_counts(killed) == _ledger_counts(clean)
+    assert ledger_of(killed) == ledger_of(clean)
     stores = [backend(s) for s in (clean, killed)]
     try:
         assert counts(stores[1]) == counts(stores[0])
