@@ -82,18 +82,16 @@ def _links(store: Path) -> int:
         conn.close()
 
 
-@pytest.mark.parametrize("name", sorted(CORPORA))
-def test_an_implied_store_answers_as_an_explicit_one(
-    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
-) -> None:
+def both_ways(shared_data: Path, tmp_path: Path, mp: pytest.MonkeyPatch, name: str, add: Any) -> None:
+    """Stores of corpus NAME built by ADD implied and explicit export the same bundle and give the same full
+    answers to the corpus's questions; only the explicit one keeps structural ledger rows."""
     rel, fmt = CORPORA[name]
     source = write_notes(shared_data / rel, tmp_path / "notes.jsonl") if name == "notes" else shared_data / rel
-    explicit = _add(tmp_path / "explicit", source, fmt, implied=False, mp=monkeypatch)
-    implied = _add(tmp_path / "implied", source, fmt, implied=True, mp=monkeypatch)
+    explicit = add(tmp_path / "explicit", source, fmt, implied=False, mp=mp)
+    implied = add(tmp_path / "implied", source, fmt, implied=True, mp=mp)
     try:
         want = _exported(explicit, tmp_path / "out-explicit")
         assert _exported(implied, tmp_path / "out-implied") == want
-        (tmp_path / "q").mkdir()
         q = _questions(tmp_path / "out-explicit")
         before, after = _queries(explicit, q), _queries(implied, q)
     finally:
@@ -102,6 +100,13 @@ def test_an_implied_store_answers_as_an_explicit_one(
     assert sum(bool(v.get("hits") or v.get("item")) for v in before.values()) > len(q["edges"])  # not all empty
     assert [k for k in before if before[k] != after[k]] == []
     assert _structural_rows(tmp_path / "implied") == 0 < _structural_rows(tmp_path / "explicit")
+
+
+@pytest.mark.parametrize("name", sorted(CORPORA))
+def test_an_implied_store_answers_as_an_explicit_one(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    both_ways(shared_data, tmp_path, monkeypatch, name, _add)
     assert _links(tmp_path / "implied") == _links(tmp_path / "explicit") > 0
 
 
@@ -132,12 +137,15 @@ def _edge_answers(b: Any, pairs: list[tuple[str, str, str]], words: list[str]) -
     return out
 
 
-def test_an_entry_sent_again_replaces_the_edges_it_implied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def resend(tmp_path: Path, mp: pytest.MonkeyPatch, add: Any, measure: Any = None) -> tuple[Any, Any, Any]:
+    """Two stores of three notes (one built implied, one explicit, by ADD), each re-added with b moved after c and
+    naming cyd instead of bob; returns, by store, which of the pairs' edges each holds, the edges' and facts' full
+    answers, and MEASURE of the store (None when not given)."""
     bodies = {"a": "the crane schedule", "b": "ask @bob about the crane", "c": "the harbour opens at nine"}
     first = _notes(tmp_path / "v1.jsonl", ["a", "b", "c"], bodies)
     stores = {}
     for label, implied in (("implied", True), ("explicit", False)):
-        stores[label] = _add(tmp_path / label, first, "jsonl", implied=implied, mp=monkeypatch)
+        stores[label] = add(tmp_path / label, first, "jsonl", implied=implied, mp=mp)
     before = {k: _ids(b, "follows", "entry:b", "entry:a") for k, b in stores.items()}
     assert before == {k: {edge_id("follows", "entry:b", "entry:a"): True} for k in stores}
     again = {"a": bodies["a"], "b": "ask @cyd about the crane", "c": bodies["c"]}
@@ -153,13 +161,19 @@ def test_an_entry_sent_again_replaces_the_edges_it_implied(tmp_path: Path, monke
     ]
     try:
         for label, b in stores.items():
-            monkeypatch.setenv("MEMDOCK_IMPLIED_EDGES", "1" if label == "implied" else "0")
+            mp.setenv("MEMDOCK_IMPLIED_EDGES", "1" if label == "implied" else "0")
             b.index(ImportFeed([second], "jsonl", ChunkOptions()))
         got = {k: _edge_answers(b, pairs, ["follows", "bob", "cyd", "crane"]) for k, b in stores.items()}
         held = {k: [bool(got[k][edge_id(*p)].get("item")) for p in pairs] for k in stores}
+        measured = {k: measure(b) for k, b in stores.items()} if measure else None
     finally:
         for b in stores.values():
             b.close()
+    return held, got, measured
+
+
+def test_an_entry_sent_again_replaces_the_edges_it_implied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    held, got, _ = resend(tmp_path, monkeypatch, _add)
     assert held["implied"] == [False, False, True, True, False, True], held
     assert got["implied"] == got["explicit"]
 
@@ -213,22 +227,30 @@ def _links_of(store: Path) -> list[tuple[int, ...]]:
         conn.close()
 
 
-def test_a_deleted_entry_takes_its_implied_edges_and_their_facts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def deleted(tmp_path: Path, mp: pytest.MonkeyPatch, add: Any) -> Any:
+    """A store of three notes built implied by ADD, b (whose text holds CANARY) deleted: the delete names b and its
+    derived edges, and no fact or edge of b is found after; returns what get_node then says of b."""
     bodies = {"a": "the crane schedule", "b": f"ask @bob about {CANARY}", "c": "the harbour opens at nine"}
     source = _notes(tmp_path / "n.jsonl", ["a", "b", "c"], bodies)
-    b = _add(tmp_path / "s", source, "jsonl", implied=True, mp=monkeypatch)
+    b = add(tmp_path / "s", source, "jsonl", implied=True, mp=mp)
     try:
         assert b.call("search_facts", {"text": CANARY, "limit": 10})["hits"]
         gone = b.delete(["entry:b"])
         after = _edge_answers(b, [("follows", "entry:b", "entry:a"), ("follows", "entry:c", "entry:b")], [CANARY])
+        node = b.call("get_node", {"id": "entry:b"}).get("item")
     finally:
         b.close()
     assert "entry:b" in gone.deleted
     assert edge_id("follows", "entry:b", "entry:a") in gone.deleted  # the cascade names the derived edges too
     assert not after[CANARY]["hits"]
-    assert all(after[edge_id(*p)].get("item") is None for p in [("follows", "entry:b", "entry:a")])
+    assert after[edge_id("follows", "entry:b", "entry:a")].get("item") is None
+    return node
+
+
+def test_a_deleted_entry_takes_its_implied_edges_and_their_facts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert deleted(tmp_path, monkeypatch, _add) is None
     conn = sqlite3.connect(tmp_path / "s" / "data" / "memory.sqlite")
     try:
         node = conn.execute("SELECT count(*) FROM node_rows WHERE id = 'entry:b'").fetchone()[0]
@@ -250,18 +272,17 @@ def _implied_bundle(path: Path, spec: dict[str, Any]) -> Path:
     return path
 
 
-@pytest.mark.parametrize(
-    ("spec", "said"),
-    [
-        ({"follows": "e9"}, "implied_edges.follows names e9, which is not in the store"),
-        ({"follows": "e0"}, "implied_edges.follows names e0, which is not an entry of thread t"),
-        ({"follows": "entity:person:ann"}, "is not an entry of thread t"),
-        ({"follows": "e1", "mentions": ["entity:person:zed"]}, "implied_edges.mentions[0] names entity:person:zed"),
-        ({"mentions": ["entity:person:ann", "entity:x:e1"]}, "implied_edges.mentions[1]"),
-    ],
-)
-def test_an_implied_edge_naming_what_is_not_stored_is_refused(tmp_path: Path, spec: dict[str, Any], said: str) -> None:
-    b = sqlite_backend(tmp_path / "s", workers=1)
+REFUSALS = [
+    ({"follows": "e9"}, "implied_edges.follows names e9, which is not in the store"),
+    ({"follows": "e0"}, "implied_edges.follows names e0, which is not an entry of thread t"),
+    ({"follows": "entity:person:ann"}, "is not an entry of thread t"),
+    ({"follows": "e1", "mentions": ["entity:person:zed"]}, "implied_edges.mentions[0] names entity:person:zed"),
+    ({"mentions": ["entity:person:ann", "entity:x:e1"]}, "implied_edges.mentions[1]"),
+]
+
+
+def refused(b: Any, tmp_path: Path, spec: dict[str, Any], said: str) -> None:
+    """Index into B a bundle whose entry e2 implies SPEC: it is refused saying SAID, and nothing of it is held."""
     try:
         with pytest.raises(MemdockError) as err:
             b.index(_implied_bundle(tmp_path / "b", spec))
@@ -270,6 +291,11 @@ def test_an_implied_edge_naming_what_is_not_stored_is_refused(tmp_path: Path, sp
         b.close()
     assert said in str(err.value) and "entry e2" in str(err.value)
     assert not counts.get("entry")  # nothing of the refused run is held committed
+
+
+@pytest.mark.parametrize(("spec", "said"), REFUSALS)
+def test_an_implied_edge_naming_what_is_not_stored_is_refused(tmp_path: Path, spec: dict[str, Any], said: str) -> None:
+    refused(sqlite_backend(tmp_path / "s", workers=1), tmp_path, spec, said)
 
 
 def _cli(store: Path, source: Path) -> list[str]:
