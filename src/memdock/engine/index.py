@@ -116,17 +116,14 @@ class IndexRun:
 
     def in_journal(self, reader: BundleReader | Feed, caps: Capabilities, writers: Writers) -> IndexResult:
         """The run proper, its delta kept as the journal's next segment (see `engine/journal.py`); the segment is
-        discarded when nothing of it reached the backend. An adapter that reads a stream gets the delta while the
-        pass makes it (`engine/stream.py`), a Feed's or a bundle's alike: the pass and the adapter then run at once
-        instead of one after the other."""
+        discarded when nothing of it reached the backend. A Feed goes to an adapter that reads a stream while
+        the pass makes it (`engine/stream.py`)."""
         journal = Journal(self.store.journal_path)
         delta_dir = journal.next_segment()
         try:
-            if self.streams(caps, writers) and (streamable(reader) and getattr(self.transport, "writer", None) is None):
+            if not isinstance(reader, BundleReader) and self.streams(caps, writers):
                 delta, fresh, result = self.streamed(reader, delta_dir)
-                sent = delta.adapter_input
-                if writers.why is not None:
-                    result.details["parallel"] = writers.why
+                sent = delta.path
             else:
                 delta, fresh = self.diff(reader, delta_dir)
                 sent = self.adapter_input(delta)
@@ -176,7 +173,7 @@ class IndexRun:
             and os.environ.get("MEMDOCK_INDEX_STREAM", "1") != "0"
         )
 
-    def streamed(self, feed: BundleReader | Feed, delta_dir: Path) -> tuple[Delta, bool, IndexResult]:
+    def streamed(self, feed: Feed, delta_dir: Path) -> tuple[Delta, bool, IndexResult]:
         """The delta written and indexed at once (see `engine/stream.py`); the adapter's checkpoints reach the
         ledger once the segment is sealed. The adapter starts at the delta's first lines: an empty one starts none."""
         assert self.ledger is not None
@@ -341,13 +338,6 @@ def implied_mode(caps: Capabilities) -> bool:
     """Whether entries go with `implied_edges` (payload 1.2.0): the adapter derives those edges, and
     MEMDOCK_IMPLIED_EDGES is not 0."""
     return caps.has("implied_edges") and os.environ.get("MEMDOCK_IMPLIED_EDGES", "1") != "0"
-
-
-def streamable(reader: BundleReader | Feed) -> bool:
-    """Whether READER's records can go as a stream: a Feed's always; a bundle's unless it carries embeddings (their
-    matrix goes as a file, which the stream's lines do not carry). A bundle goes to a transport's write worker, when
-    it keeps one, as before (a warm worker, where a stream would start a one-shot adapter)."""
-    return not isinstance(reader, BundleReader) or not reader.count("embedding")
 
 
 def open_input(bundle: str | os.PathLike[str]) -> BundleReader:
