@@ -50,13 +50,16 @@ sys.exit(code)
 """
 
 
-def add(tree: Path, source: Path, fmt: str, backend: str, store: Path) -> tuple[float, float, float, int]:
+def add(
+    tree: Path, source: Path, fmt: str, backend: str, store: Path, home: Path | None = None
+) -> tuple[float, float, float, int]:
     """Wall and CPU seconds of `memdock add` (`memdock index` of a chunks bundle: FMT "chunks") from TREE's src,
-    the parent's own CPU seconds, and the bytes of the store it left."""
+    the parent's own CPU seconds, and the bytes of the store it left. HOME: the MEMDOCK_HOME to run with (its
+    adapter venvs), when not this process's."""
     own = store.with_name(store.name + ".cpu")
     how = ["index", str(source)] if fmt == "chunks" else ["add", str(source), "-f", fmt]
     args = [*how, "-b", backend, "--data-dir", str(store), "-q"]
-    env = dict(os.environ, PYTHONPATH=str(tree / "src"))
+    env = dict(os.environ, PYTHONPATH=str(tree / "src"), **({"MEMDOCK_HOME": str(home)} if home else {}))
     cpu, wall = cpu_seconds(), time.perf_counter()
     subprocess.run([sys.executable, "-c", PARENT, str(own), *args], check=True, stdout=subprocess.DEVNULL, env=env)
     wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
@@ -75,6 +78,13 @@ def main() -> int:
     ap.add_argument("--backend", default="sqlite")
     ap.add_argument("--tmp", default=None, help="where stores go (default: the system's temp dir)")
     ap.add_argument("--readd", action="store_true", help="add again, unchanged, and print the re-add's share")
+    ap.add_argument(
+        "--baseline-home",
+        type=Path,
+        default=None,
+        help="MEMDOCK_HOME for the baseline's runs: an adapter venv carries a copy of the core, so a backend other "
+        "than sqlite needs one installed from the baseline (`memdock adapters install` run from it)",
+    )
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="add-baseline-", dir=args.tmp))
     try:
@@ -91,11 +101,12 @@ def main() -> int:
         verb = "index" if fmt == "chunks" else "add"
         print(f"{text_bytes / 1e6:.2f} MB of {fmt}, `memdock {verb} -b {args.backend}`, {args.reps} repetitions")
         trees = {"this": ROOT, "baseline": args.baseline.resolve()}
+        homes = {"this": None, "baseline": args.baseline_home}
         for rep in range(args.reps):
             for name, tree in trees.items():
                 load = os.getloadavg()[0]
                 store = work / f"{name}-{rep}"
-                wall, cpu, parent, size = add(tree, source, fmt, args.backend, store)
+                wall, cpu, parent, size = add(tree, source, fmt, args.backend, store, homes[name])
                 print(
                     f"rep {rep} {name:8} wall {wall:8.2f} s  cpu {cpu:8.2f} s (parent {parent:6.2f}, adapter "
                     f"{cpu - parent:6.2f})  {text_bytes / 1e6 / wall:6.2f} MB/s  "
@@ -103,7 +114,7 @@ def main() -> int:
                     flush=True,
                 )
                 if args.readd:
-                    again, again_cpu, again_parent, _ = add(tree, source, fmt, args.backend, store)
+                    again, again_cpu, again_parent, _ = add(tree, source, fmt, args.backend, store, homes[name])
                     print(
                         f"      {name:8} re-add wall {again:6.2f} s  cpu {again_cpu:6.2f} s (parent {again_parent:.2f})"
                         f"  x first: {again / wall:.3f} wall, {again_cpu / cpu:.3f} cpu  load {os.getloadavg()[0]:.1f}",

@@ -12,7 +12,7 @@ from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
 from memdock.sdk.stream import record_groups
-from memdock_tantivy import delete, implied, ingest, queries, search, store
+from memdock_tantivy import delete, gc_pace, implied, ingest, queries, search, store
 from memdock_tantivy.reader import Reader
 from memdock_tantivy.settings import Settings
 
@@ -84,6 +84,10 @@ class TantivyAdapter(Adapter):
         }
 
     def index(self, ctx: Context) -> dict:
+        with gc_pace.paced():
+            return self._index_run(ctx)
+
+    def _index_run(self, ctx: Context) -> dict:
         started = time.monotonic()
         reader_in = ctx.input_stream() if ctx.streamed else ctx.input_bundle()
         present = [t for t in ingest.ORDER if ctx.streamed or t in reader_in.record_types()]

@@ -24,6 +24,7 @@ from .store import Writers
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
 TYPE_FLUSH = 1000  # at a change of record type, flush what is pending once it is this many records (a stream's
 # to the writers alone: it is committed once, at its end)
+STREAM_SLICE = packed.SAMPLES  # a chunk slice that large trains the dictionary on as many chunks as a batch's
 CACHE = 200_000
 DESCRIBED = (
     "id",
@@ -105,7 +106,7 @@ class Ingest:
         if len(self._pending) >= TYPE_FLUSH:
             self.flush()
         it = iter(records)
-        while batch := list(islice(it, self.batch_size - len(self._pending))):
+        while batch := list(islice(it, self._room())):
             if rtype in ("thread", "entity", "entry"):
                 for r in batch:
                     self._remember(r["id"], {"kind": rtype, **r})
@@ -120,8 +121,14 @@ class Ingest:
             else:
                 docs_ = [self._doc(rtype, r, extra) for r, extra in zip(batch, context)]
             self._pending += [(rtype, r["id"], d) for r, d in zip(batch, docs_)]
-            if len(self._pending) >= self.batch_size:
+            if self.one_commit or len(self._pending) >= self.batch_size:
                 self.flush()
+
+    def _room(self) -> int:
+        """How many records the next slice takes: a stream's go to the writers a slice at a time, so tantivy's
+        indexing thread works while this one builds the next documents."""
+        room = self.batch_size - len(self._pending)
+        return min(room, STREAM_SLICE) if self.one_commit else room
 
     def _before_chunks(self, batch: list[dict[str, Any]]) -> None:
         """Note the chunks of held entries; an entry stored earlier with its text in its chunks is stored again
