@@ -2,10 +2,9 @@
 
 An index run keeps tens of thousands of records alive at once (the entries held for the text once, the lookup
 cache, the documents of a slice), and allocates a few dicts per record. With Python's default thresholds (a young
-collection every 700 allocations) the collector traversed that live set over and over: on the 20k short notes of
-bench/peers.py it was 0.3-0.4 s of the adapter's 2.9 s of Python CPU (documents built but not added, so tantivy's
-own threads are not counted). Records and documents hold no reference cycles, so collecting less often frees the
-same memory, later.
+collection every 700 allocations) the collector traversed that live set over and over (`gc_collect_main` in a
+py-spy `--native` profile of the adapter on bench/peers.py's notes). Records and documents hold no reference
+cycles, so collecting less often frees the same memory, later.
 """
 
 from __future__ import annotations
