@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 
-from memdock_sqlite import ingest, packed_text, text_blocks  # noqa: E402
+from memdock_sqlite import db, ingest, packed_text, text_blocks  # noqa: E402
 from peers import write_markdown, write_notes  # noqa: E402
 
 # Run in a child with TREE's src and adapter: prints {phase: CPU seconds} as JSON.
@@ -121,17 +122,42 @@ def per_body(bodies: list[str], level: int) -> tuple[int, float, Callable[[int],
     return size, took, lambda k: packed_text.unpack(packed[k], lambda _: zdict) or ""
 
 
-def in_blocks(bodies: list[str], block_bytes: int) -> tuple[int, float, Callable[[int], str]]:
-    """Bodies packed BLOCK_BYTES at a time (text_blocks.py), into a database in memory."""
-    conn = sqlite3.connect(":memory:", isolation_level=None)
+def in_blocks(bodies: list[str], pages: int, fixed: int = 0) -> tuple[int, float, Callable[[int], str]]:
+    """Bodies packed into blocks (text_blocks.py) that fill PAGES pages each; or, given FIXED, FIXED bytes of bodies
+    a block (schema 8 as it was first built: 16 KiB). Into a new database file of db.PAGE_SIZE pages: the size is
+    the pages the blocks take (dbstat), not the sum of their lengths, so a page a block leaves part empty counts."""
+    tmp = tempfile.NamedTemporaryFile(suffix=".sqlite", delete=False)  # noqa: SIM115  (dbstat needs a file)
+    tmp.close()
+    conn = sqlite3.connect(tmp.name, isolation_level=None)
+    conn.execute(f"PRAGMA page_size = {db.PAGE_SIZE}")
     conn.execute("CREATE TABLE text_blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL)")
-    text_blocks.BLOCK_BYTES = block_bytes
+    text_blocks.PAGES = pages
     t = time.process_time()
-    placed = text_blocks.place(conn, bodies)
+    conn.execute("BEGIN")
+    placed = fixed_blocks(conn, bodies, fixed) if fixed else text_blocks.place(conn, bodies)
+    conn.execute("COMMIT")
     took = time.process_time() - t
-    size = conn.execute("SELECT sum(length(data)) FROM text_blocks").fetchone()[0]
+    size = conn.execute("SELECT sum(pgsize) FROM dbstat WHERE name = 'text_blocks'").fetchone()[0]
+    Path(tmp.name).unlink()
     reader = text_blocks.Reader(conn)
     return size, took, lambda k: reader(placed[k][0] or 0, placed[k][1] or 0)
+
+
+def fixed_blocks(conn: sqlite3.Connection, bodies: list[str], block_bytes: int) -> list[tuple[int, int]]:
+    """Schema 8's first packing: a block closed at the body that takes it to BLOCK_BYTES."""
+    out, group, size = [], [], 0
+    for k, body in enumerate(bodies):
+        group.append(body.encode())
+        size += len(group[-1])
+        if size >= block_bytes or k == len(bodies) - 1:
+            data = zlib.compress(b"".join(group), text_blocks.LEVEL)
+            block = conn.execute("INSERT INTO text_blocks(data) VALUES (?)", (data,)).lastrowid
+            offset = 0
+            for b in group:
+                out.append((block, offset << 32 | len(b)))
+                offset += len(b)
+            group, size = [], 0
+    return out
 
 
 def blocks(args: argparse.Namespace, work: Path) -> None:
@@ -143,7 +169,8 @@ def blocks(args: argparse.Namespace, work: Path) -> None:
     ways: dict[str, Callable[[list[str]], tuple[int, float, Callable[[int], str]]]] = {
         "one by one, level 6 (schema 7)": lambda b: per_body(b, 6),
         "one by one, level 1": lambda b: per_body(b, 1),
-        **{f"{n} KiB blocks, level {text_blocks.LEVEL}": lambda b, n=n: in_blocks(b, n * 1024) for n in (4, 8, 16, 32)},
+        f"16 KiB blocks, level {text_blocks.LEVEL}": lambda b: in_blocks(b, 1, fixed=16384),
+        **{f"{n}-page blocks, level {text_blocks.LEVEL}": lambda b, n=n: in_blocks(b, n) for n in (1, 2, 4)},
     }
     for name, (source, fmt) in corpora.items():
         bodies = bodies_of(source, fmt, work / f"{name}-bundles")

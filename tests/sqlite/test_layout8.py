@@ -6,6 +6,7 @@ migrated; a forgotten chunk's text is nowhere in the database file, not even ins
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 import sys
 import zlib
@@ -115,8 +116,19 @@ def _file_holds(tmp_path: Path, text: str) -> bool:
     return any(_holds(f.read_bytes(), text.encode()) for f in files if f.exists())
 
 
+def _wordy(n: int) -> list[dict]:
+    """N notes of words drawn at random (little for zlib to find), about 300 bytes each."""
+    pick = random.Random(0)
+    words = [f"{pick.choice('bcdfghklmnprstvz')}{pick.choice('aeiou')}{pick.randrange(10**6)}" for _ in range(5000)]
+    entries = _notes(n, secret_at=5)
+    for e in entries:
+        if e["body"] != SECRET:
+            e["body"] = " ".join(pick.choice(words) for _ in range(30))
+    return entries
+
+
 def test_bodies_share_blocks_and_read_back_exactly(tmp_path):
-    entries = _notes(400, secret_at=5)
+    entries = _wordy(400)
     entries[7]["body"] = "ünïcödé ✓ 𝄞 and an emoji 🙂 in a body"
     conn = _store(tmp_path, entries)
     blocks, blocked = conn.execute("SELECT count(DISTINCT block), count(block) FROM chunk_rows").fetchone()
@@ -125,6 +137,18 @@ def test_bodies_share_blocks_and_read_back_exactly(tmp_path):
     got = dict(conn.execute("SELECT entry_id, body FROM chunks"))
     assert got == {e["id"]: e["body"] for e in entries}
     assert graph.get_node(conn, {"id": "entry:5"})["item"]["text"] == SECRET
+
+
+def test_blocks_fill_their_pages(tmp_path):
+    """Each block but a batch's last fills its pages to within a few per cent, none past them, so the table takes
+    hardly more pages than its blocks' bytes (16 KiB of bodies a block took a ~7 KB block an 8 KiB page)."""
+    conn = _store(tmp_path, _wordy(1500))
+    fill = text_blocks.fill_bytes(db.PAGE_SIZE, text_blocks.PAGES)
+    sizes = [n for (n,) in conn.execute("SELECT length(data) FROM text_blocks ORDER BY id")]
+    assert len(sizes) > 4 and max(sizes) <= fill, (sizes, fill)
+    assert sorted(sizes)[2] > 0.85 * fill, (sizes, fill)  # 1,500 chunks are two batches (`_store`): two ends
+    pages = conn.execute("SELECT sum(pgsize) FROM dbstat WHERE name = 'text_blocks'").fetchone()[0]
+    assert pages < 1.12 * sum(sizes), (pages, sum(sizes))  # a batch's last blocks and an interior page
 
 
 def test_a_forgotten_chunk_leaves_no_text_in_its_block_and_its_neighbours_read_on(tmp_path):

@@ -241,7 +241,7 @@ def layout(conn: sqlite3.Connection) -> str:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version < SCHEMA_VERSION:
         return f"schema {version} (read as it is; migrated to {SCHEMA_VERSION} at the next index)"
-    blocks = f"chunk bodies in {text_blocks.BLOCK_BYTES // 1024} KiB zlib blocks"
+    blocks = f"chunk bodies in zlib blocks of {text_blocks.PAGES} pages"
     return f"schema {version}, page size {conn.execute('PRAGMA page_size').fetchone()[0]}, {blocks}"
 
 
