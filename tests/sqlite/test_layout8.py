@@ -19,7 +19,7 @@ from test_packed_attrs import _stored_hashes
 from test_packed_text import _rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
-from memdock_sqlite import db, delete, graph, ingest, text_blocks
+from memdock_sqlite import bulk, db, delete, graph, ingest, text_blocks
 
 pytestmark = pytest.mark.timeout(1200)  # two adapters index shared corpora: minutes on a loaded 2-core box
 
@@ -240,3 +240,22 @@ def test_a_block_shorter_than_a_span_is_an_error_not_a_cut_text(tmp_path):
     text_blocks.forget_cache(conn)
     with pytest.raises(sqlite3.OperationalError, match="user-defined function raised exception"):
         conn.execute("SELECT body FROM chunks").fetchall()
+
+
+def test_a_bulk_load_leaves_each_fts_index_in_one_segment(tmp_path):
+    """A load in many transactions leaves FTS5 a segment each (the 20k notes: chunk_fts in 8, fact_fts in 4); merged
+    into one ('optimize') before the VACUUM, the indexes are 0.03× the text smaller and rank the same."""
+    entries = _wordy(300)
+    with bulk.load(tmp_path) as conn:
+        parts = ("thread", [{"id": "thread:t", "title": "t"}]), ("entry", entries), ("chunk", _chunks(entries))
+        _run(conn, *parts, batch_size=40)
+    conn = db.open_db(tmp_path, write=False)
+    assert conn is not None
+    segments = {
+        t: conn.execute(f"SELECT count(DISTINCT segid) FROM {t}_idx").fetchone()[0]
+        for t in ("chunk_fts", "node_fts", "fact_fts")
+    }
+    assert segments["chunk_fts"] == segments["node_fts"] == 1 and segments["fact_fts"] <= 1, segments
+    got = conn.execute("SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? ORDER BY rank", (SECRET.split()[1],))
+    secret = conn.execute("SELECT rowid FROM chunk_rows WHERE id = 'chunk:entry:5'").fetchone()[0]
+    assert [r for (r,) in got] == [secret]
