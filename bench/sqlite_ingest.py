@@ -3,10 +3,10 @@
 Prints the CPU seconds the adapter's `Ingest` spends on each record type of bench/peers.py's notes (a chunks bundle
 read as the runner hands it over, loaded in bulk into a new store), its `finish` and the load's VACUUM, for each
 checkout in one run; then the same chunk texts put into an FTS5 table of the adapter's tokenizer in the order of
-their ids and in rowid order (why ingest sorts them: FTS5 writes out what it holds at any rowid not above the last).
-With --blocks, instead: the ways to store chunk bodies compressed, on the notes' bodies and on those of
---markdown-mb of watercooler markdown (bytes × the bodies, CPU to pack them all, CPU µs to read one back, in
-random order, from a reader with this checkout's cache).
+their ids and in rowid order (why ingest sorts them: FTS5 writes out what it holds at any rowid not above the last),
+with the pages each index takes over the texts' bytes. With --blocks, instead: the ways to store chunk bodies
+compressed, on the notes' bodies and on those of --markdown-mb of watercooler markdown (the pages they take × the
+bodies, CPU to pack them all, CPU µs to read one back, in random order, from a reader with this checkout's cache).
 
     python bench/sqlite_ingest.py --baseline /path/to/other/checkout --reps 2
     python bench/sqlite_ingest.py --blocks --markdown-mb 20
@@ -67,23 +67,26 @@ def phases(tree: Path, bundle: Path, store: Path) -> dict[str, float]:
 FTS_SETTINGS = {  # FTS5 options tried for a first load (https://sqlite.org/fts5.html#fts5_options)
     "id order": [],
     "rowid order": [],
+    "rowid order, then optimize (a bulk load's)": [],
     "rowid order, automerge 0, then optimize": ["('automerge', 0)"],
     "rowid order, crisismerge 64": ["('crisismerge', 64)"],
     "rowid order, pgsz 8000": ["('pgsz', 8000)"],
 }
 
 
-def fts_order(bundle: Path, work: Path) -> dict[str, float]:
+def fts_order(bundle: Path, work: Path) -> dict[str, tuple[float, float]]:
     """CPU seconds of the chunk texts into FTS5 (one transaction, no journal) by id order and by rowid order, and
-    in rowid order with each of FTS_SETTINGS."""
+    in rowid order with each of FTS_SETTINGS; with each, the index's pages over the texts' bytes."""
     rows = [json.loads(line) for line in (bundle / "chunk-00001.jsonl").read_text().splitlines()]
     numbered = [(k + 1, r["id"], r["text"]) for k, r in enumerate(rows)]
+    text_bytes = sum(len(r["text"].encode()) for r in rows)
     out = {}
     for name, settings in FTS_SETTINGS.items():
         order = sorted(numbered, key=lambda r: r[1]) if name == "id order" else numbered
         path = work / f"{name}.sqlite"
         path.unlink(missing_ok=True)
         db = sqlite3.connect(path, isolation_level=None)
+        db.execute("PRAGMA page_size = 8192")
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("CREATE VIRTUAL TABLE f USING fts5(body, tokenize='porter unicode61 remove_diacritics 2')")
         for setting in settings:
@@ -94,9 +97,15 @@ def fts_order(bundle: Path, work: Path) -> dict[str, float]:
         db.execute("COMMIT")
         if "optimize" in name:
             db.execute("INSERT INTO f(f) VALUES ('optimize')")
-        out[name] = time.process_time() - t
+        took = time.process_time() - t
+        pages = db.execute("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'f\\_%' ESCAPE '\\'").fetchone()[0]
+        out[name] = took, pages / text_bytes
         db.close()
     return out
+
+
+def _fts_cells(got: dict[str, tuple[float, float]]) -> str:
+    return "  ".join(f"{k} {secs:.2f} s {size:.3f}× the text" for k, (secs, size) in got.items())
 
 
 def bodies_of(source: Path, fmt: str, work: Path) -> list[str]:
@@ -205,7 +214,7 @@ def main() -> int:
             chunk_bundle(work / "corpus", work / "chunks")
             for rep in range(args.reps):
                 got = fts_order(work / "chunks", work)
-                print(f"rep {rep}: chunk texts into FTS5 alone: " + "  ".join(f"{k} {v:.2f} s" for k, v in got.items()))
+                print(f"rep {rep}: chunk texts into FTS5 alone: " + _fts_cells(got))
         return 0
     if args.blocks:
         with tempfile.TemporaryDirectory(prefix="sqlite-blocks-") as tmp:
@@ -229,7 +238,7 @@ def main() -> int:
                 cells = "  ".join(f"{k} {v:5.2f}" for k, v in got.items())
                 print(f"rep {rep} {name:8} total {sum(got.values()):5.2f}  {cells}", flush=True)
         got = fts_order(work / "chunks", work)
-        print("chunk texts into FTS5 alone: " + "  ".join(f"{k} {v:.2f} s" for k, v in got.items()))
+        print("chunk texts into FTS5 alone: " + _fts_cells(got))
     return 0
 
 
