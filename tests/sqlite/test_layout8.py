@@ -116,11 +116,11 @@ def _file_holds(tmp_path: Path, text: str) -> bool:
     return any(_holds(f.read_bytes(), text.encode()) for f in files if f.exists())
 
 
-def _wordy(n: int) -> list[dict]:
+def _wordy(n: int, secret_at: int = 5) -> list[dict]:
     """N notes of words drawn at random (little for zlib to find), about 300 bytes each."""
     pick = random.Random(0)
     words = [f"{pick.choice('bcdfghklmnprstvz')}{pick.choice('aeiou')}{pick.randrange(10**6)}" for _ in range(5000)]
-    entries = _notes(n, secret_at=5)
+    entries = _notes(n, secret_at=secret_at)
     for e in entries:
         if e["body"] != SECRET:
             e["body"] = " ".join(pick.choice(words) for _ in range(30))
@@ -168,6 +168,25 @@ def test_a_forgotten_chunk_leaves_no_text_in_its_block_and_its_neighbours_read_o
     got = dict(conn.execute("SELECT entry_id, body FROM chunks"))
     assert got == {e["id"]: e["body"] for e in entries if e["id"] != "entry:30"}
     assert conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH 'vault'").fetchone()[0] == 0
+
+
+def test_a_forgotten_chunk_leaves_no_byte_of_its_two_page_block_on_disk(tmp_path):
+    """A block of two pages is one zlib stream cut by a page boundary, which `_holds` cannot read across: here the
+    old block's own compressed bytes, its overflow page's included, are looked for in the file instead."""
+    conn = _store(tmp_path, _wordy(200, secret_at=60))
+    conn.execute("PRAGMA secure_delete = ON")  # as adapter.delete sets it
+    sql = "SELECT data FROM text_blocks WHERE id = (SELECT block FROM chunk_rows WHERE id = 'chunk:entry:60')"
+    data = conn.execute(sql).fetchone()[0]
+    assert len(data) > db.PAGE_SIZE  # it spills into an overflow page
+    pieces = [data[at : at + 48] for at in range(0, len(data) - 48, 1024)]
+    db.checkpoint(conn)
+    assert all(piece in (tmp_path / db.DB_NAME).read_bytes() for piece in pieces)
+    delete.delete(conn, {"ids": ["entry:60"]})
+    db.checkpoint(conn)
+    raw = (tmp_path / db.DB_NAME).read_bytes()
+    assert [at for at, piece in enumerate(pieces) if piece in raw] == []
+    live = [zlib.decompress(d) for (d,) in conn.execute("SELECT data FROM text_blocks")]
+    assert live and not any(SECRET.encode() in text for text in live)
 
 
 def test_a_rewritten_chunk_leaves_its_old_block_and_reads_its_new_text(tmp_path):
