@@ -3,10 +3,10 @@
 Prints the CPU seconds the adapter's `Ingest` spends on each record type of bench/peers.py's notes (a chunks bundle
 read as the runner hands it over, loaded in bulk into a new store), its `finish` and the load's VACUUM, for each
 checkout in one run; then the same chunk texts put into an FTS5 table of the adapter's tokenizer in the order of
-their ids and in rowid order (why ingest sorts them: FTS5 writes out what it holds at any rowid not above the last).
-With --blocks, instead: the ways to store chunk bodies compressed, on the notes' bodies and on those of
---markdown-mb of watercooler markdown (bytes × the bodies, CPU to pack them all, CPU µs to read one back, in
-random order, from a reader with this checkout's cache).
+their ids and in rowid order (why ingest sorts them: FTS5 writes out what it holds at any rowid not above the last),
+with the pages each index takes over the texts' bytes. With --blocks, instead: the ways to store chunk bodies
+compressed, on the notes' bodies and on those of --markdown-mb of watercooler markdown (the pages they take × the
+bodies, CPU to pack them all, CPU µs to read one back, in random order, from a reader with this checkout's cache).
 
     python bench/sqlite_ingest.py --baseline /path/to/other/checkout --reps 2
     python bench/sqlite_ingest.py --blocks --markdown-mb 20
@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 
-from memdock_sqlite import ingest, packed_text, text_blocks  # noqa: E402
+from memdock_sqlite import db, ingest, packed_text, text_blocks  # noqa: E402
 from peers import write_markdown, write_notes  # noqa: E402
 
 # Run in a child with TREE's src and adapter: prints {phase: CPU seconds} as JSON.
@@ -66,23 +67,26 @@ def phases(tree: Path, bundle: Path, store: Path) -> dict[str, float]:
 FTS_SETTINGS = {  # FTS5 options tried for a first load (https://sqlite.org/fts5.html#fts5_options)
     "id order": [],
     "rowid order": [],
+    "rowid order, then optimize (a bulk load's)": [],
     "rowid order, automerge 0, then optimize": ["('automerge', 0)"],
     "rowid order, crisismerge 64": ["('crisismerge', 64)"],
     "rowid order, pgsz 8000": ["('pgsz', 8000)"],
 }
 
 
-def fts_order(bundle: Path, work: Path) -> dict[str, float]:
+def fts_order(bundle: Path, work: Path) -> dict[str, tuple[float, float]]:
     """CPU seconds of the chunk texts into FTS5 (one transaction, no journal) by id order and by rowid order, and
-    in rowid order with each of FTS_SETTINGS."""
+    in rowid order with each of FTS_SETTINGS; with each, the index's pages over the texts' bytes."""
     rows = [json.loads(line) for line in (bundle / "chunk-00001.jsonl").read_text().splitlines()]
     numbered = [(k + 1, r["id"], r["text"]) for k, r in enumerate(rows)]
+    text_bytes = sum(len(r["text"].encode()) for r in rows)
     out = {}
     for name, settings in FTS_SETTINGS.items():
         order = sorted(numbered, key=lambda r: r[1]) if name == "id order" else numbered
         path = work / f"{name}.sqlite"
         path.unlink(missing_ok=True)
         db = sqlite3.connect(path, isolation_level=None)
+        db.execute("PRAGMA page_size = 8192")
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("CREATE VIRTUAL TABLE f USING fts5(body, tokenize='porter unicode61 remove_diacritics 2')")
         for setting in settings:
@@ -93,9 +97,16 @@ def fts_order(bundle: Path, work: Path) -> dict[str, float]:
         db.execute("COMMIT")
         if "optimize" in name:
             db.execute("INSERT INTO f(f) VALUES ('optimize')")
-        out[name] = time.process_time() - t
+        took = time.process_time() - t
+        index = "('f_data', 'f_idx', 'f_docsize')"  # its index, not the copy of the texts it keeps (f_content)
+        pages = db.execute(f"SELECT sum(pgsize) FROM dbstat WHERE name IN {index}").fetchone()[0]
+        out[name] = took, pages / text_bytes
         db.close()
     return out
+
+
+def _fts_cells(got: dict[str, tuple[float, float]]) -> str:
+    return "  ".join(f"{k} {secs:.2f} s {size:.3f}× the text" for k, (secs, size) in got.items())
 
 
 def bodies_of(source: Path, fmt: str, work: Path) -> list[str]:
@@ -121,17 +132,42 @@ def per_body(bodies: list[str], level: int) -> tuple[int, float, Callable[[int],
     return size, took, lambda k: packed_text.unpack(packed[k], lambda _: zdict) or ""
 
 
-def in_blocks(bodies: list[str], block_bytes: int) -> tuple[int, float, Callable[[int], str]]:
-    """Bodies packed BLOCK_BYTES at a time (text_blocks.py), into a database in memory."""
-    conn = sqlite3.connect(":memory:", isolation_level=None)
+def in_blocks(bodies: list[str], pages: int, fixed: int = 0) -> tuple[int, float, Callable[[int], str]]:
+    """Bodies packed into blocks (text_blocks.py) that fill PAGES pages each; or, given FIXED, FIXED bytes of bodies
+    a block (schema 8 as it was first built: 16 KiB). Into a new database file of db.PAGE_SIZE pages: the size is
+    the pages the blocks take (dbstat), not the sum of their lengths, so a page a block leaves part empty counts."""
+    tmp = tempfile.NamedTemporaryFile(suffix=".sqlite", delete=False)  # noqa: SIM115  (dbstat needs a file)
+    tmp.close()
+    conn = sqlite3.connect(tmp.name, isolation_level=None)
+    conn.execute(f"PRAGMA page_size = {db.PAGE_SIZE}")
     conn.execute("CREATE TABLE text_blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL)")
-    text_blocks.BLOCK_BYTES = block_bytes
+    text_blocks.PAGES = pages
     t = time.process_time()
-    placed = text_blocks.place(conn, bodies)
+    conn.execute("BEGIN")
+    placed = fixed_blocks(conn, bodies, fixed) if fixed else text_blocks.place(conn, bodies)
+    conn.execute("COMMIT")
     took = time.process_time() - t
-    size = conn.execute("SELECT sum(length(data)) FROM text_blocks").fetchone()[0]
+    size = conn.execute("SELECT sum(pgsize) FROM dbstat WHERE name = 'text_blocks'").fetchone()[0]
+    Path(tmp.name).unlink()
     reader = text_blocks.Reader(conn)
     return size, took, lambda k: reader(placed[k][0] or 0, placed[k][1] or 0)
+
+
+def fixed_blocks(conn: sqlite3.Connection, bodies: list[str], block_bytes: int) -> list[tuple[int, int]]:
+    """Schema 8's first packing: a block closed at the body that takes it to BLOCK_BYTES."""
+    out, group, size = [], [], 0
+    for k, body in enumerate(bodies):
+        group.append(body.encode())
+        size += len(group[-1])
+        if size >= block_bytes or k == len(bodies) - 1:
+            data = zlib.compress(b"".join(group), text_blocks.LEVEL)
+            block = conn.execute("INSERT INTO text_blocks(data) VALUES (?)", (data,)).lastrowid
+            offset = 0
+            for b in group:
+                out.append((block, offset << 32 | len(b)))
+                offset += len(b)
+            group, size = [], 0
+    return out
 
 
 def blocks(args: argparse.Namespace, work: Path) -> None:
@@ -143,7 +179,8 @@ def blocks(args: argparse.Namespace, work: Path) -> None:
     ways: dict[str, Callable[[list[str]], tuple[int, float, Callable[[int], str]]]] = {
         "one by one, level 6 (schema 7)": lambda b: per_body(b, 6),
         "one by one, level 1": lambda b: per_body(b, 1),
-        **{f"{n} KiB blocks, level {text_blocks.LEVEL}": lambda b, n=n: in_blocks(b, n * 1024) for n in (4, 8, 16, 32)},
+        f"16 KiB blocks, level {text_blocks.LEVEL}": lambda b: in_blocks(b, 1, fixed=16384),
+        **{f"{n}-page blocks, level {text_blocks.LEVEL}": lambda b, n=n: in_blocks(b, n) for n in (1, 2, 4)},
     }
     for name, (source, fmt) in corpora.items():
         bodies = bodies_of(source, fmt, work / f"{name}-bundles")
@@ -178,7 +215,7 @@ def main() -> int:
             chunk_bundle(work / "corpus", work / "chunks")
             for rep in range(args.reps):
                 got = fts_order(work / "chunks", work)
-                print(f"rep {rep}: chunk texts into FTS5 alone: " + "  ".join(f"{k} {v:.2f} s" for k, v in got.items()))
+                print(f"rep {rep}: chunk texts into FTS5 alone: " + _fts_cells(got))
         return 0
     if args.blocks:
         with tempfile.TemporaryDirectory(prefix="sqlite-blocks-") as tmp:
@@ -202,7 +239,7 @@ def main() -> int:
                 cells = "  ".join(f"{k} {v:5.2f}" for k, v in got.items())
                 print(f"rep {rep} {name:8} total {sum(got.values()):5.2f}  {cells}", flush=True)
         got = fts_order(work / "chunks", work)
-        print("chunk texts into FTS5 alone: " + "  ".join(f"{k} {v:.2f} s" for k, v in got.items()))
+        print("chunk texts into FTS5 alone: " + _fts_cells(got))
     return 0
 
 

@@ -58,6 +58,7 @@ def load(data_dir: Path) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
         with disk_full_as_error(loading, "putting the loaded database in place"):
+            db.merge_fts(conn)
             conn.execute("VACUUM")  # the pages left part-empty where entries' texts were left to their chunks
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode.lower() != "wal":

@@ -1,10 +1,14 @@
 """Chunk bodies stored in compressed blocks (schema 8): several consecutive bodies zlib-compressed together.
 
-Each body alone shrank to 0.55 of its size on the 20k notes of bench/peers.py (0.41 on its markdown) at ~26 µs a
-body; 16 KiB blocks at level 3 shrink them to 0.42 (0.37) at a quarter of the CPU, since zlib finds the words a note
-repeats of the notes before it and sets up once a block instead of once a body (`python bench/sqlite_ingest.py
---blocks`). A chunk row keeps its block's id and its `span` (byte offset << 32 | byte length); its body column is
-''. Reading a body decompresses its block once per connection: a small cache keeps the last blocks read.
+Each body alone shrank to 0.55 of its size on the 20k notes of bench/peers.py (0.39 on its markdown) at ~26 µs a
+body; blocks at level 3 shrink them to 0.41 (0.37) in the pages they take, at half the CPU, since zlib finds the
+words a note repeats of the notes before it and sets up once a block instead of once a body (`python
+bench/sqlite_ingest.py --blocks`). A block is as many bodies as fill two database pages compressed: a row of a
+table that does not fit its leaf page spills into overflow pages it fills whole, so a block that ends where its
+last page ends leaves no page part empty (schema 8 as first built closed a block at 16 KiB of bodies: ~7 KB
+compressed, an 8 KiB page each, 0.49× the notes' bodies). A chunk row keeps its block's id and its `span` (byte
+offset << 32 | byte length); its body column is ''. Reading a body decompresses its block once per connection: a
+small cache keeps the last blocks read.
 
 A block is never changed: a block id names the same bytes for as long as it exists, and AUTOINCREMENT never gives
 it to another block, so a cache keyed by id is right on any connection, in any later transaction. A writer's cache
@@ -22,30 +26,66 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-BLOCK_BYTES = 16384  # notes compress to ~7 KB a block, one to an 8 KiB page; see the module docstring
+PAGES = 2  # database pages a block fills: the notes' bodies take 0.41× their size in pages (1 page: 0.43×, 4: 0.40×;
+# 16 KiB blocks took 0.49×, a ~7 KB block alone in an 8 KiB page), the markdown's 0.37× (was 0.46×)
 LEVEL = 3  # level 6 shrinks blocks 0.03 more at twice the CPU
-CACHE = 1024  # blocks a connection keeps (16 MiB at most): a query reads bodies from across the store
+CACHE = 512  # blocks a connection keeps (about 20 MiB of text): a query reads bodies from across the store
+GUESS = 0.45  # compressed size over raw size assumed for a connection's first block (notes 0.42, markdown 0.37)
 _LOW = 0xFFFFFFFF
 
 Placed = tuple[int | None, int | None, str]  # (block, span, body column)
 
 
+def fill_bytes(page_size: int, pages: int) -> int:
+    """The largest block that fills PAGES pages of PAGE_SIZE with no room left over: a text_blocks row whose record
+    fits in a leaf page (payload up to page_size - 35 bytes, 4 of them its record header) takes that page alone;
+    a longer one keeps page_size - 4 bytes on each overflow page (https://sqlite.org/fileformat2.html#ovflpgs)."""
+    return page_size - 39 + (pages - 1) * (page_size - 4)
+
+
+class _Packer:
+    """Consecutive bodies cut into blocks that fill their pages: each block's bodies are chosen by the ratio the
+    last block compressed at, and trimmed (re-compressed) in the rare case they came out over the page."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self.fill = fill_bytes(conn.execute("PRAGMA page_size").fetchone()[0], PAGES)
+        self.ratio = GUESS
+
+    def cut(self, raw: Sequence[bytes], start: int) -> tuple[int, bytes]:
+        """The end of the block starting at RAW[START], and its compressed bytes."""
+        end = self._upto(raw, start, self.fill / self.ratio)
+        data = zlib.compress(b"".join(raw[start:end]), LEVEL)
+        while len(data) > self.fill and end - start > 1:
+            size = sum(map(len, raw[start:end]))
+            end = min(end - 1, self._upto(raw, start, size * self.fill / len(data) * 0.97))
+            data = zlib.compress(b"".join(raw[start:end]), LEVEL)
+        self.ratio = max(0.05, len(data) / max(1, sum(map(len, raw[start:end]))))
+        return end, data
+
+    @staticmethod
+    def _upto(raw: Sequence[bytes], start: int, budget: float) -> int:
+        """The end of the longest run of bodies from START within BUDGET bytes (one body at least)."""
+        end, size = start, 0
+        while end < len(raw) and (end == start or size + len(raw[end]) <= budget):
+            size += len(raw[end])
+            end += 1
+        return end
+
+
 def _blocks_of(conn: sqlite3.Connection, raw: Sequence[bytes]) -> list[tuple[int, int]]:
     """RAW (bodies' UTF-8) put into new blocks in order; each body's (block, span)."""
     out: list[tuple[int, int]] = []
-    start, size = 0, 0
-    for k, body in enumerate(raw):
-        size += len(body)
-        if size >= BLOCK_BYTES or k == len(raw) - 1:
-            group = raw[start : k + 1]
-            data = zlib.compress(b"".join(group), LEVEL)
-            block = conn.execute("INSERT INTO text_blocks(data) VALUES (?)", (data,)).lastrowid
-            assert block is not None
-            offset = 0
-            for b in group:
-                out.append((block, offset << 32 | len(b)))
-                offset += len(b)
-            start, size = k + 1, 0
+    packer, start = _Packer(conn), 0
+    while start < len(raw):
+        end, data = packer.cut(raw, start)
+        block = conn.execute("INSERT INTO text_blocks(data) VALUES (?)", (data,)).lastrowid
+        assert block is not None
+        offset = 0
+        for b in raw[start:end]:
+            out.append((block, offset << 32 | len(b)))
+            offset += len(b)
+        start = end
     return out
 
 
