@@ -163,7 +163,8 @@ class SqliteAdapter(Adapter):
         loaded = bulk.fresh(ctx.data_dir)
         if loaded:
             deferred = bulk.Deferred(lambda done: ctx.progress(done, total))
-            with bulk.load(ctx.data_dir) as conn:
+            # one transaction: nothing reads the file before it is in place
+            with bulk.load(ctx.data_dir) as conn, db.transaction(conn, "indexing"):
                 run, details = self._ingest(conn, reader, present, deferred, max(size, bulk.BATCH))
             deferred.report(committed)
         else:

@@ -29,6 +29,10 @@ def _lead(text: str | None) -> str | None:
     splitting every word of a long text once for each fact that names it."""
     if text is None or len(text) <= facts.SNIPPET:
         return text
+    # The words of a prefix of TEXT, joined, are a prefix of its words joined: past SNIPPET, that prefix decides.
+    head = " ".join(text[: 4 * facts.SNIPPET].split())
+    if len(head) > facts.SNIPPET:
+        return head[: facts.SNIPPET] + " …"
     line = " ".join(text.split())
     return line if len(line) <= facts.SNIPPET else line[: facts.SNIPPET] + " …"
 

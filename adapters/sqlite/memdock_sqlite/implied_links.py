@@ -110,10 +110,20 @@ class Nodes:
         return out
 
     def fact(self, item: Derived) -> str:
+        """sdk_facts.render's sentence for ITEM's edge (its three verbs, from the phrases kept per node)."""
         entry, kind, source, target = item
-        when = None if kind == "contains" else entry.get("event_time")
-        edge = {"type": kind, "source_id": source, "target_id": target, "event_time": when}
-        return sdk_facts.render(self.known.get, edge, self.phrases)[0]
+        phrases = self.phrases
+        src = phrases.get(source) or self._phrase(source)
+        dst = phrases.get(target) or self._phrase(target)
+        if kind == "contains":  # says no time
+            return f"{src[0]} contains {dst[0]}"
+        when = (entry.get("event_time") or (src[1] or {}).get("event_time") or "")[:10]
+        text = f"{src[0]} {sdk_facts.VERBS[kind]} {dst[0]}"
+        return f"{text} (on {when})" if when else text
+
+    def _phrase(self, node_id: str) -> tuple[str, dict[str, Any] | None]:
+        said = self.phrases[node_id] = sdk_facts.describe(self.known.get, node_id)
+        return said
 
 
 def taken(conn: sqlite3.Connection, keys: list[tuple[int, int]]) -> bool:

@@ -18,7 +18,7 @@ import orjson
 from memdock.sdk.implied import KINDS
 from memdock.times import parse_datetime
 
-from . import facts, links, node_text, packed_text, text_blocks
+from . import facts, first_load, links, node_text, packed_text, text_blocks
 from .db import transaction
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
@@ -53,6 +53,9 @@ ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, name=excluded.name, text=exclu
   position=excluded.position, author=excluded.author, role=excluded.role, entry_type=excluded.entry_type,
   event_time=excluded.event_time, event_ts=excluded.event_ts, attrs=excluded.attrs, indexed=0"""
 
+_CHUNK_COLUMNS = """id, entry_id, thread_id, position, header, body, start, "end", token_count,
+  author, role, entry_type, event_time, event_ts, content_hash, attrs, block, span"""
+_NEW_CHUNK_SQL = f"INSERT INTO chunk_rows(rowid, {_CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 _CHUNK_SQL = """INSERT INTO chunk_rows(id, entry_id, thread_id, position, header, body, start, "end", token_count,
   author, role, entry_type, event_time, event_ts, content_hash, attrs, block, span)
 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
@@ -158,11 +161,15 @@ def chunk_body(r: dict[str, Any]) -> str:
 
 def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
     header = r.get("header") or ""
-    body = chunk_body(r)
-    fields = {k: r.get(k) for k in ("author", "role", "entry_type", "event_time")}
-    if any(v is None for v in fields.values()):
+    text = r["text"]
+    body = text[len(header) + 1 :] if header and text.startswith(header + "\n") else text  # chunk_body's
+    author, role, entry_type, event_time = r.get("author"), r.get("role"), r.get("entry_type"), r.get("event_time")
+    if author is None or role is None or entry_type is None or event_time is None:
         parent = entry(r["entry_id"])
-        fields = {k: v if v is not None else parent.get(k) for k, v in fields.items()}
+        author = author if author is not None else parent.get("author")
+        role = role if role is not None else parent.get("role")
+        entry_type = entry_type if entry_type is not None else parent.get("entry_type")
+        event_time = event_time if event_time is not None else parent.get("event_time")
     return (
         r["id"],
         r["entry_id"],
@@ -173,11 +180,11 @@ def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
         r.get("start"),
         r.get("end"),
         r.get("token_count"),
-        fields["author"],
-        fields["role"],
-        fields["entry_type"],
-        fields["event_time"],
-        timestamp(fields["event_time"]),
+        author,
+        role,
+        entry_type,
+        event_time,
+        timestamp(event_time),
         packed_text.pack_hash(r.get("content_hash"), header, body),
         _attrs(r, _CHUNK_KNOWN),
     )
@@ -222,12 +229,17 @@ class Ingest:
     def __init__(self, conn: sqlite3.Connection, *, on_commit: Callable[[list[str]], None], batch_size: int = BATCH):
         self.conn, self.on_commit, self.batch_size = conn, on_commit, batch_size
         self.counts: dict[str, int] = {}
+        # what the run wrote, while the store held nothing else and no id came twice (first_load.py)
+        self.first = first_load.FirstLoad() if first_load.empty(conn) else None
         self.chunked: set[str] = set()  # entries whose chunks this run wrote
         self.dictionaries = packed_text.Dictionaries(conn)
         self.implied: Any = None  # implied.Implied: the edges entries imply (implied.py)
 
     def _entry_fields(self, batch: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        """The stored fields of the entries behind BATCH's chunks, fetched in one query."""
+        """The stored fields of the entries behind BATCH's chunks, fetched in one query (known, on a first load)."""
+        if self.first is not None:
+            known = self.first.fields
+            return {eid: known[eid] for eid in {r["entry_id"] for r in batch} if eid in known}
         ids = json.dumps(list({r["entry_id"] for r in batch}))
         rows = self.conn.execute(
             "SELECT id, author, role, entry_type, event_time FROM nodes WHERE id IN (SELECT value FROM json_each(?))",
@@ -250,8 +262,11 @@ class Ingest:
         elif rtype == "entry":
             self._upsert_nodes(rtype, [entry_row(r) for r in batch])
         elif rtype == "chunk":
+            if self.first is not None and not self.first.chunks.isdisjoint(r["id"] for r in batch):
+                self.first = None  # a chunk sent again: the database answers from here on
             entries = self._entry_fields(batch)
-            node_text.materialise(self.conn, entries)
+            if self.first is None:  # on a first load no text is left to chunks before `finish`
+                node_text.materialise(self.conn, entries)
             self.chunked.update(entries)
             self._upsert_chunks(batch, entries)
         elif rtype == "edge":
@@ -310,6 +325,9 @@ class Ingest:
         changed; returns how many nodes."""
         with transaction(self.conn, "indexing"):
             links.index_pending(self.conn)
+            if self.first is not None:  # every node is pending: no other can be left to its chunks
+                joins = self.first.joins
+                return node_text.index_pending(self.conn, joined=joins.joined, unknown=joins.unknown)
             indexed = node_text.index_pending(self.conn)
             node_text.hold_in_chunks(self.conn, self.chunked)
             return indexed
@@ -317,8 +335,24 @@ class Ingest:
     def _upsert_nodes(self, rtype: str, rows: list[Row]) -> None:
         """Upsert nodes, left for `finish` to index (an entry's text is indexed only if it has no chunks)."""
         rows = self._packed_attrs(rtype, _last_of_each(rows))
+        self._first_nodes(rows)
         links.unindex_nodes(self.conn, [r[0] for r in rows])
         self.conn.executemany(_NODE_SQL, rows)
+
+    def _first_nodes(self, rows: list[Row]) -> None:
+        """Keep what a first load asks later of the nodes ROWS (_NODE_SQL's) store: their fields that chunks
+        inherit, entries' texts for the check that chunks join to them."""
+        first = self.first
+        if first is None:
+            return
+        fields = first.fields
+        if any(r[0] in fields for r in rows):
+            self.first = None
+            return
+        for r in rows:
+            fields[r[0]] = {"author": r[6], "role": r[7], "entry_type": r[8], "event_time": r[9]}
+            if r[1] == "entry":
+                first.joins.entry(r[0], r[3])
 
     def _packed_attrs(self, rtype: str, rows: list[Row]) -> list[Row]:
         """ROWS with their attrs (the last column) as stored (packed_text.py)."""
@@ -331,8 +365,12 @@ class Ingest:
         rewritten chunks left (text_blocks.sweep)."""
         c = self.conn
         rows = _last_of_each([chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
-        placed = text_blocks.place(c, [r[5] for r in rows])
+        bodies = [r[5] for r in rows]
+        placed = text_blocks.place(c, bodies)
         rows = [(*r[:5], body, *r[6:], block, span) for r, (block, span, body) in zip(rows, placed)]
+        if self.first is not None:
+            self._first_chunks(rows, bodies)
+            return
         ids = json.dumps([r[0] for r in rows])
         in_batch = "id IN (SELECT value FROM json_each(?))"
         known = {i for (i,) in c.execute(f"SELECT id FROM chunk_rows WHERE {in_batch}", (ids,))}
@@ -342,6 +380,23 @@ class Ingest:
         rowids = c.execute(f"SELECT id, rowid FROM chunk_rows WHERE {in_batch}", (new,))
         _index(c, "chunk_fts(rowid, header, body)", [(rowid, *words[i]) for i, rowid in rowids])
         text_blocks.sweep(c)
+
+    def _first_chunks(self, rows: list[Row], bodies: list[str]) -> None:
+        """ROWS (_CHUNK_SQL's, BODIES their bodies) as new chunks of a first load: each gets the rowid SQLite would
+        give it (one past the last, all of them this run's), and goes into chunk_fts with it; no block is left
+        stale (none held a chunk before)."""
+        assert self.first is not None
+        chunks, joins = self.first.chunks, self.first.joins
+        nxt = len(chunks) + 1
+        self.conn.executemany(_NEW_CHUNK_SQL, [(nxt + k, *r) for k, r in enumerate(rows)])
+        _index(
+            self.conn,
+            "chunk_fts(rowid, header, body)",
+            [(nxt + k, r[4], b) for k, (r, b) in enumerate(zip(rows, bodies))],
+        )
+        for r, body in zip(rows, bodies):
+            chunks.add(r[0])
+            joins.chunk(r[1], r[3], r[6], r[7], body)
 
 
 def _index(conn: sqlite3.Connection, table: str, rows: list[Row]) -> None:

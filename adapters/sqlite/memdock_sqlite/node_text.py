@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from .db import JOINED
 from .db import JOINS as _JOINS
@@ -25,13 +25,22 @@ from .db import JOINS as _JOINS
 _CHUNKED = "node_rows.kind = 'entry' AND EXISTS (SELECT 1 FROM chunks c WHERE c.entry_id = node_rows.id)"
 
 
-def index_pending(conn: sqlite3.Connection) -> int:
-    """Index the nodes not in node_fts yet (inside the caller's transaction); returns how many."""
+def index_pending(
+    conn: sqlite3.Connection, *, joined: Collection[str] | None = None, unknown: Collection[str] = ()
+) -> int:
+    """Index the nodes not in node_fts yet (inside the caller's transaction); returns how many. JOINED, when
+    given, are the pending entries known to join to their chunks (first_load.Joins), UNKNOWN the only others that
+    may: the rest are not checked."""
     conn.execute(
         "INSERT INTO node_fts(rowid, name, text) "
         f"SELECT rowid, name, CASE WHEN {_CHUNKED} THEN '' ELSE unpack(text) END FROM node_rows WHERE indexed = 0"
     )
-    conn.execute(f"UPDATE node_rows SET text = NULL WHERE indexed = 0 AND {_JOINS}")
+    if joined is None:
+        conn.execute(f"UPDATE node_rows SET text = NULL WHERE indexed = 0 AND {_JOINS}")
+    else:
+        which = "indexed = 0 AND id IN (SELECT value FROM json_each(?))"
+        conn.execute(f"UPDATE node_rows SET text = NULL WHERE {which} AND kind = 'entry'", (json.dumps(list(joined)),))
+        conn.execute(f"UPDATE node_rows SET text = NULL WHERE {which} AND {_JOINS}", (json.dumps(list(unknown)),))
     # What is left is stored compressed where that is smaller (no trigger: these rows are not in node_fts yet).
     conn.execute("UPDATE node_rows SET text = pack(text) WHERE indexed = 0 AND typeof(text) = 'text'")
     done = f"UPDATE node_rows SET indexed = CASE WHEN {_CHUNKED} THEN 2 ELSE 1 END WHERE indexed = 0"

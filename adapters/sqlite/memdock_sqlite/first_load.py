@@ -1,0 +1,82 @@
+"""What an index run into an empty store knows without asking the database: every row in it is one it wrote.
+
+A run that starts with no node, chunk, edge or link stored (a bulk load into a new file, or a first run into an
+empty database) keeps, as it writes, what it would otherwise read back: the rowid each chunk gets, the fields of
+each entry its chunks inherit, and whether an entry's chunks join to its text (db.JOINS: then node_rows need not
+hold it). Each answer is one the database would give, since nothing but this run wrote to it; where the run sends
+something twice (an id again, a chunk out of position order, a chunk before its entry) the answer is left to the
+database (`Joins.unknown`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+Fields = tuple[Any, Any, Any, Any]  # an entry's author, role, entry_type, event_time as stored
+HELD_BYTES = 64 << 20  # entries' texts held until their chunks are checked; past it, the database checks
+
+
+def empty(conn: sqlite3.Connection) -> bool:
+    """Whether CONN's store holds no node, chunk, edge or link."""
+    tables = ("node_rows", "chunk_rows", "edges", "links")
+    return not any(conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() for t in tables)
+
+
+class Joins:
+    """Whether each entry's chunks, joined as db.JOINED joins them (in position order, each without what it repeats
+    of the one before), are exactly its text, checked as the chunks come: an entry's text is held only until its
+    chunks have spelt all of it (or one did not). Each entry and each chunk comes once (`FirstLoad`)."""
+
+    def __init__(self) -> None:
+        self.text: dict[str, str] = {}  # entries whose chunks have not yet spelt their whole text
+        self.at: dict[str, tuple[int, int | None, int]] = {}  # entry: (chars matched, last end, last position)
+        self.joined: set[str] = set()  # entries whose chunks so far spell their whole text
+        self.unknown: set[str] = set()  # entries left to the database
+        self.held = 0
+
+    def entry(self, eid: str, text: str) -> None:
+        if eid in self.at or self.held + len(text) > HELD_BYTES:  # a chunk came before it, or too much is held
+            self.unknown.add(eid)
+            return
+        self.text[eid] = text
+        self.held += len(text)
+
+    def _drop(self, eid: str) -> None:
+        self.held -= len(self.text.pop(eid, ""))
+
+    def chunk(self, eid: str, position: Any, start: Any, end: Any, body: str) -> None:
+        """The next chunk of entry EID, as stored (its body without its header)."""
+        if eid in self.unknown:
+            return
+        last = self.at.get(eid)
+        ints = type(position) is int and all(type(v) is int for v in (start, end) if v is not None)
+        if not ints or (last is not None and position <= last[2]):  # SQL would order them otherwise
+            self._drop(eid)
+            self.joined.discard(eid)
+            self.unknown.add(eid)
+            return
+        matched, last_end = (0, None) if last is None else last[:2]
+        piece = body[max(last_end - start, 0) :] if last_end is not None and start is not None else body
+        self.at[eid] = (matched + len(piece), end, position)
+        if eid in self.joined:
+            if piece:
+                self.joined.discard(eid)
+            return
+        text = self.text.get(eid)
+        if text is None:  # no entry of this run, or its text did not join already
+            return
+        if not text.startswith(piece, matched) or matched + len(piece) >= len(text):
+            self._drop(eid)
+            if text and matched + len(piece) == len(text) and text.startswith(piece, matched):
+                self.joined.add(eid)
+
+
+class FirstLoad:
+    """The rows an index run into an empty store wrote, as far as later batches of the run ask about them. Valid
+    while no id comes twice (Ingest drops it at the first that does)."""
+
+    def __init__(self) -> None:
+        self.fields: dict[str, dict[str, Any]] = {}  # node id: what an entry's chunks inherit, as stored
+        self.chunks: set[str] = set()
+        self.joins = Joins()
