@@ -52,7 +52,8 @@ def test_windows_still_cover_the_text_in_order():
 
 
 def test_entity_patterns_find_what_the_first_patterns_found():
-    for text in texts(20000, 4) + ["see #12, GH-7, @ana.b and src/a.py (x.md) a@b.c &#9 /#3"]:
+    dotted = ["e.g. v1.2 a.pyc x.md/y b.json. c.txt2 (d.rs) .h k.mdx f.c.h a.b/c.d", "ab.cd\nx.py e.f\n\ng/h.i"]
+    for text in texts(20000, 4) + ["see #12, GH-7, @ana.b and src/a.py (x.md) a@b.c &#9 /#3", *dotted]:
         assert entities._MENTION.findall(text) == MENTION.findall(text), repr(text)
         assert entities._ISSUE.findall(text) == ISSUE.findall(text), repr(text)
         assert entities._paths(text) == entities._PATH.findall(text), repr(text)
@@ -104,3 +105,13 @@ def test_a_text_within_the_window_is_one_window_as_the_general_path_makes_it():
         general = Splitter(_Plain(), max_tokens=max_tokens, overlap=max_tokens // 5)  # type: ignore[arg-type]
         for text in texts(2000, 9, longest=max_tokens + 20):
             assert fast.split(text) == general.split(text), (repr(text), max_tokens)
+
+
+def test_the_short_windows_are_the_windows_of_a_text_that_fits_one():
+    for max_tokens in (5, 40, 900):
+        splitter = Splitter(ApproxTokenizer(), max_tokens=max_tokens, overlap=max_tokens // 5)
+        for text in texts(2000, 10, longest=max_tokens + 20):
+            short = splitter.short(text)
+            assert (short is None) == (len(text) > max_tokens), (repr(text), max_tokens)
+            assert short is None or list(short) == splitter.split(text) == list(splitter.windows(text)), repr(text)
+    assert Splitter(_Plain(), max_tokens=900).short("one window") is None  # type: ignore[arg-type]  # not approx

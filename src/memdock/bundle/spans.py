@@ -80,22 +80,19 @@ class Bodies:
         if held is None or held[0] < self.last or not isinstance(text, str):
             return line
         ordinal, body = held
-        headed = isinstance(header, str) and text.startswith(header + "\n")
-        span = text[len(header) + 1 :] if headed else text
-        start = _find(body, span, rec.get("start"))
+        if isinstance(header, str) and text.startswith(header + "\n"):
+            skip = len(header) + 1
+        else:
+            skip, header = 0, None
+        span = len(text) - skip
+        start = _find(body, text, skip, rec.get("start"))
         if start < 0:
             return line
         try:
-            made = _ref(line, text, header if headed else None, ordinal, start, start + len(span))
+            ref = _ref(line, text, header, ordinal, start, start + span)
         except orjson.JSONEncodeError:  # a lone surrogate: such a line keeps its text
             return line
-        if made is None:
-            return line
-        ref, value, digest = made
-        # decoding puts back TEXT (the header, then body[start:end], which is SPAN) whose JSON value and hash are
-        # VALUE and DIGEST, made above from TEXT itself: the splices alone are checked, without making them again
-        m = _REF.match(ref)
-        if m is None or _splice(m, ref, value, digest) != line:
+        if ref is None:
             return line
         if ordinal > self.last:
             self.last = ordinal
@@ -112,18 +109,21 @@ class Bodies:
             self.held -= size
 
 
-def _find(body: str, span: str, hint: Any) -> int:
-    """Where SPAN starts in BODY (at HINT, the chunk's own start, when it is there), else -1."""
-    if isinstance(hint, int) and hint >= 0 and body.startswith(span, hint):
+def _find(body: str, text: str, skip: int, hint: Any) -> int:
+    """Where text[skip:] (the chunk's span, after its header line) starts in BODY (at HINT, the chunk's own start,
+    when it is there), else -1; the span is not copied out of TEXT when it is found at HINT."""
+    if isinstance(hint, int) and hint >= 0 and body.startswith(text[skip:] if skip else text, hint):
         return hint
-    return body.find(span)
+    return body.find(text[skip:] if skip else text)
 
 
-def _ref(
-    line: bytes, text: str, header: str | None, ordinal: int, start: int, end: int
-) -> tuple[bytes, bytes, bytes] | None:
-    """The span line of LINE, with TEXT's JSON value and its `content_hash` value as JSON, or None when LINE is not
-    written as orjson writes it."""
+def _ref(line: bytes, text: str, header: str | None, ordinal: int, start: int, end: int) -> bytes | None:
+    """The span line of LINE, or None when LINE is not written as orjson writes it.
+
+    Decoding it (`decode`) gives LINE back byte for byte, by construction: `"text":VALUE` and `"content_hash":DIGEST`
+    are cut out of LINE where they were found, and decoding puts the same bytes back at the same places, VALUE and
+    DIGEST made again from the same TEXT (HEADER, found in the line as its JSON, then body[start:end], which the
+    caller found to be the rest of TEXT). tests/engine/test_journal_spans.py decodes what this makes."""
     value = orjson.dumps(text)
     at = line.find(b'"text":' + value)
     if at < 0:  # not written as orjson writes it (spaces, escapes): kept as it is
@@ -142,7 +142,7 @@ def _ref(
         if found < 0:
             return None
         hpos, hlen = found + 9, len(encoded)
-    return b"@%d,%d,%d,%d,%d,%d,%d;" % (ordinal, start, end, pos, hpos, hlen, cpos) + rest, value, digest
+    return b"@%d,%d,%d,%d,%d,%d,%d;" % (ordinal, start, end, pos, hpos, hlen, cpos) + rest
 
 
 def ordinal_of(stored: bytes) -> int | None:

@@ -124,7 +124,8 @@ class Chunker:
         header = self._header(entry, thread)
         htok = self.tokenizer.count(header) if header else 0
         budget = max(self.options.max_tokens // 4, self.options.max_tokens - htok)
-        for pos, w in enumerate(self.splitter.windows(body, budget)):
+        windows = self.splitter.short(body, budget)  # most entries are one window: no generator then
+        for pos, w in enumerate(self.splitter.windows(body, budget) if windows is None else windows):
             text = (header + "\n" + body[w.start : w.end]) if header else body[w.start : w.end]
             h = content_hash(text)
             rec: dict[str, Any] = {

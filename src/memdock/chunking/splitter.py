@@ -97,13 +97,27 @@ class Splitter:
         """Windows over TEXT of at most BUDGET tokens (default max_tokens), overlapping by about `overlap`."""
         return list(self.windows(text, budget))
 
+    def short(self, text: str, budget: int | None = None) -> tuple[Window, ...] | None:
+        """The windows of `split` when TEXT cannot take more than one (none for a blank text), else None: with the
+        approximate tokenizer a token holds a character at least, so a text of at most BUDGET characters is one
+        window, the whole text without the space at its ends (found by str.strip, which strips what isspace says,
+        as `_trim` does: one call in C, no generator)."""
+        if len(text) > max(1, budget or self.max) or not isinstance(self.tok, ApproxTokenizer):
+            return None
+        end = len(text.rstrip())
+        if not end:
+            return ()
+        start = len(text) - len(text.lstrip())
+        return (Window(start, end, approx_count(text)),)
+
     def windows(self, text: str, budget: int | None = None) -> Iterator[Window]:
         """The windows of `split`, one at a time."""
+        one = self.short(text, budget)
+        if one is not None:
+            yield from one
+            return
         limit = max(1, budget or self.max)
         if not _NON_SPACE.search(text):
-            return
-        if len(text) <= limit and isinstance(self.tok, ApproxTokenizer):  # a token holds a character at least:
-            yield _trim(text, 0, len(text), approx_count(text))  # one window, the whole text
             return
         chars = limit * MAX_CHARS_PER_TOKEN
         overlap = min(self.overlap, limit - 1)

@@ -56,7 +56,8 @@ def _paths(text: str) -> list[str]:
     """`_PATH.findall(text)`, searched only in the words that hold a dot before a letter or digit (every path has
     one), and only on the lines that hold such a dot (found in C: a long note's words are not all split out). A
     path holds no space, and the pattern's look-behind and `\\b` see a space beside a word as they see the text's
-    ends: the same matches, without trying the pattern at each position of the text."""
+    ends: the same matches, without trying the pattern at each position of the text. Either of its alternatives
+    holds a `/` or a known extension after a dot (`_EXTENSION`): a word with neither (`e.g.`, `v1.2`) is not tried."""
     found: list[str] = []
     end = -1  # the end of the last line searched
     for m in _DOT_ALNUM.finditer(text):
@@ -66,7 +67,10 @@ def _paths(text: str) -> list[str]:
         start = text.rfind("\n", 0, at) + 1
         end = text.find("\n", at)
         end = len(text) if end < 0 else end
-        found += [p for word in text[start:end].split() if "." in word for p in _PATH.findall(word)]
+        for word in text[start:end].split():
+            # a match holds a `/` or a known extension (_EXTENSION): a word with neither is not tried
+            if "." in word and ("/" in word or _EXTENSION.search(word)):
+                found += _PATH.findall(word)
     return found
 
 
