@@ -129,3 +129,37 @@ def test_embedding_with_the_plain_model_imports_neither_transformers_nor_sentenc
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.integration_embeddings
+@embeddings
+@pytest.mark.parametrize(
+    "damage, named",
+    [
+        ("weights", "model.safetensors: could not be read"),
+        ("tokenizer", "tokenizer.json: could not be read"),
+        ("layers", "model.safetensors: no weight encoder.layer.6."),
+        ("config", "config.json: field 'num_attention_heads' missing"),
+    ],
+)
+def test_a_damaged_model_is_refused_naming_the_file(tmp_path, damage, named):
+    import shutil
+
+    from memdock_entries.mean_pooled import MeanPooled
+
+    from memdock.errors import ConfigError
+    from memdock.sdk.local_models import resolve_model_path
+
+    path = Path(shutil.copytree(resolve_model_path("all-MiniLM-L6-v2"), tmp_path / "model"))
+    config = json.loads((path / "config.json").read_text())
+    if damage == "weights":
+        (path / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{broken}")
+    elif damage == "tokenizer":
+        (path / "tokenizer.json").write_text("{not json")
+    elif damage == "layers":
+        (path / "config.json").write_text(json.dumps(config | {"num_hidden_layers": 7}))
+    else:
+        (path / "config.json").write_text(json.dumps({k: v for k, v in config.items() if k != "num_attention_heads"}))
+    assert plain_form(path)
+    with pytest.raises(ConfigError, match=named):
+        MeanPooled(path)

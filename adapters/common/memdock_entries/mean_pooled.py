@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from memdock.errors import ConfigError
+
 _TYPES = ("Transformer", "Pooling", "Normalize")
 _MEAN = "pooling_mode_mean_tokens"
 _FILES = ("model.safetensors", "tokenizer.json")
@@ -63,13 +65,25 @@ class MeanPooled:
         from tokenizers import Tokenizer
 
         config = _read(path / "config.json")
-        self.heads, self.eps = int(config["num_attention_heads"]), float(config.get("layer_norm_eps", 1e-12))
-        limit = int((_read(path / "sentence_bert_config.json") or {}).get("max_seq_length") or 512)
-        self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-        self.tokenizer.enable_truncation(min(limit, int(config.get("max_position_embeddings", 512))))
-        self.tokenizer.enable_padding(pad_id=int(config.get("pad_token_id", 0)))
-        self.weights = {k.removeprefix("bert."): v for k, v in load_file(str(path / "model.safetensors")).items()}
-        self.layers = int(config["num_hidden_layers"])
+        try:
+            self.heads, self.eps = int(config["num_attention_heads"]), float(config.get("layer_norm_eps", 1e-12))
+            self.layers = int(config["num_hidden_layers"])
+            limit = int((_read(path / "sentence_bert_config.json") or {}).get("max_seq_length") or 512)
+            limit = min(limit, int(config.get("max_position_embeddings", 512)))
+            pad = int(config.get("pad_token_id", 0))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"embedding_model {path / 'config.json'}: field {exc} missing or not a number") from None
+        self.tokenizer = _opened(path / "tokenizer.json", Tokenizer.from_file)
+        self.tokenizer.enable_truncation(limit)
+        self.tokenizer.enable_padding(pad_id=pad)
+        weights = _opened(path / "model.safetensors", load_file)
+        self.weights = {k.removeprefix("bert."): v for k, v in weights.items()}
+        absent = [k for k in _names(self.layers) if k not in self.weights]
+        if absent:
+            raise ConfigError(
+                f"embedding_model {path / 'model.safetensors'}: no weight {absent[0]} "
+                f"({len(absent)} of the {self.layers}-layer BERT's weights missing)"
+            )
 
     def encode(self, texts: list[str], batch_size: int = 32, **_: Any) -> Any:
         """TEXTS' vectors, a float32 numpy array in TEXTS' order (sentence-transformers' keyword arguments are
@@ -103,6 +117,23 @@ class MeanPooled:
         for i in range(self.layers):
             x = _block(x, w, f"encoder.layer.{i}.", allowed, self.heads, eps)
         return x
+
+
+def _opened(path: Path, opener: Any) -> Any:
+    try:
+        return opener(str(path))
+    except Exception as exc:  # tokenizers and safetensors raise their own kinds for a damaged file
+        raise ConfigError(f"embedding_model {path}: could not be read ({exc})") from None
+
+
+def _names(layers: int) -> list[str]:
+    """The weights a BERT of LAYERS layers has (biases beside every weight)."""
+    names = [f"embeddings.{k}_embeddings.weight" for k in ("word", "position", "token_type")]
+    names += ["embeddings.LayerNorm.weight", "embeddings.LayerNorm.bias"]
+    parts = ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"]
+    parts += ["attention.output.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm"]
+    kinds = ("weight", "bias")
+    return names + [f"encoder.layer.{i}.{p}.{kind}" for i in range(layers) for p in parts for kind in kinds]
 
 
 def _dense(x: Any, w: dict[str, Any], name: str) -> Any:
