@@ -45,16 +45,18 @@ class SentenceTransformerEmbedder:
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("OMP_NUM_THREADS", str(threads))
         path = resolve_model_path(model)
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", str(threads))
         try:
-            self.model = MeanPooled(path) if plain_form(path) else _sentence_model(path, threads)
+            import torch
+
+            torch.set_num_threads(threads)
+            self.model = MeanPooled(path) if plain_form(path) else _sentence_model(path)
         except ImportError as exc:
             raise ConfigError(
                 f"embedding_provider sentence-transformers needs the sentence-transformers package in {sys.executable} "
                 f"({exc}); install it with: pip install 'torch==2.13.0' sentence-transformers"
             ) from None
         self.name = f"st:{path.name}"
-        self.path, self.threads, self.batch_size = path, threads, batch_size
+        self.path, self.batch_size = path, batch_size
         self.query_int8 = query_int8
         self._query_model: Any = None
 
@@ -66,15 +68,13 @@ class SentenceTransformerEmbedder:
             return self.embed([text])[0]
         if self._query_model is None:
             float_model = self.model if not isinstance(self.model, MeanPooled) else None
-            self._query_model = quantised_copy(float_model or _sentence_model(self.path, self.threads))
+            self._query_model = quantised_copy(float_model or _sentence_model(self.path))
         return _encode(self._query_model, [text], 1)[0]
 
 
-def _sentence_model(path: Any, threads: int) -> Any:
-    import torch
+def _sentence_model(path: Any) -> Any:
     from sentence_transformers import SentenceTransformer
 
-    torch.set_num_threads(threads)
     return SentenceTransformer(str(path), device="cpu")
 
 
