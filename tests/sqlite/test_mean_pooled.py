@@ -140,6 +140,7 @@ def test_embedding_with_the_plain_model_imports_neither_transformers_nor_sentenc
         ("tokenizer", "tokenizer.json: could not be read"),
         ("layers", "model.safetensors: no weight encoder.layer.6."),
         ("config", "config.json: field 'num_attention_heads' missing"),
+        ("config-list", "config.json: missing or not a JSON object"),
     ],
 )
 def test_a_damaged_model_is_refused_naming_the_file(tmp_path, damage, named):
@@ -156,10 +157,12 @@ def test_a_damaged_model_is_refused_naming_the_file(tmp_path, damage, named):
         (path / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{broken}")
     elif damage == "tokenizer":
         (path / "tokenizer.json").write_text("{not json")
+    elif damage == "config-list":
+        (path / "config.json").write_text("[]")
     elif damage == "layers":
         (path / "config.json").write_text(json.dumps(config | {"num_hidden_layers": 7}))
     else:
         (path / "config.json").write_text(json.dumps({k: v for k, v in config.items() if k != "num_attention_heads"}))
-    assert plain_form(path)
+    assert plain_form(path) or damage == "config-list"
     with pytest.raises(ConfigError, match=named):
         MeanPooled(path)

@@ -65,6 +65,8 @@ class MeanPooled:
         from tokenizers import Tokenizer
 
         config = _read(path / "config.json")
+        if not isinstance(config, dict):
+            raise ConfigError(f"embedding_model {path / 'config.json'}: missing or not a JSON object")
         try:
             self.heads, self.eps = int(config["num_attention_heads"]), float(config.get("layer_norm_eps", 1e-12))
             self.layers = int(config["num_hidden_layers"])
