@@ -19,6 +19,8 @@ from memdock.errors import BackendError, ConfigError, TransientError
 from memdock.sdk.kit.settings import SchemaSettings
 from memdock.sdk.local_models import resolve_model_path
 
+from .mean_pooled import MeanPooled, plain_form
+
 
 class Embedder(Protocol):
     name: str
@@ -34,7 +36,8 @@ def _normalised(vec: list[float]) -> bytes:
 
 
 class SentenceTransformerEmbedder:
-    """A local model. With query_int8, a question is embedded by a copy whose linear layers hold int8 weights
+    """A local model: one of the plainest form runs in numpy (mean_pooled.py), any other in sentence-transformers.
+    With query_int8, a question is embedded by a sentence-transformers copy whose linear layers hold int8 weights
     (dynamic quantisation), built on the first question; the stored vectors stay the float model's."""
 
     def __init__(self, model: str, *, threads: int = 2, batch_size: int = 64, query_int8: bool = False):
@@ -44,16 +47,16 @@ class SentenceTransformerEmbedder:
         path = resolve_model_path(model)
         try:
             import torch
-            from sentence_transformers import SentenceTransformer
+
+            torch.set_num_threads(threads)
+            self.model = MeanPooled(path) if plain_form(path) else _sentence_model(path)
         except ImportError as exc:
             raise ConfigError(
                 f"embedding_provider sentence-transformers needs the sentence-transformers package in {sys.executable} "
                 f"({exc}); install it with: pip install 'torch==2.13.0' sentence-transformers"
             ) from None
-        torch.set_num_threads(threads)
-        self.model = SentenceTransformer(str(path), device="cpu")
         self.name = f"st:{path.name}"
-        self.batch_size = batch_size
+        self.path, self.batch_size = path, batch_size
         self.query_int8 = query_int8
         self._query_model: Any = None
 
@@ -64,8 +67,15 @@ class SentenceTransformerEmbedder:
         if not self.query_int8:
             return self.embed([text])[0]
         if self._query_model is None:
-            self._query_model = quantised_copy(self.model)
+            float_model = self.model if not isinstance(self.model, MeanPooled) else None
+            self._query_model = quantised_copy(float_model or _sentence_model(self.path))
         return _encode(self._query_model, [text], 1)[0]
+
+
+def _sentence_model(path: Any) -> Any:
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(path), device="cpu")
 
 
 def _encode(model: Any, texts: list[str], batch_size: int) -> list[bytes]:
