@@ -76,6 +76,18 @@ class Result:
     floor: list[float] = field(default_factory=list)  # fts5-floor's seconds over the system's, per repetition
 
 
+def share_seal_key(homes: list[Path]) -> None:
+    """The baseline's home gets this home's seal key (`bundle/seal.py`) when it has none: a bundle this run
+    writes is then trusted by both checkouts' `memdock index`, as each trusts its own, instead of validated record
+    by record by the baseline alone (another home's seal is not trusted)."""
+    from memdock.bundle.seal import KEY_NAME, _key
+    from memdock.config import memdock_home
+
+    if homes and _key(create=True) is not None and not (homes[0] / KEY_NAME).exists():
+        homes[0].mkdir(parents=True, exist_ok=True)
+        shutil.copy2(memdock_home() / KEY_NAME, homes[0] / KEY_NAME)
+
+
 # -- corpora -------------------------------------------------------------------------------------------------------
 
 
@@ -456,6 +468,7 @@ def main() -> int:
     if args.baseline:  # base-X beside each memdock-X chosen
         BASELINE.append(args.baseline.resolve())
         BASELINE_HOME.extend([args.baseline_home.resolve()] if args.baseline_home else [])
+        share_seal_key(BASELINE_HOME)
         for key in ("systems", "markdown_systems", "chunk_systems"):
             chosen = getattr(args, key).split(",")
             base = [f"base-{s.removeprefix('memdock-')}" for s in chosen if s.startswith("memdock-")]

@@ -12,6 +12,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import memdock.sdk.adapter as sdk_adapter
@@ -20,6 +21,7 @@ from memdock.sdk.stream import record_groups
 
 FAULT = sys.argv[sys.argv.index("--fault") + 1] if "--fault" in sys.argv else "none"
 TERMS = re.compile(r"\w+")
+ORDER = ("thread", "entry", "edge", "chunk")
 
 
 def terms(s: str) -> set[str]:
@@ -87,9 +89,7 @@ class Faulty(Adapter):
         return {"ok": True, "backend": self.name, "message": msg}
 
     def index(self, ctx: Context) -> dict:
-        if ctx.streamed:
-            return self._streamed(ctx)
-        reader = ctx.input_bundle()
+        """The same faults on both inputs (a bundle's files, or the stream on stdin: `sdk/stream.py`)."""
         store = self._load(ctx)
         if FAULT == "stdout":
             ctx._out.stream.write(b"DEBUG indexing now\n")
@@ -101,8 +101,8 @@ class Faulty(Adapter):
             plant_traps(ctx.data_dir)
         n = 0
         batch: list[str] = []
-        for rtype in ("thread", "entry", "edge", "chunk"):
-            for rec in reader.records(rtype):
+        for rtype, records in self._groups(ctx):
+            for rec in records:
                 if rtype == "chunk":
                     store["chunks"][rec["id"]] = {
                         "entry_id": rec["entry_id"],
@@ -123,24 +123,19 @@ class Faulty(Adapter):
             ctx.checkpoint(batch)
         return {"indexed": {"records": n}}
 
-    def _streamed(self, ctx: Context) -> dict:
-        """The records on stdin, saved once the stream is read whole; `ignores_end` reads to EOF and saves what
-        came, with or without its end line."""
-        store = self._load(ctx)
-        if FAULT == "ignores_end":
-            chunks = []
-            for line in sys.stdin.buffer:
-                kind, _, body = line.partition(b" ")
-                if kind == b"chunk":
-                    chunks.append(json.loads(body))
-        else:
-            groups = record_groups(ctx.input_stream(), ("thread", "entry", "edge", "chunk"))
-            chunks = [rec for rtype, records in groups if rtype == "chunk" for rec in records]
-        for rec in chunks:
-            store["chunks"][rec["id"]] = {k: rec.get(k) for k in ("entry_id", "thread_id", "text")}
-            store["chunks"][rec["id"]]["metadata"] = rec.get("metadata") or {}
-        self._save(ctx, store)
-        return {"indexed": {"records": len(chunks)}}
+    def _groups(self, ctx: Context) -> Iterable[tuple[str, Iterable[dict]]]:
+        """The input's records by type. A stream is read whole before anything is saved, so one cut without its
+        end line is refused with nothing of it kept; `ignores_end` reads stdin to EOF and keeps what came."""
+        if not ctx.streamed:
+            return record_groups(ctx.input_bundle(), ORDER)
+        if FAULT != "ignores_end":
+            return list(record_groups(ctx.input_stream(), ORDER))
+        chunks = []
+        for line in sys.stdin.buffer:
+            kind, _, body = line.partition(b" ")
+            if kind == b"chunk":
+                chunks.append(json.loads(body))
+        return [("chunk", chunks)]
 
     def query(self, ctx: Context) -> dict:
         q = terms(ctx.params.get("text", ""))

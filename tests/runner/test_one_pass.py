@@ -61,7 +61,8 @@ def backend(tmp_path: Path) -> SubprocessBackend:
     return SubprocessBackend(Registry().get("sqlite"), tmp_path / "store")
 
 
-def test_a_first_index_hands_over_the_sealed_input_and_a_later_one_the_compressed_delta(tmp_path):
+def test_a_first_index_hands_over_the_sealed_input_and_a_later_one_the_compressed_delta(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMDOCK_INDEX_STREAM", "0")  # the sealed path (streamed: tests/pipeline/test_bundle_stream.py)
     first = write(tmp_path / "one", [chunk(i) for i in range(30)])
     assert BundleReader(first, trust_seal=True).trusted
     b = backend(tmp_path)

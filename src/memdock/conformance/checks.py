@@ -193,12 +193,15 @@ def check_resume_after_kill(h: Harness) -> str:
         seen.append(len(ids))
         raise _KitKill("conformance kit: killing the index run after its first checkpoint")
 
+    killed: MemdockError | None = None
     try:
         b.index(bundle, after_checkpoint=kill)
-    except MemdockError:
-        pass
+    except MemdockError as exc:
+        killed = exc
     if not seen:
         raise Skip("the adapter finished without a checkpoint before the end; nothing to resume")
+    if killed is None:
+        raise Fail("the index run went on to succeed after its after_checkpoint callback stopped it")
     ledger = Ledger(b.store.ledger_path)
     committed = ledger.count()
     ledger.close()
@@ -215,7 +218,8 @@ def check_resume_after_kill(h: Harness) -> str:
             missing.append("the last filler entry (indexed after the resume) was not found")
         if missing:
             raise Fail("; ".join(missing))
-    return f"killed after a checkpoint of {seen[0]} records; resumed sending {sent} of {total}"
+    path = "streamed" if "input_stream" in killed.details else "from its files"
+    return f"killed after a checkpoint of {seen[0]} records ({path}); resumed sending {sent} of {total}"
 
 
 def check_delete_cascade(h: Harness) -> str:

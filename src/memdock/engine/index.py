@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..bundle import BundleReader
 from ..contract import Capabilities, DeleteResult, IndexResult, ProgressCallback
 from ..diskfull import disk_full_as_error
-from ..errors import InvalidInputError, MemdockError
+from ..errors import InvalidInputError, MemdockError, TransientError
 from .delta import Delta, Feed, build_delta
 from .journal import Journal, inflate
 from .ledger import Ledger
@@ -116,14 +116,17 @@ class IndexRun:
 
     def in_journal(self, reader: BundleReader | Feed, caps: Capabilities, writers: Writers) -> IndexResult:
         """The run proper, its delta kept as the journal's next segment (see `engine/journal.py`); the segment is
-        discarded when nothing of it reached the backend. A Feed goes to an adapter that reads a stream while
-        the pass makes it (`engine/stream.py`)."""
+        discarded when nothing of it reached the backend. An adapter that reads a stream gets the delta while the
+        pass makes it (`engine/stream.py`), a Feed's or a bundle's alike: the pass and the adapter then run at once
+        instead of one after the other."""
         journal = Journal(self.store.journal_path)
         delta_dir = journal.next_segment()
         try:
-            if not isinstance(reader, BundleReader) and self.streams(caps, writers):
+            if self.streams(caps, writers) and (streamable(reader) and getattr(self.transport, "writer", None) is None):
                 delta, fresh, result = self.streamed(reader, delta_dir)
-                sent = delta.path
+                sent = delta.adapter_input
+                if writers.why is not None:
+                    result.details["parallel"] = writers.why
             else:
                 delta, fresh = self.diff(reader, delta_dir)
                 sent = self.adapter_input(delta)
@@ -173,7 +176,7 @@ class IndexRun:
             and os.environ.get("MEMDOCK_INDEX_STREAM", "1") != "0"
         )
 
-    def streamed(self, feed: Feed, delta_dir: Path) -> tuple[Delta, bool, IndexResult]:
+    def streamed(self, feed: BundleReader | Feed, delta_dir: Path) -> tuple[Delta, bool, IndexResult]:
         """The delta written and indexed at once (see `engine/stream.py`); the adapter's checkpoints reach the
         ledger once the segment is sealed. The adapter starts at the delta's first lines: an empty one starts none."""
         assert self.ledger is not None
@@ -199,10 +202,13 @@ class IndexRun:
             raise
         try:
             drain(stream, self.checkpoint, self.opts.progress)
-        except BaseException:
+        except BaseException as exc:
             stream.stop()
             call.wait()
-            raise
+            err = stopped_mid_stream(exc, stream.sent)
+            if err is exc:
+                raise
+            raise err from exc
         finally:
             stream.held.close()
         try:
@@ -338,6 +344,24 @@ def implied_mode(caps: Capabilities) -> bool:
     """Whether entries go with `implied_edges` (payload 1.2.0): the adapter derives those edges, and
     MEMDOCK_IMPLIED_EDGES is not 0."""
     return caps.has("implied_edges") and os.environ.get("MEMDOCK_IMPLIED_EDGES", "1") != "0"
+
+
+def streamable(reader: BundleReader | Feed) -> bool:
+    """Whether READER's records can go as a stream: a Feed's always; a bundle's unless it carries embeddings (their
+    matrix goes as a file, which the stream's lines do not carry). A bundle goes to a transport's write worker, when
+    it keeps one, as before (a warm worker, where a stream would start a one-shot adapter)."""
+    return not isinstance(reader, BundleReader) or not reader.count("embedding")
+
+
+def stopped_mid_stream(exc: BaseException, sent: int) -> BaseException:
+    """Why a streamed run stopped its adapter while handing over its checkpoints, as a sealed run says it: a
+    callback's error (the ledger's, or an `after_checkpoint` that ends the run) as a TransientError, as
+    `runner/oneshot.py` reports it, with the stream's lines counted in its details (`input_stream`)."""
+    if not isinstance(exc, Exception):
+        return exc
+    err = exc if isinstance(exc, MemdockError) else TransientError(f"index: {exc}")
+    err.details.setdefault("input_stream", sent)
+    return err
 
 
 def open_input(bundle: str | os.PathLike[str]) -> BundleReader:
