@@ -1,6 +1,7 @@
 """kill -9 of the whole process group (memdock and the tantivy adapter) after a durable checkpoint, then a
 re-run: both indexes (graph and chunks) hold every record exactly once, and rank as a clean run does."""
 
+import os
 import signal
 import subprocess
 import sys
@@ -28,12 +29,17 @@ backend.index(bundle, after_checkpoint=after)
 
 
 def test_kill_9_after_a_checkpoint_then_a_rerun_holds_every_record_once(tmp_path, fixture_chunks):
+    """On the file path, where tantivy commits a batch at a time (a stream commits once, at its end:
+    test_tantivy_stream_commit.py kills that one)."""
     clean = backend(tmp_path / "clean")
     clean.index(fixture_chunks)
     expected = counts(clean)
     store = tmp_path / "store"
     killed = subprocess.run(
-        [sys.executable, "-c", RUN, str(fixture_chunks), str(store)], start_new_session=True, timeout=600
+        [sys.executable, "-c", RUN, str(fixture_chunks), str(store)],
+        start_new_session=True,
+        timeout=600,
+        env={**os.environ, "MEMDOCK_INDEX_STREAM": "0"},
     )
     assert killed.returncode == -signal.SIGKILL
     b = backend(store, {"batch_size": 20})

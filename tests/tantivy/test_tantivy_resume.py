@@ -16,7 +16,10 @@ def counts(b) -> dict[str, int]:
     return {k: checks[k] for k in KINDS}
 
 
-def test_kill_resume_then_reindex_is_idempotent(tmp_path, fixture_chunks):
+def test_kill_resume_then_reindex_is_idempotent(tmp_path, fixture_chunks, monkeypatch):
+    """On the file path, where tantivy commits a batch at a time (a stream commits once, at its end:
+    test_tantivy_stream_commit.py kills that one)."""
+    monkeypatch.setenv("MEMDOCK_INDEX_STREAM", "0")
     clean = backend(tmp_path / "clean")
     clean.index(fixture_chunks)
     expected = counts(clean)
