@@ -112,3 +112,17 @@ def test_a_small_store_is_never_narrowed(store):
     for text in ["w0", "w0 w1 w2", " ".join(VOCABULARY[:8])]:
         assert "reason" not in answer(store, text)
         assert not candidates.plan(store, fts.terms(text)).narrowed
+
+
+def test_a_long_query_with_words_no_chunk_holds_ranks_by_the_words_it_has(store, monkeypatch):
+    """Past MAX_SUBSET_WORDS a level asks for the rarest words first: a word no chunk holds is the rarest of all,
+    and levels that ask for it are empty (such a query found nothing, then failed saying how it was narrowed)."""
+    present = [w for w in VOCABULARY if 80 <= df(store, w) <= 250][: candidates.MAX_SUBSET_WORDS]
+    absent = ["zzabsent", "qqnowhere"]
+    assert len(present) == candidates.MAX_SUBSET_WORDS and all(df(store, w) == 0 for w in absent)
+    monkeypatch.setattr(candidates, "BUDGET", 300)
+    with_absent = answer(store, " ".join([absent[0], *present, absent[1]]))
+    without = answer(store, " ".join(present))
+    assert "ranked by levels of shared words" in with_absent["reason"]
+    assert len(with_absent["hits"]) == 10
+    assert [h["id"] for h in with_absent["hits"]] == [h["id"] for h in without["hits"]]

@@ -117,8 +117,9 @@ def rank(
 
 def _subsets(chosen: Plan, weight: Callable[[str], float]) -> list[list[str]]:
     """The sets of query words a level asks for, heaviest first (a superset before its subsets): every non-empty
-    subset for a query of up to MAX_SUBSET_WORDS words, the rarest-first prefixes for a longer one."""
-    rarest = chosen.rarest_first()
+    subset for a query of up to MAX_SUBSET_WORDS words, the rarest-first prefixes for a longer one. A word no
+    chunk holds is in no set: every level asking for it would be empty."""
+    rarest = [t for t in chosen.rarest_first() if chosen.dfs[t] > 0]
     if len(rarest) > MAX_SUBSET_WORDS:
         return [rarest[:size] for size in range(len(rarest), 0, -1)]
     every = [list(c) for size in range(len(rarest), 0, -1) for c in combinations(rarest, size)]

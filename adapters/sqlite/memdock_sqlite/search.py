@@ -127,7 +127,7 @@ def _lexical(
     chosen = candidates.plan(conn, words, filters)
     weights = scoring.weights_of(conn, chosen)
     levels = candidates.rank(conn, chosen, filters, k, limit, weights.__getitem__)
-    if chosen.narrowed:
+    if chosen.narrowed and levels:
         result["reason"] = "; ".join(filter(None, [result.get("reason"), _narrowed(chosen, levels)]))
     return [row for level in levels for row in level.rows], scoring.coverage(conn, weights, levels)
 
