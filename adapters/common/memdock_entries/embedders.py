@@ -36,9 +36,10 @@ def _normalised(vec: list[float]) -> bytes:
 
 
 class SentenceTransformerEmbedder:
-    """A local model: one of the plainest form runs in numpy (mean_pooled.py), any other in sentence-transformers.
-    With query_int8, a question is embedded by a sentence-transformers copy whose linear layers hold int8 weights
-    (dynamic quantisation), built on the first question; the stored vectors stay the float model's."""
+    """A local model: one of the plainest form runs on torch's own layers (mean_pooled.py), any other in
+    sentence-transformers. With query_int8, a question is embedded by a sentence-transformers copy whose linear
+    layers hold int8 weights (dynamic quantisation), built on the first question; the stored vectors stay the float
+    model's."""
 
     def __init__(self, model: str, *, threads: int = 2, batch_size: int = 64, query_int8: bool = False):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")

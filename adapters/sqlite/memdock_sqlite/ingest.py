@@ -56,8 +56,7 @@ ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, name=excluded.name, text=exclu
 _CHUNK_COLUMNS = """id, entry_id, thread_id, position, header, body, start, "end", token_count,
   author, role, entry_type, event_time, event_ts, content_hash, attrs, block, span"""
 _NEW_CHUNK_SQL = f"INSERT INTO chunk_rows(rowid, {_CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-_CHUNK_SQL = """INSERT INTO chunk_rows(id, entry_id, thread_id, position, header, body, start, "end", token_count,
-  author, role, entry_type, event_time, event_ts, content_hash, attrs, block, span)
+_CHUNK_SQL = f"""INSERT INTO chunk_rows({_CHUNK_COLUMNS})
 VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 ON CONFLICT(id) DO UPDATE SET entry_id=excluded.entry_id, thread_id=excluded.thread_id, position=excluded.position,
   header=excluded.header, body=excluded.body, start=excluded.start, "end"=excluded."end",
@@ -161,8 +160,7 @@ def chunk_body(r: dict[str, Any]) -> str:
 
 def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
     header = r.get("header") or ""
-    text = r["text"]
-    body = text[len(header) + 1 :] if header and text.startswith(header + "\n") else text  # chunk_body's
+    body = chunk_body(r)
     author, role, entry_type, event_time = r.get("author"), r.get("role"), r.get("entry_type"), r.get("event_time")
     if author is None or role is None or entry_type is None or event_time is None:
         parent = entry(r["entry_id"])

@@ -68,7 +68,6 @@ def _paths(text: str) -> list[str]:
         end = text.find("\n", at)
         end = len(text) if end < 0 else end
         for word in text[start:end].split():
-            # a match holds a `/` or a known extension (_EXTENSION): a word with neither is not tried
             if "." in word and ("/" in word or _EXTENSION.search(word)):
                 found += _PATH.findall(word)
     return found
