@@ -180,8 +180,8 @@ def test_deletes_remove_the_same_records(indexed_both, tmp_path):
     doomed = [q["threads"][0], q["nodes"][-1], q["edges"][len(q["edges"]) // 2], "edge:nope"]
     results = []
     for name, make in (
-        ("old", lambda p: SubprocessBackend(Registry().get(_adapter_of(old)), p)),
-        ("new", sqlite_backend),
+        ("old", lambda p: SubprocessBackend(Registry().get(_adapter_of(old)), p, workers=1)),
+        ("new", lambda p: sqlite_backend(p, workers=1)),
     ):
         shutil.copytree(base / name, tmp_path / name)
         b = make(tmp_path / name)

@@ -32,7 +32,7 @@ pytestmark = [*gate, pytest.mark.timeout(1200)]
 def _add(store: Path, source: Path, fmt: str, *, implied: bool, mp: pytest.MonkeyPatch) -> Any:
     mp.setattr(base, "datetime", _Clock)  # both stores' records carry the same ingestion_time
     mp.setenv("MEMDOCK_IMPLIED_EDGES", "1" if implied else "0")
-    b = backend(store)
+    b = backend(store, workers=1)
     result = b.index(ImportFeed([source], fmt, ChunkOptions()))
     assert bool(result.details.get("implied_edges")) is implied
     return b

@@ -195,8 +195,8 @@ def same_deletes(both, tmp_path: Path, doomed_of) -> None:
     for name in ("old", "new"):
         shutil.copytree(base / name, tmp_path / name)
     old_adapter_of_b = Registry().get(Path(before_b.descriptor.path))
-    before = deleted(SubprocessBackend(old_adapter_of_b, tmp_path / "old"), doomed, q)
-    after = deleted(backend(tmp_path / "new"), doomed, q)
+    before = deleted(SubprocessBackend(old_adapter_of_b, tmp_path / "old", workers=1), doomed, q)
+    after = deleted(backend(tmp_path / "new", workers=1), doomed, q)
     assert before[0] and before[:2] == after[:2]
     lookups = [k for k in before[2] if k.startswith(("edge ", "node "))]
     assert differ({k: before[2][k] for k in lookups}, {k: after[2][k] for k in lookups}) == []
