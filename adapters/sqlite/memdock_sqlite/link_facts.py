@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -31,16 +32,18 @@ class Tokenizer:
     """Texts into their FTS5 tokens (TOKENIZE), read back from an in-memory contentless table's instances."""
 
     def __init__(self) -> None:
-        self.db = sqlite3.connect(":memory:")
+        self.db = sqlite3.connect(":memory:", check_same_thread=False)  # as the store's connection (db.py)
+        self.lock = threading.Lock()
         self.db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, content='', tokenize='{TOKENIZE}')")
         self.db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
 
     def __call__(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
-        self.db.execute("INSERT INTO t(t) VALUES ('delete-all')")
-        self.db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", enumerate(texts, 1))
         out: list[list[str]] = [[] for _ in texts]
-        for term, doc in self.db.execute("SELECT term, doc FROM v ORDER BY doc, offset"):
-            out[doc - 1].append(term)
+        with self.lock:
+            self.db.execute("INSERT INTO t(t) VALUES ('delete-all')")
+            self.db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", enumerate(texts, 1))
+            for term, doc in self.db.execute("SELECT term, doc FROM v ORDER BY doc, offset"):
+                out[doc - 1].append(term)
         return [tuple(x) for x in out]
 
 
