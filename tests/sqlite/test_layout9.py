@@ -64,7 +64,7 @@ def test_a_schema_8_store_reads_as_it_is_and_answers_the_same_once_migrated(both
 # -- the ranking, on small stores ---------------------------------------------------------------------------------
 
 
-AUTHORS = {1: "lee", 2: "user", 4: "sam", 5: "lee", 7: "user", 8: "sam"}  # "contains user's entry": a phrase across
+AUTHORS = {1: "lee", 2: "user", 4: "sam", 5: "lee", 7: "user"}  # "contains user's entry": a phrase across
 
 
 def _store(tmp_path: Path) -> sqlite3.Connection:
@@ -78,7 +78,7 @@ def _store(tmp_path: Path) -> sqlite3.Connection:
             "id": f"entry:{k}",
             "thread_id": "thread:a" if k < 6 else "thread:b",
             "position": k,
-            "body": f"{bodies[k % 4]} {k}",
+            "body": "twin note" if k in (8, 9) else f"{bodies[k % 4]} {k}",  # 9 follows 8: one phrase twice
             **({"author": AUTHORS[k]} if k in AUTHORS else {}),
             **({"event_time": f"2026-03-0{1 + k % 9}T10:00:00Z"} if k % 4 else {}),
             **({"title": f"zeppelin plan {k}"} if k == 3 else {}),
@@ -143,6 +143,7 @@ QUERIES = [
     "tools migrate_v2 py file",
     "references",
     "plan 3 friday",
+    "twin",
     "nothing matches this",
 ]
 

@@ -12,6 +12,7 @@ the same floating-point steps, so `search_facts` answers what schema 8 answered,
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import sqlite3
@@ -57,7 +58,7 @@ class Links:
     tokens: list[tuple[str, ...]] = field(default_factory=list)  # each part's tokens
     lengths: list[int] = field(default_factory=list)  # each link's fact in tokens
     having: dict[str, dict[int, int]] = field(default_factory=dict)  # token: {part: count}
-    using: list[list[int]] = field(default_factory=list)  # part: the links that hold it
+    using: list[list[int]] = field(default_factory=list)  # part: the links that hold it, once per time
 
     @property
     def total(self) -> int:
@@ -89,7 +90,7 @@ def load(conn: sqlite3.Connection, tokenize: Tokenizer) -> Links:
             counts[part] = counts.get(part, 0) + 1
     for n, numbers in enumerate(out.parts):
         out.lengths.append(sum(len(out.tokens[p]) for p in numbers))
-        for p in set(numbers):
+        for p in numbers:  # twice where a fact names one phrase twice
             out.using[p].append(n)
     return out
 
@@ -107,8 +108,9 @@ def _link_hits(lk: Links, phrase: tuple[str, ...]) -> dict[int, int]:
     first = lk.having.get(phrase[0], {})
     out: dict[int, int] = {}
     if len(phrase) == 1:
-        for n in {n for part in first for n in lk.using[part]}:
-            out[n] = sum(first.get(part, 0) for part in lk.parts[n])
+        for part, count in first.items():
+            for n in lk.using[part]:
+                out[n] = out.get(n, 0) + count
         return out
     for n in {n for part in first for n in lk.using[part]}:
         words = [w for part in lk.parts[n] for w in lk.tokens[part]]
@@ -212,12 +214,19 @@ def rank(conn: sqlite3.Connection, words: list[str], limit: int, groups: list[st
     df, edges = _edges(conn, words, groups, state.tokenize)
     idf = [_idf(rows, d + len(h)) for d, h in zip(df, hits)]
     allowed = set(groups) if groups else None
+    known: dict[tuple[tuple[int, ...], int], float] = {}  # structural facts share frequencies and lengths
+
+    def score(freqs: tuple[int, ...], length: int) -> float:
+        key = (freqs, length)
+        if key not in known:
+            known[key] = bm25(freqs, length, idf, avgdl)
+        return known[key]
+
     scored = []
     for n in {n for h in hits for n in h}:
         if allowed is None or lk.threads[n] in allowed:
-            scored.append((bm25([h.get(n, 0) for h in hits], lk.lengths[n], idf, avgdl), lk.rowids[n]))
+            scored.append((score(tuple(h.get(n, 0) for h in hits), lk.lengths[n]), lk.rowids[n]))
     for rowid, words_of in edges:
-        freqs = [_occurrences(words_of, p) if p else 0 for p in phrases]
-        scored.append((bm25(freqs, len(words_of), idf, avgdl), rowid))
-    scored.sort()
-    return [(rowid, r) for r, rowid in scored[:limit]]
+        freqs = tuple(_occurrences(words_of, p) if p else 0 for p in phrases)
+        scored.append((score(freqs, len(words_of)), rowid))
+    return [(rowid, r) for r, rowid in heapq.nsmallest(limit, scored)]
