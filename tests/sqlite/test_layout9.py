@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_derived_edges import _old_adapter
 from test_layout7 import _everything, _run, migrated, stores_of
 from test_packed_text import _rows
 
@@ -35,13 +34,10 @@ def _fact_rows(store: Path) -> int:
     return _rows(store, "SELECT count(*) FROM fact_fts_docsize")[0][0]
 
 
-def test_the_old_adapter_is_schema_8(tmp_path):
-    old = _old_adapter(tmp_path, SCHEMA_8, ("adapters/common",))
-    assert "SCHEMA_VERSION = 8" in (old / "memdock_sqlite" / "db.py").read_text()
-
-
 def test_a_new_store_indexes_no_link_and_answers_as_schema_8_did(both):
     old, new, bundle, base = both
+    old_db = base / "old-adapter" / "adapters" / "sqlite" / "memdock_sqlite" / "db.py"  # stores_of's
+    assert "SCHEMA_VERSION = 8" in old_db.read_text()
     before, after = _everything(old, bundle, base, base / "old"), _everything(new, bundle, base, base / "new")
     facts = [k for k in before if k.startswith("facts ")]
     assert sum(bool(before[k]["hits"]) for k in facts) > 20  # not all empty
