@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_layout7 import _everything, _run, migrated, stores_of
+from test_layout7 import _everything, _run, migrated, stores_fixture
 from test_packed_text import _rows
 
 from memdock.sdk import facts as sdk_facts
@@ -23,11 +23,7 @@ from memdock_sqlite import db, delete, fts, graph, link_facts, links
 pytestmark = pytest.mark.timeout(1200)  # two adapters index shared corpora: minutes on a loaded 2-core box
 
 SCHEMA_8 = "bdaef08983f5cdcef542ce2c0e46617259c3aaa5"  # the last commit before schema 9
-
-
-@pytest.fixture(scope="module", params=["watercooler", "locomo"])
-def both(request, tmp_path_factory):
-    yield from stores_of(request, tmp_path_factory, SCHEMA_8)
+both = stores_fixture(SCHEMA_8)
 
 
 def _fact_rows(store: Path) -> int:
