@@ -20,7 +20,7 @@ from test_derived_edges import SHARED_DATA, _corpus, _old_adapter, _questions, a
 from test_packed_attrs import _ids, _metadata_filters, _reads
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
-from memdock_sqlite import db, ingest, packed_text
+from memdock_sqlite import db, ingest, link_facts, packed_text
 
 pytestmark = pytest.mark.timeout(1200)  # two adapters index shared corpora: minutes on a loaded 2-core box
 
@@ -44,7 +44,9 @@ def _stored(store: Path) -> dict[str, Any]:
         out["meta"] = conn.execute(META).fetchall()
         for fts in ("node_fts", "chunk_fts", "fact_fts"):
             conn.execute(f"CREATE VIRTUAL TABLE temp.v_{fts} USING fts5vocab(main, {fts}, instance)")
-            out[fts] = conn.execute(f"SELECT * FROM temp.v_{fts} ORDER BY 1, 2, 3, 4").fetchall()
+            # fact_fts: the edges' facts (schema 9 indexes no link's: test_layout9.py compares how they rank)
+            edges_only = " WHERE doc IN (SELECT rowid FROM edges)" if fts == "fact_fts" else ""
+            out[fts] = conn.execute(f"SELECT * FROM temp.v_{fts}{edges_only} ORDER BY 1, 2, 3, 4").fetchall()
         return out
     finally:
         conn.close()
@@ -58,10 +60,19 @@ def both(request, tmp_path_factory):
         yield old, new, bundle, base, request.param
 
 
+def _fact_rows(store: Path) -> int:
+    conn = db.open_db(store / "data", write=False)
+    assert conn is not None
+    try:
+        return conn.execute("SELECT count(*) FROM fact_fts_docsize").fetchone()[0]
+    finally:
+        conn.close()
+
+
 def _compare(old, new, bundle: Path, base: Path) -> None:
     stored_old, stored_new = _stored(base / "old"), _stored(base / "new")
     assert [k for k in stored_old if stored_old[k] != stored_new[k]] == []
-    assert len(stored_new["links"]) > 100 and len(stored_new["fact_fts"]) > 1000
+    assert len(stored_new["links"]) > 100 and len(stored_new["edges"]) == _fact_rows(base / "new")
     assert [r for r in stored_new["links"] if r[-1] != 0] == []  # no fact left pending
     q = _questions(bundle)
     before, after = answers(old, q), answers(new, q)
@@ -136,11 +147,13 @@ def test_rows_reach_fts5_in_rowid_order(tmp_path):
     run.finish()
     assert sorted(conn.fts_rowids) == ["chunk_fts", "fact_fts"]
     for table, calls in conn.fts_rowids.items():
-        assert [len(c) for c in calls] == [n] if table == "chunk_fts" else [2 * n], (table, calls)
+        assert [len(c) for c in calls] == [n], (table, calls)  # fact_fts: the relates_to edges' (no link's)
         assert all(c == sorted(c) for c in calls), table
     assert conn.execute("SELECT count(*) FROM links").fetchone()[0] == n
-    assert conn.execute("SELECT count(*) FROM fact_fts WHERE fact_fts MATCH 'contains'").fetchone()[0] == n
+    assert conn.execute("SELECT count(*) FROM fact_fts WHERE fact_fts MATCH 'relates'").fetchone()[0] == n
     conn.close()
+    reader = db.open_db(tmp_path, write=False)
+    assert reader is not None and len(link_facts.rank(reader, ["contains"], 2 * n, None)) == n
 
 
 @pytest.mark.parametrize("zdict", [None, b"note the backup of the nightly " * 40])

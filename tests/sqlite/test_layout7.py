@@ -41,9 +41,18 @@ def stores_of(request: Any, tmp_path_factory: Any, commit: str) -> Iterator[tupl
     yield from index_both(old_adapter, base, request.param, config={})
 
 
-@pytest.fixture(scope="module", params=["watercooler", "locomo"])
-def both(request, tmp_path_factory):
-    yield from stores_of(request, tmp_path_factory, SCHEMA_6)
+def stores_fixture(commit: str) -> Any:
+    """A module's fixture `both`: the watercooler and LoCoMo corpora indexed by the adapter as of COMMIT and by this
+    one (stores_of)."""
+
+    @pytest.fixture(scope="module", params=["watercooler", "locomo"])
+    def both(request, tmp_path_factory):
+        yield from stores_of(request, tmp_path_factory, commit)
+
+    return both
+
+
+both = stores_fixture(SCHEMA_6)
 
 
 def _layout(store: Path) -> dict[str, Any]:

@@ -224,7 +224,7 @@ def test_a_failed_batch_leaves_no_dictionary_behind(tmp_path, monkeypatch):
     conn = db.open_writer(tmp_path)
     _index(conn, ("thread", [{"id": "thread:t", "title": "t"}]))
     run = ingest.Ingest(conn, on_commit=lambda ids: None)
-    monkeypatch.setattr(ingest.links, "unindex_nodes", lambda *a: (_ for _ in ()).throw(OSError("disk gone")))
+    monkeypatch.setattr(ingest.Ingest, "_first_nodes", lambda *a: (_ for _ in ()).throw(OSError("disk gone")))
     with pytest.raises(OSError):
         run.run("entry", iter(_entries(40)))
     monkeypatch.undo()

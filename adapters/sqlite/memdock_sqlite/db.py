@@ -12,6 +12,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from memdock.diskfull import sqlite_transaction
 from memdock.errors import BackendError, ConfigError, VersionError
@@ -20,7 +21,7 @@ from . import packed_text, text_blocks
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
 
 _LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
@@ -144,13 +145,13 @@ CREATE TABLE IF NOT EXISTS links(
     code INTEGER NOT NULL,         -- type number (links.TYPES) * 2 + 1 when the edge bears its source's time
     source INTEGER NOT NULL,       -- nodes.rowid
     target INTEGER NOT NULL,       -- nodes.rowid
-    pending INTEGER NOT NULL DEFAULT 0  -- 1: its fact is not in fact_fts yet
+    pending INTEGER NOT NULL DEFAULT 0  -- 0 (schema 8: 1 while its fact was out of fact_fts)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS links_key ON links(key, code >> 1);
 CREATE INDEX IF NOT EXISTS links_source ON links(source);
 CREATE INDEX IF NOT EXISTS links_target ON links(target);
-CREATE INDEX IF NOT EXISTS links_pending ON links(pending) WHERE pending = 1;
--- Contentless: edges' facts are in edges.fact, links' are rendered (links.py); one index, so BM25 ranks them all.
+-- Contentless: edges' facts are in edges.fact. Links' facts are not indexed: link_facts.py ranks them from their
+-- ends' phrases as if this index held them too (schema 8 indexed them here).
 CREATE VIRTUAL TABLE IF NOT EXISTS fact_fts USING fts5(
     fact, content='', tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER IF NOT EXISTS edges_ad AFTER DELETE ON edges BEGIN
@@ -354,9 +355,15 @@ def open_db(data_dir: Path, *, write: bool, loading: Path | None = None) -> sqli
     return conn
 
 
+class Connection(sqlite3.Connection):
+    """A connection that can keep what is read once per connection (link_facts.py: the links' facts' words)."""
+
+    link_facts: Any = None
+
+
 def _connect(uri: str) -> sqlite3.Connection:
     try:
-        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, factory=Connection)
     except sqlite3.Error as exc:
         raise BackendError(f"cannot open {uri.split('?')[0][5:]}: {_describe(exc)}") from None
     conn.execute("PRAGMA busy_timeout = 10000")
@@ -408,8 +415,19 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             _rejoin(conn)
         if 0 < version < 3:
             conn.execute("INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges")
+        elif 0 < version < 9:
+            _unindex_links(conn)
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _unindex_links(conn: sqlite3.Connection) -> None:
+    """Schema 3 to 8 indexed links' facts in fact_fts (and kept a link pending while its fact was out): it is
+    emptied and given the edges' facts back, so it holds the edges' only (link_facts.py ranks the links')."""
+    conn.execute("DROP INDEX IF EXISTS links_pending")
+    conn.execute("UPDATE links SET pending = 0 WHERE pending <> 0")
+    conn.execute("INSERT INTO fact_fts(fact_fts) VALUES ('delete-all')")
+    conn.execute("INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges ORDER BY rowid")
 
 
 def _unjoin(conn: sqlite3.Connection, version: int) -> None:

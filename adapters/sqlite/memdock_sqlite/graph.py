@@ -8,7 +8,9 @@ from typing import Any
 
 from memdock.sdk.params import group_ids, limit_of, query_text, record_id
 
-from . import fts, hits, links
+from . import fts, hits, link_facts, links
+
+LINKS_UNINDEXED = 9  # the schema from which fact_fts holds edges' facts only (link_facts.py ranks links')
 
 NAME_WEIGHT, TEXT_WEIGHT = 2.0, 1.0
 CHUNKS_PER_HIT = 5
@@ -103,22 +105,31 @@ _IN_THREADS = (
 
 
 def search_facts(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
-    """Facts by BM25 over fact_fts, which indexes edges' stored facts and links' rendered ones alike."""
+    """Facts by BM25 over edges' stored facts and links' rendered ones alike: link_facts.py ranks both as one FTS5
+    index would; a store of schema 8 or before (read before a writer migrates it) indexes both in fact_fts."""
     match, limit, groups = _search(params)
     if match is None:
         return _answer([], match)
-    conds, args = ["fact_fts MATCH ?"], [match]
-    if groups:
-        conds.append(_IN_THREADS)
-        args += [json.dumps(groups)] * 2
-    ranked = conn.execute(
-        f"SELECT rowid, bm25(fact_fts) AS r FROM fact_fts WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?",
-        [*args, limit],
-    ).fetchall()
+    if conn.execute("PRAGMA user_version").fetchone()[0] >= LINKS_UNINDEXED:
+        ranked = link_facts.rank(conn, fts.terms(query_text(params)), limit, groups)
+    else:
+        ranked = _ranked_by_fts(conn, match, limit, groups)
     rows = _edges_by_rowid(conn, [rowid for rowid, _ in ranked])
     return _answer(
         [hits.fact_hit(rows[rowid], hits.bm25_score(r), rank) for rank, (rowid, r) in enumerate(ranked, 1)], match
     )
+
+
+def _ranked_by_fts(conn: sqlite3.Connection, match: str, limit: int, groups: list[str] | None) -> link_facts.Ranked:
+    """The facts fact_fts ranks best for MATCH, where it indexes every fact (schema 8 and before)."""
+    conds, args = ["fact_fts MATCH ?"], [match]
+    if groups:
+        conds.append(_IN_THREADS)
+        args += [json.dumps(groups)] * 2
+    return conn.execute(
+        f"SELECT rowid, bm25(fact_fts) AS r FROM fact_fts WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?",
+        [*args, limit],
+    ).fetchall()
 
 
 def _edges_by_rowid(conn: sqlite3.Connection, rowids: list[int]) -> dict[int, tuple[Any, ...]]:

@@ -6,9 +6,9 @@ store's does), and the links its edge records would have made are written straig
 same order and with the same rowids as the records would get: held until the edge stage, each thread's before the
 first edge record of that thread or a later one (the order `importers.base.structure` makes them in), the rest at the
 end. An entry is reported committed only once its edges are, so a run killed between the two sends the entry again. An
-entry sent again replaces the edges it implied before: its links of those types that it no longer implies are removed,
-facts and all. A `follows` that names no stored entry of the entry's thread, or a `mentions` that names no stored
-entity, is refused naming the entry and the field.
+entry sent again replaces the edges it implied before: its links of those types that it no longer implies are removed
+(a link's fact is ranked from its ends, link_facts.py: no fact is stored to remove). A `follows` that names no stored
+entry of the entry's thread, or a `mentions` that names no stored entity, is refused naming the entry and the field.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class Implied:
                     self.fresh = False
                 held = self.threads.setdefault(r["thread_id"], {})
                 held.pop(r["id"], None)
-                held[r["id"]] = {**{k: r[k] for k in _KEPT if k in r}, "fact": implied_links.fact_node(r)}
+                held[r["id"]] = {k: r[k] for k in _KEPT if k in r}
                 self.held.add(r["id"])
                 r = explicit(r)
             yield r
@@ -113,11 +113,10 @@ class Implied:
             self.full = conn.execute(_FULL).fetchone() is not None
         if self.full or len(set(mine)) < len(mine) or (not self.fresh and implied_links.taken(conn, mine)):
             return [implied_links.record(it) for it in items]
-        made = implied_links.rows(conn, items, mine, ends, self.nodes)
+        made = implied_links.rows(conn, items, mine, ends)
         if made is None:
             return [implied_links.record(it) for it in items]
-        conn.executemany("INSERT INTO links(rowid, key, code, source, target, pending) VALUES (?,?,?,?,?,0)", made[0])
-        conn.executemany("INSERT INTO fact_fts(rowid, fact) VALUES (?, ?)", made[1])
+        conn.executemany("INSERT INTO links(rowid, key, code, source, target, pending) VALUES (?,?,?,?,?,0)", made)
         return []
 
     def release(self) -> None:
@@ -152,8 +151,8 @@ _OWN = (
 
 
 def _drop_stale(conn: sqlite3.Connection, entries: dict[str, dict[str, Any]], ends: Nodes) -> None:
-    """The links of ENTRIES' own structural types that their `implied_edges` no longer make, facts and all (one
-    query for the batch)."""
+    """The links of ENTRIES' own structural types that their `implied_edges` no longer make (one query for the
+    batch)."""
     rowids = {ends[eid][0]: e for eid, e in entries.items() if eid in ends}
     if not rowids:
         return
@@ -169,5 +168,4 @@ def _drop_stale(conn: sqlite3.Connection, entries: dict[str, dict[str, Any]], en
     ]
     if stale:
         gone = json.dumps(stale)
-        links.unindex(conn, "l.rowid IN (SELECT value FROM json_each(?))", (gone,))
         conn.execute("DELETE FROM links WHERE rowid IN (SELECT value FROM json_each(?))", (gone,))

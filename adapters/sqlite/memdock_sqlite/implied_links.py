@@ -1,10 +1,9 @@
 """The links an entry's `implied_edges` stand for, written straight from the entry (implied.py holds the entries).
 
 No edge record is made on the common path: a link's key is the first 8 bytes of the sha256 the edge id's digest
-is cut from (what links.key_of reads back out of the id), its ends are the rowids of the entry, its thread and the
-nodes it names, and its fact is rendered from what the entry said when it was sent (its title or the lead of its
-body: the text it is stored with) and from the stored threads, entities and earlier entries, read once per edge
-stage. The links get the next shared rowids in the order the records would have had, so the store is the one the
+is cut from (what links.key_of reads back out of the id), and its ends are the rowids of the entry, its thread and
+the nodes it names, read once per edge stage (a link's fact is not written: link_facts.py ranks it from its ends).
+The links get the next shared rowids in the order the records would have had, so the store is the one the
 records make. Where the records would not all have become new links (one of the keys is stored already, a
 structural edge is stored in full, an end is missing, an edge is named twice), the records are made after all and
 take the path any edge record takes (Ingest._write_edges), rowids, moves and unresolved facts included.
@@ -18,10 +17,9 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from memdock.sdk import facts as sdk_facts
 from memdock.sdk.implied import KEY, edge_record
 
-from . import facts, links
+from . import links
 
 _TYPE = {t: links.TYPES.index(t) for t in ("contains", "follows", "mentions")}
 
@@ -57,73 +55,36 @@ def keys(items: Iterable[Derived]) -> list[tuple[int, int]]:
     return out
 
 
-def fact_node(r: dict[str, Any]) -> dict[str, Any]:
-    """What a fact names of entry record R: facts.node of its stored row (its text is its body)."""
-    title = r.get("title", "")
-    row = (r["id"], "entry", title, None if title else r["body"], r.get("author"), r.get("entry_type"))
-    return facts.node((*row, r.get("event_time")))
-
-
 Node = tuple[int, str, "str | None"]  # rowid, kind, thread_id
 
 
 class Nodes:
     """The stored nodes an edge stage's links join: threads and entities kept while no node is written (`clear`),
-    entries for one batch; what a fact names of each, and the phrases facts name them by."""
+    entries for one batch."""
 
     def __init__(self) -> None:
         self.kept: dict[str, Node] = {}
-        self.known: dict[str, dict[str, Any]] = {}
-        self.phrases: facts.Phrases = {}
-        self.batch: list[str] = []  # the entries known for the batch only
 
     def clear(self) -> None:
         self.kept.clear()
-        self.known.clear()
-        self.phrases.clear()
-        self.batch = []
 
     def read(self, conn: sqlite3.Connection, entries: dict[str, dict[str, Any]], others: set[str]) -> dict[str, Node]:
-        """The stored nodes among ENTRIES (held: their facts known) and OTHERS, by id."""
-        for i in self.batch:
-            self.known.pop(i, None)
-            self.phrases.pop(i, None)
+        """The stored nodes among ENTRIES (held) and OTHERS, by id."""
         rows = conn.execute(  # the id index alone: a held entry is stored as an entry of its thread
             "SELECT id, rowid FROM node_rows WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(entries)),)
         )
         out = {i: (rowid, "entry", entries[i]["thread_id"]) for i, rowid in rows}
-        self.batch = list(entries)
-        for eid, e in entries.items():
-            self.known[eid] = e["fact"]
         missing = [i for i in others if i not in self.kept and i not in out]
         if missing:
             ends, known = links.endpoints(conn, missing)
-            self.known.update(known)
             for i, (rowid, thread, _) in ends.items():
                 node = (rowid, known[i]["kind"], thread)
                 if node[1] == "entry":
                     out[i] = node
-                    self.batch.append(i)
                 else:
                     self.kept[i] = node
         out.update((i, self.kept[i]) for i in others if i in self.kept)
         return out
-
-    def fact(self, item: Derived) -> str:
-        """sdk_facts.render's sentence for ITEM's edge (its three verbs, from the phrases kept per node)."""
-        entry, kind, source, target = item
-        phrases = self.phrases
-        src = phrases.get(source) or self._phrase(source)
-        dst = phrases.get(target) or self._phrase(target)
-        if kind == "contains":  # says no time
-            return f"{src[0]} contains {dst[0]}"
-        when = (entry.get("event_time") or (src[1] or {}).get("event_time") or "")[:10]
-        text = f"{src[0]} {sdk_facts.VERBS[kind]} {dst[0]}"
-        return f"{text} (on {when})" if when else text
-
-    def _phrase(self, node_id: str) -> tuple[str, dict[str, Any] | None]:
-        said = self.phrases[node_id] = sdk_facts.describe(self.known.get, node_id)
-        return said
 
 
 def taken(conn: sqlite3.Connection, keys: list[tuple[int, int]]) -> bool:
@@ -136,12 +97,11 @@ def taken(conn: sqlite3.Connection, keys: list[tuple[int, int]]) -> bool:
 
 
 def rows(
-    conn: sqlite3.Connection, items: list[Derived], keys: list[tuple[int, int]], nodes: dict[str, Node], cache: Nodes
-) -> tuple[list[tuple[int, ...]], list[tuple[int, str]]] | None:
-    """The links rows and fact_fts rows of ITEMS (KEYS theirs), or None when one of their ends is not stored."""
+    conn: sqlite3.Connection, items: list[Derived], keys: list[tuple[int, int]], nodes: dict[str, Node]
+) -> list[tuple[int, ...]] | None:
+    """The links rows of ITEMS (KEYS theirs), or None when one of their ends is not stored."""
     nxt = links.next_rowid(conn)
     out: list[tuple[int, ...]] = []
-    texts: list[tuple[int, str]] = []
     for n, (item, (k, t)) in enumerate(zip(items, keys)):
         entry, kind, source, target = item
         src, dst = nodes.get(source), nodes.get(target)
@@ -149,5 +109,4 @@ def rows(
             return None
         timed = kind != "contains" and entry.get("event_time") is not None
         out.append((nxt + n, k, t * 2 + timed, src[0], dst[0]))
-        texts.append((nxt + n, cache.fact(item)))
-    return out, texts
+    return out

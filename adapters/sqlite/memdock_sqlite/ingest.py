@@ -278,12 +278,12 @@ class Ingest:
             records = self.implied.write(self.conn, items) if made else items
             if records:
                 self._write_records(_last_of_each_id(records) if made else records)
-        links.index_pending(self.conn)
 
     def _write_records(self, batch: list[dict[str, Any]]) -> None:
         """Structural edges as links, any other edge in full (links.py); a new one gets the next shared rowid,
-        one stored before keeps its rowid whichever table it moves to. The facts of the links and edges the batch
-        adds are rendered from the nodes read once, and go into fact_fts in rowid order (`_index`)."""
+        one stored before keeps its rowid whichever table it moves to. The facts of the edges the batch adds are
+        rendered from the nodes read once, and go into fact_fts in rowid order (`_index`); a link's is not indexed
+        (link_facts.py)."""
         c = self.conn
         ends, known = links.endpoints(c, (i for r in batch for i in (r["source_id"], r["target_id"])))
         derived = {r["id"]: links.derive(r, ends) for r in batch}
@@ -298,7 +298,6 @@ class Ingest:
             nxt += before is None
         changed = {old[0] for i, old in old_links.items() if (derived[i] or ())[1:] != old[1:]}
         gone = json.dumps(sorted(changed))
-        links.unindex(c, "l.rowid IN (SELECT value FROM json_each(?))", (gone,))
         c.execute("DELETE FROM links WHERE rowid IN (SELECT value FROM json_each(?))", (gone,))
         moved = json.dumps([i for i in full_rowid if derived[i] is not None])
         c.execute("DELETE FROM edges WHERE id IN (SELECT value FROM json_each(?))", (moved,))
@@ -316,13 +315,11 @@ class Ingest:
             self.implied.full = self.implied.full or any(row[2] in KINDS for row in full)
             self.implied.fresh = self.implied.fresh and not added
         new = [(row[0], row[9]) for row in full if row[1] not in full_rowid]
-        _index(c, "fact_fts(rowid, fact)", new + [(rowid[r["id"]], links.fact(c, r, known, phrases)) for r in added])
+        _index(c, "fact_fts(rowid, fact)", new)
 
     def finish(self) -> int:
-        """Index the nodes this run (or a killed one before it) stored, and the facts of links whose nodes
-        changed; returns how many nodes."""
+        """Index the nodes this run (or a killed one before it) stored; returns how many."""
         with transaction(self.conn, "indexing"):
-            links.index_pending(self.conn)
             if self.first is not None:  # every node is pending: no other can be left to its chunks
                 joins = self.first.joins
                 return node_text.index_pending(self.conn, joined=joins.joined, unknown=joins.unknown)
@@ -334,7 +331,6 @@ class Ingest:
         """Upsert nodes, left for `finish` to index (an entry's text is indexed only if it has no chunks)."""
         rows = self._packed_attrs(rtype, _last_of_each(rows))
         self._first_nodes(rows)
-        links.unindex_nodes(self.conn, [r[0] for r in rows])
         self.conn.executemany(_NODE_SQL, rows)
 
     def _first_nodes(self, rows: list[Row]) -> None:

@@ -4,15 +4,13 @@ contains / follows / replies_to / mentions edges are what an importer derives fr
 parent and entity references. An edge record that says nothing more than that (an id of the importers' form
 `edge:<type>:<16 hex digits>`, both ends stored nodes, its thread its source's thread, its time none or its
 source's, no weight) is stored as a row of `links`: the id's 64 bits, the type, the two nodes' rowids. Its fact
-sentence is not stored: it is rendered from the two nodes when it is indexed in fact_fts (contentless, one
-index for edges and links, so BM25 ranks every fact as before) and when it is read. Any other edge is stored
-in full in `edges`, as before.
+sentence is neither stored nor indexed (schema 9): it is rendered from the two nodes when it is read, and
+link_facts.py ranks it from its parts' words beside the edges' facts in fact_fts, as one index of both would.
+Any other edge is stored in full in `edges`, as before.
 
 Links and edges share one rowid sequence (`next_rowid`), the rowids a single table would have given, so graph
-walks and fact search order them as before. A link's fact in fact_fts must be deleted with the words it was
-indexed with: before a node a link names changes, `unindex` takes the link's fact out of fact_fts (rendered
-from the node as it still is) and marks it pending; `index_pending` indexes it again, rendered from the node
-as it now is, at the end of the run (or of the next one, after a kill).
+walks and fact search order them as before. (Schema 8 indexed each link's fact in fact_fts and kept a link
+`pending` while its fact was out of it; the column stays, 0.)
 """
 
 from __future__ import annotations
@@ -139,11 +137,6 @@ def _render(
     return facts.render(conn, edge, known, phrases)[0]
 
 
-def fact(conn: sqlite3.Connection, r: dict[str, Any], known: dict[str, dict[str, Any]], phrases: facts.Phrases) -> str:
-    """The fact of edge record R that `derive` made a link of: what `index_pending` renders from the link."""
-    return _render(conn, r["type"], r["source_id"], r["target_id"], r.get("event_time"), known, phrases)
-
-
 def by_rowid(conn: sqlite3.Connection, rowids: Iterable[int]) -> dict[int, tuple[Any, ...]]:
     """The links among ROWIDS as rows of hits.EDGE_COLUMNS, by rowid."""
     rows = conn.execute(
@@ -158,36 +151,6 @@ def by_id(conn: sqlite3.Connection, edge_id: str) -> tuple[Any, ...] | None:
         return None
     rows = conn.execute(f"SELECT {COLUMNS} FROM {JOIN} WHERE l.key = ? AND l.code >> 1 = ?", parsed).fetchall()
     return as_edge(conn, rows)[0] if rows else None
-
-
-def _facts(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> list[tuple[int, str]]:
-    rows = conn.execute(f"SELECT {COLUMNS} FROM {JOIN} WHERE {where}", args).fetchall()
-    return [(r[0], r[8]) for r in as_edge(conn, rows)]
-
-
-def unindex(conn: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> None:
-    """Take the facts of the indexed links WHERE selects out of fact_fts and mark them pending (see the module)."""
-    gone = _facts(conn, f"l.pending = 0 AND ({where})", args)
-    conn.executemany("INSERT INTO fact_fts(fact_fts, rowid, fact) VALUES ('delete', ?, ?)", gone)
-    conn.executemany("UPDATE links SET pending = 1 WHERE rowid = ?", [(rowid,) for rowid, _ in gone])
-
-
-def unindex_nodes(conn: sqlite3.Connection, ids: list[str]) -> None:
-    """Before the nodes IDS change: the facts of the links that name them, out of fact_fts until re-rendered
-    (nothing to look for while no link is stored: the nodes of a first index)."""
-    if conn.execute("SELECT 1 FROM links LIMIT 1").fetchone() is None:
-        return
-    nodes = "(SELECT rowid FROM nodes WHERE id IN (SELECT value FROM json_each(?)))"
-    ids_json = json.dumps(ids)
-    unindex(conn, f"l.source IN {nodes} OR l.target IN {nodes}", (ids_json, ids_json))
-
-
-def index_pending(conn: sqlite3.Connection) -> int:
-    """Index the facts of the pending links (inside the caller's transaction); returns how many."""
-    done = _facts(conn, "l.pending = 1", ())
-    conn.executemany("INSERT INTO fact_fts(rowid, fact) VALUES (?, ?)", done)
-    conn.executemany("UPDATE links SET pending = 0 WHERE rowid = ?", [(rowid,) for rowid, _ in done])
-    return len(done)
 
 
 # Deletes (delete.py), over its temp table `doomed` of ids.
@@ -209,13 +172,11 @@ def entities_of_doomed(conn: sqlite3.Connection) -> set[str]:
 
 
 def remove_doomed(conn: sqlite3.Connection, ids: set[str]) -> list[str]:
-    """Delete the links named in IDS and those that touch a doomed node (before the nodes go: their facts are
-    rendered from them to leave fact_fts); returns their ids."""
+    """Delete the links named in IDS and those that touch a doomed node; returns their ids."""
     rowids = [v[0] for v in stored(conn, ids).values()]
     where = f"l.rowid IN (SELECT value FROM json_each(?)) OR l.source IN {_DOOMED_NODES} OR l.target IN {_DOOMED_NODES}"
     args = (json.dumps(rowids),)
     gone = [id_of(key, code) for key, code in conn.execute(f"SELECT l.key, l.code FROM links l WHERE {where}", args)]
-    unindex(conn, where, args)
     conn.execute(f"DELETE FROM links WHERE rowid IN (SELECT l.rowid FROM links l WHERE {where})", args)
     return gone
 

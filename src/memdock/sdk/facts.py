@@ -61,20 +61,27 @@ def _described(get: Lookup, node_id: str, phrases: Phrases | None) -> tuple[str,
     return phrases[node_id]
 
 
-def render(get: Lookup, edge: dict[str, Any], phrases: Phrases | None = None) -> tuple[str, bool]:
-    """The fact sentence for EDGE, and whether both endpoints were found. PHRASES, when given, keeps what
-    `describe` said of each endpoint for the next facts that name it (a batch of edges names the same nodes again
-    and again); keep it only while the nodes GET reads do not change."""
+def parts(get: Lookup, edge: dict[str, Any], phrases: Phrases | None = None) -> tuple[list[str], bool]:
+    """`render`'s sentence for EDGE cut at the spaces between its parts (the endpoints' phrases, the verb, the
+    date), and whether both endpoints were found: a space never falls inside a word, so the sentence's words are
+    its parts' words in order (what ranks a fact from its parts' words, without indexing the sentence)."""
     etype = edge["type"]
     verb = VERBS.get(etype, etype[2:].replace("_", " ") if etype.startswith("x-") else etype)
     src, src_rec = _described(get, edge["source_id"], phrases)
     dst, dst_rec = _described(get, edge["target_id"], phrases)
     when = (edge.get("event_time") or (src_rec or {}).get("event_time") or "")[:10]
     if etype == "replies_to" and src_rec and dst_rec and src_rec.get("author") and dst_rec.get("author"):
-        text = f"{src_rec['author']} replied to {dst_rec['author']}"
-        text += f" on {when}" if when else ""
-        text += f": {src} answers {dst}"
+        cut = [src_rec["author"], "replied to", dst_rec["author"], *(["on", when] if when else [])]
+        cut[-1] += ":"
+        cut += [src, "answers", dst]
     else:
-        text = f"{src} {verb} {dst}"
-        text += f" (on {when})" if when and etype != "contains" else ""
-    return text, src_rec is not None and dst_rec is not None
+        cut = [src, verb, dst, *(["(on", f"{when})"] if when and etype != "contains" else [])]
+    return cut, src_rec is not None and dst_rec is not None
+
+
+def render(get: Lookup, edge: dict[str, Any], phrases: Phrases | None = None) -> tuple[str, bool]:
+    """The fact sentence for EDGE, and whether both endpoints were found. PHRASES, when given, keeps what
+    `describe` said of each endpoint for the next facts that name it (a batch of edges names the same nodes again
+    and again); keep it only while the nodes GET reads do not change."""
+    cut, found = parts(get, edge, phrases)
+    return " ".join(cut), found
