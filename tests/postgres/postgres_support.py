@@ -98,6 +98,12 @@ def backend(dsn: str, store: Path, config: dict[str, Any] | None = None, **kw: A
     return SubprocessBackend(descriptor(), store, config={"postgres_dsn": dsn, **(config or {})}, **kw)
 
 
-SQLITE_ONLY_STEPS_OFF = {"substance_weight": 0, "context_turn_weight": 0}
-"""sqlite's ranking steps postgres does not take (substance, context turns: docs/concepts/recall.md), turned off
-where a test compares the two adapters' answers."""
+SQLITE_ONLY_STEPS_OFF = {
+    "substance_weight": 0,
+    "context_turn_weight": 0,
+    "session_spread_weight": 0,
+    "many_pool_weight": 0.5,
+}
+"""sqlite's ranking steps postgres does not take (substance, context turns, spread and the pooling of a question
+asking for several things, at the pooling default 0.5: docs/concepts/recall.md), turned off where a test compares
+the two adapters' answers."""

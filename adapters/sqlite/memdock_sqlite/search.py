@@ -8,7 +8,7 @@ from typing import Any
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import limit_of, min_score_of, query_text
 
-from . import candidates, context, fts, hits, neighbours, rerank, score_fusion, scoring, substance
+from . import candidates, context, fts, hits, neighbours, rerank, score_fusion, scoring, spread, substance
 from .embedders import Embedder
 from .filters import where, with_metadata
 from .vector_index import VectorIndex
@@ -52,6 +52,8 @@ def run(
     context_weight: float | None = None,
     context_turns: int = context.CONTEXT_TURNS,
     substance_weight: float | None = None,
+    spread_weight: float | None = None,
+    many_pool_weight: float | None = None,
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = with_metadata(params.get("filters"), params.get("where"))
@@ -87,7 +89,7 @@ def run(
     else:
         ranked = _first_ranking(mode, lexical, dense, cover, lexical_order, vector_weight, rrf_k)
     by_score = mode == "bm25" or (mode == "hybrid" and fusion == "score")
-    tuned = (neighbour_weight, pool_weight, time_weight, date_weight, addressed_weight)
+    tuned = (neighbour_weight, pool_weight, many_pool_weight, time_weight, date_weight, addressed_weight)
     ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, by_score, *tuned)
     if mode != "vector":
         ranked = _around(
@@ -101,6 +103,8 @@ def run(
             context_weight=context_weight,
             substance_weight=substance_weight,
         )
+        weight, formats = _default(spread_weight, spread.SPREAD_WEIGHT)
+        ranked = spread.spread(conn, ranked, text, weight, by_score=by_score, k=rrf_k, formats=formats)
     ranked = _above(min_score_of(params), ranked)
     ranked = ranked[:limit]
     rows = _rows(conn, [rid for rid, _, _ in ranked])
@@ -201,12 +205,14 @@ def _arrange(
     by_score: bool,
     neighbour_weight: float | None,
     pool_weight: float | None,
+    many_pool_weight: float | None,
     time_weight: float | None,
     date_weight: float | None,
     addressed_weight: float | None,
 ) -> Ranked:
     """What the words alone do not decide: answers lent by the questions above them (neighbours.py), then the
-    session, time-cue, named-date and addressed-turn reordering (rerank.py). A vector ranking is left as it is."""
+    session, time-cue, named-date and addressed-turn reordering (rerank.py), pooling at MANY_POOL_WEIGHT for a
+    question asking for several things (spread.py). A vector ranking is left as it is."""
     if mode == "vector":
         return ranked
     weight, formats = (
@@ -218,6 +224,8 @@ def _arrange(
         allowed = _allowed(conn, filters) if filters else None
         ranked = neighbours.expand(conn, ranked, weight, limit, rrf_k, allowed, by_score=by_score, formats=formats)
     formats = rerank.CONVERSATIONS if pool_weight is None and time_weight is None else None
+    if spread.asks_for_many(text):
+        pool_weight = spread.MANY_POOL_WEIGHT if many_pool_weight is None else many_pool_weight
     given = {"pool": pool_weight, "time": time_weight, "dated": date_weight, "addressed": addressed_weight}
     weights = rerank.Weights(**{name: w for name, w in given.items() if w is not None})
     return rerank.reorder(conn, ranked, text, weights, by_score=by_score, k=rrf_k, formats=formats)

@@ -34,6 +34,8 @@ class Settings(EmbeddingSettings):
     context_turn_weight: float | None = None
     context_turns: int = CONTEXT_TURNS
     substance_weight: float | None = None
+    session_spread_weight: float | None = None
+    many_pool_weight: float | None = None
 
     def search_options(self) -> dict[str, object]:
         """The keyword arguments `search.run` takes from the config (None: the search's own default)."""
@@ -51,6 +53,8 @@ class Settings(EmbeddingSettings):
             "context_weight": _float(self.context_turn_weight),
             "context_turns": int(self.context_turns),
             "substance_weight": _float(self.substance_weight),
+            "spread_weight": _float(self.session_spread_weight),
+            "many_pool_weight": _float(self.many_pool_weight),
         }
 
 
