@@ -1,17 +1,28 @@
 """A journal segment compresses its parts of short JSON lines (edges, chunks stored as spans of their entries)
 harder than text (entries, chunks that keep their text): each part is gzip, and gzip's header says which way its
-deflate stream leaned (XFL: 4 fastest, 2 best, 0 between)."""
+deflate stream leaned (XFL: 4 fastest, 2 best, 0 between). zlib's header, that is: these run with ISA-L's deflate
+turned off (tests/unit/test_deflate.py checks the parts ISA-L writes)."""
 
 from __future__ import annotations
 
 import gzip
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from support import records_factory
 
-from memdock.bundle import BundleReader, BundleWriter
+from memdock.bundle import BundleReader, BundleWriter, deflate
 
 FASTEST, BETWEEN = 4, 0  # gzip's XFL byte: level 1, levels 2-8
+
+
+@pytest.fixture(autouse=True)
+def zlib_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv(deflate.OFF, "0")
+    deflate._isal.cache_clear()
+    yield
+    deflate._isal.cache_clear()
 
 
 def xfl(part: Path) -> int:

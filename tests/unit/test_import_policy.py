@@ -10,8 +10,9 @@ from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[2] / "src" / "memdock"
 ALLOWED = set(sys.stdlib_module_names) | {"jsonschema", "orjson", "filelock", "memdock"}
-OPTIONAL = {"jsonschema_rs", "tiktoken", "mcp", "pytest", "ray", "openai"}  # pytest: memdock.testing; ray: --executor
-# ray; openai: memdock.sdk.kit classifies model errors inside the adapters that run on openai
+OPTIONAL = {"jsonschema_rs", "isal", "tiktoken", "mcp", "pytest", "ray", "openai"}
+# pytest: memdock.testing; ray: --executor; isal: the journal's deflate (bundle/deflate.py); openai: memdock.sdk.kit
+# classifies model errors inside the adapters that run on openai
 # subpackages that exist for an extra: they may import it at module level, and nothing in the core imports
 # them at module level (`memdock mcp` imports memdock.mcp.server inside the command, behind an ImportError guard)
 EXTRA_PACKAGES = {

@@ -6,7 +6,6 @@ import hashlib
 import math
 import os
 import sys
-import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ from ..diskfull import disk_full_as_error, reraise_disk_full
 from ..errors import InvalidInputError
 from ..jsonl import PayloadError, depth_problem
 from ..validation import SchemaValidator
+from .deflate import Compressor, compressor
 from .lines import RecordLines
 from .manifest import BUNDLE_KINDS, MANIFEST_NAME, MATRIX_FILE, MATRIX_TYPE, FileEntry, part_name
 from .output import OutputDir
@@ -73,7 +73,7 @@ class _Part:
         self.count = 0
         self.bytes = 0
         self.compress = compress
-        self.zip: zlib._Compress | None = None  # made at the first block, whose lines set the level (`_level`)
+        self.zip: Compressor | None = None  # made at the first block, whose lines set the level (`_level`)
         self.pending: list[bytes] = [HEADER] if compress else []
         self.pending_bytes = 0
         self.sample = [0, 0]  # lines, and lines stored as spans, before the first block is deflated
@@ -133,7 +133,7 @@ class _Part:
         self.pending.clear()
         self.pending_bytes = 0
         if self.zip is None:
-            self.zip = zlib.compressobj(self._level(), zlib.DEFLATED, 31)
+            self.zip = compressor(self._level())
         self.deflating = [f for f in self.deflating if not f.done() or f.result()]
         self.deflating.append(self.deflater.submit(self._compress, block))  # type: ignore[union-attr]
 

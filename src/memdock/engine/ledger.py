@@ -3,10 +3,11 @@
 It makes `index` resumable (a killed run resumes after its last checkpoint)
 and incremental (a re-run sends only records whose content changed, and
 deletes what vanished from threads it has seen again). Records pending in the
-current run wait in a TEMP table (out of the file: a killed run's pending
-records matter to no later run) until the adapter checkpoints them, so memory
-stays flat whatever the corpus size, and each record costs the file one write
-a run: its committed row.
+current run wait out of the file (a killed run's pending records matter to no
+later run) until the adapter checkpoints them: up to `pending.LIMIT` rows in
+memory while the run is the store's only origin, the rest in a TEMP table, so
+memory stays flat whatever the corpus size; each record costs the file one
+write a run: its committed row.
 
 Every committed record is linked to the origins that wrote it (a bundle's source identity, see
 `memdock.bundle.source`, or `remember`). A run prunes only records linked to its own origin, and deletes one
@@ -39,6 +40,7 @@ from ..diskfull import disk_full_as_error, sqlite_transaction
 from ..errors import BackendError
 from .ledger_keys import Keys, decode
 from .ledger_migrate import PREFIX, READS_AS_IS, VERSION, migrate, newer_than_this
+from .pending import HeldRows, Row
 from .sources import FileState
 
 _SCHEMA = """
@@ -94,6 +96,7 @@ class Ledger:
         self._prefixes: dict[int, str] = {}
         self._recent: dict[str, bytes] = {}
         self._alone = False
+        self._held = HeldRows()
         self._keying = Keys(lambda prefix, create: self._name(PREFIX, prefix, create=create))
         try:
             with disk_full_as_error(path, "opening the ledger"):
@@ -142,6 +145,7 @@ class Ledger:
         a newer one is refused."""
         self = cls.__new__(cls)
         self.path, self._names, self._prefixes, self._recent, self._alone = path, {}, {}, {}, False
+        self._held = HeldRows()
         self._keying = Keys(lambda prefix, create: self._name(PREFIX, prefix, create=create))
         try:
             self.db = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, check_same_thread=False)
@@ -210,6 +214,7 @@ class Ledger:
         self.origin = origin
         self.db.execute("DELETE FROM pending")
         self.db.execute("DELETE FROM seen")
+        self._held.clear()
         self._alone = self._only_mine()
 
     def _only_mine(self) -> bool:
@@ -259,7 +264,8 @@ class Ledger:
         return [known.get(k) != short(i[1]) for k, i in zip(keys, items, strict=True)]
 
     def add_pending(self, items: Iterable[Item]) -> None:
-        """Note ITEMS as pending, in key order (a batch of hashed ids goes into the b-tree page by page)."""
+        """Note ITEMS as pending, in key order (a batch of hashed ids goes into the b-tree page by page): held in
+        memory while the run is the only origin (`engine/pending.py`), else in the run's TEMP table."""
         recent, self._recent = self._recent, {}
         with self._transaction():  # new thread, type and prefix names are the only writes to the file
             key, names = self._keying.key, self._names
@@ -273,13 +279,17 @@ class Ledger:
                 for rid, h, tid, rtype in items
             ]
             rows.sort(key=itemgetter(0))  # stable: of one id given twice, the last still wins
-            self.db.executemany("INSERT OR REPLACE INTO pending(key, hash, thread, type) VALUES (?,?,?,?)", rows)
+            if self._alone:
+                rows = self._held.add(rows)
+            if rows:
+                self._held.spilled = True
+                self.db.executemany("INSERT OR REPLACE INTO pending(key, hash, thread, type) VALUES (?,?,?,?)", rows)
 
     def is_pending(self, rid: str) -> bool:
-        return (
-            self.db.execute("SELECT 1 FROM pending WHERE key = ?", (self._key(rid, create=False),)).fetchone()
-            is not None
-        )
+        key = self._key(rid, create=False)
+        if key in self._held:
+            return True
+        return self.db.execute("SELECT 1 FROM pending WHERE key = ?", (key,)).fetchone() is not None
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -320,18 +330,35 @@ class Ledger:
         """Move checkpointed ids from pending to committed."""
         # The keys go into a TEMP table first: a few set statements over it cost far less than the same
         # statements once per few hundred ids with their keys bound as parameters.
+        held, keys = self._held.take(self._keys(ids))
         with self._transaction():
-            self.db.executemany("INSERT OR IGNORE INTO checkpointed(key) VALUES (?)", [(k,) for k in self._keys(ids)])
-            n = self._move("key IN (SELECT key FROM checkpointed)", [])
-            self.db.execute("DELETE FROM pending WHERE key IN (SELECT key FROM checkpointed)")
-            self.db.execute("DELETE FROM checkpointed")
+            n = self._write_held(held)
+            if keys and self._held.spilled:
+                self.db.executemany("INSERT OR IGNORE INTO checkpointed(key) VALUES (?)", [(k,) for k in keys])
+                n += self._move("key IN (SELECT key FROM checkpointed)", [])
+                self.db.execute("DELETE FROM pending WHERE key IN (SELECT key FROM checkpointed)")
+                self.db.execute("DELETE FROM checkpointed")
         return n
 
     def commit_all_pending(self) -> int:
         with self._transaction():
-            n = self._move("1", [])
+            n = self._write_held(self._held.take_all()) + self._move("1", [])
             self.db.execute("DELETE FROM pending")
         return n
+
+    def _write_held(self, rows: list[Row]) -> int:
+        """Commit ROWS, pending rows held in memory (only while the run is the only origin: no other origin's link
+        to keep, see `_move`)."""
+        if rows:
+            run, legacy = int(self._run), int(self._name(ORIGIN, LEGACY))  # numbers: written into the statement
+            self.db.executemany(
+                f"INSERT INTO committed(key, hash, thread, type, origin) VALUES (?, ?, ?, ?, {run}) ON CONFLICT(key) "
+                "DO UPDATE SET hash = excluded.hash, thread = excluded.thread, type = excluded.type, origin = CASE "
+                f"WHEN committed.origin IS NULL OR committed.origin = {legacy} THEN excluded.origin "
+                "ELSE committed.origin END",
+                rows,
+            )
+        return len(rows)
 
     def _thread_numbers(self, thread_ids: Sequence[str]) -> list[int]:
         return [n for n in (self._name(THREAD, t, create=False) for t in thread_ids) if n >= 0]
