@@ -34,7 +34,8 @@ def compressor(level: int) -> Compressor:
     """A gzip compressor at zlib's LEVEL (or ISA-L's level that deflates as small, where it is installed)."""
     fast = _isal() if level in FAST_LEVELS else None
     if fast is not None:
-        return fast.compressobj(FAST_LEVELS[level], fast.DEFLATED, GZIP_WBITS)
+        made: Compressor = fast.compressobj(FAST_LEVELS[level], fast.DEFLATED, GZIP_WBITS)
+        return made
     return zlib.compressobj(level, zlib.DEFLATED, GZIP_WBITS)
 
 
