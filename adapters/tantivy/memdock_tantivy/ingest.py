@@ -72,6 +72,7 @@ class Ingest:
         self._checked: set[str] = set()  # entries sent in this run, or whose stored text was checked
         self.compact = compact_edges  # layout 5: structural edges stored in compact_edges' form
         self._phrases: sdk_facts.Phrases = {}  # what facts said of each node, while no node is written
+        self.keys = reader.indexes.keys
 
     def _fresh(self) -> Reader:
         if self._stale:
@@ -142,7 +143,7 @@ class Ingest:
         self._checked |= first
         for rec in self._fresh().where("id", first, kind="entry") if first else []:
             if rec.get(text_once.FLAG):
-                self._pending.append(("entry", rec["id"], docs.entry_doc(text_once.with_body(rec))))
+                self._pending.append(("entry", rec["id"], docs.entry_doc(text_once.with_body(rec), self.keys)))
 
     def release(self) -> None:
         """Add the held entries, each without its body where this run's chunks hold it."""
@@ -150,7 +151,7 @@ class Ingest:
             return
         stored = (lambda ids: self._fresh().where("entry_id", ids, kind="chunk")) if self.replace else lambda ids: []
         for r, in_chunks in self.held.release(stored):
-            self._pending.append(("entry", r["id"], docs.entry_doc(r, in_chunks)))
+            self._pending.append(("entry", r["id"], docs.entry_doc(r, self.keys, in_chunks)))
 
     def finish(self) -> None:
         """After the last `run()`: add what is held, commit what is pending."""
@@ -180,12 +181,12 @@ class Ingest:
     def _add(self, documents: list[tuple[str, str, tantivy.Document]]) -> None:
         try:
             for record_id in self.doomed:
-                self.writer.graph.delete_documents_by_term("id", record_id)
+                self.keys.delete(self.writer.graph, record_id)
             self.doomed.clear()
             for rtype, record_id, doc in documents:
                 writer = self.writer.of(rtype)
                 if self.replace:
-                    writer.delete_documents_by_term("id", record_id)
+                    self.keys.delete(writer, record_id)
                 writer.add_document(doc)
         except BaseException:
             self.rollback()
@@ -225,17 +226,17 @@ class Ingest:
             first = islice(zip(batch, parents), packed.SAMPLES)
             packer.train([docs.stored_bytes("chunk", docs.inherit(r, p)) for r, p in first])
         pack = packer.pack if packer.ready else None
-        return [docs.chunk_doc(r, p, pack) for r, p in zip(batch, parents)]
+        return [docs.chunk_doc(r, p, self.keys, pack) for r, p in zip(batch, parents)]
 
     def _doc(self, rtype: str, r: dict[str, Any], extra: Any) -> tantivy.Document:
         if rtype == "entry":
-            return docs.entry_doc(r)
+            return docs.entry_doc(r, self.keys)
         if rtype == "thread":
-            return docs.thread_doc(r)
+            return docs.thread_doc(r, self.keys)
         if rtype == "entity":
-            return docs.entity_doc(r)
+            return docs.entity_doc(r, self.keys)
         text, resolved, source_kind = facts.render(self.get, r, self._phrases)
-        return docs.edge_doc({**r, "source_kind": source_kind}, text, resolved, compact=self.compact)
+        return docs.edge_doc({**r, "source_kind": source_kind}, text, resolved, self.keys, compact=self.compact)
 
     def refresh_unresolved(self) -> int:
         """Render again the facts whose endpoints were missing; returns how many are now resolved."""
@@ -246,8 +247,9 @@ class Ingest:
             text, resolved, source_kind = facts.render(self.get, rec)
             if resolved:
                 edge = {k: v for k, v in rec.items() if k not in ("kind", "fact")}
-                fixed.append(docs.edge_doc({**edge, "source_kind": source_kind}, text, True, compact=self.compact))
+                doc = docs.edge_doc({**edge, "source_kind": source_kind}, text, True, self.keys, compact=self.compact)
+                fixed.append(("edge", rec["id"], doc))
         if fixed:
             self.replace = True
-            self.commit([("edge", str(doc.get_first("id")), doc) for doc in fixed])
+            self.commit(fixed)
         return len(fixed)
