@@ -76,7 +76,8 @@ import json, sys
 from memdock_tantivy import keys
 ids = json.loads(sys.argv[1])
 terms = [keys.compact(i) for i in ids]
-print(json.dumps({"distinct": len(set(terms)), "lengths": [len(t) for t in terms], "tags": [t[:1].hex() for t in terms]}))
+lengths, tags = [len(t) for t in terms], [t[:1].hex() for t in terms]
+print(json.dumps({"distinct": len(set(terms)), "lengths": lengths, "tags": tags}))
 """
 
 
