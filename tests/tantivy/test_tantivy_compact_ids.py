@@ -1,10 +1,10 @@
-"""Layout 6: ids indexed as compact bytes (memdock_tantivy.keys) answer exactly what layout 5 answered, in less
-space.
+"""Layout 6: the hash ending an id written shorter in its terms (memdock_tantivy.keys) answers exactly what
+layout 5 answered, in less space.
 
 The adapter as it was at LAYOUT_5 (taken from git) and as it is now index the same bundles of the shared corpora;
 recall (with thread filters), search_facts and search_nodes (scores included, thread scopes too), get_edge and
 get_node (its edges) must give the same answers, and deletes remove the same records. A layout 5 store is read and
-written in its own layout (ids as text), and the old adapter still reads it afterwards.
+written in its own layout (ids as terms as they are), and the old adapter still reads it afterwards.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from tantivy_support import gate, in_adapter
 from test_tantivy_layout import (
+    _questions,
     answered_alike,
     data_bytes,
     doomed,
@@ -29,10 +30,23 @@ LAYOUT_5 = "bdaef08983f5cdcef542ce2c0e46617259c3aaa5"  # the last commit whose n
 pytestmark = [*gate, pytest.mark.timeout(1200)]  # two adapters index three shared corpora on a loaded 2-core box
 
 
-def field_types(store: Path) -> dict[str, str]:
-    """Each field of the graph index's schema, and its type, as the index's meta.json says."""
-    meta = json.loads((store / "data" / "index" / "meta.json").read_text())
-    return {f["name"]: f["type"] for f in meta["schema"]}
+TERMS_OF = """
+import sys, tantivy
+from pathlib import Path
+from memdock_tantivy import keys, store
+indexes = store.open_index(Path(sys.argv[1]), write=False)
+searcher = indexes.graph.searcher()
+for record_id in sys.argv[2:]:
+    as_is = searcher.search(tantivy.Query.term_query(indexes.schema, "id", record_id), 1).hits
+    short = searcher.search(tantivy.Query.term_query(indexes.schema, "id", keys.compact(record_id)), 1).hits
+    print(len(as_is), len(short))
+"""
+
+
+def found_by(store: Path, ids: list[str]) -> list[tuple[int, int]]:
+    """For each of IDS, whether the graph index finds it by the id as it is, and by its layout 6 term."""
+    lines = in_adapter(TERMS_OF, str(store / "data"), *ids).splitlines()
+    return [(int(a), int(b)) for a, b in (line.split() for line in lines)]
 
 
 def term_bytes(store: Path) -> int:
@@ -55,16 +69,17 @@ def test_compact_ids_answer_as_layout_5_did_in_less_space(both):
     assert (layout(base / "old"), layout(base / "new")) == (5, 6)
     health = both[1].healthcheck()
     assert health.checks["layout"] == 6 and "store layout" not in health.message
-    ids = ("id", "entry_id", "thread_id", "source_id", "target_id")
-    assert {f: field_types(base / "new")[f] for f in ids} == dict.fromkeys(ids, "bytes")
-    assert {f: field_types(base / "old")[f] for f in ids} == dict.fromkeys(ids, "text")
+    edges = _questions(both[2])["edges"][:3]  # ids ending in 16 hex digits: their terms differ by layout
+    assert found_by(base / "new", edges) == [(0, 1)] * len(edges)
+    assert found_by(base / "old", edges) == [(1, 0)] * len(edges)
     assert term_bytes(base / "new") < term_bytes(base / "old")
     assert data_bytes(base / "new") < data_bytes(base / "old")
 
 
 def test_a_layout_5_store_is_read_and_written_in_its_own_layout(both, tmp_path):
     copy = kept_in_its_own_layout(both, tmp_path, 5)
-    assert field_types(copy)["id"] == "text"
+    edges = _questions(both[2])["edges"][:3]
+    assert found_by(copy, edges) == [(1, 0)] * len(edges)  # written again with its ids' terms as they are
 
 
 def test_deletes_remove_the_same_records(both, tmp_path):
@@ -74,28 +89,31 @@ def test_deletes_remove_the_same_records(both, tmp_path):
 TERMS = """
 import json, sys
 from memdock_tantivy import keys
-ids = json.loads(sys.argv[1])
-terms = [keys.compact(i) for i in ids]
-lengths, tags = [len(t) for t in terms], [t[:1].hex() for t in terms]
-print(json.dumps({"distinct": len(set(terms)), "lengths": lengths, "tags": tags}))
+print(json.dumps([keys.compact(i) for i in json.loads(sys.argv[1])]))
 """
 
 
 def test_every_id_gets_a_term_of_its_own():
-    """The compact form is one-to-one: an id whose 8-byte tail reads as text, an upper-case or short hex tail,
-    a tail with no `:` before it, and the plain form of a compact term's bytes all stay apart."""
-    tail = "6162636465666768"  # the hex of "abcdefgh"
+    """The layout 6 term is one-to-one: an id whose short form could be read as another id, an upper-case, short
+    or long hex tail, no `:` before it, and ids holding the `!` that marks a short form all stay apart."""
+    tail = "0123456789abcdef"
     ids = [
-        f"edge:mentions:{tail}",  # compact: "edge:mentions:" + b"abcdefgh"
-        "edge:mentions:abcdefgh",  # plain: the same bytes after the tag
-        "edge:mentions:00000000000000AB",  # upper-case hex: plain
-        f"edge:mentions:{tail[:15]}",  # 15 digits: plain
-        f"edge:mentions:0{tail}",  # 17 hex digits: plain
-        f"edge:mentions:{tail}:{tail}",  # compact, its prefix holding the same digits as text
-        tail,  # no `:` at all: plain
-        f"thread:x:{tail[:8]}",  # a thread's 8 digits: plain
+        f"edge:mentions:{tail}",  # short: "edge:mentions:!" + 11 letters
+        f"edge:mentions:!{'0' * 11}",  # not a valid id; looks like a short form, so it is marked
+        f"!edge:mentions:!{'0' * 11}",
+        f"edge:mentions:{tail.upper()}",  # upper-case hex: as it is
+        f"edge:mentions:{tail[:15]}",  # 15 digits: as it is
+        f"edge:mentions:0{tail}",  # 17 hex digits: as it is
+        f"edge:mentions:{tail}:{tail}",  # short, its prefix holding the same digits as text
+        tail,  # no `:` at all: as it is
+        f"thread:x:{tail[:8]}",  # a thread's 8 digits: as it is
+        "edge:mentions:ffffffffffffffff",  # the largest tail still takes 11 letters
+        "edge:mentions:0000000000000000",
     ]
-    out = json.loads(in_adapter(TERMS, json.dumps(ids)).strip())
-    assert out["distinct"] == len(ids)
-    assert out["tags"] == ["00", "01", "01", "01", "01", "00", "01", "01"]
-    assert out["lengths"][0] == 1 + len("edge:mentions:") + 8
+    terms = json.loads(in_adapter(TERMS, json.dumps(ids)).strip())
+    assert len(set(terms)) == len(ids)
+    assert terms[0].startswith("edge:mentions:!") and len(terms[0]) == len("edge:mentions:!") + 11
+    assert terms[1:3] == ["!" + i for i in ids[1:3]]
+    assert terms[3:6] == ids[3:6] and terms[7:9] == ids[7:9]
+    assert terms[6].startswith(f"edge:mentions:{tail}:!")
+    assert [len(t) for t in terms[9:]] == [len("edge:mentions:!") + 11] * 2 and terms[9] != terms[10]

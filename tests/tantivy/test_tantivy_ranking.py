@@ -49,7 +49,7 @@ import tantivy
 from memdock_tantivy import docs, keys, store
 data = Path(sys.argv[1])
 (data / "index").mkdir(parents=True)
-index = tantivy.Index(store.schema(1), path=str(data / "index"))
+index = tantivy.Index(store.schema(), path=str(data / "index"))
 text_keys = keys.Keys(index.schema, compact=False)
 index.register_tokenizer(store.ANALYZER, store.analyzer())
 w = index.writer(50_000_000, 1)

@@ -5,13 +5,14 @@ The store is `<data dir>/index/` (threads, entries, entities and edges), `<data 
 tantivy's BM25 takes the document count and the average field length over every document of an index: with the
 graph's records beside them, a chunk query ranked as if the corpus were five times larger and its chunks five
 times longer than average, and shared 0.72 of raw tantivy-py's top 10 on the same texts (docs/concepts/ranking.md).
-New stores are version 6: ids are indexed as compact bytes (keys). Since version 5 a structural edge's stored
-record is its type, ends, thread and source kind, its id put back from them when read (compact_edges); since
-version 4 a chunk's stored record is compressed with the store's zstd dictionary (packed); since version 3 an
-entry's text may be held by its chunks alone (text_once), and field norms are kept for ranked fields only
-(store_layout). A version 5 store (ids indexed as text), 4 (edges stored as JSON), 3 (chunks stored as JSON), 2
-(every entry's body stored) or 1 (one index for every kind) is still read and written as it is. A directory with
-index files but no marker, or with a marker from a newer adapter, is refused and left as it was.
+New stores are version 6: the hash that ends an id is written shorter in its terms (keys). Since version 5 a
+structural edge's stored record is its type, ends, thread and source kind, its id put back from them when read
+(compact_edges); since version 4 a chunk's stored record is compressed with the store's zstd dictionary (packed);
+since version 3 an entry's text may be held by its chunks alone (text_once), and field norms are kept for ranked
+fields only (store_layout). A version 5 store (ids as terms as they are), 4 (edges stored as JSON), 3 (chunks
+stored as JSON), 2 (every entry's body stored) or 1 (one index for every kind) is still read and written as it
+is. A directory with index files but no marker, or with a marker from a newer adapter, is refused and left as it
+was.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ ONE_INDEX = 1  # the schema version whose chunks share the graph's index
 TEXT_ONCE = 3  # from this version an entry's text may be stored in its chunks only (text_once)
 PACKED = 4  # from this version chunks' stored records may be compressed with the store's dictionary (packed)
 COMPACT_EDGES = 5  # from this version structural edges may be stored in compact_edges' form
-COMPACT_IDS = 6  # from this version the id fields are bytes fields holding keys.compact's terms
+COMPACT_IDS = 6  # from this version the id fields hold keys.compact's terms
 MARKER = "memdock-tantivy.json"
 INDEX_DIR = "index"
 CHUNKS_DIR = "chunks"
@@ -49,14 +50,10 @@ CHUNK_TEXTS = ("head", "body")
 GRAPH_TEXTS = ("name", "text", "fact")
 
 
-def schema(version: int = SCHEMA_VERSION) -> tantivy.Schema:
-    """A new index's schema for store layout VERSION (the id fields are bytes from COMPACT_IDS on)."""
+def schema() -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
     for key in KEYS:
-        if version >= COMPACT_IDS and key in keys.ID_FIELDS:
-            sb.add_bytes_field(key, indexed=True)
-        else:
-            sb.add_text_field(key, tokenizer_name="raw", index_option="basic")
+        sb.add_text_field(key, tokenizer_name="raw", index_option="basic")
     for field in TEXTS:
         sb.add_text_field(field, tokenizer_name=ANALYZER, index_option="freq")
     sb.add_float_field("ts", indexed=True, fast=True)
@@ -111,7 +108,7 @@ def older(version: int) -> str:
     return (
         f"store layout {version}, read and written as it is; this adapter writes layout {SCHEMA_VERSION} "
         "(entries' text held once, by their chunks, compressed with a zstd dictionary; structural edges stored "
-        "compactly; ids indexed as bytes) into new stores: "
+        "compactly; ids' hashes written shorter in their terms) into new stores: "
         "`memdock migrate -b tantivy --data-dir OLD "
         "--to tantivy --to-data-dir NEW` copies it into one"
     )
@@ -122,14 +119,11 @@ def _register(index: tantivy.Index) -> tantivy.Index:
     return index
 
 
-def _open(
-    folder: Path, *, create: bool, searched: tuple[str, ...] = (), version: int = SCHEMA_VERSION
-) -> tantivy.Index:
-    """The index at FOLDER; a new one has layout VERSION's schema and keeps field norms of the SEARCHED fields only
-    (store_layout)."""
+def _open(folder: Path, *, create: bool, searched: tuple[str, ...] = ()) -> tantivy.Index:
+    """The index at FOLDER; a new one keeps field norms of the SEARCHED fields only (store_layout)."""
     if create:
         folder.mkdir(parents=True, exist_ok=True)
-        tantivy.Index(schema(version), path=str(folder))
+        tantivy.Index(schema(), path=str(folder))
         store_layout.settle(folder, searched)
     return _register(tantivy.Index.open(str(folder)))
 
@@ -145,8 +139,7 @@ def open_index(data_dir: Path, *, write: bool) -> Indexes | None:
             if version == ONE_INDEX:
                 return Indexes(graph, graph, version, packer)
             chunks = data_dir / CHUNKS_DIR
-            chunks_index = _open(chunks, create=not chunks.exists(), searched=CHUNK_TEXTS, version=version)
-            return Indexes(graph, chunks_index, version, packer)
+            return Indexes(graph, _open(chunks, create=not chunks.exists(), searched=CHUNK_TEXTS), version, packer)
         if not write:
             return None
         graph = _open(folder, create=True, searched=GRAPH_TEXTS)
