@@ -23,7 +23,7 @@ from .store import Writers
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
 TYPE_FLUSH = 1000  # at a change of record type, flush what is pending once it is this many records (a stream's
-# to the writers alone: it is committed once, at its end)
+# to the writers alone until its input is whole)
 STREAM_SLICE = packed.SAMPLES  # a chunk slice that large trains the dictionary on as many chunks as a batch's
 CACHE = 200_000
 DESCRIBED = (
@@ -43,6 +43,12 @@ DESCRIBED = (
 class Ingest:
     """Adds records, commits every BATCH_SIZE of them, then calls ON_COMMIT with the committed ids.
 
+    A stream (ONE_COMMIT) commits nothing before its input is whole: its input may still end without its end line
+    (the core refused a record or died), and then none of it may be in the store (sdk/stream.py). Its edges come
+    only after the end line (the adapter holds them back until then), so from its first edge on it commits every
+    BATCH_SIZE records too, the first commit holding all that came before: a run killed while it writes its edges
+    (the entries held for the text once, the edges derived from the entries) keeps what was checkpointed.
+
     Call `finish()` after the last `run()`: it adds the entries held for the text once and commits what is
     still pending."""
 
@@ -58,7 +64,8 @@ class Ingest:
         one_commit: bool = False,
     ):
         self.writer, self.reader, self.on_commit, self.batch_size = writer, reader, on_commit, batch_size
-        self.one_commit = one_commit  # a stream: documents go to the writer as they come, committed at `finish`
+        self.one_commit = one_commit  # a stream: documents go to the writer as they come, a slice at a time
+        self.whole = not one_commit  # the input is whole: commit every batch_size records
         self._added: list[str] = []  # ids added to the writer and not yet reported committed
         self._uncommitted = False
         self.doomed: list[str] = []  # ids of stored documents to delete in the next commit (implied.py)
@@ -101,6 +108,7 @@ class Ingest:
 
     def run(self, rtype: str, records: Iterable[dict[str, Any]]) -> None:
         if rtype == "edge":
+            self.whole = True  # a stream's edges come after its end line (the adapter's `hold`)
             self.release()
         if rtype != "edge" or len(self._phrases) >= CACHE:
             self._phrases.clear()
@@ -160,14 +168,15 @@ class Ingest:
 
     def flush(self, *, final: bool = False) -> None:
         """Add the pending documents to the writers; commit them (and report them committed) unless this is a
-        stream before its FINAL flush."""
+        stream before its FINAL flush, or before its input is whole or batch_size records came since the last
+        commit."""
         pending, self._pending = self._pending, []
         if pending or self.doomed:
             self._add(pending)
             for rtype, _, _ in pending:
                 self.counts[rtype] = self.counts.get(rtype, 0) + 1
             self._added += [i for _, i, _ in pending]
-        if final or not self.one_commit:
+        if final or not self.one_commit or (self.whole and len(self._added) >= self.batch_size):
             self._commit()
             added, self._added = self._added, []
             if added:
