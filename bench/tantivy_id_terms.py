@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -71,16 +70,14 @@ def main() -> int:
         "8 raw bytes": lambda p, t: b"\x00" + p.encode() + t,
         **{f"{b} letters{' (layout 6)' if b == 64 else ''}": lettered(b) for b in ALPHABETS},
     }
-    work = Path(tempfile.mkdtemp(prefix="tantivy-id-terms-"))
-    try:
+    with tempfile.TemporaryDirectory(prefix="tantivy-id-terms-") as tmp:
+        work = Path(tmp)
         print(f"{n:,} ids, one field, one commit")
         for i, (label, way) in enumerate(ways.items()):
             size = term_bytes([way(p, t) for p, t in ids], work / str(i))
             print(f"{label:<22} {size / 1e6:6.3f} MB {size / n:6.2f} B/term")
         size = term_bytes([f"edge:{i:09d}" for i in range(n)], work / "seq")
         print(f"{'sequential (floor)':<22} {size / 1e6:6.3f} MB {size / n:6.2f} B/term")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -64,25 +64,21 @@ def main() -> int:
     ap.add_argument("--tmp", default=None, help="where stores go (default: the system's temp dir)")
     args = ap.parse_args()
     every = [int(n) for n in args.every.split(",")]
-    work = Path(tempfile.mkdtemp(prefix="tantivy-commits-", dir=args.tmp))
-    try:
+    with tempfile.TemporaryDirectory(prefix="tantivy-commits-", dir=args.tmp) as tmp:
+        work = Path(tmp)
         text = sum(len(t.encode()) for _, t in write_notes(work / "notes.jsonl", args.notes))
         print(f"{args.notes:,} notes ({text / 1e6:.2f} MB of text), {args.reps} repetitions, Ns interleaved")
         print(
             f"{'N':>8} {'rep':>4} {'cpu s':>7} {'graph segs':>10} {'chunk segs':>10} {'data MB':>8} {'×text':>6} "
             f"{'store ×text':>11}"
         )
-        for rep in range(args.reps):
-            for n in every:
-                store = work / f"s-{n}-{rep}"
-                got = add(work / "notes.jsonl", store, n)
-                print(
-                    f"{n:>8} {rep:>4} {got['cpu']:7.2f} {got['graph']:>10} {got['chunks']:>10} "
-                    f"{got['data'] / 1e6:8.2f} {got['data'] / text:6.2f} {got['store'] / text:11.2f}"
-                )
-                shutil.rmtree(store)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        for rep, n in ((rep, n) for rep in range(args.reps) for n in every):
+            got = add(work / "notes.jsonl", work / f"s-{n}-{rep}", n)
+            print(
+                f"{n:>8} {rep:>4} {got['cpu']:7.2f} {got['graph']:>10} {got['chunks']:>10} "
+                f"{got['data'] / 1e6:8.2f} {got['data'] / text:6.2f} {got['store'] / text:11.2f}"
+            )
+            shutil.rmtree(work / f"s-{n}-{rep}")
     return 0
 
 

@@ -13,21 +13,11 @@ import json
 from pathlib import Path
 
 import pytest
+import test_tantivy_layout as base_layout
 from tantivy_support import gate, in_adapter
-from test_tantivy_layout import (
-    _questions,
-    answered_alike,
-    data_bytes,
-    doomed,
-    indexed_pair,
-    kept_in_its_own_layout,
-    layout,
-    old_adapter,
-    same_deletes,
-)
 
 LAYOUT_5 = "bdaef08983f5cdcef542ce2c0e46617259c3aaa5"  # the last commit whose new stores were layout 5
-pytestmark = [*gate, pytest.mark.timeout(1200)]  # two adapters index three shared corpora on a loaded 2-core box
+pytestmark = [*gate, pytest.mark.timeout(1200)]  # the layout 5 and this adapter, three shared corpora each
 
 
 TERMS_OF = """
@@ -56,34 +46,34 @@ def term_bytes(store: Path) -> int:
 
 @pytest.fixture(scope="module")
 def old5(tmp_path_factory) -> Path:
-    return old_adapter(tmp_path_factory.mktemp("layout5-adapter"), LAYOUT_5)
+    return base_layout.old_adapter(tmp_path_factory.mktemp("layout5-adapter"), LAYOUT_5)
 
 
 @pytest.fixture(scope="module", params=["watercooler", "locomo", "irc"])
 def both(request, tmp_path_factory, old5):
-    yield from indexed_pair(request.param, tmp_path_factory, old5, "layout5")
+    yield from base_layout.indexed_pair(request.param, tmp_path_factory, old5, "layout5")
 
 
 def test_compact_ids_answer_as_layout_5_did_in_less_space(both):
-    base = answered_alike(both)
-    assert (layout(base / "old"), layout(base / "new")) == (5, 6)
+    base = base_layout.answered_alike(both)
+    assert (base_layout.layout(base / "old"), base_layout.layout(base / "new")) == (5, 6)
     health = both[1].healthcheck()
     assert health.checks["layout"] == 6 and "store layout" not in health.message
-    edges = _questions(both[2])["edges"][:3]  # ids ending in 16 hex digits: their terms differ by layout
+    edges = base_layout._questions(both[2])["edges"][:3]  # ids ending in 16 hex digits: their terms differ by layout
     assert found_by(base / "new", edges) == [(0, 1)] * len(edges)
     assert found_by(base / "old", edges) == [(1, 0)] * len(edges)
     assert term_bytes(base / "new") < term_bytes(base / "old")
-    assert data_bytes(base / "new") < data_bytes(base / "old")
+    assert base_layout.data_bytes(base / "new") < base_layout.data_bytes(base / "old")
 
 
 def test_a_layout_5_store_is_read_and_written_in_its_own_layout(both, tmp_path):
-    copy = kept_in_its_own_layout(both, tmp_path, 5)
-    edges = _questions(both[2])["edges"][:3]
+    copy = base_layout.kept_in_its_own_layout(both, tmp_path, 5)
+    edges = base_layout._questions(both[2])["edges"][:3]
     assert found_by(copy, edges) == [(1, 0)] * len(edges)  # written again with its ids' terms as they are
 
 
 def test_deletes_remove_the_same_records(both, tmp_path):
-    same_deletes(both, tmp_path, lambda q: [*doomed(q), q["edges"][-1]])  # and the last edge
+    base_layout.same_deletes(both, tmp_path, lambda q: [*base_layout.doomed(q), q["edges"][-1]])  # and the last edge
 
 
 TERMS = """
