@@ -4,11 +4,12 @@
     python bench/tantivy_edges.py [--notes 20000]
 
 `memdock add -b tantivy` of bench/peers.py's short notes, then the graph index built again from the records the
-store's journal holds, with the adapter's own document builders, one commit each: as layout 5 writes it, as
-layout 4 did (edges' records as JSON), and without each part of an edge document (its fact's terms, its id, its
-ends, its stored record, the edge documents altogether), so each part's bytes are the difference to the first
-row. Then the chunks' index in one commit and in four (a segment per commit, each with its own terms). Bytes per
-file kind of each index, in MB and × the text.
+store's journal holds, with the adapter's own document builders, one commit each: as layout 6 writes it, as
+layout 5 did (ids' terms as they are), as layout 4 did (edges' records as JSON, ids as they are), and without
+each part of an edge document (its fact's terms, its id, its ends, its stored record, the edge documents
+altogether), so each part's bytes are the difference to the first row. Then the chunks' index in one commit, in
+four (a segment per commit, each with its own terms) and in one with its ids' terms as layout 5 wrote them. Bytes
+per file kind of each index, in MB and × the text.
 """
 
 from __future__ import annotations
@@ -27,21 +28,28 @@ from _common import on_path
 on_path("src", "adapters/common", "adapters/tantivy", "bench")
 
 import tantivy  # noqa: E402
-from memdock_tantivy import docs, facts, packed, store, store_layout  # noqa: E402
+from memdock_tantivy import docs, facts, keys, packed, store, store_layout  # noqa: E402
 from peers import write_notes  # noqa: E402
 
 from memdock.engine.journal import Journal, read  # noqa: E402
+from memdock.sdk import implied  # noqa: E402
 
 Edge = Callable[[dict[str, Any], str, bool, str | None], tantivy.Document | None]
 KEYS = ("kind", "source_id", "target_id", "thread_id")
+SHORT = keys.Keys(store.schema(), compact=True)  # layout 6's terms
+AS_IS = keys.Keys(store.schema(), compact=False)  # layout 5's and before
 
 
 def records(store_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """The journal's records, each implied entry as itself and the edge records it stands for (sdk/implied.py)."""
     out: dict[str, list[dict[str, Any]]] = {}
     for segment in Journal(store_dir / "journal").segments():
         reader = read(segment)
         for rtype in reader.record_types():
             out.setdefault(rtype, []).extend(reader.records(rtype))
+    for entry in out.get("entry", []):
+        out.setdefault("edge", []).extend(implied.expand(entry))
+    out["entry"] = [implied.explicit(entry) for entry in out.get("entry", [])]
     return out
 
 
@@ -49,9 +57,9 @@ def bare(r: dict[str, Any], fact: str, *, id_: bool = True, ends: bool = True, s
     """An edge document with the parts asked for (fact terms whenever FACT is not empty)."""
     doc = tantivy.Document()
     if id_:
-        doc.add_text("id", r["id"])
+        SHORT.add(doc, "id", r["id"])
     for key in KEYS if ends else ("kind", "thread_id"):
-        doc.add_text(key, "edge" if key == "kind" else r[key])
+        SHORT.add(doc, key, "edge" if key == "kind" else r[key])
     if fact:
         doc.add_text("fact", fact)
     if stored:
@@ -59,14 +67,24 @@ def bare(r: dict[str, Any], fact: str, *, id_: bool = True, ends: bool = True, s
     return doc
 
 
-VARIANTS: dict[str, Edge] = {
-    "layout 5": lambda r, fact, ok, kind: docs.edge_doc({**r, "source_kind": kind}, fact, ok, compact=True),
-    "layout 4 (edges as JSON)": lambda r, fact, ok, kind: docs.edge_doc({**r, "source_kind": kind}, fact, ok),
-    "without fact terms": lambda r, fact, ok, kind: bare({**r, "source_kind": kind}, ""),
-    "without ids": lambda r, fact, ok, kind: bare({**r, "source_kind": kind}, fact, id_=False),
-    "without ends": lambda r, fact, ok, kind: bare({**r, "source_kind": kind}, fact, ends=False),
-    "without stored record": lambda r, fact, ok, kind: bare(r, fact, stored=False),
-    "without edge documents": lambda r, fact, ok, kind: None,
+VARIANTS: dict[str, tuple[keys.Keys, Edge]] = {
+    "layout 6": (
+        SHORT,
+        lambda r, fact, ok, kind: docs.edge_doc({**r, "source_kind": kind}, fact, ok, SHORT, compact=True),
+    ),
+    "layout 5 (ids as they are)": (
+        AS_IS,
+        lambda r, fact, ok, kind: docs.edge_doc({**r, "source_kind": kind}, fact, ok, AS_IS, compact=True),
+    ),
+    "layout 4 (edges as JSON)": (
+        AS_IS,
+        lambda r, fact, ok, kind: docs.edge_doc({**r, "source_kind": kind}, fact, ok, AS_IS),
+    ),
+    "without fact terms": (SHORT, lambda r, fact, ok, kind: bare({**r, "source_kind": kind}, "")),
+    "without ids": (SHORT, lambda r, fact, ok, kind: bare({**r, "source_kind": kind}, fact, id_=False)),
+    "without ends": (SHORT, lambda r, fact, ok, kind: bare({**r, "source_kind": kind}, fact, ends=False)),
+    "without stored record": (SHORT, lambda r, fact, ok, kind: bare(r, fact, stored=False)),
+    "without edge documents": (SHORT, lambda r, fact, ok, kind: None),
 }
 
 
@@ -85,15 +103,16 @@ def sizes(folder: Path) -> dict[str, int]:
     return out
 
 
-def graph(recs: dict[str, list[dict[str, Any]]], folder: Path, edge: Edge) -> dict[str, int]:
+def graph(recs: dict[str, list[dict[str, Any]]], folder: Path, ids: keys.Keys, edge: Edge) -> dict[str, int]:
+    """The graph index of RECS with their ids' terms as IDS writes them, each edge as EDGE makes it."""
     known = {r["id"]: {"kind": t, **r} for t in ("thread", "entity", "entry") for r in recs.get(t, [])}
     w = new_index(folder, store.GRAPH_TEXTS)
     for r in recs.get("thread", []):
-        w.add_document(docs.thread_doc(r))
+        w.add_document(docs.thread_doc(r, ids))
     for r in recs.get("entity", []):
-        w.add_document(docs.entity_doc(r))
+        w.add_document(docs.entity_doc(r, ids))
     for r in recs.get("entry", []):
-        w.add_document(docs.entry_doc(r, in_chunks=True))
+        w.add_document(docs.entry_doc(r, ids, in_chunks=True))
     phrases: dict[str, Any] = {}
     for r in recs.get("edge", []):
         fact, ok, kind = facts.render(known.get, r, phrases)
@@ -105,7 +124,7 @@ def graph(recs: dict[str, list[dict[str, Any]]], folder: Path, edge: Edge) -> di
     return sizes(folder)
 
 
-def chunks(recs: dict[str, list[dict[str, Any]]], folder: Path, commits: int) -> dict[str, int]:
+def chunks(recs: dict[str, list[dict[str, Any]]], folder: Path, commits: int, ids: keys.Keys = SHORT) -> dict[str, int]:
     folder.mkdir(parents=True)
     (folder / "marker.json").write_text("{}")
     packer = packed.Packer(folder, True, folder / "marker.json")
@@ -114,7 +133,7 @@ def chunks(recs: dict[str, list[dict[str, Any]]], folder: Path, commits: int) ->
     w = new_index(folder / "index", store.CHUNK_TEXTS)
     every = max(1, -(-len(rows) // commits))
     for i, r in enumerate(rows, 1):
-        w.add_document(docs.chunk_doc(r, None, packer.pack))
+        w.add_document(docs.chunk_doc(r, None, ids, packer.pack))
         if i % every == 0 or i == len(rows):
             w.commit()
     w.wait_merging_threads()
@@ -143,12 +162,13 @@ def main() -> int:
         print(f"{args.notes:,} notes ({text_bytes / 1e6:.2f} MB of text), {len(recs.get('edge', [])):,} edges")
         print(f"{'graph index':<28} {'total':>10} {'×text':>6} {'Δ MB':>6}   by file kind (MB)")
         first = None
-        for i, (label, edge) in enumerate(VARIANTS.items()):
-            total = show(label, graph(recs, work / f"g{i}", edge), text_bytes, first)
+        for i, (label, (ids, edge)) in enumerate(VARIANTS.items()):
+            total = show(label, graph(recs, work / f"g{i}", ids, edge), text_bytes, first)
             first = total if first is None else first
         print(f"\n{'chunks index':<28} {'total':>10} {'×text':>6} {'Δ MB':>6}   by file kind (MB)")
         one = show("one commit", chunks(recs, work / "c1", 1), text_bytes, None)
         show("four commits", chunks(recs, work / "c4", 4), text_bytes, one)
+        show("one commit, ids as they are", chunks(recs, work / "c5", 1, AS_IS), text_bytes, one)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

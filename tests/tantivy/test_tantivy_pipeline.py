@@ -13,6 +13,7 @@ pytestmark = gate
 _INGEST = r"""
 import json, sys
 from memdock_tantivy.ingest import Ingest, STREAM_SLICE
+from memdock_tantivy.keys import Keys
 
 events = []
 
@@ -28,20 +29,38 @@ class Writer:
     def rollback(self):
         events.append("rollback")
 
+class Indexes:
+    keys = Keys(None, compact=True)
+
 class Reader:
     num_docs = int(sys.argv[2])
+    indexes = Indexes()
+    def get(self, record_id):
+        return None
+    def refresh(self):
+        events.append("refresh")
 
 def threads(n):
     for i in range(n):
         events.append("read")
         yield {"id": f"thread:t{i}", "title": f"t{i}"}
 
+def edges(n):
+    for i in range(n):
+        events.append("edge")
+        yield {"id": f"edge:e{i}", "type": "references", "source_id": f"thread:t{i}", "target_id": "thread:t0"}
+
 committed = []
-run = Ingest(Writer(), Reader(), on_commit=committed.extend, one_commit=sys.argv[1] == "stream")
+mode = sys.argv[1]
+batch = {"batch_size": STREAM_SLICE} if mode == "edges" else {}
+run = Ingest(Writer(), Reader(), on_commit=committed.extend, one_commit=mode in ("stream", "edges"), **batch)
 n = 3 * STREAM_SLICE + 7
 run.run("thread", threads(n))
+m = 2 * STREAM_SLICE + 3 if mode == "edges" else 0
+if m:
+    run.run("edge", edges(m))
 run.finish()
-print(json.dumps({"events": events, "committed": len(committed), "n": n}))
+print(json.dumps({"events": events, "committed": len(committed), "n": n, "m": m}))
 """
 
 
@@ -62,6 +81,18 @@ def test_a_first_index_deletes_nothing_and_a_later_one_replaces_each_id() -> Non
     assert "delete" not in _ingest("stream", 0)["events"]
     later = _ingest("stream", 5)["events"]
     assert later.count("delete") == later.count("add")  # an upsert: the id's term, then the document
+
+
+def test_a_stream_commits_nothing_before_its_edges_then_every_batch() -> None:
+    """A stream's edges come after its end line (the adapter holds them back): before the first, its input may
+    still end without that line, so nothing is committed; from it on, a commit every batch_size records, the
+    first holding all that came before."""
+    got = _ingest("edges", 0)
+    events = got["events"]
+    assert "commit" not in events[: events.index("edge")]
+    assert events.count("add") == got["n"] + got["m"]
+    assert events.count("commit") == 3  # the threads with the first slice of edges, the second slice, the rest
+    assert events[-1] == "commit" and got["committed"] == got["n"] + got["m"]
 
 
 def test_a_bundle_commits_by_batch_as_before() -> None:

@@ -46,17 +46,18 @@ ONE_INDEX_STORE = """
 import json, sys
 from pathlib import Path
 import tantivy
-from memdock_tantivy import docs, store
+from memdock_tantivy import docs, keys, store
 data = Path(sys.argv[1])
 (data / "index").mkdir(parents=True)
 index = tantivy.Index(store.schema(), path=str(data / "index"))
+text_keys = keys.Keys(index.schema, compact=False)
 index.register_tokenizer(store.ANALYZER, store.analyzer())
 w = index.writer(50_000_000, 1)
 entry = {"id": "entry:old", "thread_id": "thread:old", "position": 0, "body": "an heirloom tomato variety"}
-w.add_document(docs.entry_doc(entry))
+w.add_document(docs.entry_doc(entry, text_keys))
 chunk = {"id": "chunk:old", "entry_id": "entry:old", "thread_id": "thread:old", "position": 0,
          "text": entry["body"], "start": 0, "end": len(entry["body"]), "token_count": 4, "content_hash": "sha256:0"}
-w.add_document(docs.chunk_doc(chunk, None))
+w.add_document(docs.chunk_doc(chunk, None, text_keys))
 w.commit()
 w.wait_merging_threads()
 (data / store.MARKER).write_text(json.dumps({"format": "memdock-tantivy", "schema_version": 1}))

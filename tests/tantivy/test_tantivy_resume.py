@@ -1,4 +1,6 @@
-"""Killed after a durable commit, resumed, re-indexed unchanged: counted in the index itself."""
+"""Killed after a durable commit, resumed, re-indexed unchanged: counted in the index itself. On the file path,
+where the adapter commits a batch at a time, and on the streamed one, where it commits once its input is whole
+(all before its held edges) and then a batch at a time."""
 
 import pytest
 from tantivy_support import backend, gate
@@ -16,10 +18,9 @@ def counts(b) -> dict[str, int]:
     return {k: checks[k] for k in KINDS}
 
 
-def test_kill_resume_then_reindex_is_idempotent(tmp_path, fixture_chunks, monkeypatch):
-    """On the file path, where tantivy commits a batch at a time (a stream commits once, at its end:
-    test_tantivy_stream_commit.py kills that one)."""
-    monkeypatch.setenv("MEMDOCK_INDEX_STREAM", "0")
+@pytest.mark.parametrize("stream", ["0", "1"])
+def test_kill_resume_then_reindex_is_idempotent(tmp_path, fixture_chunks, monkeypatch, stream):
+    monkeypatch.setenv("MEMDOCK_INDEX_STREAM", stream)
     clean = backend(tmp_path / "clean")
     clean.index(fixture_chunks)
     expected = counts(clean)
@@ -28,13 +29,15 @@ def test_kill_resume_then_reindex_is_idempotent(tmp_path, fixture_chunks, monkey
     b = backend(tmp_path / "store", {"batch_size": 20}, retries=0)  # the kill must end the call, not be retried
     seen: list[int] = []
 
-    def kill_after_three(ids):
+    at = 3 if stream == "0" else 1  # a stream's first checkpoint: what came before its input was whole
+
+    def kill_after(ids):
         seen.append(len(ids))
-        if len(seen) == 3:
-            raise RuntimeError("test: killing the index run after its third checkpoint")
+        if len(seen) == at:
+            raise RuntimeError(f"test: killing the index run after checkpoint {at}")
 
     with pytest.raises(MemdockError):
-        b.index(fixture_chunks, after_checkpoint=kill_after_three)
+        b.index(fixture_chunks, after_checkpoint=kill_after)
     ledger = Ledger(b.store.ledger_path)
     committed = ledger.count()
     ledger.close()
@@ -42,6 +45,7 @@ def test_kill_resume_then_reindex_is_idempotent(tmp_path, fixture_chunks, monkey
     assert sum(counts(b).values()) >= committed, "what was checkpointed is in the index"
 
     resumed = b.index(fixture_chunks)
+    assert ("input_stream" in resumed.details) == (stream == "1")
     assert resumed.skipped >= committed, "checkpointed records are not sent again"
     assert counts(b) == expected
 

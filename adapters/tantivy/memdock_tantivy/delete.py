@@ -58,10 +58,10 @@ def delete(index: Indexes, writer_of, params: dict[str, Any]) -> dict[str, Any]:
         writer = writer_of()
         try:
             for record_id, kind in gone.items():
-                writer.of(kind).delete_documents_by_term("id", record_id)
+                index.keys.delete(writer.of(kind), record_id)
             for rec in keep:
-                writer.graph.delete_documents_by_term("id", rec["id"])
-                writer.graph.add_document(docs.entry_doc(text_once.with_body(rec)))
+                index.keys.delete(writer.graph, rec["id"])
+                writer.graph.add_document(docs.entry_doc(text_once.with_body(rec), index.keys))
             writer.commit()
         except BaseException:
             writer.rollback()

@@ -18,6 +18,7 @@ import tantivy
 from memdock import times
 
 from . import compact_edges, text_once
+from .keys import Keys
 
 _AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 INHERITED = ("author", "role", "entry_type", "event_time")
@@ -49,10 +50,10 @@ def stored_bytes(kind: str, stored: dict[str, Any], *, compact: bool = False) ->
 
 
 def _base(
-    kind: str, r: dict[str, Any], stored: dict[str, Any], pack: Pack | None = None, *, compact: bool = False
+    kind: str, r: dict[str, Any], stored: dict[str, Any], keys: Keys, pack: Pack | None = None, *, compact: bool = False
 ) -> tantivy.Document:
     doc = tantivy.Document()
-    doc.add_text("id", r["id"])
+    keys.add(doc, "id", r["id"])
     doc.add_text("kind", kind)
     raw = stored_bytes(kind, stored, compact=compact)
     doc.add_bytes("rec", pack(raw) if pack is not None else raw)
@@ -71,26 +72,26 @@ def _filters(doc: tantivy.Document, r: dict[str, Any]) -> None:
         doc.add_text("etype", str(r["entry_type"]).lower())
 
 
-def thread_doc(r: dict[str, Any]) -> tantivy.Document:
-    doc = _base("thread", r, {**r, "thread_id": r["id"]})
-    doc.add_text("thread_id", r["id"])
+def thread_doc(r: dict[str, Any], keys: Keys) -> tantivy.Document:
+    doc = _base("thread", r, {**r, "thread_id": r["id"]}, keys)
+    keys.add(doc, "thread_id", r["id"])
     doc.add_text("name", r.get("title", ""))
     doc.add_text("text", " ".join(x for x in (r.get("topic"), r.get("status"), r.get("ball")) if x))
     return doc
 
 
-def entity_doc(r: dict[str, Any]) -> tantivy.Document:
-    doc = _base("entity", r, r)
+def entity_doc(r: dict[str, Any], keys: Keys) -> tantivy.Document:
+    doc = _base("entity", r, r, keys)
     doc.add_text("name", r["name"])
     doc.add_text("text", " ".join([r["entity_type"], r["name"], *(r.get("aliases") or [])]))
     return doc
 
 
-def entry_doc(r: dict[str, Any], in_chunks: bool = False) -> tantivy.Document:
+def entry_doc(r: dict[str, Any], keys: Keys, in_chunks: bool = False) -> tantivy.Document:
     """IN_CHUNKS: the body is indexed, and stored only in the entry's chunks (text_once)."""
     stored = {**{k: v for k, v in r.items() if k != "body"}, text_once.FLAG: True} if in_chunks else r
-    doc = _base("entry", r, stored)
-    doc.add_text("thread_id", r["thread_id"])
+    doc = _base("entry", r, stored, keys)
+    keys.add(doc, "thread_id", r["thread_id"])
     _filters(doc, r)
     doc.add_text("name", r.get("title", ""))
     doc.add_text("text", r["body"])
@@ -104,27 +105,29 @@ def inherit(r: dict[str, Any], parent: dict[str, Any] | None) -> dict[str, Any]:
     return r
 
 
-def chunk_doc(r: dict[str, Any], parent: dict[str, Any] | None, pack: Pack | None = None) -> tantivy.Document:
+def chunk_doc(
+    r: dict[str, Any], parent: dict[str, Any] | None, keys: Keys, pack: Pack | None = None
+) -> tantivy.Document:
     """PARENT supplies what the chunk lacks (`inherit`); PACK, when given, compresses the stored record."""
     r = inherit(r, parent)
     header = r.get("header") or ""
-    doc = _base("chunk", r, r, pack)
-    doc.add_text("entry_id", r["entry_id"])
-    doc.add_text("thread_id", r["thread_id"])
+    doc = _base("chunk", r, r, keys, pack)
+    keys.add(doc, "entry_id", r["entry_id"])
+    keys.add(doc, "thread_id", r["thread_id"])
     _filters(doc, r)
     doc.add_text("head", header)
     doc.add_text("body", text_once.chunk_body(r))
     return doc
 
 
-def edge_doc(r: dict[str, Any], fact: str, resolved: bool, *, compact: bool = False) -> tantivy.Document:
+def edge_doc(r: dict[str, Any], fact: str, resolved: bool, keys: Keys, *, compact: bool = False) -> tantivy.Document:
     """FACT is indexed, not stored: it is rendered again from the edge's ends when read (`Reader`). COMPACT (layout
     5): stored in compact_edges' form where the edge has one."""
-    doc = _base("edge", r, r, compact=compact)
-    doc.add_text("source_id", r["source_id"])
-    doc.add_text("target_id", r["target_id"])
+    doc = _base("edge", r, r, keys, compact=compact)
+    keys.add(doc, "source_id", r["source_id"])
+    keys.add(doc, "target_id", r["target_id"])
     if r.get("thread_id"):
-        doc.add_text("thread_id", r["thread_id"])
+        keys.add(doc, "thread_id", r["thread_id"])
     if not resolved:
         doc.add_text("unresolved", "1")
     doc.add_text("fact", fact)

@@ -23,7 +23,7 @@ from .store import Writers
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
 TYPE_FLUSH = 1000  # at a change of record type, flush what is pending once it is this many records (a stream's
-# to the writers alone: it is committed once, at its end)
+# to the writers alone until its input is whole)
 STREAM_SLICE = packed.SAMPLES  # a chunk slice that large trains the dictionary on as many chunks as a batch's
 CACHE = 200_000
 DESCRIBED = (
@@ -43,6 +43,12 @@ DESCRIBED = (
 class Ingest:
     """Adds records, commits every BATCH_SIZE of them, then calls ON_COMMIT with the committed ids.
 
+    A stream (ONE_COMMIT) commits nothing before its input is whole: its input may still end without its end line
+    (the core refused a record or died), and then none of it may be in the store (sdk/stream.py). Its edges come
+    only after the end line (the adapter holds them back until then), so from its first edge on it commits every
+    BATCH_SIZE records too, the first commit holding all that came before: a run killed while it writes its edges
+    (the entries held for the text once, the edges derived from the entries) keeps what was checkpointed.
+
     Call `finish()` after the last `run()`: it adds the entries held for the text once and commits what is
     still pending."""
 
@@ -58,7 +64,8 @@ class Ingest:
         one_commit: bool = False,
     ):
         self.writer, self.reader, self.on_commit, self.batch_size = writer, reader, on_commit, batch_size
-        self.one_commit = one_commit  # a stream: documents go to the writer as they come, committed at `finish`
+        self.one_commit = one_commit  # a stream: documents go to the writer as they come, a slice at a time
+        self.whole = not one_commit  # the input is whole: commit every batch_size records
         self._added: list[str] = []  # ids added to the writer and not yet reported committed
         self._uncommitted = False
         self.doomed: list[str] = []  # ids of stored documents to delete in the next commit (implied.py)
@@ -72,6 +79,7 @@ class Ingest:
         self._checked: set[str] = set()  # entries sent in this run, or whose stored text was checked
         self.compact = compact_edges  # layout 5: structural edges stored in compact_edges' form
         self._phrases: sdk_facts.Phrases = {}  # what facts said of each node, while no node is written
+        self.keys = reader.indexes.keys
 
     def _fresh(self) -> Reader:
         if self._stale:
@@ -100,6 +108,7 @@ class Ingest:
 
     def run(self, rtype: str, records: Iterable[dict[str, Any]]) -> None:
         if rtype == "edge":
+            self.whole = True  # a stream's edges come after its end line (the adapter's `hold`)
             self.release()
         if rtype != "edge" or len(self._phrases) >= CACHE:
             self._phrases.clear()
@@ -142,7 +151,7 @@ class Ingest:
         self._checked |= first
         for rec in self._fresh().where("id", first, kind="entry") if first else []:
             if rec.get(text_once.FLAG):
-                self._pending.append(("entry", rec["id"], docs.entry_doc(text_once.with_body(rec))))
+                self._pending.append(("entry", rec["id"], docs.entry_doc(text_once.with_body(rec), self.keys)))
 
     def release(self) -> None:
         """Add the held entries, each without its body where this run's chunks hold it."""
@@ -150,7 +159,7 @@ class Ingest:
             return
         stored = (lambda ids: self._fresh().where("entry_id", ids, kind="chunk")) if self.replace else lambda ids: []
         for r, in_chunks in self.held.release(stored):
-            self._pending.append(("entry", r["id"], docs.entry_doc(r, in_chunks)))
+            self._pending.append(("entry", r["id"], docs.entry_doc(r, self.keys, in_chunks)))
 
     def finish(self) -> None:
         """After the last `run()`: add what is held, commit what is pending."""
@@ -159,14 +168,15 @@ class Ingest:
 
     def flush(self, *, final: bool = False) -> None:
         """Add the pending documents to the writers; commit them (and report them committed) unless this is a
-        stream before its FINAL flush."""
+        stream before its FINAL flush, or before its input is whole or batch_size records came since the last
+        commit."""
         pending, self._pending = self._pending, []
         if pending or self.doomed:
             self._add(pending)
             for rtype, _, _ in pending:
                 self.counts[rtype] = self.counts.get(rtype, 0) + 1
             self._added += [i for _, i, _ in pending]
-        if final or not self.one_commit:
+        if final or not self.one_commit or (self.whole and len(self._added) >= self.batch_size):
             self._commit()
             added, self._added = self._added, []
             if added:
@@ -180,12 +190,12 @@ class Ingest:
     def _add(self, documents: list[tuple[str, str, tantivy.Document]]) -> None:
         try:
             for record_id in self.doomed:
-                self.writer.graph.delete_documents_by_term("id", record_id)
+                self.keys.delete(self.writer.graph, record_id)
             self.doomed.clear()
             for rtype, record_id, doc in documents:
                 writer = self.writer.of(rtype)
                 if self.replace:
-                    writer.delete_documents_by_term("id", record_id)
+                    self.keys.delete(writer, record_id)
                 writer.add_document(doc)
         except BaseException:
             self.rollback()
@@ -225,17 +235,17 @@ class Ingest:
             first = islice(zip(batch, parents), packed.SAMPLES)
             packer.train([docs.stored_bytes("chunk", docs.inherit(r, p)) for r, p in first])
         pack = packer.pack if packer.ready else None
-        return [docs.chunk_doc(r, p, pack) for r, p in zip(batch, parents)]
+        return [docs.chunk_doc(r, p, self.keys, pack) for r, p in zip(batch, parents)]
 
     def _doc(self, rtype: str, r: dict[str, Any], extra: Any) -> tantivy.Document:
         if rtype == "entry":
-            return docs.entry_doc(r)
+            return docs.entry_doc(r, self.keys)
         if rtype == "thread":
-            return docs.thread_doc(r)
+            return docs.thread_doc(r, self.keys)
         if rtype == "entity":
-            return docs.entity_doc(r)
+            return docs.entity_doc(r, self.keys)
         text, resolved, source_kind = facts.render(self.get, r, self._phrases)
-        return docs.edge_doc({**r, "source_kind": source_kind}, text, resolved, compact=self.compact)
+        return docs.edge_doc({**r, "source_kind": source_kind}, text, resolved, self.keys, compact=self.compact)
 
     def refresh_unresolved(self) -> int:
         """Render again the facts whose endpoints were missing; returns how many are now resolved."""
@@ -246,8 +256,9 @@ class Ingest:
             text, resolved, source_kind = facts.render(self.get, rec)
             if resolved:
                 edge = {k: v for k, v in rec.items() if k not in ("kind", "fact")}
-                fixed.append(docs.edge_doc({**edge, "source_kind": source_kind}, text, True, compact=self.compact))
+                doc = docs.edge_doc({**edge, "source_kind": source_kind}, text, True, self.keys, compact=self.compact)
+                fixed.append(("edge", rec["id"], doc))
         if fixed:
             self.replace = True
-            self.commit([("edge", str(doc.get_first("id")), doc) for doc in fixed])
+            self.commit(fixed)
         return len(fixed)

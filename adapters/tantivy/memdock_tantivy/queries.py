@@ -11,6 +11,7 @@ from memdock.errors import InvalidInputError
 
 from . import store
 from .docs import timestamp
+from .keys import Keys
 
 MAX_TERMS = 64
 HEADER_BOOST = 2.0
@@ -42,14 +43,15 @@ def text_query(schema: tantivy.Schema, terms: list[str], fields: dict[str, float
     return Query.boolean_query(clauses)
 
 
-def key(schema: tantivy.Schema, field: str, values: list[str]) -> tantivy.Query:
-    """Any of VALUES, exactly. Up to SET_FROM values as term queries: a term set query over ten ids took about six
-    times as long (it walks the field's term dictionary)."""
-    if len(values) == 1:
-        return Query.term_query(schema, field, values[0])
-    if len(values) < SET_FROM:
-        return Query.boolean_query([(Occur.Should, Query.term_query(schema, field, v)) for v in values])
-    return Query.term_set_query(schema, field, values)
+def key(keys: Keys, field: str, values: list[str]) -> tantivy.Query:
+    """Any of VALUES, exactly, as the store's KEYS index them. Up to SET_FROM values as term queries: a term set
+    query over ten ids took about six times as long (it walks the field's term dictionary)."""
+    terms, schema = [keys.term(field, v) for v in values], keys.schema
+    if len(terms) == 1:
+        return Query.term_query(schema, field, terms[0])
+    if len(terms) < SET_FROM:
+        return Query.boolean_query([(Occur.Should, Query.term_query(schema, field, t)) for t in terms])
+    return Query.term_set_query(schema, field, terms)
 
 
 def _strings(filters: dict[str, Any], name: str) -> list[str]:
@@ -66,7 +68,7 @@ def _time(filters: dict[str, Any], name: str) -> float:
         raise InvalidInputError(f"filters.{name}: not an RFC 3339 date-time: {filters[name]!r}") from None
 
 
-def filter_clauses(schema: tantivy.Schema, filters: dict[str, Any] | None) -> list[tantivy.Query]:
+def filter_clauses(keys: Keys, filters: dict[str, Any] | None) -> list[tantivy.Query]:
     """Thread ids, time range, authors, roles and entry types, as sqlite reads them (case-insensitive values)."""
     if not filters:
         return []
@@ -74,14 +76,14 @@ def filter_clauses(schema: tantivy.Schema, filters: dict[str, Any] | None) -> li
         raise InvalidInputError("filters must be an object")
     out = []
     if filters.get("thread_ids"):
-        out.append(key(schema, "thread_id", _strings(filters, "thread_ids")))
+        out.append(key(keys, "thread_id", _strings(filters, "thread_ids")))
     lo = _time(filters, "time_from") if filters.get("time_from") else None
     hi = _time(filters, "time_to") if filters.get("time_to") else None
     if lo is not None or hi is not None:
-        out.append(Query.range_query(schema, "ts", tantivy.FieldType.Float, lo, hi))
+        out.append(Query.range_query(keys.schema, "ts", tantivy.FieldType.Float, lo, hi))
     for name, field in (("authors", "author"), ("roles", "role"), ("entry_types", "etype")):
         if filters.get(name):
-            out.append(key(schema, field, [v.strip().lower() for v in _strings(filters, name)]))
+            out.append(key(keys, field, [v.strip().lower() for v in _strings(filters, name)]))
     return out
 
 

@@ -20,7 +20,7 @@ PAGE = 1000
 
 class Reader:
     def __init__(self, indexes: Indexes):
-        self.indexes, self.schema = indexes, indexes.schema
+        self.indexes, self.schema, self.keys = indexes, indexes.schema, indexes.keys
         self.unpack = indexes.packer.unpack
         self._searchers()
 
@@ -56,7 +56,7 @@ class Reader:
         return recs
 
     def _chunks_of(self, entry_ids: list[str]) -> list[dict[str, Any]]:
-        return self.every(queries.key(self.schema, "entry_id", entry_ids), "chunk", bare=True)
+        return self.every(queries.key(self.keys, "entry_id", entry_ids), "chunk", bare=True)
 
     def facts(self, recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Each edge's fact sentence rendered from its ends as they are stored (an edge of a version 1 store
@@ -65,10 +65,10 @@ class Reader:
         if not todo:
             return recs
         ends = {r["source_id"] for r in todo} | {r["target_id"] for r in todo}
-        known = {r["id"]: r for r in self.every(queries.key(self.schema, "id", sorted(ends)), bare=True)}
+        known = {r["id"]: r for r in self.every(queries.key(self.keys, "id", sorted(ends)), bare=True)}
         entries = {r["entry_id"] for r in known.values() if r["kind"] == "chunk"} - set(known)
         if entries:
-            known.update((r["id"], r) for r in self.every(queries.key(self.schema, "id", sorted(entries)), "entry"))
+            known.update((r["id"], r) for r in self.every(queries.key(self.keys, "id", sorted(entries)), "entry"))
         for r in todo:
             r["fact"] = facts.render(known.get, r)[0]
         return recs
@@ -84,7 +84,7 @@ class Reader:
         return self.bodies(out) if bare or kind in ("entry", "thread", "entity") else self.complete(out)
 
     def get(self, record_id: str) -> dict[str, Any] | None:
-        q = queries.key(self.schema, "id", [record_id])
+        q = queries.key(self.keys, "id", [record_id])
         for searcher in self.all:
             hits = searcher.search(q, 1, count=False).hits
             if hits:
@@ -96,12 +96,10 @@ class Reader:
         values = list(values)
         if not values:
             return []
-        q = queries.key(self.schema, field, values)
-        return self.every(
-            queries.combine(q, [queries.key(self.schema, "kind", [kind])]) if kind else q, kind, bare=True
-        )
+        q = queries.key(self.keys, field, values)
+        return self.every(queries.combine(q, [queries.key(self.keys, "kind", [kind])]) if kind else q, kind, bare=True)
 
     def count(self, kind: str) -> int:
         searcher = self.chunks if kind == "chunk" else self.graph
-        found: Any = searcher.search(queries.key(self.schema, "kind", [kind]), 1, count=True)
+        found: Any = searcher.search(queries.key(self.keys, "kind", [kind]), 1, count=True)
         return int(found.count)

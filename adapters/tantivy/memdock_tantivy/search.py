@@ -31,7 +31,7 @@ def run_query(reader: Reader, words: queries.Words, params: dict[str, Any]) -> d
             "degraded": True,
             "reason": f"mode {mode} needs embeddings, which the tantivy adapter does not have; answered with bm25",
         }
-    required = queries.filter_clauses(reader.schema, params.get("filters"))
+    required = queries.filter_clauses(reader.keys, params.get("filters"))
     terms = words.terms(text)
     if not terms:
         return _answer([], reason=NO_WORDS)
@@ -53,13 +53,13 @@ def search_nodes(
     terms, limit, groups = words.terms(query_text(params)), limit_of(params), group_ids(params)
     if not terms:
         return _answer([], reason=NO_WORDS)
-    required = [queries.key(reader.schema, "kind", ["entry"])] if episodes else []  # only nodes have name/text
+    required = [queries.key(reader.keys, "kind", ["entry"])] if episodes else []  # only nodes have name/text
     if groups:
-        in_group = queries.key(reader.schema, "thread_id", groups)
+        in_group = queries.key(reader.keys, "thread_id", groups)
         mentioned = sorted({e["target_id"] for e in reader.where("thread_id", groups, kind="edge")})
         if mentioned and not episodes:
             entities = queries.combine(
-                queries.key(reader.schema, "id", mentioned), [queries.key(reader.schema, "kind", ["entity"])]
+                queries.key(reader.keys, "id", mentioned), [queries.key(reader.keys, "kind", ["entity"])]
             )
             in_group = queries.Query.boolean_query([(queries.Occur.Should, in_group), (queries.Occur.Should, entities)])
         required.append(in_group)
@@ -77,7 +77,7 @@ def search_facts(reader: Reader, words: queries.Words, params: dict[str, Any]) -
     terms, limit, groups = words.terms(query_text(params)), limit_of(params), group_ids(params)
     if not terms:
         return _answer([], reason=NO_WORDS)
-    required = [queries.key(reader.schema, "thread_id", groups)] if groups else []
+    required = [queries.key(reader.keys, "thread_id", groups)] if groups else []
     q = queries.combine(queries.text_query(reader.schema, terms, {"fact": 1.0}), required)
     return _answer(
         [hits.fact_hit(rec, queries.score(s), rank) for rank, (s, rec) in enumerate(reader.search(q, limit), 1)]
@@ -87,11 +87,11 @@ def search_facts(reader: Reader, words: queries.Words, params: dict[str, Any]) -
 def neighbours(reader: Reader, node_id: str) -> list[dict[str, Any]]:
     out = [
         {"edge_id": e["id"], "type": e["type"], "direction": "out", "other_id": e["target_id"], "fact": e["fact"]}
-        for _, e in reader.search(queries.key(reader.schema, "source_id", [node_id]), NEIGHBOURS)
+        for _, e in reader.search(queries.key(reader.keys, "source_id", [node_id]), NEIGHBOURS)
     ]
     out += [
         {"edge_id": e["id"], "type": e["type"], "direction": "in", "other_id": e["source_id"], "fact": e["fact"]}
-        for _, e in reader.search(queries.key(reader.schema, "target_id", [node_id]), NEIGHBOURS)
+        for _, e in reader.search(queries.key(reader.keys, "target_id", [node_id]), NEIGHBOURS)
     ]
     return out[:NEIGHBOURS]
 
