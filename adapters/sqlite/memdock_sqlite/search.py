@@ -57,17 +57,8 @@ def run(
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = with_metadata(params.get("filters"), params.get("where"))
-    mode = params.get("mode") or "auto"
-    if mode not in ("auto", "bm25", "vector", "hybrid"):
-        raise InvalidInputError(f"params.mode must be auto, bm25, vector or hybrid, got {mode!r}")
     result: dict[str, Any] = {"backend": hits.BACKEND}
-    if mode == "auto":
-        mode = "hybrid" if embedder else "bm25"
-    elif mode in ("vector", "hybrid") and embedder is None:
-        result.update(
-            degraded=True, reason=f"mode {mode} needs embeddings, which are not configured; answered with bm25"
-        )
-        mode = "bm25"
+    mode = _mode(params, embedder, result)
     words = fts.terms(text)
     k = max(limit * 5, MIN_CANDIDATES)
     lexical, cover = _lexical(conn, words, filters, k, limit, result) if mode != "vector" else ([], {})
@@ -114,6 +105,22 @@ def run(
         if rid in rows
     ]
     return result
+
+
+def _mode(params: dict[str, Any], embedder: Embedder | None, result: dict[str, Any]) -> str:
+    """The mode asked for, auto resolved; a mode that needs embeddings where none are configured is answered with
+    bm25, and RESULT says so."""
+    mode = params.get("mode") or "auto"
+    if mode not in ("auto", "bm25", "vector", "hybrid"):
+        raise InvalidInputError(f"params.mode must be auto, bm25, vector or hybrid, got {mode!r}")
+    if mode == "auto":
+        return "hybrid" if embedder else "bm25"
+    if mode in ("vector", "hybrid") and embedder is None:
+        result.update(
+            degraded=True, reason=f"mode {mode} needs embeddings, which are not configured; answered with bm25"
+        )
+        return "bm25"
+    return str(mode)
 
 
 def _lexical(
