@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
 import subprocess
 import sys
@@ -25,34 +24,27 @@ from _common import on_path
 
 on_path("src", "bench")
 
+from add_baseline import cpu_seconds  # noqa: E402
+from lexical import size_of  # noqa: E402
 from peers import write_notes  # noqa: E402
-
-
-def cpu_of_children() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def segments(index: Path) -> int:
     return len(json.loads((index / "meta.json").read_text())["segments"])
 
 
-def size(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
-
 def add(notes: Path, store: Path, every: int) -> dict[str, float]:
     cmd = [sys.executable, "-m", "memdock", "add", str(notes), "-f", "jsonl", "-b", "tantivy"]
     cmd += ["--data-dir", str(store), "--config", f"batch_size={every}", "-q"]
-    before = cpu_of_children()
+    before = cpu_seconds()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     data = store / "data"
     return {
-        "cpu": cpu_of_children() - before,
+        "cpu": cpu_seconds() - before,
         "graph": segments(data / "index"),
         "chunks": segments(data / "chunks"),
-        "data": size(data),
-        "store": size(store),
+        "data": size_of(data),
+        "store": size_of(store),
     }
 
 

@@ -22,6 +22,7 @@ from . import packed_text, text_blocks
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
 SCHEMA_VERSION = 9
+TOKENIZE = "porter unicode61 remove_diacritics 2"  # every FTS5 table's (link_facts.py tokenizes with it too)
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
 
 _LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
@@ -48,7 +49,7 @@ CREATE TABLE IF NOT EXISTS node_rows(
 CREATE INDEX IF NOT EXISTS nodes_thread ON node_rows(thread_id, position);
 CREATE INDEX IF NOT EXISTS nodes_unindexed ON node_rows(indexed) WHERE indexed = 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS node_fts USING fts5(
-    name, text, content='nodes', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+    name, text, content='nodes', content_rowid='rowid', tokenize='{tokenize}');
 CREATE TRIGGER IF NOT EXISTS nodes_ad AFTER DELETE ON node_rows WHEN old.indexed > 0 BEGIN
     INSERT INTO node_fts(node_fts, rowid, name, text)
     VALUES ('delete', old.rowid, old.name, CASE old.indexed WHEN 2 THEN '' ELSE unpack(old.text) END);
@@ -99,7 +100,7 @@ CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, thread_
     {body} AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts,
     {hash} AS content_hash, attrs FROM chunk_rows;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
-    header, body, content='chunks', content_rowid='rowid', tokenize='porter unicode61 remove_diacritics 2');
+    header, body, content='chunks', content_rowid='rowid', tokenize='{tokenize}');
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunk_rows BEGIN
     INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, {old_body});
     DELETE FROM chunk_vectors WHERE rowid = old.rowid;
@@ -153,7 +154,7 @@ CREATE INDEX IF NOT EXISTS links_target ON links(target);
 -- Contentless: edges' facts are in edges.fact. Links' facts are not indexed: link_facts.py ranks them from their
 -- ends' phrases as if this index held them too (schema 8 indexed them here).
 CREATE VIRTUAL TABLE IF NOT EXISTS fact_fts USING fts5(
-    fact, content='', tokenize='porter unicode61 remove_diacritics 2');
+    fact, content='', tokenize='{tokenize}');
 CREATE TRIGGER IF NOT EXISTS edges_ad AFTER DELETE ON edges BEGIN
     INSERT INTO fact_fts(fact_fts, rowid, fact) VALUES ('delete', old.rowid, old.fact);
 END;
@@ -187,6 +188,7 @@ DDL = (
     .replace("{old_body}", BODY.format(t="old."))
     .replace("{new_body}", BODY.format(t="new."))
     .replace("{stale}", _STALE)
+    .replace("{tokenize}", TOKENIZE)
 )
 _NODE_COLUMNS = (
     "rowid, id, kind, name, text, thread_id, position, author, role, entry_type, event_time, event_ts, attrs"

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from memdock.sdk import facts as sdk_facts
 
 from . import facts, fts, links
+from .db import TOKENIZE
 
 K1, B = 1.2, 0.75  # fts5_aux.c's bm25()
-TOKENIZE = "porter unicode61 remove_diacritics 2"  # fact_fts's (db.py)
 Ranked = list[tuple[int, float]]  # (rowid, bm25) best first
 
 
@@ -59,10 +59,7 @@ class Links:
     lengths: list[int] = field(default_factory=list)  # each link's fact in tokens
     having: dict[str, dict[int, int]] = field(default_factory=dict)  # token: {part: count}
     using: list[list[int]] = field(default_factory=list)  # part: the links that hold it, once per time
-
-    @property
-    def total(self) -> int:
-        return sum(self.lengths)
+    total: int = 0  # the links' facts' tokens in all (every query's average length reads it)
 
 
 _LINKS = "SELECT l.rowid, l.code, s.id, t.id, s.thread_id, s.event_time FROM " + links.JOIN + " ORDER BY l.rowid"
@@ -92,6 +89,7 @@ def load(conn: sqlite3.Connection, tokenize: Tokenizer) -> Links:
         out.lengths.append(sum(len(out.tokens[p]) for p in numbers))
         for p in numbers:  # twice where a fact names one phrase twice
             out.using[p].append(n)
+    out.total = sum(out.lengths)
     return out
 
 

@@ -301,16 +301,23 @@ class Ledger:
     def _move(self, where: str, params: Sequence[object]) -> int:
         """Commit the pending rows WHERE selects: one row each, written with its origin (a record another origin
         holds keeps that one and gains this run's in `also`)."""
-        run, legacy = self._run, self._name(ORIGIN, LEGACY)
         if not self._alone:
             self._keep_others(where, params)
         return self.db.execute(
             "INSERT INTO committed(key, hash, thread, type, origin) SELECT key, hash, thread, type, ? FROM pending "
-            f"WHERE {where} ON CONFLICT(key) DO UPDATE SET hash = excluded.hash, thread = excluded.thread, "
-            "type = excluded.type, origin = CASE WHEN committed.origin IS NULL OR committed.origin = ? "
-            "THEN excluded.origin ELSE committed.origin END",
-            [run, *params, legacy],
+            f"WHERE {where} {self._on_conflict()}",
+            [self._run, *params],
         ).rowcount
+
+    def _on_conflict(self) -> str:
+        """How a committed row is written over: its hash, thread and type replaced, its origin kept unless it has
+        none or the legacy one (the origin's number is the ledger's own integer, written into the statement)."""
+        legacy = int(self._name(ORIGIN, LEGACY))
+        return (
+            "ON CONFLICT(key) DO UPDATE SET hash = excluded.hash, thread = excluded.thread, type = excluded.type, "
+            f"origin = CASE WHEN committed.origin IS NULL OR committed.origin = {legacy} THEN excluded.origin "
+            "ELSE committed.origin END"
+        )
 
     def _keep_others(self, where: str, params: Sequence[object]) -> None:
         run, legacy = self._run, self._name(ORIGIN, LEGACY)
@@ -350,12 +357,10 @@ class Ledger:
         """Commit ROWS, pending rows held in memory (only while the run is the only origin: no other origin's link
         to keep, see `_move`)."""
         if rows:
-            run, legacy = int(self._run), int(self._name(ORIGIN, LEGACY))  # numbers: written into the statement
+            run = int(self._run)  # written into the statement: each row binds only its own four values
             self.db.executemany(
-                f"INSERT INTO committed(key, hash, thread, type, origin) VALUES (?, ?, ?, ?, {run}) ON CONFLICT(key) "
-                "DO UPDATE SET hash = excluded.hash, thread = excluded.thread, type = excluded.type, origin = CASE "
-                f"WHEN committed.origin IS NULL OR committed.origin = {legacy} THEN excluded.origin "
-                "ELSE committed.origin END",
+                "INSERT INTO committed(key, hash, thread, type, origin) "
+                f"VALUES (?, ?, ?, ?, {run}) {self._on_conflict()}",
                 rows,
             )
         return len(rows)
