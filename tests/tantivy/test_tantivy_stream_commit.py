@@ -49,6 +49,24 @@ def test_a_streamed_add_commits_once_its_input_is_whole_then_every_batch(
     assert got["entry"] == 12000 and got["chunk"] >= 12000
 
 
+def test_a_streamed_add_with_a_batch_smaller_than_its_held_entries_completes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entries held for the text once go to the pending documents at the first edge; with fewer than
+    TYPE_FLUSH of them but more than batch_size, the next slice's room came out negative and the run failed
+    (islice refused it)."""
+    monkeypatch.setenv("MEMDOCK_INDEX_STREAM", "1")
+    source = notes(tmp_path / "notes.jsonl", 500)
+    b = backend(tmp_path / "s", {"batch_size": 100})
+    try:
+        result = b.index(ImportFeed([source], "jsonl", ChunkOptions()))
+        got = counts(b)
+    finally:
+        b.close()
+    assert "input_stream" in result.details
+    assert got["entry"] == 500 and got["chunk"] >= 500
+
+
 def _cli(store: Path, source: Path) -> list[str]:
     return [sys.executable, "-m", "memdock", "add", str(source), "-f", "jsonl", "-b", "tantivy"] + [
         "--data-dir",

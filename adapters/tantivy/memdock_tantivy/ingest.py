@@ -112,7 +112,7 @@ class Ingest:
             self.release()
         if rtype != "edge" or len(self._phrases) >= CACHE:
             self._phrases.clear()
-        if len(self._pending) >= TYPE_FLUSH:
+        if len(self._pending) >= min(TYPE_FLUSH, self.batch_size):  # a slice's room is then what is left
             self.flush()
         it = iter(records)
         while batch := list(islice(it, self._room())):
