@@ -16,6 +16,7 @@ pytestmark = [*gate, pytest.mark.timeout(1200)]
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "threads"
 QUESTIONS = ("release planning", "who owns the database migration", "flaky tests in CI")
+ALL = 200
 
 
 @pytest.fixture
@@ -46,11 +47,16 @@ def graph_shape(server: FalkorDB) -> dict[str, tuple[int, int, int]]:
 
 
 def answers(b) -> list[list[tuple[str, str, str]]]:
-    """What each question finds: episodes by id (uuid5 of ours), entities and facts by their text (graphiti gives
-    them random uuids, different in every run)."""
-    return [
-        [(h.kind, h.id if h.kind == "episode" else "", h.text) for h in b.query(q, limit=5).hits] for q in QUESTIONS
-    ]
+    """Everything each question finds, sorted: episodes by id (uuid5 of ours), entities and facts by their text
+    (graphiti gives them random uuids, different in every run). Not their order: two equal graphs can rank
+    near-equal hits apart (a CI run's serial store put the two migration episodes of one thread in the opposite
+    order from another run's), so the limit is above what any question here can find and the sets are compared."""
+    found = []
+    for q in QUESTIONS:
+        hits = b.query(q, limit=ALL).hits
+        assert len(hits) < ALL, "the limit must take in all a question finds, or the cut decides"
+        found.append(sorted((h.kind, h.id if h.kind == "episode" else "", h.text) for h in hits))
+    return found
 
 
 def on(server: FalkorDB, llm) -> dict:
