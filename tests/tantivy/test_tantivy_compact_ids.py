@@ -107,3 +107,58 @@ def test_every_id_gets_a_term_of_its_own():
     assert terms[3:6] == ids[3:6] and terms[7:9] == ids[7:9]
     assert terms[6].startswith(f"edge:mentions:{tail}:!")
     assert [len(t) for t in terms[9:]] == [len("edge:mentions:!") + 11] * 2 and terms[9] != terms[10]
+
+
+SAME_AS_THE_LOOP = """
+import json, random, re, sys
+from memdock_tantivy import keys
+
+TAIL = re.compile(r"(.*:)([0-9a-f]{16})\\Z", re.S)
+
+
+def by_division(value):
+    # layout 6's terms as its first code wrote them: the tail's number divided down by 64, one letter at a time
+    if keys.MARK in value:
+        return keys.MARK + value
+    m = TAIL.match(value)
+    if m is None:
+        return value
+    n, letters = int(m.group(2), 16), []
+    for _ in range(keys.WIDTH):
+        n, r = divmod(n, 64)
+        letters.append(keys.ALPHABET[r])
+    return m.group(1) + keys.MARK + "".join(reversed(letters))
+
+
+rng = random.Random(31)
+ids = json.loads(sys.argv[1])
+ids += [f"{rng.choice(['chunk', 'entry:t', 'edge:mentions:a:b'])}:{rng.getrandbits(64):016x}" for _ in range(5000)]
+for _ in range(2000):  # one hex digit replaced, wherever it occurs, by something that is not one
+    digit, other = rng.choice("0123456789abcdef"), rng.choice("ABCDEFg:!\\n ")
+    ids.append(f"chunk:{rng.getrandbits(64):016x}".replace(digit, other))
+print(json.dumps([i for i in ids if keys.compact(i) != by_division(i)]))
+"""
+
+
+def test_terms_are_the_ones_layout_6_wrote():
+    """The base64 encoding gives each id the term the division loop gave it, so stores written before it are found
+    by the same terms: random hashes, hashes with a character out of the lower-case hex alphabet, and the edges."""
+    tail = "0123456789abcdef"
+    edges = [
+        f"edge:mentions:{tail}",
+        f"x:\n:{tail}",  # a newline before the tail
+        f":{tail}",  # nothing but the `:` before it
+        f"edge:mentions:{tail[:15]}:",
+        f"edge:mentions:{tail[:15]}",
+        f"edge:mentions: {tail[:15]}",  # 16 characters, one a space: bytes.fromhex would take it
+        f"edge:mentions:{tail[:8]} {tail[8:15]}",
+        f"edge:mentions:{tail[:14]}\n",
+        "edge:mentions:ffffffffffffffff",
+        "edge:mentions:0000000000000000",
+        "edge:mentions:000000000000000a",
+        "edge:mentions:8000000000000000",
+        f"a!b:{tail}",
+        "",
+        ":",
+    ]
+    assert json.loads(in_adapter(SAME_AS_THE_LOOP, json.dumps(edges)).strip()) == []
