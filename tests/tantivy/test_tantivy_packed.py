@@ -114,34 +114,3 @@ def test_a_lost_dictionary_is_named_and_never_replaced(tmp_path):
     assert not (tmp_path / "store" / "data" / DICT).exists()
     assert stored(tmp_path / "store") == (300, 300)
     assert b.call("get_node", {"id": "c:400"})["item"]["text"] == text(400)
-
-
-SAME_FRAMES = """
-import json, random, sys, zstandard
-from pathlib import Path
-from memdock_tantivy import packed
-
-rng, words = random.Random(4), sys.argv[2].split(",")
-records = [json.dumps({"id": f"chunk:{i}", "text": " ".join(rng.choices(words, k=60))}).encode() for i in range(900)]
-data = Path(sys.argv[1])
-marker = data / "marker.json"
-marker.write_text("{}")
-packer = packed.Packer(data, True, marker)
-packer.train(records[:600])
-plain = zstandard.ZstdCompressor(
-    level=packed.LEVEL, dict_data=zstandard.ZstdCompressionDict(packer.path.read_bytes()), write_checksum=False
-)
-print(json.dumps([
-    packer.ready,
-    sum(packer.pack(r) != plain.compress(r) for r in records),
-    sum(packer.unpack(packer.pack(r)) != r for r in records),
-    sum(packed.Packer(data, True, marker).unpack(plain.compress(r)) != r for r in records),
-]))
-"""
-
-
-def test_the_prebuilt_dictionary_packs_the_frames_a_plain_one_does(tmp_path):
-    """The writer's compressor builds the dictionary's tables once (`Packer._compressor`): its frames are the ones
-    a compressor loading the dictionary at every record makes, so stores packed before and after read alike."""
-    out = json.loads(in_adapter(SAME_FRAMES, str(tmp_path), ",".join(WORDS)).strip())
-    assert out == [True, 0, 0, 0]
