@@ -110,25 +110,10 @@ def test_every_id_gets_a_term_of_its_own():
 
 
 SAME_AS_THE_LOOP = """
-import json, random, re, sys
+import json, random, sys
+sys.path.insert(0, sys.argv[2])
 from memdock_tantivy import keys
-
-TAIL = re.compile(r"(.*:)([0-9a-f]{16})\\Z", re.S)
-
-
-def by_division(value):
-    # layout 6's terms as its first code wrote them: the tail's number divided down by 64, one letter at a time
-    if keys.MARK in value:
-        return keys.MARK + value
-    m = TAIL.match(value)
-    if m is None:
-        return value
-    n, letters = int(m.group(2), 16), []
-    for _ in range(keys.WIDTH):
-        n, r = divmod(n, 64)
-        letters.append(keys.ALPHABET[r])
-    return m.group(1) + keys.MARK + "".join(reversed(letters))
-
+from tantivy_key_pack_cpu import by_division
 
 rng = random.Random(31)
 ids = json.loads(sys.argv[1])
@@ -161,4 +146,5 @@ def test_terms_are_the_ones_layout_6_wrote():
         "",
         ":",
     ]
-    assert json.loads(in_adapter(SAME_AS_THE_LOOP, json.dumps(edges)).strip()) == []
+    bench = Path(__file__).resolve().parents[2] / "bench"  # tantivy_key_pack_cpu.by_division: the loop
+    assert json.loads(in_adapter(SAME_AS_THE_LOOP, json.dumps(edges), str(bench)).strip()) == []
