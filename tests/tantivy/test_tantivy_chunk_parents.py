@@ -6,28 +6,19 @@ from __future__ import annotations
 
 import json
 
-from tantivy_support import gate, in_adapter
+from tantivy_support import FAKE_WRITER, gate, in_adapter
 
 pytestmark = gate
 
-_RUN = r"""
+_RUN = (
+    r"""
 import json, sys
 from memdock_tantivy.ingest import Ingest
 from memdock_tantivy.keys import Keys
-
+"""
+    + FAKE_WRITER
+    + r"""
 lookups = []
-
-class Writer:
-    def of(self, kind):
-        return self
-    def add_document(self, doc):
-        pass
-    def delete_documents_by_term(self, field, value):
-        pass
-    def commit(self):
-        pass
-    def rollback(self):
-        pass
 
 class Packer:
     untrained = ready = False
@@ -56,6 +47,7 @@ run.run("chunk", chunks)
 run.finish()
 print(json.dumps(lookups))
 """
+)
 
 
 def _lookups(stored: int, sent: str) -> list:
