@@ -48,3 +48,22 @@ def in_adapter(script: str, *args: str) -> str:
         capture_output=True,
         text=True,
     ).stdout
+
+
+# For scripts run by `in_adapter`: tantivy's IndexWriter as memdock_tantivy.ingest.Ingest calls it, each call noted
+# in `events` (no document is indexed).
+FAKE_WRITER = r"""
+events = []
+
+class Writer:
+    def of(self, kind):
+        return self
+    def add_document(self, doc):
+        events.append("add")
+    def delete_documents_by_term(self, field, value):
+        events.append("delete")
+    def commit(self):
+        events.append("commit")
+    def rollback(self):
+        events.append("rollback")
+"""

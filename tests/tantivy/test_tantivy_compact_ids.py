@@ -107,3 +107,44 @@ def test_every_id_gets_a_term_of_its_own():
     assert terms[3:6] == ids[3:6] and terms[7:9] == ids[7:9]
     assert terms[6].startswith(f"edge:mentions:{tail}:!")
     assert [len(t) for t in terms[9:]] == [len("edge:mentions:!") + 11] * 2 and terms[9] != terms[10]
+
+
+SAME_AS_THE_LOOP = """
+import json, random, sys
+sys.path.insert(0, sys.argv[2])
+from memdock_tantivy import keys
+from tantivy_key_pack_cpu import by_division
+
+rng = random.Random(31)
+ids = json.loads(sys.argv[1])
+ids += [f"{rng.choice(['chunk', 'entry:t', 'edge:mentions:a:b'])}:{rng.getrandbits(64):016x}" for _ in range(5000)]
+for _ in range(2000):  # one hex digit replaced, wherever it occurs, by something that is not one
+    digit, other = rng.choice("0123456789abcdef"), rng.choice("ABCDEFg:!\\n ")
+    ids.append(f"chunk:{rng.getrandbits(64):016x}".replace(digit, other))
+print(json.dumps([i for i in ids if keys.compact(i) != by_division(i)]))
+"""
+
+
+def test_terms_are_the_ones_layout_6_wrote():
+    """The base64 encoding gives each id the term the division loop gave it, so stores written before it are found
+    by the same terms: random hashes, hashes with a character out of the lower-case hex alphabet, and the edges."""
+    tail = "0123456789abcdef"
+    edges = [
+        f"edge:mentions:{tail}",
+        f"x:\n:{tail}",  # a newline before the tail
+        f":{tail}",  # nothing but the `:` before it
+        f"edge:mentions:{tail[:15]}:",
+        f"edge:mentions:{tail[:15]}",
+        f"edge:mentions: {tail[:15]}",  # 16 characters, one a space: bytes.fromhex would take it
+        f"edge:mentions:{tail[:8]} {tail[8:15]}",
+        f"edge:mentions:{tail[:14]}\n",
+        "edge:mentions:ffffffffffffffff",
+        "edge:mentions:0000000000000000",
+        "edge:mentions:000000000000000a",
+        "edge:mentions:8000000000000000",
+        f"a!b:{tail}",
+        "",
+        ":",
+    ]
+    bench = Path(__file__).resolve().parents[2] / "bench"  # tantivy_key_pack_cpu.by_division: the loop
+    assert json.loads(in_adapter(SAME_AS_THE_LOOP, json.dumps(edges), str(bench)).strip()) == []

@@ -6,29 +6,18 @@ from __future__ import annotations
 
 import json
 
-from tantivy_support import gate, in_adapter
+from tantivy_support import FAKE_WRITER, gate, in_adapter
 
 pytestmark = gate
 
-_INGEST = r"""
+_INGEST = (
+    r"""
 import json, sys
 from memdock_tantivy.ingest import Ingest, STREAM_SLICE
 from memdock_tantivy.keys import Keys
-
-events = []
-
-class Writer:
-    def of(self, kind):
-        return self
-    def add_document(self, doc):
-        events.append("add")
-    def delete_documents_by_term(self, field, value):
-        events.append("delete")
-    def commit(self):
-        events.append("commit")
-    def rollback(self):
-        events.append("rollback")
-
+"""
+    + FAKE_WRITER
+    + r"""
 class Indexes:
     keys = Keys(None, compact=True)
 
@@ -62,6 +51,7 @@ if m:
 run.finish()
 print(json.dumps({"events": events, "committed": len(committed), "n": n, "m": m}))
 """
+)
 
 
 def _ingest(mode: str, stored: int) -> dict:

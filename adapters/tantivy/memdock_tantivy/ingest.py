@@ -72,6 +72,7 @@ class Ingest:
         self.counts: dict[str, int] = {}
         # An empty index holds no id of this bundle yet, and a bundle's ids are unique: no upsert needs a delete.
         self.replace = reader.num_docs > 0
+        self._entries = False  # this run has sent entries (an index empty at its start holds no others)
         self._stale = False
         self._known: dict[str, dict[str, Any] | None] = {}
         self._pending: list[tuple[str, str, tantivy.Document]] = []
@@ -120,6 +121,7 @@ class Ingest:
                 for r in batch:
                     self._remember(r["id"], {"kind": rtype, **r})
             if rtype == "entry":
+                self._entries = True
                 self._checked.update(r["id"] for r in batch if self.replace)
                 batch = [r for r in batch if not self.held.keep(r)]
             elif rtype == "chunk":
@@ -218,8 +220,8 @@ class Ingest:
         self.writer.rollback()
 
     def _context(self, rtype: str, batch: list[dict[str, Any]]) -> list[Any]:
-        if rtype != "chunk":
-            return [None] * len(batch)
+        if rtype != "chunk" or not (self.replace or self._entries):
+            return [None] * len(batch)  # no entry a chunk could take what it lacks from
         orphans = {r["entry_id"] for r in batch if any(r.get(k) is None for k in docs.INHERITED)}
         parents = {i: self._known[i] for i in orphans if self._known.get(i)}
         missing = orphans - set(parents)

@@ -17,11 +17,16 @@ Every id has a term of its own (`term` is one-to-one):
 Only the terms change: stored records keep the ids as they are, and no ranked field's statistics (document count,
 lengths, document frequencies) move, so every answer and score is the one layout 5 gives
 (tests/tantivy/test_tantivy_compact_ids.py).
+
+The 11 letters are the 64-bit tail's base-64 digits, most significant first: the stdlib's base64 of the tail's 8
+bytes behind one zero byte (72 bits, 12 digits, the first always 0) gives the same digits in its own alphabet, which
+a byte translation maps to ALPHABET. That is about a third of the CPU of dividing the number down in Python, for
+the same terms (test_tantivy_compact_ids.py checks them against that loop).
 """
 
 from __future__ import annotations
 
-import re
+import binascii
 from functools import lru_cache
 
 import tantivy
@@ -30,7 +35,8 @@ ID_FIELDS = frozenset({"id", "entry_id", "thread_id", "source_id", "target_id"})
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_"
 WIDTH = 11  # 64 ** 11 > 2 ** 64
 MARK = "!"
-_HEX_TAIL = re.compile(r"(.*:)([0-9a-f]{16})\Z", re.S)
+HEX = "0123456789abcdef"
+_TO_ALPHABET = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", ALPHABET.encode())
 
 
 @lru_cache(maxsize=65536)  # a run names each thread, entry and entity many times (its chunks, its edges)
@@ -38,14 +44,11 @@ def compact(value: str) -> str:
     """VALUE's layout 6 term."""
     if MARK in value:
         return MARK + value
-    m = _HEX_TAIL.match(value)
-    if m is None:
+    tail = value[-16:]
+    if len(value) < 17 or value[-17] != ":" or tail.strip(HEX):
         return value
-    n, letters = int(m.group(2), 16), []
-    for _ in range(WIDTH):
-        n, r = divmod(n, 64)
-        letters.append(ALPHABET[r])
-    return m.group(1) + MARK + "".join(reversed(letters))
+    digits = binascii.b2a_base64(b"\0" + bytes.fromhex(tail), newline=False).translate(_TO_ALPHABET)
+    return value[:-16] + MARK + digits[1:].decode()
 
 
 class Keys:
