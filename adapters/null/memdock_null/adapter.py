@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from memdock.contract import DeleteResult, GetResult, HealthStatus, IndexResult, PrepareResult, SearchResult
 from memdock.sdk import Adapter, Context, adapter_json
@@ -43,3 +44,7 @@ class NullAdapter(Adapter):
 
     def delete(self, ctx: Context) -> DeleteResult:
         return DeleteResult(deleted=[], not_found=list(ctx.params.get("ids", [])))
+
+    def records(self, ctx: Context) -> dict[str, Any]:
+        """Protocol 1.1: the records it holds, none (and not `lossless`: the core keeps its journal)."""
+        return {"records": [], "next": None}
