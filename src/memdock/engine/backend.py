@@ -2,7 +2,8 @@
 
 Writing operations hold the store's lock; `index` goes through the ledger (see `engine/index.py`) so runs resume
 and only changes are sent; `delete` notes its ids in the ledger first so a killed forget is finished later;
-export and entry lookups read the journal; `records` reads the backend's own copy back (protocol 1.1). How the adapter is reached is the transport's business.
+export and entry lookups read the journal; `records` reads the backend's own copy back (protocol 1.1). How the
+adapter is reached is the transport's business.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ from .delta import Feed
 from .index import IndexOptions, IndexRun
 from .journal import Exported, Journal
 from .ledger import Ledger
-from .readback import PAGE, read_back
 from .lost import lost_for_reading, said_if_lost
 from .parallel import Executor
+from .readback import PAGE, read_back
 from .sources import FileState, Plan
 from .store import Store, refuse_output_in_store
 from .transport import CheckpointCallback, Transport

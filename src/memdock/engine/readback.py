@@ -11,12 +11,13 @@ record twice, or a cursor that does not move, is refused naming the page and the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import BackendError
 from ..results import Capabilities
 from ..validation import SchemaValidator
+from .ledger import Ledger, record_hash, short
 
 SINCE = (1, 1)
 """The protocol minor that brought `records`."""
@@ -75,3 +76,24 @@ def read_back(call: Call, *, source: str, page: int = PAGE) -> Iterator[tuple[st
         if nxt == after or not rows:
             raise BackendError(f"{source}: records page {number} gave the cursor {nxt!r} without moving on")
         after = nxt
+
+
+def live(
+    records: Iterable[tuple[str, dict[str, Any]]], ledger: Ledger, *, batch: int = PAGE
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """RECORDS (read back) that are live: the version the ledger committed, as `Journal.live` judges a journal's.
+    A record the backend wrote in a run killed before its checkpoint, or an old version, is left out."""
+    held: list[tuple[str, dict[str, Any]]] = []
+    for row in records:
+        held.append(row)
+        if len(held) >= batch:
+            yield from _committed(held, ledger)
+            held = []
+    yield from _committed(held, ledger)
+
+
+def _committed(rows: list[tuple[str, dict[str, Any]]], ledger: Ledger) -> Iterator[tuple[str, dict[str, Any]]]:
+    if not rows:
+        return
+    committed = ledger.hashes([rec["id"] for _, rec in rows])
+    yield from (row for row in rows if committed.get(row[1]["id"]) == short(record_hash(row[1])))
