@@ -8,7 +8,7 @@ import time
 
 from memdock.diskfull import is_disk_full
 from memdock.errors import BackendError, MemdockError
-from memdock.sdk import Adapter, Context, adapter_json
+from memdock.sdk import Adapter, Context, adapter_json, gc_pace
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
@@ -154,6 +154,10 @@ class SqliteAdapter(Adapter):
         return added
 
     def index(self, ctx: Context) -> dict:
+        with gc_pace.paced():
+            return self._index_run(ctx)
+
+    def _index_run(self, ctx: Context) -> dict:
         started = time.monotonic()
         reader = ctx.input_stream() if ctx.streamed else ctx.staged_bundle()
         present = [t for t in ingest.ORDER if ctx.streamed or t in reader.record_types()]

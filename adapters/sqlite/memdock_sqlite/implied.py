@@ -99,7 +99,7 @@ class Implied:
         their entries that those entries no longer imply; returns the edge records to write instead when the
         links cannot all be made straight (none when they were)."""
         entries = {it[0]["id"]: it[0] for it in items}
-        others = {i for e in entries.values() for d in implied_links.derived(e) for i in d[2:]} - entries.keys()
+        others = implied_links.named(entries.values()) - entries.keys()
         ends = self.nodes.read(conn, entries, others)
         kind = _kind(ends)
         for entry in entries.values():

@@ -12,6 +12,7 @@ take the path any edge record takes (Ingest._write_edges), rowids, moves and unr
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -48,10 +49,23 @@ def derived(entry: dict[str, Any]) -> Iterator[Derived]:
 
 def keys(items: Iterable[Derived]) -> list[tuple[int, int]]:
     """links.key_of(edge_id(kind, source, target)) of each of ITEMS, without the ids."""
-    out = []
-    for _, kind, source, target in items:
-        h = hashlib.sha256(f"{kind}\x1f{source}\x1f{target}".encode()).digest()
-        out.append((int.from_bytes(h[:8], "big", signed=True), _TYPE[kind]))
+    sha256, number, whole = hashlib.sha256, _TYPE, int.from_bytes
+    return [
+        (whole(sha256(f"{kind}\x1f{source}\x1f{target}".encode()).digest()[:8], "big", signed=True), number[kind])
+        for _, kind, source, target in items
+    ]
+
+
+def named(entries: Iterable[dict[str, Any]]) -> set[str]:
+    """The ids ENTRIES' edges (`derived`) name besides the entries themselves: their threads, the entries they
+    follow, the entities they mention (and any of ENTRIES these name)."""
+    out: set[str] = set()
+    for entry in entries:
+        spec = entry[KEY]
+        out.add(entry["thread_id"])
+        if "follows" in spec:
+            out.add(spec["follows"])
+        out.update(spec.get("mentions", ()))
     return out
 
 
@@ -101,12 +115,12 @@ def rows(
 ) -> list[tuple[int, ...]] | None:
     """The links rows of ITEMS (KEYS theirs), or None when one of their ends is not stored."""
     nxt = links.next_rowid(conn)
+    get = nodes.get
     out: list[tuple[int, ...]] = []
-    for n, (item, (k, t)) in enumerate(zip(items, keys)):
-        entry, kind, source, target = item
-        src, dst = nodes.get(source), nodes.get(target)
+    for row, (entry, kind, source, target), (k, t) in zip(itertools.count(nxt), items, keys):
+        src, dst = get(source), get(target)
         if src is None or dst is None:
             return None
         timed = kind != "contains" and entry.get("event_time") is not None
-        out.append((nxt + n, k, t * 2 + timed, src[0], dst[0]))
+        out.append((row, k, t * 2 + timed, src[0], dst[0]))
     return out

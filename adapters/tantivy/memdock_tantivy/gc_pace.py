@@ -1,27 +1,5 @@
-"""The cyclic garbage collector paced for an index run.
+"""The collector paced for an index run: memdock.sdk.gc_pace, which the sqlite adapter shares."""
 
-An index run keeps tens of thousands of records alive at once (the entries held for the text once, the lookup
-cache, the documents of a slice), and allocates a few dicts per record. With Python's default thresholds (a young
-collection every 700 allocations) the collector traversed that live set over and over (`gc_collect_main` in a
-py-spy `--native` profile of the adapter on bench/peers.py's notes). Records and documents hold no reference
-cycles, so collecting less often frees the same memory, later.
-"""
+from memdock.sdk.gc_pace import THRESHOLDS, paced
 
-from __future__ import annotations
-
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
-
-THRESHOLDS = (100_000, 50, 1000)
-
-
-@contextmanager
-def paced() -> Iterator[None]:
-    """Collect at THRESHOLDS inside the block; the thresholds before it are put back however it ends."""
-    before = gc.get_threshold()
-    gc.set_threshold(*THRESHOLDS)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
+__all__ = ["THRESHOLDS", "paced"]
