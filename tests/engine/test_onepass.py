@@ -137,3 +137,31 @@ def test_edges_derived_from_an_entry_skip_the_id_check_and_replies_keep_it(tmp_p
     out.write("edge", dict(reply))
     with pytest.raises(PayloadError, match="duplicate edge id"):
         out.write("edge", dict(reply))
+
+
+def test_entries_skip_the_id_set_and_a_repeated_source_id_is_still_made_unique(tmp_path):
+    """An entry's id is claimed unique by its importer (`ImportContext.claim_entry_id`): the one pass does not hold
+    it among the ids seen, and a JSONL line that repeats an id still goes as its own entry, renamed and warned."""
+    from memdock.importers import onepass
+
+    class Sink:
+        fresh = True
+
+        def __init__(self):
+            self.added = []
+
+        def add(self, rtype, rec, line, derived=False):
+            self.added.append((rtype, rec["id"]))
+
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text('{"id": "n1", "text": "one"}\n{"id": "n1", "text": "two"}\n{"id": "n2", "text": "three"}\n')
+    out = onepass._Chunking(Sink(), onepass.Chunker(ChunkOptions()))
+    feed = ImportFeed([notes], "jsonl", ChunkOptions())
+    feed.start()
+    for rtype, rec in chain(feed._head, feed._records):
+        out.write(rtype, rec)
+    entries = [rid for rtype, rid in out.sink.added if rtype == "entry"]
+    assert len(entries) == len(set(entries)) == 3
+    assert entries[0] == "entry:n1" and entries[1].startswith("entry:n1~")
+    assert len(out.checked.streams["entry"].seen) == 0
+    assert any("duplicate entry id entry:n1" in w for w in feed.summary.warnings)
