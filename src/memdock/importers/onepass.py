@@ -118,8 +118,8 @@ class _Chunking:
                 record = explicit(record)
             elif not self.sink.fresh:  # what the ledger held as records and this entry now implies (see prune)
                 self.sink.imply(record)
-        if record_type not in OWN:
-            line = self.checked.line(record_type, record)
+        if record_type not in OWN:  # an entry's id is the importer's claim (unique: `ImportContext.claim_entry_id`)
+            line = self.checked.line(record_type, record, claimed=record_type == "entry")
         elif record.get("type") in DERIVED:
             line = self.own.built(record_type, record)
         else:
