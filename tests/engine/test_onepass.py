@@ -110,30 +110,52 @@ def test_the_sinks_hash_is_the_ledgers_record_hash(record):
     assert _hash(dict(record)) == record_hash(record)
 
 
+class RecordingSink:
+    """A DeltaSink stand-in that keeps what the one pass adds, (type, record), in order."""
+
+    fresh = True
+
+    def __init__(self):
+        self.added = []
+
+    def add(self, rtype, rec, line, derived=False):
+        self.added.append((rtype, rec))
+
+
 def test_edges_derived_from_an_entry_skip_the_id_check_and_replies_keep_it(tmp_path):
     """contains / follows / mentions edges are unique by construction (their entry's id was checked unique): they
     are not held among the ids seen; a replies_to edge, read from the source, still is, and a repeat is refused."""
     from memdock.importers import onepass
     from memdock.jsonl import PayloadError
 
-    class Sink:
-        def __init__(self):
-            self.added = []
-
-        fresh = True
-
-        def add(self, rtype, rec, line, derived=False):
-            self.added.append((rtype, rec.get("type")))
-
-    out = onepass._Chunking(Sink(), onepass.Chunker(ChunkOptions()))
+    out = onepass._Chunking(RecordingSink(), onepass.Chunker(ChunkOptions()))
     feed = ImportFeed([FIXTURES], "watercooler", ChunkOptions())
     feed.start()
     for rtype, rec in chain(feed._head, feed._records):
         out.write(rtype, rec)
-    kinds = [kind for rtype, kind in out.sink.added if rtype == "edge"]
+    kinds = [rec.get("type") for rtype, rec in out.sink.added if rtype == "edge"]
     assert {"contains", "follows", "mentions"} <= set(kinds)
     assert len(out.own.streams["edge"].seen) == kinds.count("replies_to")
     reply = {"id": "edge:replies_to:x", "type": "replies_to", "source_id": "entry:a", "target_id": "entry:b"}
     out.write("edge", dict(reply))
     with pytest.raises(PayloadError, match="duplicate edge id"):
         out.write("edge", dict(reply))
+
+
+def test_entries_skip_the_id_set_and_a_repeated_source_id_is_still_made_unique(tmp_path):
+    """An entry's id is claimed unique by its importer (`ImportContext.claim_entry_id`): the one pass does not hold
+    it among the ids seen, and a JSONL line that repeats an id still goes as its own entry, renamed and warned."""
+    from memdock.importers import onepass
+
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text('{"id": "n1", "text": "one"}\n{"id": "n1", "text": "two"}\n{"id": "n2", "text": "three"}\n')
+    out = onepass._Chunking(RecordingSink(), onepass.Chunker(ChunkOptions()))
+    feed = ImportFeed([notes], "jsonl", ChunkOptions())
+    feed.start()
+    for rtype, rec in chain(feed._head, feed._records):
+        out.write(rtype, rec)
+    entries = [rec["id"] for rtype, rec in out.sink.added if rtype == "entry"]
+    assert len(entries) == len(set(entries)) == 3
+    assert entries[0] == "entry:n1" and entries[1].startswith("entry:n1~")
+    assert len(out.checked.streams["entry"].seen) == 0
+    assert any("duplicate entry id entry:n1" in w for w in feed.summary.warnings)

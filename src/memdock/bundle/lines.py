@@ -48,8 +48,10 @@ class RecordLines:
             stream = self.streams[record_type] = _Stream(record_key(record_type), compiled)
         return stream
 
-    def line(self, record_type: str, record: dict[str, Any]) -> bytes:
-        """RECORD's line; a PayloadError names the record type, its ordinal and id, and the JSON path."""
+    def line(self, record_type: str, record: dict[str, Any], *, claimed: bool = False) -> bytes:
+        """RECORD's line; a PayloadError names the record type, its ordinal and id, and the JSON path. CLAIMED: its
+        id is unique by construction (an importer's entry, `ImportContext.claim_entry_id`), not looked up among the
+        ids seen (a set that spills to SQLite past 16,384 ids)."""
         stream = self.streams.get(record_type) or self.stream(record_type)
         ordinal = stream.count = stream.count + 1
         key = stream.key_of(record) if isinstance(record, dict) else None
@@ -63,7 +65,7 @@ class RecordLines:
             line = dumps_line(record)
         except InvalidInputError as exc:
             raise PayloadError(exc.message, file=f"{record_type} record #{ordinal}", record_id=key) from None
-        if not stream.seen.add(hash(key)):
+        if not claimed and not stream.seen.add(hash(key)):
             raise PayloadError(
                 f"duplicate {record_type} id in this bundle", file=f"{record_type} record #{ordinal}", record_id=key
             )

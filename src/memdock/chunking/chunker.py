@@ -22,6 +22,8 @@ from .splitter import Splitter
 from .tokenizers import get_tokenizer
 
 PASS_THROUGH = ("thread", "entry", "edge", "entity")
+_CARRIED = ("author", "role", "entry_type", "event_time", "metadata", "source")
+"""The entry's fields a chunk carries, when the entry has them."""
 
 
 MAX_WINDOW_TOKENS = 1_000_000  # far past any model's context; bounds what a manifest's chunker params hold
@@ -141,9 +143,10 @@ class Chunker:
             }
             if header:
                 rec["header"] = header
-            for k in ("author", "role", "entry_type", "event_time", "metadata", "source"):
-                if entry.get(k):
-                    rec[k] = entry[k]
+            for k in _CARRIED:
+                v = entry.get(k)
+                if v:
+                    rec[k] = v
             yield rec
 
 

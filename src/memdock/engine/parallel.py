@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..bundle import BundleReader
 from ..errors import ConfigError, InvalidInputError, MemdockError
-from ..shard import shard_bundle
 
 if TYPE_CHECKING:
     from ..contract import Capabilities
@@ -224,6 +223,8 @@ def _run_shards(
     """Split DELTA_DIR into N shards under SHARDS_DIR and run JOB on each through EXECUTOR; FINISHED takes each
     successful shard and answers how many records it held. The first failure is raised once every job has
     ended; the shards are removed either way."""
+    from ..shard import shard_bundle  # a parallel run's alone: one writer's runs do not import it
+
     shutil.rmtree(shards_dir, ignore_errors=True)
     try:
         sharded = shard_bundle(delta_dir, n, shards_dir)

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from .base import ImportContext, Importer, ParsedThread
-from .chat import ChatImporter
-from .irc import IrcImporter
-from .jsonl import JsonlImporter
-from .text import TextImporter
-from .watercooler import WatercoolerImporter
 
-IMPORTERS: dict[str, type] = {
-    "watercooler": WatercoolerImporter,
-    "jsonl": JsonlImporter,
-    "chat": ChatImporter,
-    "irc": IrcImporter,
-    "text": TextImporter,
+IMPORTERS: dict[str, tuple[str, str]] = {
+    "watercooler": ("watercooler", "WatercoolerImporter"),
+    "jsonl": ("jsonl", "JsonlImporter"),
+    "chat": ("chat", "ChatImporter"),
+    "irc": ("irc", "IrcImporter"),
+    "text": ("text", "TextImporter"),
 }
+"""Each format's importer, as (module of this package, class): a run imports only the one it reads with (the CLI's
+start is on every `memdock add`)."""
+
+
+def importer_class(name: str) -> type:
+    """The importer class of format NAME (a canonical name, a key of IMPORTERS)."""
+    module, cls = IMPORTERS[name]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), cls)
 
 
 def get_importer(name: str, **options: Any) -> Importer:
@@ -27,7 +31,8 @@ def get_importer(name: str, **options: Any) -> Importer:
     name = canonical(name)
     if name not in IMPORTERS:
         raise ConfigError(f"unknown format {name!r}; choose one of {', '.join(IMPORTERS)}")
-    return IMPORTERS[name](**options) if options else IMPORTERS[name]()
+    cls = importer_class(name)
+    return cls(**options) if options else cls()
 
 
-__all__ = ["IMPORTERS", "ImportContext", "Importer", "ParsedThread", "get_importer"]
+__all__ = ["IMPORTERS", "ImportContext", "Importer", "ParsedThread", "get_importer", "importer_class"]

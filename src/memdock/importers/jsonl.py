@@ -41,10 +41,13 @@ class JsonlImporter:
         return sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
 
     def _rename(self, obj: dict[str, Any]) -> dict[str, Any]:
+        mapping, alias = self.mapping, _ALIASES.get
+        if not mapping:
+            return {alias(k, k): v for k, v in obj.items()}
         out = {}
         for k, v in obj.items():
-            k = self.mapping.get(k, k)
-            out[_ALIASES.get(k, k)] = v
+            k = mapping.get(k, k)
+            out[alias(k, k)] = v
         return out
 
     def read(self, path: Path, ctx: ImportContext) -> Iterator[ParsedThread]:

@@ -32,6 +32,7 @@ from ..bundle import source
 from ..bundle.lines import RecordLines
 from ..chunking import ChunkOptions
 from ..chunking.chunker import Chunker
+from ..engine.gcpause import collecting_less
 from ..sdk.implied import KEY, expand, explicit
 from ..validation import SchemaValidator
 from .pipeline import ImportSummary, import_records
@@ -82,10 +83,11 @@ class ImportFeed:
         self._records = import_records(
             self.summary, self.roots, self.fmt, on_bytes=self.on_bytes, skip=self.skip, implied=True
         )
-        for rtype, rec in self._records:
-            self._head.append((rtype, rec))
-            if rtype == "entry":
-                break
+        with collecting_less():  # an importer may read a whole file here (jsonl): its records are all alive at once
+            for rtype, rec in self._records:
+                self._head.append((rtype, rec))
+                if rtype == "entry":
+                    break
 
     def run(self, sink: DeltaSink) -> None:
         if self.summary is None:
@@ -118,8 +120,8 @@ class _Chunking:
                 record = explicit(record)
             elif not self.sink.fresh:  # what the ledger held as records and this entry now implies (see prune)
                 self.sink.imply(record)
-        if record_type not in OWN:
-            line = self.checked.line(record_type, record)
+        if record_type not in OWN:  # an entry's id is the importer's claim (unique: `ImportContext.claim_entry_id`)
+            line = self.checked.line(record_type, record, claimed=record_type == "entry")
         elif record.get("type") in DERIVED:
             line = self.own.built(record_type, record)
         else:
