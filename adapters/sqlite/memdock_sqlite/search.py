@@ -16,10 +16,11 @@ from .filters import where, with_metadata
 from .vector_index import VectorIndex
 
 MIN_CANDIDATES = 100
-DATED_CANDIDATES = 100
-"""Word candidates of a question naming a date (timeframe.py): as many as any other's unless configured
-(`dated_candidates`). The turns dated within it often hold fewer of the question's words than the best turns of
-other days, and fall outside the first MIN_CANDIDATES before the named-date step (rerank.py) can raise them."""
+DATED_CANDIDATES = 400
+"""Word candidates of a question naming a date (timeframe.py; `dated_candidates`, MIN_CANDIDATES turns it off). The
+turns dated within it often hold fewer of the question's words than the best turns of other days, and fall outside
+the first MIN_CANDIDATES before the named-date step (rerank.py) can raise them. On LoCoMo dev every fold chose 400 or
+200 (docs/concepts/recall.md)."""
 
 
 def _allowed(conn: sqlite3.Connection, filters: dict[str, Any] | None) -> set[int] | None:
