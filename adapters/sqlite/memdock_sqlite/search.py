@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from memdock_entries import timeframe
+
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import limit_of, min_score_of, query_text
 
@@ -14,6 +16,11 @@ from .filters import where, with_metadata
 from .vector_index import VectorIndex
 
 MIN_CANDIDATES = 100
+DATED_CANDIDATES = 400
+"""Word candidates of a question naming a date (timeframe.py; `dated_candidates`, MIN_CANDIDATES turns it off). The
+turns dated within it often hold fewer of the question's words than the best turns of other days, and fall outside
+the first MIN_CANDIDATES before the named-date step (rerank.py) can raise them. On LoCoMo dev every fold chose 400 or
+200 (docs/concepts/recall.md)."""
 
 
 def _allowed(conn: sqlite3.Connection, filters: dict[str, Any] | None) -> set[int] | None:
@@ -54,13 +61,14 @@ def run(
     substance_weight: float | None = None,
     spread_weight: float | None = None,
     many_pool_weight: float | None = None,
+    dated_candidates: int = DATED_CANDIDATES,
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = with_metadata(params.get("filters"), params.get("where"))
     result: dict[str, Any] = {"backend": hits.BACKEND}
     mode = _mode(params, embedder, result)
     words = fts.terms(text)
-    k = max(limit * 5, MIN_CANDIDATES)
+    k = max(limit * 5, _pool_size(text, dated_candidates))
     lexical, cover = _lexical(conn, words, filters, k, limit, result) if mode != "vector" else ([], {})
     dense, cosines = _dense(
         conn,
@@ -105,6 +113,13 @@ def run(
         if rid in rows
     ]
     return result
+
+
+def _pool_size(text: str, dated_candidates: int) -> int:
+    """How many word candidates to rank: DATED_CANDIDATES for a question naming a date, else MIN_CANDIDATES."""
+    if dated_candidates > MIN_CANDIDATES and timeframe.spans(text):
+        return dated_candidates
+    return MIN_CANDIDATES
 
 
 def _mode(params: dict[str, Any], embedder: Embedder | None, result: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ from .context import CONTEXT_TURNS
 from .hits import RRF_K, VECTOR_WEIGHT
 from .ingest import BATCH
 from .score_fusion import COSINE_WEIGHT
+from .search import DATED_CANDIDATES
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class Settings(EmbeddingSettings):
     substance_weight: float | None = None
     session_spread_weight: float | None = None
     many_pool_weight: float | None = None
+    dated_candidates: int = DATED_CANDIDATES
 
     def search_options(self) -> dict[str, object]:
         """The keyword arguments `search.run` takes from the config (None: the search's own default)."""
@@ -55,6 +57,7 @@ class Settings(EmbeddingSettings):
             "substance_weight": _float(self.substance_weight),
             "spread_weight": _float(self.session_spread_weight),
             "many_pool_weight": _float(self.many_pool_weight),
+            "dated_candidates": int(self.dated_candidates),
         }
 
 
