@@ -1,8 +1,10 @@
-"""memdock.sdk.gc_pace: the collector's thresholds inside an index run, and put back however the run ends."""
+"""memdock.sdk.gc_pace: the collector paced inside an index run or the parent's pass (frozen there), and put back
+however it ends."""
 
 from __future__ import annotations
 
 import gc
+import weakref
 
 import pytest
 
@@ -32,3 +34,47 @@ def test_the_collector_still_runs_inside() -> None:
         junk = [[] for _ in range(gc_pace.THRESHOLDS[0] * 2)]
         assert gc.get_stats()[0]["collections"] > start
     del junk
+
+
+class _Node:
+    def __init__(self) -> None:
+        self.other: _Node | None = None
+
+
+def test_the_pass_freezes_what_exists_and_unfreezes_it_after() -> None:
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    with gc_pace.paced(gc_pace.PASS, freeze=True):
+        assert gc.get_threshold() == gc_pace.PASS
+        assert gc.get_freeze_count() >= frozen
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == frozen
+
+
+def test_a_failed_pass_unfreezes_too() -> None:
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    with pytest.raises(RuntimeError), gc_pace.paced(gc_pace.PASS, freeze=True):
+        raise RuntimeError("the pass failed")
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (before, frozen)
+    assert gc.isenabled()
+
+
+def test_a_cycle_made_within_a_frozen_pass_is_still_collected() -> None:
+    """The collector stays on: a cycle made during the pass is freed by a collection, not kept for good."""
+    with gc_pace.paced(gc_pace.PASS, freeze=True):
+        a, b = _Node(), _Node()
+        a.other, b.other = b, a
+        gone = weakref.ref(a)
+        del a, b
+        gc.collect()
+        assert gone() is None
+
+
+def test_a_collector_that_was_off_stays_off() -> None:
+    gc.disable()
+    try:
+        before = gc.get_threshold()
+        with gc_pace.paced(gc_pace.PASS, freeze=True):
+            assert gc.get_threshold() == before
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -93,7 +93,7 @@ def test_a_bundle_commits_by_batch_as_before() -> None:
 
 _GC = r"""
 import gc, json
-from memdock_tantivy import gc_pace
+from memdock.sdk import gc_pace
 
 before = gc.get_threshold()
 with gc_pace.paced():

@@ -7,12 +7,12 @@ import time
 import tantivy
 
 from memdock.errors import BackendError
-from memdock.sdk import Adapter, Context, adapter_json
+from memdock.sdk import Adapter, Context, adapter_json, gc_pace
 from memdock.sdk.checkpoints import Checkpoints
 from memdock.sdk.kit.runtime import supports
 from memdock.sdk.params import query_text
 from memdock.sdk.stream import record_groups
-from memdock_tantivy import delete, gc_pace, implied, ingest, queries, search, store
+from memdock_tantivy import delete, implied, ingest, queries, search, store
 from memdock_tantivy.reader import Reader
 from memdock_tantivy.settings import Settings
 

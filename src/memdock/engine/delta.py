@@ -17,8 +17,8 @@ import orjson
 
 from ..bundle import BundleReader, BundleWriter, source
 from ..errors import InvalidInputError
+from ..sdk import gc_pace
 from ..sdk.implied import KEY, edge_id, expand, explicit, implied_count
-from .gcpause import collecting_less
 from .ledger import _VOLATILE, Item, Ledger
 
 ORDER = ("thread", "entry", "entity", "edge", "chunk")
@@ -156,7 +156,7 @@ def build_delta(
         out, feed.kind, validate=False, chunker=feed.chunker, inputs=inputs, metadata=metadata, compress=True
     ) as w:
         sink = DeltaSink(ledger, w if tee is None else tee(w), delta, fresh)
-        with collecting_less():
+        with gc_pace.paced(gc_pace.PASS, freeze=True):
             feed.run(sink)
             sink.flush()
     delta.sent = {t: delta.sent[t] for t in sorted(delta.sent, key=_rank)}

@@ -1,11 +1,13 @@
-"""The cyclic garbage collector paced for an adapter's index run (the tantivy and sqlite adapters').
+"""The cyclic garbage collector paced while a run makes records by the hundred thousand: the parent's pass and the
+tantivy and sqlite adapters' index runs.
 
-An index run keeps tens of thousands of records alive at once (the entries held for the text once, the lookup
-cache, the documents of a slice, the rows of a batch), and allocates a few dicts per record. With Python's default
-thresholds (a young collection every 700 allocations) the collector traversed that live set over and over
-(`gc_collect_main` in a py-spy `--native` profile of either adapter on bench/peers.py's notes: a tenth of the
-sqlite adapter's samples). Records, rows and documents hold no reference cycles, so collecting less often frees the
-same memory, later.
+Records, rows and documents hold no reference cycles; reference counting frees them as a run goes. With Python's
+default thresholds (a young collection every 700 net allocations, the older generations every tenth and hundredth
+of those) the collector still walked what the run keeps alive at once (the entries held for the text once, the
+lookup cache, the rows of a batch) and what the process imported, over and over: `gc_collect_main` was a tenth of
+the sqlite adapter's samples in a py-spy `--native` profile on bench/peers.py's notes. Collecting less often frees
+the same memory, later; frozen, what existed before the run is not walked at all. The collector stays on, so a
+cycle (an exception's traceback, say) is still found. bench/add_baseline.py and bench/parent_floor.py measure it.
 """
 
 from __future__ import annotations
@@ -15,14 +17,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 THRESHOLDS = (100_000, 50, 1000)
+"""An adapter's index run."""
+PASS = (50_000, 10, 10)
+"""The parent's pass, with what exists frozen (`freeze=True`)."""
 
 
 @contextmanager
-def paced() -> Iterator[None]:
-    """Collect at THRESHOLDS inside the block; the thresholds before it are put back however it ends."""
+def paced(thresholds: tuple[int, int, int] = THRESHOLDS, *, freeze: bool = False) -> Iterator[None]:
+    """Collect at THRESHOLDS inside the block, with FREEZE what exists now frozen out of the collector's walks; both
+    undone however the block ends. A collector that is off stays as it was."""
+    if not gc.isenabled():
+        yield
+        return
     before = gc.get_threshold()
-    gc.set_threshold(*THRESHOLDS)
+    if freeze:
+        gc.freeze()
+    gc.set_threshold(*thresholds)
     try:
         yield
     finally:
         gc.set_threshold(*before)
+        if freeze:
+            gc.unfreeze()
