@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.archive import extract_all
 from support.sqlite_helpers import sqlite_backend
 
 from memdock.bundle.reader import BundleReader
@@ -45,7 +46,7 @@ def _old_adapter(dest: Path, commit: str = OLD, also: tuple[str, ...] = ()) -> P
     if archive.returncode != 0:
         pytest.skip(f"commit {commit[:10]} is not in this clone's history: {archive.stderr.decode()[:200]}")
     with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
-        tar.extractall(dest, filter="data")
+        extract_all(tar, dest)
     descriptor = dest / "adapters" / "sqlite" / "adapter.json"
     raw = json.loads(descriptor.read_text())
     if "../common" in raw.get("python_path", []):  # the only adapters/common a descriptor may name is memdock's

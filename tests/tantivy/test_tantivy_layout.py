@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.archive import extract_all
 from tantivy_support import backend, descriptor, gate
 
 from memdock.registry import Registry
@@ -44,7 +45,7 @@ def old_adapter(dest: Path, commit: str = LAYOUT_2) -> Path:
     if archive.returncode != 0:
         pytest.skip(f"commit {commit[:10]} is not in this clone's history: {archive.stderr.decode()[:200]}")
     with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
-        tar.extractall(dest, filter="data")
+        extract_all(tar, dest)
     folder = dest / "adapters" / "tantivy"  # its adapters/common copied in: a descriptor may name only memdock's
     shutil.copytree(dest / "adapters" / "common", folder, dirs_exist_ok=True)
     # this adapter's requirements (a superset): both run from the one installed venv, which is held to them
