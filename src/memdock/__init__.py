@@ -14,7 +14,7 @@ TYPE_CHECKING = False  # typing itself costs a start-up: adapters and `memdock -
 __version__ = "0.1.0"
 
 PAYLOAD_VERSION = "1.2.0"
-PROTOCOL_VERSION = "1.1"
+PROTOCOL_VERSION = "1.0"
 
 _WHERE = {
     "Memory": "memdock.api",

@@ -49,7 +49,6 @@ TABLE: tuple[Operation, ...] = (
     Operation("get_node", retrieval=True, timeout=60.0, probe={"id": "x"}),
     Operation("get_edge", retrieval=True, timeout=60.0, probe={"id": "x"}),
     Operation("delete", writes=True, idempotent=False, timeout=600.0, probe={"ids": ["x"]}),
-    Operation("records", timeout=600.0, probe={"limit": 1}),  # protocol 1.1: the store's records read back
 )
 BY_NAME = {op.name: op for op in TABLE}
 
@@ -70,5 +69,4 @@ FEATURES = (
     "delete",
     "concurrent_index",
     "metadata_filter",
-    "lossless",
 )

@@ -62,7 +62,7 @@ def write_through_link(path: str, data: bytes, **_kw) -> None:
 class Faulty(Adapter):
     name = "faulty"
     version = "0.1.0"
-    features = {"incremental": True, "delete": True, "metadata_filter": True, "lossless": True}
+    features = {"incremental": True, "delete": True, "metadata_filter": True}
     input_stream = True
 
     def __init__(self, name: str):
@@ -71,7 +71,7 @@ class Faulty(Adapter):
 
     def _load(self, ctx: Context) -> dict:
         p = ctx.data_dir / "store.json"
-        return json.loads(p.read_text()) if p.exists() else {"chunks": {}, "kept": {}}
+        return json.loads(p.read_text()) if p.exists() else {"chunks": {}}
 
     def _save(self, ctx: Context, store: dict) -> None:
         tmp = ctx.data_dir / "store.json.tmp"
@@ -103,7 +103,6 @@ class Faulty(Adapter):
         batch: list[str] = []
         for rtype, records in self._groups(ctx):
             for rec in records:
-                store.setdefault("kept", {})[rec["id"]] = [rtype, rec]
                 if rtype == "chunk":
                     store["chunks"][rec["id"]] = {
                         "entry_id": rec["entry_id"],
@@ -176,25 +175,8 @@ class Faulty(Adapter):
                     deleted += [i, cid]
                     if FAULT != "false_capability":
                         del store["chunks"][cid]
-        for rid in set(deleted):
-            store.get("kept", {}).pop(rid, None)
         self._save(ctx, store)
         return {"deleted": sorted(set(deleted)), "not_found": [i for i in ids if i not in deleted]}
-
-    def records(self, ctx: Context) -> dict:
-        """Protocol 1.1: the records as they were sent, by id, from after the cursor (the last id of a page);
-        `lossy_records` gives each entry back without its author (as a store that drops a field it does not read)."""
-        kept = self._load(ctx).get("kept", {})
-        after = ctx.params.get("after")
-        ids = sorted(i for i in kept if after is None or i > after)[: int(ctx.params.get("limit", 100))]
-        page = []
-        for rid in ids:
-            rtype, rec = kept[rid]
-            if FAULT == "lossy_records" and rtype == "entry":
-                rec = {k: v for k, v in rec.items() if k != "author"}
-            page.append({"type": rtype, "record": rec})
-        more = bool(ids) and any(i > ids[-1] for i in kept)
-        return {"records": page, "next": ids[-1] if more else None}
 
 
 if __name__ == "__main__":

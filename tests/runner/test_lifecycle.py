@@ -119,7 +119,7 @@ def test_retryable_error_retried_once(scripted, tmp_path):
 
 def test_adapter_speaking_no_common_protocol(scripted):
     b = scripted("ok", config={"protocols": ["2.0"]})
-    with pytest.raises(VersionError, match=r"speaks protocol 2\.0; memdock speaks 1\.1"):
+    with pytest.raises(VersionError, match=r"speaks protocol 2\.0; memdock speaks 1\.0"):
         b.get_capabilities()
 
 

@@ -43,7 +43,3 @@ class NullAdapter(Adapter):
 
     def delete(self, ctx: Context) -> DeleteResult:
         return DeleteResult(deleted=[], not_found=list(ctx.params.get("ids", [])))
-
-    def records(self, ctx: Context) -> dict[str, object]:  # typing is not imported: it slows every start
-        """Protocol 1.1: the records it holds, none (and not `lossless`: the core keeps its journal)."""
-        return {"records": [], "next": None}

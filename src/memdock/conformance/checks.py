@@ -25,7 +25,6 @@ from ..runner.launch import CallRecord
 from ..untrusted import NotRegularFile, open_regular, read_upto
 from . import golden
 from .harness import Fail, Harness, Skip
-from .records_check import check_records
 from .stream_check import check_input_stream
 
 
@@ -510,7 +509,6 @@ CHECKS = [
     ("resume_after_kill", check_resume_after_kill),
     ("delete_cascade", check_delete_cascade),
     ("metadata_filter", check_metadata_filter),
-    ("records", check_records),
     ("unsupported_ops", check_unsupported_ops),
     ("writes_confined", check_writes_confined),
     ("stdout_clean", check_stdout_clean),

@@ -2,15 +2,14 @@
 
 Writing operations hold the store's lock; `index` goes through the ledger (see `engine/index.py`) so runs resume
 and only changes are sent; `delete` notes its ids in the ledger first so a killed forget is finished later;
-export and entry lookups read the journal; `records` reads the backend's own copy back (protocol 1.1). How the
-adapter is reached is the transport's business.
+export and entry lookups read the journal. How the adapter is reached is the transport's business.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ from ..contract import (
     SearchResult,
 )
 from ..diskfull import disk_full_as_error
-from ..errors import MemdockError, UnsupportedOperationError, VersionError
+from ..errors import MemdockError, VersionError
 from ..protocol import SUPPORTED_PROTOCOLS, negotiate, payload_compatible
 from .delta import Feed
 from .index import IndexOptions, IndexRun
@@ -33,7 +32,6 @@ from .journal import Exported, Journal
 from .ledger import Ledger
 from .lost import lost_for_reading, said_if_lost
 from .parallel import Executor
-from .readback import PAGE, read_back
 from .sources import FileState, Plan
 from .store import Store, refuse_output_in_store
 from .transport import CheckpointCallback, Transport
@@ -196,13 +194,6 @@ class StoreBackend:
 
     def get_edge(self, edge_id: str, *, timeout: float | None = None) -> GetResult:
         return GetResult.from_dict(self.call("get_edge", {"id": edge_id}, timeout=timeout))
-
-    def records(self, *, page: int = PAGE) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Every record the backend holds, read back through its adapter (`records`, protocol 1.1; readback.py).
-        An adapter that does not list `records` answers unsupported."""
-        if not self.get_capabilities().supports("records"):
-            raise UnsupportedOperationError(f"{self.name} does not list records (protocol 1.1)")
-        return read_back(lambda op, params: self.call(op, params), source=self.name, page=page)
 
     # -- the ledger and the journal ----------------------------------------------------------------
 

@@ -271,12 +271,6 @@ class Adapter:
     def delete(self, ctx: Context) -> DeleteResult | dict[str, Any]:
         raise self._unsupported(ctx)
 
-    def records(self, ctx: Context) -> dict[str, Any]:
-        """Protocol 1.1: a page of the records the store holds, `{"records": [{"type", "record"}], "next"}`,
-        from `params.after` (the previous page's `next`), at most `params.limit`; `next` null on the last page.
-        Declare `features.lossless` only when every record comes back with every field as it was sent."""
-        raise self._unsupported(ctx)
-
     def _unsupported(self, ctx: Context) -> UnsupportedOperationError:
         return UnsupportedOperationError(f"{self.name} does not support {ctx.operation}")
 
