@@ -78,3 +78,16 @@ def test_a_collector_that_was_off_stays_off() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_what_was_frozen_before_stays_frozen() -> None:
+    """A pass inside a pass (ImportFeed.run starts its feed inside build_delta's block), or inside an application
+    that froze its own objects: the inner block's end must not thaw them."""
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with gc_pace.paced(gc_pace.PASS, freeze=True):
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.parallel_helpers import ledger_of
@@ -29,17 +30,21 @@ def _segments(index: Path) -> int:
     return len(json.loads((index / "meta.json").read_text())["segments"])
 
 
+def _streamed_add(tmp_path: Path, n: int, batch_size: int) -> tuple[Any, dict[str, int]]:
+    """N notes added streamed into a store at tmp_path/s with BATCH_SIZE: the result and the store's counts."""
+    b = backend(tmp_path / "s", {"batch_size": batch_size})
+    try:
+        result = b.index(ImportFeed([notes(tmp_path / "notes.jsonl", n)], "jsonl", ChunkOptions()))
+        return result, counts(b)
+    finally:
+        b.close()
+
+
 def test_a_streamed_add_commits_once_its_input_is_whole_then_every_batch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMDOCK_INDEX_STREAM", "1")
-    source = notes(tmp_path / "notes.jsonl", 12000)  # past sdk/stream.GROUP: entries and chunks interleave
-    b = backend(tmp_path / "s", {"batch_size": 2000})
-    try:
-        result = b.index(ImportFeed([source], "jsonl", ChunkOptions()))
-        got = counts(b)
-    finally:
-        b.close()
+    result, got = _streamed_add(tmp_path, 12000, 2000)  # past sdk/stream.GROUP: entries and chunks interleave
     assert "input_stream" in result.details
     # every chunk came before the end line: one commit holds them all (one segment; a commit every 2,000
     # records while they came would have made one per commit). The entries held for the text once and the
@@ -56,13 +61,7 @@ def test_a_streamed_add_with_a_batch_smaller_than_its_held_entries_completes(
     TYPE_FLUSH of them but more than batch_size, the next slice's room came out negative and the run failed
     (islice refused it)."""
     monkeypatch.setenv("MEMDOCK_INDEX_STREAM", "1")
-    source = notes(tmp_path / "notes.jsonl", 500)
-    b = backend(tmp_path / "s", {"batch_size": 100})
-    try:
-        result = b.index(ImportFeed([source], "jsonl", ChunkOptions()))
-        got = counts(b)
-    finally:
-        b.close()
+    result, got = _streamed_add(tmp_path, 500, 100)
     assert "input_stream" in result.details
     assert got["entry"] == 500 and got["chunk"] >= 500
 

@@ -25,11 +25,14 @@ PASS = (50_000, 10, 10)
 @contextmanager
 def paced(thresholds: tuple[int, int, int] = THRESHOLDS, *, freeze: bool = False) -> Iterator[None]:
     """Collect at THRESHOLDS inside the block, with FREEZE what exists now frozen out of the collector's walks; both
-    undone however the block ends. A collector that is off stays as it was."""
+    undone however the block ends. A collector that is off stays as it was. What was frozen before (an outer block, an
+    application that froze after a fork) stays frozen: `gc.unfreeze` cannot thaw only ours, so then this block
+    freezes nothing."""
     if not gc.isenabled():
         yield
         return
     before = gc.get_threshold()
+    freeze = freeze and gc.get_freeze_count() == 0
     if freeze:
         gc.freeze()
     gc.set_threshold(*thresholds)
