@@ -32,7 +32,7 @@ import locomo  # noqa: E402
 from locomo_stats import interval, paired  # noqa: E402
 from realtalk_data import RealtalkError, find_chats, write_samples  # noqa: E402
 
-DEFAULT = Path(os.environ.get("MEMDOCK_REALTALK", ROOT.parent / "REALTALK"))
+DEFAULT = ROOT.parent / "REALTALK"
 KS = locomo.KS
 
 
@@ -87,7 +87,7 @@ def measure(data: Path, hybrid: bool, model: str) -> tuple[list[dict], dict[str,
         tmp = Path(tmp_s)
         corpus, questions = load(data, tmp, stats)
         peers = locomo.run_peers(questions, locomo.speaker_turns(corpus), hybrid, model)
-        systems = [("memdock bm25, defaults", {}, "bm25")]
+        systems: list[tuple[str, dict, str]] = [("memdock bm25, defaults", {}, "bm25")]
         if hybrid:
             emb = {"embedding_provider": "sentence-transformers", "embedding_model": model, "embedding_threads": 1}
             systems.append(("memdock hybrid, defaults", emb, "hybrid"))
