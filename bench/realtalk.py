@@ -3,7 +3,7 @@
     # REALTALK is not in the project: bring its repository (github.com/danny911kr/REALTALK) and export data/
     git clone https://github.com/danny911kr/REALTALK ../REALTALK    # or: git -C SNAPSHOT archive HEAD data | tar x
     pip install -e '.[bench]'             # bm25s and PyStemmer; add the embeddings extra for --hybrid
-    OMP_NUM_THREADS=1 python bench/realtalk.py [--data ../REALTALK] [--hybrid]
+    OMP_NUM_THREADS=1 python bench/realtalk.py [--data ../REALTALK] [--hybrid] [--split-by-conversation]
 
 How it measures: the same way as bench/locomo.py, through its helpers (bench/realtalk_data.py rewrites each
 REALTALK chat into the LoCoMo layout first). Every chat gets its own store (`chat` import, header on, nothing
@@ -116,6 +116,7 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT, help="a REALTALK checkout, its data/ folder, or one chat")
     ap.add_argument("--hybrid", action="store_true", help="also memdock hybrid and bm25s+MiniLM fused by rank")
     ap.add_argument("--model", default="all-MiniLM-L6-v2", help="embedding model directory or gt- package name")
+    ap.add_argument("--split-by-conversation", action="store_true", help="R@10 per chat: mean and spread")
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     try:
@@ -132,6 +133,8 @@ def main() -> int:
     for label, idea, base in PAIRS:
         if idea in scores and base in scores:
             print_paired(questions, label, scores[idea], scores[base])
+    if args.split_by_conversation:
+        locomo.by_conversation(questions, scores, list(dict.fromkeys(q["sample"] for q in questions)))
     print("\n" + "\n".join(timing))
     print(f"load average at the end: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
     return 0
