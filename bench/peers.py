@@ -190,6 +190,25 @@ def memdock_add(name: str, source: Path, fmt: str, store: Path, tree: Path | Non
     return seconds, search
 
 
+def _indexed(index: Any, writer: Any, docs: Docs, started: float) -> tuple[float, Search]:
+    """DOCS added to INDEX by WRITER and committed: the seconds since STARTED, and a search of the result."""
+    import tantivy
+
+    for did, text in docs:
+        writer.add_document(tantivy.Document(id=did, text=text))
+    writer.commit()
+    writer.wait_merging_threads()
+    seconds = time.perf_counter() - started
+    index.reload()
+    searcher = index.searcher()
+
+    def search(q: str) -> list[str]:
+        hits = searcher.search(index.parse_query(re.sub(r"[^\w\s]", " ", q), ["text"]), 10).hits
+        return [searcher.doc(addr)["id"][0] for _, addr in hits]
+
+    return seconds, search
+
+
 def tantivy_py(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search]:
     import tantivy
 
@@ -201,19 +220,7 @@ def tantivy_py(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search
     folder.mkdir()
     index = tantivy.Index(sb.build(), path=str(folder))
     writer = index.writer(HEAP, 0)
-    for did, text in docs:
-        writer.add_document(tantivy.Document(id=did, text=text))
-    writer.commit()
-    writer.wait_merging_threads()
-    seconds = time.perf_counter() - t
-    index.reload()
-    searcher = index.searcher()
-
-    def search(q: str) -> list[str]:
-        hits = searcher.search(index.parse_query(re.sub(r"[^\w\s]", " ", q), ["text"]), 10).hits
-        return [searcher.doc(addr)["id"][0] for _, addr in hits]
-
-    return seconds, search
+    return _indexed(index, writer, docs, t)
 
 
 def tantivy_adapter_settings(docs_of: Callable[[], Docs], folder: Path, *, stem: bool = True) -> tuple[float, Search]:
@@ -237,19 +244,7 @@ def tantivy_adapter_settings(docs_of: Callable[[], Docs], folder: Path, *, stem:
     index = tantivy.Index.open(str(folder))
     index.register_tokenizer(store.ANALYZER, store.analyzer(stem=stem))
     writer = index.writer(settings.writer_heap_mb * 1_000_000, settings.writer_threads)
-    for did, text in docs:
-        writer.add_document(tantivy.Document(id=did, text=text))
-    writer.commit()
-    writer.wait_merging_threads()
-    seconds = time.perf_counter() - t
-    index.reload()
-    searcher = index.searcher()
-
-    def search(q: str) -> list[str]:
-        hits = searcher.search(index.parse_query(re.sub(r"[^\w\s]", " ", q), ["text"]), 10).hits
-        return [searcher.doc(addr)["id"][0] for _, addr in hits]
-
-    return seconds, search
+    return _indexed(index, writer, docs, t)
 
 
 def bm25s_peer(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search]:
