@@ -63,7 +63,8 @@ def schema() -> tantivy.Schema:
 
 def analyzer(stopwords: bool = False, *, stem: bool = True) -> tantivy.TextAnalyzer:
     """Words split on anything not a letter or digit, lower-cased, accents folded, English-stemmed (STEM False:
-    not stemmed, which only bench/peers.py's `tantivy-py-nostem` uses, to measure what the stemmer changes)."""
+    not stemmed, for the benches that measure what the stemmer costs and buys: bench/peers.py's
+    `tantivy-py-nostem`, bench/tantivy_stemmer.py)."""
     from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
 
     b = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(40)).filter(Filter.lowercase())
