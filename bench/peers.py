@@ -8,8 +8,10 @@ Part 1, short notes: 20,000 notes of real text (consecutive LoCoMo turns and Ubu
 joined to ~450 bytes; the corpora hold ~3 MB, so each text recurs about three times, cut at other places) written
 as one JSONL file, each with a hashed id (`memdock.ids.digest`, as memdock makes them). Every system starts from
 that file: memdock is timed as the user runs it, `memdock add notes.jsonl -f jsonl` in a fresh process (CLI start,
-import, chunk, index); each peer parses the JSONL in this process and indexes the texts: raw tantivy-py, bm25s with
-PyStemmer, LanceDB's native FTS, LlamaIndex's BM25Retriever. Systems run interleaved, in a rotated order each
+import, chunk, index); each peer parses the JSONL in this process and indexes the texts: raw tantivy-py, raw
+tantivy-py at the memdock tantivy adapter's own settings (`tantivy-py-stem`: its analyzer, index options, field norms,
+writer heap and threads; `tantivy-py-nostem`, not run unless named in --systems, is that without the stemmer), bm25s
+with PyStemmer, LanceDB's native FTS, LlamaIndex's BM25Retriever. Systems run interleaved, in a rotated order each
 repetition; the ingest ratio is raw tantivy-py's seconds over the system's, within each repetition.
 
 Part 2, markdown: a ~100 MB folder of watercooler markdown made from the 24 real threads in ../shared/data (each
@@ -25,7 +27,8 @@ per table and index of each SQLite file (SQLite's dbstat).
 Part 3, chunks only: --chunks synthetic chunks (bench/synthetic.py) in one chunks bundle, `memdock index` on it
 beside raw tantivy-py on the same texts. In every part `fts5-floor` is SQLite FTS5 alone at its best known loading
 settings (one transaction, no journal, no fsync, external content), so `× fts5-floor` is how far memdock's sqlite
-store is from its engine's floor, printed beside `× tantivy-py`.
+store is from its engine's floor, printed beside `× tantivy-py`; `tantivy-py-stem`'s `× tantivy-py` is the tantivy
+store's floor the same way (memdock-tantivy's ratio over its ratio).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from typing import Any
 
 from _common import on_path
 
-on_path("src", "bench")
+on_path("src", "adapters/common", "adapters/tantivy", "bench")
 
 from lexical import HEAP, bm25s_search, overlap, pct, size_of, timed  # noqa: E402
 from synthetic import DATA, Vocabulary, write_bundle  # noqa: E402
@@ -187,6 +190,25 @@ def memdock_add(name: str, source: Path, fmt: str, store: Path, tree: Path | Non
     return seconds, search
 
 
+def _indexed(index: Any, writer: Any, docs: Docs, started: float) -> tuple[float, Search]:
+    """DOCS added to INDEX by WRITER and committed: the seconds since STARTED, and a search of the result."""
+    import tantivy
+
+    for did, text in docs:
+        writer.add_document(tantivy.Document(id=did, text=text))
+    writer.commit()
+    writer.wait_merging_threads()
+    seconds = time.perf_counter() - started
+    index.reload()
+    searcher = index.searcher()
+
+    def search(q: str) -> list[str]:
+        hits = searcher.search(index.parse_query(re.sub(r"[^\w\s]", " ", q), ["text"]), 10).hits
+        return [searcher.doc(addr)["id"][0] for _, addr in hits]
+
+    return seconds, search
+
+
 def tantivy_py(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search]:
     import tantivy
 
@@ -198,19 +220,31 @@ def tantivy_py(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search
     folder.mkdir()
     index = tantivy.Index(sb.build(), path=str(folder))
     writer = index.writer(HEAP, 0)
-    for did, text in docs:
-        writer.add_document(tantivy.Document(id=did, text=text))
-    writer.commit()
-    writer.wait_merging_threads()
-    seconds = time.perf_counter() - t
-    index.reload()
-    searcher = index.searcher()
+    return _indexed(index, writer, docs, t)
 
-    def search(q: str) -> list[str]:
-        hits = searcher.search(index.parse_query(re.sub(r"[^\w\s]", " ", q), ["text"]), 10).hits
-        return [searcher.doc(addr)["id"][0] for _, addr in hits]
 
-    return seconds, search
+def tantivy_adapter_settings(docs_of: Callable[[], Docs], folder: Path, *, stem: bool = True) -> tuple[float, Search]:
+    """Raw tantivy-py at the memdock tantivy adapter's own settings (`tantivy-py-stem`): its analyzer (simple
+    tokenizer, long words dropped, lower-cased, accents folded, English stemmer), its searched fields' index option
+    (term frequencies, no positions), field norms for the searched field only, its writer heap and threads; the
+    text stored as it is, under its id. STEM False (`tantivy-py-nostem`): the same without the stemmer."""
+    import tantivy
+    from memdock_tantivy import store, store_layout
+    from memdock_tantivy.settings import Settings
+
+    settings = Settings()
+    t = time.perf_counter()
+    docs = docs_of()
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("text", stored=True, tokenizer_name=store.ANALYZER, index_option="freq")
+    folder.mkdir()
+    tantivy.Index(sb.build(), path=str(folder))
+    store_layout.settle(folder, ("text",))
+    index = tantivy.Index.open(str(folder))
+    index.register_tokenizer(store.ANALYZER, store.analyzer(stem=stem))
+    writer = index.writer(settings.writer_heap_mb * 1_000_000, settings.writer_threads)
+    return _indexed(index, writer, docs, t)
 
 
 def bm25s_peer(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search]:
@@ -301,7 +335,14 @@ def fts5_floor(docs_of: Callable[[], Docs], folder: Path) -> tuple[float, Search
     return seconds, search
 
 
-PEERS = {"bm25s": bm25s_peer, "lancedb": lancedb_peer, "llamaindex": llamaindex_peer, "fts5-floor": fts5_floor}
+PEERS: dict[str, Callable[[Callable[[], Docs], Path], tuple[float, Search]]] = {
+    "tantivy-py-stem": tantivy_adapter_settings,
+    "tantivy-py-nostem": lambda docs_of, folder: tantivy_adapter_settings(docs_of, folder, stem=False),
+    "bm25s": bm25s_peer,
+    "lancedb": lancedb_peer,
+    "llamaindex": llamaindex_peer,
+    "fts5-floor": fts5_floor,
+}
 
 
 # -- running -------------------------------------------------------------------------------------------------------
@@ -338,7 +379,7 @@ def compare(
             if rep == args.reps - 1:
                 res.lat, res.tops = timed(search, queries)
                 stores[system] = folder
-                if not system.endswith("-py") and system.split("-")[0] in ("memdock", "base"):
+                if system.split("-")[0] in ("memdock", "base"):
                     again, _ = run_one(system, source, fmt, docs_of, folder)
                     res.readd = again / seconds
             else:
@@ -413,7 +454,13 @@ def available(systems: list[str]) -> list[str]:
         if desc is not None and desc.runtime.get("requirements") and not desc.venv.exists():
             print(f"{s}: adapter not installed (memdock adapters install ...); left out", file=sys.stderr)
             continue
-        mod = {"tantivy-py": "tantivy", "llamaindex": "llama_index.retrievers.bm25", "fts5-floor": "sqlite3"}.get(s, s)
+        mod = {
+            "tantivy-py": "tantivy",
+            "tantivy-py-stem": "tantivy",
+            "tantivy-py-nostem": "tantivy",
+            "llamaindex": "llama_index.retrievers.bm25",
+            "fts5-floor": "sqlite3",
+        }.get(s, s)
         if not s.startswith("memdock-"):
             try:
                 __import__(mod)
@@ -444,11 +491,12 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--markdown-mb", type=float, default=100.0, help="0 to leave part 2 out")
     ap.add_argument(
-        "--systems", default="tantivy-py,memdock-sqlite,memdock-tantivy,bm25s,lancedb,llamaindex,fts5-floor"
+        "--systems",
+        default="tantivy-py,memdock-sqlite,memdock-tantivy,tantivy-py-stem,bm25s,lancedb,llamaindex,fts5-floor",
     )
-    ap.add_argument("--markdown-systems", default="tantivy-py,memdock-sqlite,memdock-tantivy")
+    ap.add_argument("--markdown-systems", default="tantivy-py,memdock-sqlite,memdock-tantivy,tantivy-py-stem")
     ap.add_argument("--chunks", type=int, default=100000, help="synthetic chunks for the chunks-only part; 0: none")
-    ap.add_argument("--chunk-systems", default="tantivy-py,memdock-sqlite,memdock-tantivy,fts5-floor")
+    ap.add_argument("--chunk-systems", default="tantivy-py,memdock-sqlite,memdock-tantivy,tantivy-py-stem,fts5-floor")
     ap.add_argument(
         "--baseline",
         type=Path,

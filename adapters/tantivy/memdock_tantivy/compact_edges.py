@@ -19,6 +19,7 @@ MARK = b"\x01"  # first byte of a compact record: JSON starts with `{`, a zstd f
 SEP = "\x1f"
 FIELDS = ("type", "source_id", "target_id", "thread_id", "source_kind")
 KEPT = frozenset({"kind", "id", *FIELDS})
+_MADE = frozenset({"id", "event_time", "ingestion_time", *FIELDS})  # the fields of an edge `expand` made
 
 
 def encode(stored: dict[str, Any]) -> bytes | None:
@@ -37,6 +38,24 @@ def encode(stored: dict[str, Any]) -> bytes | None:
     if text.count(SEP) != len(FIELDS) - 1 or stored.get("id") != edge_id(etype, source, target):
         return None
     return MARK + text.encode()
+
+
+def encode_made(edge: dict[str, Any]) -> bytes | None:
+    """`encode`'s record for EDGE, an edge record sdk/implied.py's `expand` made (so its id is `edge_id` of its type
+    and ends) with its `source_kind`, read from it as it is: no stored fields built first, no id hashed again. None
+    where `encode` could not take it (an event_time, an empty or odd value), for the caller to store it the long
+    way."""
+    if not _MADE.issuperset(edge) or "event_time" in edge or "source_kind" not in edge:
+        return None
+    etype, source, target = edge.get("type"), edge.get("source_id"), edge.get("target_id")
+    thread, source_kind = edge.get("thread_id", ""), edge["source_kind"]
+    if not (etype and source and target) or source_kind == "" or ("thread_id" in edge and not thread):
+        return None
+    try:
+        text = SEP.join((etype, source, target, thread, source_kind or ""))
+    except TypeError:
+        return None
+    return MARK + text.encode() if text.count(SEP) == len(FIELDS) - 1 else None
 
 
 def decode(raw: bytes) -> dict[str, Any]:

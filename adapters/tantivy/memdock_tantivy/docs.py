@@ -43,19 +43,29 @@ def author_keys(author: str | None) -> tuple[str, ...]:
     return (low, *(k for k in (m.group(1).strip(), m.group(2).strip()) if k)) if m else (low,)
 
 
-def stored_bytes(kind: str, stored: dict[str, Any], *, compact: bool = False) -> bytes:
-    """The record as stored (JSON, or an edge's compact form when COMPACT and it has one), before any packing."""
+def stored_bytes(kind: str, stored: dict[str, Any], *, compact: bool = False, made: bool = False) -> bytes:
+    """The record as stored (JSON, or an edge's compact form when COMPACT and it has one), before any packing.
+    MADE: an edge record sdk/implied.py's `expand` made (compact_edges.encode_made)."""
+    if made and compact and (raw := compact_edges.encode_made(stored)) is not None:
+        return raw
     fields = {"kind": kind, **{k: v for k, v in stored.items() if k not in UNREAD}}
     return (compact and compact_edges.encode(fields)) or orjson.dumps(fields)
 
 
 def _base(
-    kind: str, r: dict[str, Any], stored: dict[str, Any], keys: Keys, pack: Pack | None = None, *, compact: bool = False
+    kind: str,
+    r: dict[str, Any],
+    stored: dict[str, Any],
+    keys: Keys,
+    pack: Pack | None = None,
+    *,
+    compact: bool = False,
+    made: bool = False,
 ) -> tantivy.Document:
     doc = tantivy.Document()
     keys.add(doc, "id", r["id"])
     doc.add_text("kind", kind)
-    raw = stored_bytes(kind, stored, compact=compact)
+    raw = stored_bytes(kind, stored, compact=compact, made=made)
     doc.add_bytes("rec", pack(raw) if pack is not None else raw)
     ts = timestamp(stored.get("event_time"))
     if ts is not None:
@@ -120,10 +130,13 @@ def chunk_doc(
     return doc
 
 
-def edge_doc(r: dict[str, Any], fact: str, resolved: bool, keys: Keys, *, compact: bool = False) -> tantivy.Document:
+def edge_doc(
+    r: dict[str, Any], fact: str, resolved: bool, keys: Keys, *, compact: bool = False, made: bool = False
+) -> tantivy.Document:
     """FACT is indexed, not stored: it is rendered again from the edge's ends when read (`Reader`). COMPACT (layout
-    5): stored in compact_edges' form where the edge has one."""
-    doc = _base("edge", r, r, keys, compact=compact)
+    5): stored in compact_edges' form where the edge has one. MADE: R is an edge `expand` made (its id not hashed
+    again)."""
+    doc = _base("edge", r, r, keys, compact=compact, made=made)
     keys.add(doc, "source_id", r["source_id"])
     keys.add(doc, "target_id", r["target_id"])
     if r.get("thread_id"):

@@ -116,7 +116,7 @@ class Implied:
             for made in edges:
                 for edge in made:
                     self.derived.add(edge["id"])
-                    yield edge
+                    yield Made(edge)
             if tid == thread:
                 return
 
@@ -145,6 +145,13 @@ class Implied:
                 kept.add(rec["id"])
         if kept:
             edges[:] = [[e for e in made if e["id"] not in kept] for made in edges]
+
+
+class Made(dict):
+    """An edge record `expand` made, so its id is `edge_id` of its type and ends: its document does not hash them
+    again to check that (compact_edges.encode)."""
+
+    __slots__ = ()
 
 
 def _same(stored: dict[str, Any], edge: dict[str, Any]) -> bool:

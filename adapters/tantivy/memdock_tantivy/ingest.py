@@ -16,7 +16,7 @@ import tantivy
 
 from memdock.sdk import facts as sdk_facts
 
-from . import docs, facts, packed, text_once
+from . import docs, facts, implied, packed, text_once
 from .reader import Reader
 from .settings import BATCH
 from .store import Writers
@@ -247,7 +247,9 @@ class Ingest:
         if rtype == "entity":
             return docs.entity_doc(r, self.keys)
         text, resolved, source_kind = facts.render(self.get, r, self._phrases)
-        return docs.edge_doc({**r, "source_kind": source_kind}, text, resolved, self.keys, compact=self.compact)
+        edge = {**r, "source_kind": source_kind}
+        made = type(r) is implied.Made
+        return docs.edge_doc(edge, text, resolved, self.keys, compact=self.compact, made=made)
 
     def refresh_unresolved(self) -> int:
         """Render again the facts whose endpoints were missing; returns how many are now resolved."""

@@ -61,15 +61,17 @@ def schema() -> tantivy.Schema:
     return sb.build()
 
 
-def analyzer(stopwords: bool = False) -> tantivy.TextAnalyzer:
-    """Words split on anything not a letter or digit, lower-cased, accents folded, English-stemmed."""
+def analyzer(stopwords: bool = False, *, stem: bool = True) -> tantivy.TextAnalyzer:
+    """Words split on anything not a letter or digit, lower-cased, accents folded, English-stemmed (STEM False:
+    not stemmed, for the benches that measure what the stemmer costs and buys: bench/peers.py's
+    `tantivy-py-nostem`, bench/tantivy_stemmer.py)."""
     from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
 
     b = TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(40)).filter(Filter.lowercase())
     b = b.filter(Filter.ascii_fold())
     if stopwords:
         b = b.filter(Filter.stopword("english"))
-    return b.filter(Filter.stemmer("english")).build()
+    return (b.filter(Filter.stemmer("english")) if stem else b).build()
 
 
 def index_path(data_dir: Path) -> Path:
