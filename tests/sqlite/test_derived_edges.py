@@ -170,7 +170,7 @@ def test_a_store_the_old_adapter_wrote_answers_the_same_once_migrated(indexed_bo
         migrated = answers(b, q)
     finally:
         b.close()
-    assert version == 9  # the schema this adapter writes (memdock_sqlite/db.py)
+    assert version == 10  # the schema this adapter writes (memdock_sqlite/db.py)
     assert [k for k in before if before[k] != as_read[k]] == []
     assert [k for k in before if before[k] != migrated[k]] == []
 

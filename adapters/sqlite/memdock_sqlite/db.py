@@ -21,7 +21,7 @@ from . import packed_text, text_blocks
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # every FTS5 table's (link_facts.py tokenizes with it too)
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
 
@@ -65,7 +65,7 @@ CREATE TABLE IF NOT EXISTS chunk_rows(
     rowid INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
     entry_id TEXT NOT NULL,
-    thread_id TEXT NOT NULL,
+    thread_id TEXT NOT NULL,       -- '': its entry's (read through the chunks view; schema 9 and before: stored)
     position INTEGER NOT NULL,
     header TEXT NOT NULL DEFAULT '',
     body NOT NULL,                 -- '' when in a block; else TEXT as it is, or a BLOB of its UTF-8
@@ -80,7 +80,7 @@ CREATE TABLE IF NOT EXISTS chunk_rows(
     span INTEGER                   -- the body's byte offset in its block << 32 | its byte length
 );
 CREATE INDEX IF NOT EXISTS chunks_entry ON chunk_rows(entry_id);
-CREATE INDEX IF NOT EXISTS chunks_thread ON chunk_rows(thread_id);
+CREATE INDEX IF NOT EXISTS chunks_own_thread ON chunk_rows(thread_id) WHERE thread_id <> '';
 CREATE INDEX IF NOT EXISTS chunks_block ON chunk_rows(block) WHERE block IS NOT NULL;
 -- Chunk bodies, several consecutive ones zlib-compressed together; a block is never changed, and its id is
 -- never given to another (text_blocks.py).
@@ -96,7 +96,7 @@ WHEN old.block IS NOT NULL AND old.block IS NOT new.block BEGIN
     {stale}
 END;
 -- What every reader reads: the chunks with their bodies unpacked (unpack() is registered on every connection).
-CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, thread_id, position, header,
+CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, {thread} AS thread_id, position, header,
     {body} AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts,
     {hash} AS content_hash, attrs FROM chunk_rows;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
@@ -179,12 +179,23 @@ _STALE = (
     "INSERT INTO stale_blocks(block) SELECT old.block "
     "WHERE NOT EXISTS (SELECT 1 FROM stale_blocks WHERE block = old.block);"
 )
+# A chunk row's thread: its own, or where it is '' its entry's (ingest stores '' where they are equal).
+THREAD = "iif(thread_id = '', (SELECT n.thread_id FROM node_rows n WHERE n.id = chunk_rows.entry_id), thread_id)"
+# The rowids of the chunks in any of the threads of a JSON array (given twice), through nodes_thread and chunks_entry
+# for chunks that read their entry's thread, through chunks_own_thread for the others: read through the chunks view,
+# every chunk's thread would be looked up. Schema 4 and before is read through a temporary chunk_rows (`open_db`).
+IN_THREADS = (
+    "SELECT k.rowid FROM nodes n JOIN chunk_rows k ON k.entry_id = n.id "
+    "WHERE n.thread_id IN (SELECT value FROM json_each(?)) AND k.thread_id = '' UNION ALL "
+    "SELECT rowid FROM chunk_rows WHERE thread_id IN (SELECT value FROM json_each(?)) AND thread_id <> ''"
+)
 # A chunk row's body (T: a trigger's "old." or "new."): from its block, or from its body column.
 BODY = "iif({t}block IS NULL, unpack({t}body), unblock({t}block, {t}span))"
 DDL = (
     DDL_TEMPLATE.replace("{joined}", JOINED.format(t="node_rows"))
     .replace("{hash}", packed_text.HASH_SQL.format(body=BODY.format(t="")))
     .replace("{body}", BODY.format(t=""))
+    .replace("{thread}", THREAD)
     .replace("{old_body}", BODY.format(t="old."))
     .replace("{new_body}", BODY.format(t="new."))
     .replace("{stale}", _STALE)
@@ -351,6 +362,8 @@ def open_db(data_dir: Path, *, write: bool, loading: Path | None = None) -> sqli
             return None
         elif version < 3:  # read as it is, with no links (a writer migrates it)
             conn.execute(f"CREATE TEMP TABLE links({_LINK_COLUMNS})")
+        if not write and 0 < version < 5:  # chunks was a table (IN_THREADS reads chunk_rows)
+            conn.execute("CREATE TEMP VIEW chunk_rows AS SELECT rowid AS rowid, entry_id, thread_id FROM chunks")
     except BaseException:
         conn.close()
         raise
@@ -409,6 +422,9 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             conn.execute("UPDATE node_rows SET text = pack(text) WHERE typeof(text) = 'text'")  # no trigger yet
         if 0 < version < 8:
             _into_blocks(conn)
+        if 0 < version < 10:  # the chunks view of schema 9 and before reads thread_id as stored
+            conn.execute("DROP VIEW IF EXISTS chunks")
+            conn.execute("DROP INDEX IF EXISTS chunks_thread")
         for statement in _statements(DDL):
             conn.execute(statement)
         if 0 < version < 6:
@@ -419,8 +435,31 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             conn.execute("INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges")
         elif 0 < version < 9:
             _unindex_links(conn)
+        if 0 < version < 10:
+            inherit_threads(conn)
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def inherit_threads(conn: sqlite3.Connection) -> None:
+    """Schema 9 and before stored every chunk's thread id, most often its entry's again (26 bytes a chunk on the
+    20k notes of bench/peers.py, and an index of them no query used): '' where it is its entry's."""
+    conn.execute(
+        "UPDATE chunk_rows SET thread_id = '' WHERE thread_id <> '' "
+        "AND thread_id IS (SELECT n.thread_id FROM node_rows n WHERE n.id = chunk_rows.entry_id)"
+    )
+
+
+def keep_threads(conn: sqlite3.Connection, nodes: str) -> None:
+    """Before nodes are upserted (NODES: a JSON array of [id, thread id] pairs), their chunks that read their
+    thread from them (thread_id '') are given it, where the upsert changes it: a chunk keeps the thread it was sent
+    with."""
+    conn.execute(
+        "UPDATE chunk_rows SET thread_id = (SELECT n.thread_id FROM node_rows n WHERE n.id = chunk_rows.entry_id) "
+        "WHERE thread_id = '' AND entry_id IN (SELECT n.id FROM json_each(?) j JOIN node_rows n "
+        "ON n.id = json_extract(j.value, '$[0]') WHERE n.thread_id IS NOT json_extract(j.value, '$[1]'))",
+        (nodes,),
+    )
 
 
 def _unindex_links(conn: sqlite3.Connection) -> None:

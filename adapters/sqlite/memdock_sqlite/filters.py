@@ -7,6 +7,7 @@ from typing import Any
 
 from memdock.errors import InvalidInputError
 
+from .db import IN_THREADS
 from .ingest import timestamp
 
 
@@ -52,8 +53,13 @@ def where(filters: dict[str, Any] | None, alias: str) -> tuple[list[str], list[A
     conds: list[str] = []
     args: list[Any] = []
     if filters.get("thread_ids"):
-        conds.append(f"{alias}.thread_id IN (SELECT value FROM json_each(?))")
-        args.append(json.dumps(list(filters["thread_ids"])))
+        threads = json.dumps(list(filters["thread_ids"]))
+        if alias == "c":  # chunks: their own thread or their entry's (db.THREAD)
+            conds.append(f"c.rowid IN ({IN_THREADS})")
+            args += [threads, threads]
+        else:
+            conds.append(f"{alias}.thread_id IN (SELECT value FROM json_each(?))")
+            args.append(threads)
     if filters.get("time_from"):
         conds.append(f"{alias}.event_ts >= ?")
         args.append(_time(filters, "time_from"))

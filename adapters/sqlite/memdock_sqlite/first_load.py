@@ -77,6 +77,6 @@ class FirstLoad:
     while no id comes twice (Ingest drops it at the first that does)."""
 
     def __init__(self) -> None:
-        self.fields: dict[str, dict[str, Any]] = {}  # node id: what an entry's chunks inherit, as stored
+        self.fields: dict[str, dict[str, Any]] = {}  # node id: what its chunks inherit or compare with, as stored
         self.chunks: set[str] = set()
         self.joins = Joins()

@@ -18,7 +18,7 @@ import orjson
 from memdock.sdk.implied import KINDS
 from memdock.times import parse_datetime
 
-from . import facts, first_load, links, node_text, packed_text, text_blocks
+from . import db, facts, first_load, links, node_text, packed_text, text_blocks
 from .db import transaction
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
@@ -159,11 +159,13 @@ def chunk_body(r: dict[str, Any]) -> str:
 
 
 def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
+    """The chunk_rows row of chunk R; ENTRY gives its entry's stored fields (those it inherits, and thread_id)."""
     header = r.get("header") or ""
     body = chunk_body(r)
     author, role, entry_type, event_time = r.get("author"), r.get("role"), r.get("entry_type"), r.get("event_time")
+    parent = entry(r["entry_id"])
+    thread = r["thread_id"]
     if author is None or role is None or entry_type is None or event_time is None:
-        parent = entry(r["entry_id"])
         author = author if author is not None else parent.get("author")
         role = role if role is not None else parent.get("role")
         entry_type = entry_type if entry_type is not None else parent.get("entry_type")
@@ -171,7 +173,7 @@ def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
     return (
         r["id"],
         r["entry_id"],
-        r["thread_id"],
+        "" if thread == parent.get("thread_id") else thread,  # '': its entry's (db.THREAD)
         r["position"],
         header,
         body,
@@ -240,10 +242,11 @@ class Ingest:
             return {eid: known[eid] for eid in {r["entry_id"] for r in batch} if eid in known}
         ids = json.dumps(list({r["entry_id"] for r in batch}))
         rows = self.conn.execute(
-            "SELECT id, author, role, entry_type, event_time FROM nodes WHERE id IN (SELECT value FROM json_each(?))",
+            "SELECT id, author, role, entry_type, event_time, thread_id FROM node_rows "
+            "WHERE id IN (SELECT value FROM json_each(?))",
             (ids,),
         )
-        return {r[0]: dict(zip(("author", "role", "entry_type", "event_time"), r[1:])) for r in rows}
+        return {r[0]: dict(zip(("author", "role", "entry_type", "event_time", "thread_id"), r[1:])) for r in rows}
 
     def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:
         for batch in _batches(records, self.batch_size):
@@ -331,6 +334,8 @@ class Ingest:
         """Upsert nodes, left for `finish` to index (an entry's text is indexed only if it has no chunks)."""
         rows = self._packed_attrs(rtype, _last_of_each(rows))
         self._first_nodes(rows)
+        if self.first is None:
+            db.keep_threads(self.conn, json.dumps([(r[0], r[4]) for r in rows]))
         self.conn.executemany(_NODE_SQL, rows)
 
     def _first_nodes(self, rows: list[Row]) -> None:
@@ -344,7 +349,7 @@ class Ingest:
             self.first = None
             return
         for r in rows:
-            fields[r[0]] = {"author": r[6], "role": r[7], "entry_type": r[8], "event_time": r[9]}
+            fields[r[0]] = {"author": r[6], "role": r[7], "entry_type": r[8], "event_time": r[9], "thread_id": r[4]}
             if r[1] == "entry":
                 first.joins.entry(r[0], r[3])
 
