@@ -111,8 +111,8 @@ def test_a_speaker_named_like_a_common_word(tmp_path):
 LOCOMO = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "locomo" / "locomo_dev.json"
 
 
-@pytest.fixture(scope="module")
-def locomo_store(tmp_path_factory):
+def locomo_conversation(root: Path, index: int) -> tuple[Path, list[str]]:
+    """A store of LoCoMo dev's conversation INDEX (imported as chat, header on) and its questions."""
     if not LOCOMO.is_file():
         pytest.skip(f"LoCoMo dev not found at {LOCOMO}")
     import json
@@ -120,12 +120,16 @@ def locomo_store(tmp_path_factory):
     from memdock.chunking import ChunkOptions, chunk_bundle
     from memdock.importers.pipeline import import_corpus
 
-    root = tmp_path_factory.mktemp("locomo")
-    sample = json.loads(LOCOMO.read_text())[0]
+    sample = json.loads(LOCOMO.read_text())[index]
     (root / "conv.json").write_text(json.dumps([sample]))
     import_corpus([root / "conv.json"], "chat", root / "corpus")
     chunk_bundle(root / "corpus", root / "chunks", ChunkOptions(header="on"))
     return chat_store_of(root, root / "chunks"), [qa["question"] for qa in sample["qa"]]
+
+
+@pytest.fixture(scope="module")
+def locomo_store(tmp_path_factory):
+    return locomo_conversation(tmp_path_factory.mktemp("locomo"), 0)
 
 
 def chat_store_of(root: Path, bundle: Path) -> Path:
@@ -135,19 +139,24 @@ def chat_store_of(root: Path, bundle: Path) -> Path:
     return root / "store"
 
 
-def test_locomo_questions_naming_no_date_are_answered_as_before(locomo_store):
+def changed_questions(store: Path, questions: list[str], off: dict) -> list[str]:
+    """The QUESTIONS whose top 10 in STORE differs between the defaults and the config OFF."""
     from support.sqlite_helpers import sqlite_backend
 
+    now, before = sqlite_backend(store), sqlite_backend(store, config=off)
+    changed = [
+        q
+        for q in questions
+        if [h.id for h in now.query(q, limit=10).hits] != [h.id for h in before.query(q, limit=10).hits]
+    ]
+    now.close()
+    before.close()
+    return changed
+
+
+def test_locomo_questions_naming_no_date_are_answered_as_before(locomo_store):
     store, every = locomo_store
     dated = [q for q in every if _pool_size(q, 400) > MIN_CANDIDATES]
-    questions = dated + [q for q in every if q not in dated][:40]
-    now, off = sqlite_backend(store), sqlite_backend(store, config=OFF)
-    changed = []
-    for question in questions:
-        ids = [h.id for h in now.query(question, limit=10).hits]
-        if ids != [h.id for h in off.query(question, limit=10).hits]:
-            changed.append(question)
-    now.close()
-    off.close()
+    changed = changed_questions(store, dated + [q for q in every if q not in dated][:40], OFF)
     assert changed, "a question naming a date reaches another turn"
     assert all(_pool_size(q, 400) > MIN_CANDIDATES for q in changed), changed

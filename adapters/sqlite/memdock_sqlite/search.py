@@ -62,6 +62,7 @@ def run(
     spread_weight: float | None = None,
     many_pool_weight: float | None = None,
     dated_candidates: int = DATED_CANDIDATES,
+    dated_cue_weight: float = rerank.DATED_CUE_WEIGHT,
 ) -> dict[str, Any]:
     text, limit = query_text(params), limit_of(params)
     filters = with_metadata(params.get("filters"), params.get("where"))
@@ -88,7 +89,15 @@ def run(
     else:
         ranked = _first_ranking(mode, lexical, dense, cover, lexical_order, vector_weight, rrf_k)
     by_score = mode == "bm25" or (mode == "hybrid" and fusion == "score")
-    tuned = (neighbour_weight, pool_weight, many_pool_weight, time_weight, date_weight, addressed_weight)
+    tuned = (
+        neighbour_weight,
+        pool_weight,
+        many_pool_weight,
+        time_weight,
+        date_weight,
+        addressed_weight,
+        dated_cue_weight,
+    )
     ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, by_score, *tuned)
     if mode != "vector":
         ranked = _around(
@@ -231,6 +240,7 @@ def _arrange(
     time_weight: float | None,
     date_weight: float | None,
     addressed_weight: float | None,
+    dated_cue_weight: float = rerank.DATED_CUE_WEIGHT,
 ) -> Ranked:
     """What the words alone do not decide: answers lent by the questions above them (neighbours.py), then the
     session, time-cue, named-date and addressed-turn reordering (rerank.py), pooling at MANY_POOL_WEIGHT for a
@@ -250,7 +260,9 @@ def _arrange(
         pool_weight = spread.MANY_POOL_WEIGHT if many_pool_weight is None else many_pool_weight
     given = {"pool": pool_weight, "time": time_weight, "dated": date_weight, "addressed": addressed_weight}
     weights = rerank.Weights(**{name: w for name, w in given.items() if w is not None})
-    return rerank.reorder(conn, ranked, text, weights, by_score=by_score, k=rrf_k, formats=formats)
+    return rerank.reorder(
+        conn, ranked, text, weights, by_score=by_score, k=rrf_k, formats=formats, dated_cue=dated_cue_weight
+    )
 
 
 def _around(

@@ -13,6 +13,7 @@ from memdock.sdk import adapter_json
 from .context import CONTEXT_TURNS
 from .hits import RRF_K, VECTOR_WEIGHT
 from .ingest import BATCH
+from .rerank import DATED_CUE_WEIGHT
 from .score_fusion import COSINE_WEIGHT
 from .search import DATED_CANDIDATES
 
@@ -38,6 +39,7 @@ class Settings(EmbeddingSettings):
     session_spread_weight: float | None = None
     many_pool_weight: float | None = None
     dated_candidates: int = DATED_CANDIDATES
+    dated_cue_weight: float = DATED_CUE_WEIGHT
 
     def search_options(self) -> dict[str, object]:
         """The keyword arguments `search.run` takes from the config (None: the search's own default)."""
@@ -58,6 +60,7 @@ class Settings(EmbeddingSettings):
             "spread_weight": _float(self.session_spread_weight),
             "many_pool_weight": _float(self.many_pool_weight),
             "dated_candidates": int(self.dated_candidates),
+            "dated_cue_weight": float(self.dated_cue_weight),
         }
 
 
