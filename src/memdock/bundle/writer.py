@@ -41,6 +41,8 @@ SPANNED_SHARE = 0.5
 spans of their entries (`spans`), without their texts. A part of chunks that keep their text (a chunks
 bundle without entries, `memdock index`) is text, deflated at COMPRESS_LEVEL: level 6 took 3.5 s of CPU more than
 level 1 on bench/peers.py's 100k synthetic chunks (97 MB), for 14 % fewer bytes."""
+SPANNED_FAST_LEVEL = 3
+"""ISA-L's level for a chunk part of spans, where ISA-L is installed: as small as zlib's 6 there (see `deflate`)."""
 _BUFFER_BYTES = 1 << 20
 
 
@@ -133,18 +135,21 @@ class _Part:
         self.pending.clear()
         self.pending_bytes = 0
         if self.zip is None:
-            self.zip = compressor(self._level())
+            self.zip = compressor(*self._level())
         self.deflating = [f for f in self.deflating if not f.done() or f.result()]
         self.deflating.append(self.deflater.submit(self._compress, block))  # type: ignore[union-attr]
 
-    def _level(self) -> int:
-        """How hard to deflate this part: COMPRESS_LEVELS' level for its record type, but a chunk part whose first
-        block's lines kept their texts (less than SPANNED_SHARE of them spans) is text, at COMPRESS_LEVEL."""
+    def _level(self) -> tuple[int, int | None]:
+        """How hard to deflate this part (zlib's level, and ISA-L's where it is not the one `deflate` picks):
+        COMPRESS_LEVELS' level for its record type, but a chunk part whose first block's lines kept their texts
+        (less than SPANNED_SHARE of them spans) is text, at COMPRESS_LEVEL, and one of spans is SPANNED_FAST_LEVEL's."""
         level = COMPRESS_LEVELS.get(self.record_type, COMPRESS_LEVEL)
+        if self.record_type != "chunk":
+            return level, None
         lines, spanned = self.sample
-        if self.record_type == "chunk" and spanned < SPANNED_SHARE * lines:
-            return COMPRESS_LEVEL
-        return level
+        if spanned < SPANNED_SHARE * lines:
+            return COMPRESS_LEVEL, None
+        return level, SPANNED_FAST_LEVEL
 
     def _compress(self, block: bytes) -> None:
         self.file.write(self.zip.compress(block))  # type: ignore[union-attr]
