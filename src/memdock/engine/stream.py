@@ -154,8 +154,10 @@ class Tee:
     def __init__(self, writer: BundleWriter, stream: InputStream):
         self.writer, self.stream = writer, stream
 
-    def write_lines(self, rtype: str, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None) -> None:
-        self.writer.write_lines(rtype, lines, records)
+    def write_lines(
+        self, rtype: str, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None, *, made: bool = False
+    ) -> None:
+        self.writer.write_lines(rtype, lines, records, made=made)
         self.stream.write_lines(rtype, lines)
 
     def __getattr__(self, name: str) -> Any:

@@ -53,6 +53,8 @@ class ImportFeed:
     import, ON_IMPORTED(summary) runs once the sources are read, before the adapter is sent anything."""
 
     kind = "chunks"
+    made = True
+    """Its chunks are its chunker's, each line orjson's dumps of the record (`engine.delta.Feed.made`)."""
     implied = False
     """Whether entries go with `implied_edges` instead of their structural edge records (the index run sets it)."""
 
