@@ -199,7 +199,7 @@ def test_any_span_of_any_text_is_put_back_byte_for_byte(body: str, cut: tuple[in
 
 
 @settings(max_examples=300, deadline=None)
-@given(body=st.text(), header=st.sampled_from(["", "[t] · ana · 2024-01-01", 'say "hi" \\', "ünï\\\"x"]))
+@given(body=st.text(), header=st.sampled_from(["", "[t] · ana · 2024-01-01", 'say "hi" \\', 'ünï\\"x']))
 def test_chunks_the_chunker_made_are_stored_as_the_checked_path_stores_them(body: str, header: str) -> None:
     """`memdock add` tells the journal its chunks are the chunker's (MADE): their text and hash are found in the
     line without being checked again. Every chunk the chunker makes of any text is stored as the checked path

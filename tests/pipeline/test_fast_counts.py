@@ -127,3 +127,14 @@ def test_the_short_windows_are_the_windows_of_a_text_that_fits_one():
             assert (short is None) == (len(text) > max_tokens), (repr(text), max_tokens)
             assert short is None or list(short) == splitter.split(text) == list(splitter.windows(text)), repr(text)
     assert Splitter(_Plain(), max_tokens=900).short("one window") is None  # type: ignore[arg-type]  # not approx
+
+
+def test_an_entry_s_author_entities_are_author_entities_and_each_entry_gets_its_own():
+    """Authors' entities are kept by author (a corpus has few authors): each entry still gets dicts of its own."""
+    for author in ["ana", "Claude (caleb)", "  bo.x (Ana B) ", "(nobody)", "x"]:
+        want = entities.author_entities(author)
+        got = list(entities.extract_entities({"author": author, "body": "plain words"}))
+        assert got == want, author
+        for ent in got:
+            ent["name"] = "changed"
+        assert list(entities.extract_entities({"author": author, "body": "plain words"})) == want, author

@@ -174,6 +174,25 @@ def test_jsonl_mapping_non_objects_and_replies(tmp_path):
     }
 
 
+def test_jsonl_replies_are_found_in_every_thread_that_has_one_and_an_unknown_parent_is_warned(tmp_path):
+    """Only threads with an entry naming replies_to are searched for replies (the rest have none to find)."""
+    lines = [
+        {"id": "a1", "thread": "a", "text": "first in a"},
+        {"id": "b1", "thread": "b", "text": "first in b"},
+        {"id": "a2", "thread": "a", "text": "reply in a", "replies_to": "a1"},
+        {"id": "c1", "thread": "c", "text": "alone in c"},
+        {"id": "b2", "thread": "b", "text": "reply to nothing", "replies_to": "zz"},
+        {"id": "b3", "thread": "b", "text": "reply in b", "replies_to": "b1"},
+    ]
+    (tmp_path / "r.jsonl").write_text("\n".join(orjson.dumps(x).decode() for x in lines) + "\n")
+    s = import_corpus([tmp_path / "r.jsonl"], "jsonl", tmp_path / "c")
+    ids = {e["metadata"]["source_id"]: e["id"] for e in records(tmp_path / "c", "entry")}
+    replies = {(e["source_id"], e["target_id"]) for e in records(tmp_path / "c", "edge") if e["type"] == "replies_to"}
+    assert replies == {(ids["a2"], ids["a1"]), (ids["b3"], ids["b1"])}
+    warned = [w for w in s.warnings if "replies_to" in w]
+    assert warned == [f"{tmp_path / 'r.jsonl'}:5: replies_to 'zz' names no entry of this thread"]
+
+
 def test_a_five_megabyte_entry_under_a_raised_cap(tmp_path):
     body = ("word " * 200 + "\n\n") * 5200
     (tmp_path / "big.jsonl").write_text(orjson.dumps({"thread": "big", "text": body}).decode() + "\n")

@@ -6,8 +6,9 @@ checkpointed table, its move) and two deletes; kept here, one (its write into `c
 100k chunks, `add_pending` and `commit` took 0.39 and 0.32 CPU s through the table. Up to LIMIT rows are held here
 (about 250 bytes each, its id's string with it); once a run has had more at once, every new row goes to the table as
 before, so a large run does not grow the core's memory without bound. They are held by id: a checkpoint names ids,
-and a held row's key is not made again (on the 20k notes a commit made 40k keys it already had). Like the TEMP table, what is held matters only to its run: a killed
-run's pending rows are lost either way, and the next run sends those records again.
+and a held row's key is not made again (on the 20k notes a commit made 40k keys it already had). Like the TEMP
+table, what is held matters only to its run: a killed run's pending rows are lost either way, and the next run sends
+those records again.
 """
 
 from __future__ import annotations
