@@ -91,7 +91,7 @@ class InputStream:
         if lines:
             self.open()
             head = rtype.encode() + b" "
-            data = head + head.join(lines)
+            data = head.join([b"", *lines])  # one copy of the lines (`head + head.join(lines)` made two)
             if data.count(b"\n") != len(lines):  # a line without its newline (a line never holds one inside)
                 data = b"".join(head + (line if line.endswith(b"\n") else line + b"\n") for line in lines)
             self._write(data)
