@@ -1,9 +1,12 @@
 import os
+import weakref
 
 import orjson
 
 from memdock.bundle import BundleReader
 from memdock.cli.main import main
+from memdock.importers.base import ImportContext
+from memdock.importers.jsonl import JsonlImporter
 from memdock.importers.pipeline import import_corpus
 
 
@@ -191,6 +194,21 @@ def test_jsonl_replies_are_found_in_every_thread_that_has_one_and_an_unknown_par
     assert replies == {(ids["a2"], ids["a1"]), (ids["b3"], ids["b1"])}
     warned = [w for w in s.warnings if "replies_to" in w]
     assert warned == [f"{tmp_path / 'r.jsonl'}:5: replies_to 'zz' names no entry of this thread"]
+
+
+def test_the_jsonl_importer_lets_go_of_each_thread_it_has_yielded(tmp_path):
+    """It reads the whole file before the first thread (a thread's lines may be anywhere in it), but holds neither
+    the text nor the threads it has handed on while the run goes on with them."""
+    lines = [{"thread": t, "text": f"{t} note {i}"} for i in range(3) for t in ("a", "b", "c")]
+    (tmp_path / "t.jsonl").write_text("\n".join(orjson.dumps(x).decode() for x in lines) + "\n")
+    threads = JsonlImporter().read(tmp_path / "t.jsonl", ImportContext())
+    first = next(threads)
+    assert [e["body"] for e in first.entries] == ["a note 0", "a note 1", "a note 2"]
+    gone = weakref.ref(first)
+    del first
+    assert next(threads).thread["title"] == "b"
+    assert gone() is None  # while the importer is still at work
+    assert [pt.thread["title"] for pt in threads] == ["c"]
 
 
 def test_a_five_megabyte_entry_under_a_raised_cap(tmp_path):

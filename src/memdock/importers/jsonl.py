@@ -82,7 +82,9 @@ class JsonlImporter:
             pt.entries.append(entry)
             if entry.get("metadata", {}).get("replies_to") is not None:
                 replying.add(key)
-        for key, pt in threads.items():
+        del text  # the file's text, and each thread once yielded, are not held while the run goes on with them
+        for key in list(threads):
+            pt = threads.pop(key)
             if key in replying:
                 self._replies(pt, path, ctx)
             yield pt
