@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from support import records_factory
 
-from memdock.bundle import BundleReader, BundleWriter, deflate, writer
+from memdock.bundle import BundleReader, BundleWriter, deflate
 from memdock.jsonl import PayloadError
 
 ZLIB = type(zlib.compressobj())
@@ -71,31 +71,6 @@ def test_a_fast_level_asked_for_is_isal_at_that_level_and_zlib_without_isal(monk
     monkeypatch.setenv(deflate.OFF, "0")
     deflate._isal.cache_clear()
     assert isinstance(deflate.compressor(6, 3), ZLIB)
-
-
-def test_a_chunk_part_of_spans_asks_isal_for_its_level_and_other_parts_do_not(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    asked: dict[int, tuple[int, int | None]] = {}
-    real = writer.compressor
-
-    def spy(level: int, fast_level: int | None = None) -> deflate.Compressor:
-        asked[len(asked)] = (level, fast_level)
-        return real(level, fast_level)
-
-    monkeypatch.setattr(writer, "compressor", spy)
-    folder = tmp_path / "spans"
-    with BundleWriter(folder, "chunks", validate=False, compress=True) as w:
-        w.write("thread", records_factory.thread(0))
-        for i in range(20):
-            body = f"note {i}: the ferry to pier {i % 7} runs late"
-            w.write("entry", records_factory.entry(i, body=body))
-            w.write("chunk", records_factory.chunk(i, body, entry_id=f"entry:{i}"))
-            w.write("edge", records_factory.edge(i, thread_id="thread:0"))
-    levels = sorted(asked.values(), key=str)
-    assert levels == sorted([(1, None), (1, None), (6, writer.SPANNED_FAST_LEVEL), (6, None)], key=str)
-    texts = [r["text"] for r in BundleReader(folder, validate=False, sealed=True).records("chunk")]
-    assert texts == [f"note {i}: the ferry to pier {i % 7} runs late" for i in range(20)]
 
 
 def test_turned_off_or_not_installed_is_zlib(monkeypatch: pytest.MonkeyPatch) -> None:
