@@ -220,6 +220,18 @@ def test_chunks_the_chunker_made_are_stored_as_the_checked_path_stores_them(body
     assert [decode(s, body) if s[:1] == b"@" else s for s in stored[True]] == lines
 
 
+def test_a_made_chunk_line_without_its_text_string_is_kept_as_it_is() -> None:
+    """A line said to be made of its record but holding no text string (or one that never ends) keeps its text."""
+    body = "the ferry runs late"
+    entry = {"id": "entry:0", "thread_id": "thread:t", "body": body}
+    chunk = {"id": "chunk:0", "entry_id": "entry:0", "text": body, "start": 0, "end": len(body)}
+    chunk["content_hash"] = content_hash(body)
+    for line in (b'{"id":"chunk:0","entry_id":"entry:0"}\n', b'{"id":"chunk:0","text":"the ferry runs late\\"}\n'):
+        bodies = Bodies()
+        bodies.note([orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE)], [entry])
+        assert list(bodies.encode([line], [chunk], made=True)) == [line]
+
+
 def test_chunks_of_entries_past_the_bodies_a_writer_holds_keep_their_text(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(spans, "MAX_HELD_BYTES", sys.getsizeof("x" * 60))  # room for the first entry's body only
     bundle = small_bundle(tmp_path / "in")

@@ -142,7 +142,9 @@ def _ref(
         digest = orjson.dumps(content_hash(text))
     else:
         pos = line.find(b'"text":"') + 7
-        stop = _string_end(line, pos)
+        stop = _string_end(line, pos) if pos >= 7 else -1
+        if stop < 0:  # not a line made of its record (no text string in it): kept as it is
+            return None
         digest = b'"%s"' % made.encode()
     rest = line[:pos] + line[stop:]
     cpos = _value_at(rest, b'"content_hash":', digest)
@@ -172,15 +174,17 @@ def _value_at(data: bytes, key: bytes, value: bytes) -> int:
 
 def _string_end(line: bytes, pos: int) -> int:
     """Where the JSON string starting at LINE[POS] (its opening quote) ends, past its closing quote: the first
-    quote not escaped (a quote inside a string is always written escaped, after an odd run of backslashes)."""
-    at = line.index(b'"', pos + 1)
-    while True:
+    quote not escaped (a quote inside a string is always written escaped, after an odd run of backslashes); -1
+    when it does not end."""
+    at = line.find(b'"', pos + 1)
+    while at >= 0:
         back = at
         while line[back - 1] == 0x5C:  # a backslash
             back -= 1
         if not (at - back) % 2:
             return at + 1
-        at = line.index(b'"', at + 1)
+        at = line.find(b'"', at + 1)
+    return -1
 
 
 def ordinal_of(stored: bytes) -> int | None:
