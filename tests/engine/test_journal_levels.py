@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from support import records_factory
 
-from memdock.bundle import BundleReader, BundleWriter, deflate
+from memdock.bundle import BundleReader, BundleWriter, deflate, writer
 
 FASTEST, BETWEEN = 4, 0  # gzip's XFL byte: level 1, levels 2-8
 
@@ -61,3 +61,22 @@ def test_a_chunk_part_whose_chunks_keep_their_text_is_text_and_reads_back(tmp_pa
     assert xfl(parts["edge"]) == BETWEEN
     texts = [r["text"] for r in BundleReader(segment, validate=False, sealed=True).records("chunk")]
     assert texts == [f"chunk {i} of the harbour notes" for i in range(50)]
+
+
+def test_a_chunk_part_of_spans_asks_for_isal_s_level_and_other_parts_do_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where ISA-L is installed a chunk part of spans deflates at its SPANNED_FAST_LEVEL (as small as zlib's 6 there,
+    see `bundle.deflate`); the other parts (thread, entry, edge) ask for none."""
+    asked: list[tuple[int, int | None]] = []
+    real = writer.compressor
+
+    def spy(level: int, fast_level: int | None = None) -> deflate.Compressor:
+        asked.append((level, fast_level))
+        return real(level, fast_level)
+
+    monkeypatch.setattr(writer, "compressor", spy)
+    segment = segment_of(tmp_path, spans=True)
+    assert sorted(asked, key=str) == sorted([(1, None), (1, None), (6, None), (6, writer.SPANNED_FAST_LEVEL)], key=str)
+    texts = [r["text"] for r in BundleReader(segment, validate=False, sealed=True).records("chunk")]
+    assert texts == [f"note {i}: the ferry to pier {i % 7} runs late" for i in range(50)]

@@ -19,6 +19,7 @@ from support import records_factory
 from memdock.bundle import BundleReader, BundleWriter, spans
 from memdock.bundle.spans import FORMAT, HEADER, Bodies, decode
 from memdock.chunking import ChunkOptions, chunk_bundle
+from memdock.chunking.chunker import Chunker
 from memdock.engine.delta import build_delta
 from memdock.engine.journal import Journal, inflate, read
 from memdock.engine.ledger import Ledger
@@ -195,6 +196,40 @@ def test_any_span_of_any_text_is_put_back_byte_for_byte(body: str, cut: tuple[in
     bodies.note([orjson.dumps({"id": "entry:0", "body": body}) + b"\n"])
     [kept] = bodies.encode([line])
     assert kept.startswith(b"@") and decode(kept, body) == line
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.text(), header=st.sampled_from(["", "[t] · ana · 2024-01-01", 'say "hi" \\', 'ünï\\"x']))
+def test_chunks_the_chunker_made_are_stored_as_the_checked_path_stores_them(body: str, header: str) -> None:
+    """`memdock add` tells the journal its chunks are the chunker's (MADE): their text and hash are found in the
+    line without being checked again. Every chunk the chunker makes of any text is stored as the checked path
+    stores it (and decodes to its line)."""
+    entry = {"id": "entry:0", "thread_id": "thread:t", "body": body, "title": header or None}
+    chunker = Chunker(ChunkOptions(max_tokens=8, overlap=2, header="on" if header else "off"))
+    try:
+        chunks = list(chunker.iter_chunks(entry, {"title": None}))
+        lines = [orjson.dumps(c, option=orjson.OPT_APPEND_NEWLINE) for c in chunks]
+    except (orjson.JSONEncodeError, UnicodeEncodeError):  # a lone surrogate: no chunk line is ever made of it
+        return
+    stored = {}
+    for made in (False, True):
+        bodies = Bodies()
+        bodies.note([orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE)], [entry])
+        stored[made] = list(bodies.encode(lines, chunks, made=made))
+    assert stored[True] == stored[False]
+    assert [decode(s, body) if s[:1] == b"@" else s for s in stored[True]] == lines
+
+
+def test_a_made_chunk_line_without_its_text_string_is_kept_as_it_is() -> None:
+    """A line said to be made of its record but holding no text string (or one that never ends) keeps its text."""
+    body = "the ferry runs late"
+    entry = {"id": "entry:0", "thread_id": "thread:t", "body": body}
+    chunk = {"id": "chunk:0", "entry_id": "entry:0", "text": body, "start": 0, "end": len(body)}
+    chunk["content_hash"] = content_hash(body)
+    for line in (b'{"id":"chunk:0","entry_id":"entry:0"}\n', b'{"id":"chunk:0","text":"the ferry runs late\\"}\n'):
+        bodies = Bodies()
+        bodies.note([orjson.dumps(entry, option=orjson.OPT_APPEND_NEWLINE)], [entry])
+        assert list(bodies.encode([line], [chunk], made=True)) == [line]
 
 
 def test_chunks_of_entries_past_the_bodies_a_writer_holds_keep_their_text(tmp_path: Path, monkeypatch) -> None:

@@ -84,10 +84,30 @@ def test_a_run_sharing_records_with_another_origin_keeps_its_link(tmp_path: Path
 
 def test_held_rows_add_take_and_spill() -> None:
     held = HeldRows(limit=2)
-    assert held.add([(b"b", b"h1", 1, 2), (b"a", b"h2", None, 2), (b"c", b"h3", 1, 2)]) == [(b"c", b"h3", 1, 2)]
+    a1, b1, c1 = (b"ka", b"h2", None, 2), (b"kb", b"h1", 1, 2), (b"kc", b"h3", 1, 2)
+    assert held.add([("b", b1), ("a", a1), ("c", c1)]) == [c1]
     assert held.spilled
-    assert held.add([(b"a", b"h4", 1, 2), (b"d", b"h5", 1, 2)]) == [(b"d", b"h5", 1, 2)]  # a: held, replaced
-    assert held.take([b"c", b"b", b"a", b"a"]) == ([(b"a", b"h4", 1, 2), (b"b", b"h1", 1, 2)], [b"c", b"a"])
-    assert b"a" not in held and held.take_all() == []
+    a2, d1 = (b"ka", b"h4", 1, 2), (b"kd", b"h5", 1, 2)
+    assert held.add([("a", a2), ("d", d1)]) == [d1]  # a: held, replaced
+    assert held.take(["c", "b", "a", "a"]) == ([a2, b1], ["c", "a"])  # in key order, the ids not held
+    assert "a" not in held and held.take_all() == []
     held.clear()
     assert not held.spilled
+
+
+def test_a_commit_makes_keys_only_for_the_ids_it_does_not_hold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ledger = Ledger(tmp_path / "ledger.sqlite")
+    ledger.begin_run("a")
+    ledger.add_pending(items(20))
+    made: list[str] = []
+    real = ledger._keying.key
+
+    def counted(rid: str, *, create: bool) -> bytes:
+        made.append(rid)
+        return real(rid, create=create)
+
+    monkeypatch.setattr(ledger._keying, "key", counted)
+    assert ledger.commit([f"chunk:{i:016x}" for i in range(10)] + ["chunk:never-sent"]) == 10
+    assert made == []  # nothing spilled: an id not held was never sent
+    assert ledger.is_pending(f"chunk:{12:016x}") and not ledger.is_pending(f"chunk:{3:016x}")
+    assert ledger.commit_all_pending() == 10 and ledger.count() == 20

@@ -159,3 +159,36 @@ def test_entries_skip_the_id_set_and_a_repeated_source_id_is_still_made_unique(t
     assert entries[0] == "entry:n1" and entries[1].startswith("entry:n1~")
     assert len(out.checked.streams["entry"].seen) == 0
     assert any("duplicate entry id entry:n1" in w for w in feed.summary.warnings)
+
+
+def test_no_collection_walks_what_start_read(tmp_path: Path) -> None:
+    """`start` may read a whole file (jsonl) whose records all live on into the pass: as its paced block ends they
+    go to the oldest generation, not to a young collection at the restored thresholds that would walk them all."""
+    import gc
+
+    import orjson
+
+    notes = tmp_path / "notes.jsonl"
+    notes.write_bytes(
+        b"".join(
+            orjson.dumps({"id": f"{i:08x}", "thread": f"t{i % 7}", "author": "ana", "text": f"note {i}"}) + b"\n"
+            for i in range(3000)
+        )
+    )
+    walked: list[int] = []
+
+    def seen(phase: str, info: dict) -> None:
+        if phase == "start":
+            walked.append(sum(len(gc.get_objects(g)) for g in range(info["generation"] + 1)))
+
+    gc.collect()
+    before = gc.get_freeze_count()
+    feed = ImportFeed([notes], "jsonl", ChunkOptions())
+    gc.callbacks.append(seen)
+    try:
+        feed.start()
+        junk = [[] for _ in range(5000)]  # past the restored young threshold: a collection comes now if any
+    finally:
+        gc.callbacks.remove(seen)
+    assert junk and walked and max(walked) < 3000, walked  # the 3,000 entries (dicts) are walked by none
+    assert gc.get_freeze_count() == before and gc.isenabled()

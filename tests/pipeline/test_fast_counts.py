@@ -35,6 +35,18 @@ def test_the_byte_count_is_the_regex_count_on_mixed_text_and_spans():
         assert approx_count(text, start, end) == len(APPROX.findall(text, start, end)), repr(text)
 
 
+def test_the_ascii_count_on_an_integer_is_the_regex_count():
+    """ASCII text is counted on the bits of one integer (a word byte after a non-word byte starts a run)."""
+    rnd = random.Random(8)
+    ascii_only = "".join(c for c in ALPHABET if c.isascii()) + "Zz09~{}[]'\""
+    for n in (0, 1, 2, 7, 40, 900):
+        for _ in range(400 if n < 900 else 20):
+            text = "".join(rnd.choice(ascii_only) for _ in range(n))
+            assert approx_count(text) == len(APPROX.findall(text)), repr(text)
+            start = rnd.randint(0, n)
+            assert approx_count(text, start) == len(APPROX.findall(text, start)), repr(text)
+
+
 def test_count_upto_is_exact_up_to_the_limit_and_above_it_past():
     tok = ApproxTokenizer()
     for text in texts(3000, 2, longest=400):
@@ -115,3 +127,14 @@ def test_the_short_windows_are_the_windows_of_a_text_that_fits_one():
             assert (short is None) == (len(text) > max_tokens), (repr(text), max_tokens)
             assert short is None or list(short) == splitter.split(text) == list(splitter.windows(text)), repr(text)
     assert Splitter(_Plain(), max_tokens=900).short("one window") is None  # type: ignore[arg-type]  # not approx
+
+
+def test_an_entry_s_author_entities_are_author_entities_and_each_entry_gets_its_own():
+    """Authors' entities are kept by author (a corpus has few authors): each entry still gets dicts of its own."""
+    for author in ["ana", "Claude (caleb)", "  bo.x (Ana B) ", "(nobody)", "x"]:
+        want = entities.author_entities(author)
+        got = list(entities.extract_entities({"author": author, "body": "plain words"}))
+        assert got == want, author
+        for ent in got:
+            ent["name"] = "changed"
+        assert list(entities.extract_entities({"author": author, "body": "plain words"})) == want, author

@@ -1,9 +1,12 @@
 import os
+import weakref
 
 import orjson
 
 from memdock.bundle import BundleReader
 from memdock.cli.main import main
+from memdock.importers.base import ImportContext
+from memdock.importers.jsonl import JsonlImporter
 from memdock.importers.pipeline import import_corpus
 
 
@@ -172,6 +175,40 @@ def test_jsonl_mapping_non_objects_and_replies(tmp_path):
     assert ("replies_to", e2["id"], e1["id"]) in {
         (e["type"], e["source_id"], e["target_id"]) for e in records(tmp_path / "c", "edge")
     }
+
+
+def test_jsonl_replies_are_found_in_every_thread_that_has_one_and_an_unknown_parent_is_warned(tmp_path):
+    """Only threads with an entry naming replies_to are searched for replies (the rest have none to find)."""
+    lines = [
+        {"id": "a1", "thread": "a", "text": "first in a"},
+        {"id": "b1", "thread": "b", "text": "first in b"},
+        {"id": "a2", "thread": "a", "text": "reply in a", "replies_to": "a1"},
+        {"id": "c1", "thread": "c", "text": "alone in c"},
+        {"id": "b2", "thread": "b", "text": "reply to nothing", "replies_to": "zz"},
+        {"id": "b3", "thread": "b", "text": "reply in b", "replies_to": "b1"},
+    ]
+    (tmp_path / "r.jsonl").write_text("\n".join(orjson.dumps(x).decode() for x in lines) + "\n")
+    s = import_corpus([tmp_path / "r.jsonl"], "jsonl", tmp_path / "c")
+    ids = {e["metadata"]["source_id"]: e["id"] for e in records(tmp_path / "c", "entry")}
+    replies = {(e["source_id"], e["target_id"]) for e in records(tmp_path / "c", "edge") if e["type"] == "replies_to"}
+    assert replies == {(ids["a2"], ids["a1"]), (ids["b3"], ids["b1"])}
+    warned = [w for w in s.warnings if "replies_to" in w]
+    assert warned == [f"{tmp_path / 'r.jsonl'}:5: replies_to 'zz' names no entry of this thread"]
+
+
+def test_the_jsonl_importer_lets_go_of_each_thread_it_has_yielded(tmp_path):
+    """It reads the whole file before the first thread (a thread's lines may be anywhere in it), but holds neither
+    the text nor the threads it has handed on while the run goes on with them."""
+    lines = [{"thread": t, "text": f"{t} note {i}"} for i in range(3) for t in ("a", "b", "c")]
+    (tmp_path / "t.jsonl").write_text("\n".join(orjson.dumps(x).decode() for x in lines) + "\n")
+    threads = JsonlImporter().read(tmp_path / "t.jsonl", ImportContext())
+    first = next(threads)
+    assert [e["body"] for e in first.entries] == ["a note 0", "a note 1", "a note 2"]
+    gone = weakref.ref(first)
+    del first
+    assert next(threads).thread["title"] == "b"
+    assert gone() is None  # while the importer is still at work
+    assert [pt.thread["title"] for pt in threads] == ["c"]
 
 
 def test_a_five_megabyte_entry_under_a_raised_cap(tmp_path):

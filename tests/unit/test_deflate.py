@@ -65,6 +65,14 @@ def test_level_one_is_isal_and_level_six_is_zlib() -> None:
     assert isinstance(deflate.compressor(6), ZLIB)
 
 
+def test_a_fast_level_asked_for_is_isal_at_that_level_and_zlib_without_isal(monkeypatch: pytest.MonkeyPatch) -> None:
+    isal_zlib = pytest.importorskip("isal.isal_zlib")
+    assert type(deflate.compressor(6, 3)) is type(isal_zlib.compressobj())
+    monkeypatch.setenv(deflate.OFF, "0")
+    deflate._isal.cache_clear()
+    assert isinstance(deflate.compressor(6, 3), ZLIB)
+
+
 def test_turned_off_or_not_installed_is_zlib(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(deflate.OFF, "0")
     assert isinstance(deflate.compressor(1), ZLIB)

@@ -5,8 +5,11 @@ Either writes the same format (gzip members any gzip reader inflates); only the 
 On bench/peers.py's 100k synthetic chunks (97 MB of chunk lines that keep their text, the part `memdock index` of a
 chunks bundle writes at level 1) zlib's level 1 took 0.83 CPU s to 0.428 of the bytes and ISA-L's level 1 0.24 s
 to 0.426: the largest piece of the parent's CPU in that index. zlib's level 6 (short JSON lines: edges and chunk
-spans) has no ISA-L level as small (its highest, 3, is about zlib's 2), so those parts stay on zlib. Both let go of
-the GIL while they compress (the part's deflating thread runs beside the pass).
+spans) has no ISA-L level as small on edges (its highest, 3, is about zlib's 2: 21 % more bytes on bench/peers.py's
+notes' edge part), so those parts stay on zlib; a part of chunks stored as spans of their entries (`spans`), lines
+that are mostly keys and numbers, deflates as small at ISA-L's 3 (784,327 bytes against zlib 6's 782,288 on the
+notes' 5.8 MB part) in a quarter of the CPU (0.012 s against 0.051), so it asks for that level (FAST). Both let go
+of the GIL while they compress (the part's deflating thread runs beside the pass).
 """
 
 from __future__ import annotations
@@ -30,11 +33,14 @@ class Compressor(Protocol):
     def flush(self) -> bytes: ...
 
 
-def compressor(level: int) -> Compressor:
-    """A gzip compressor at zlib's LEVEL (or ISA-L's level that deflates as small, where it is installed)."""
-    fast = _isal() if level in FAST_LEVELS else None
+def compressor(level: int, fast_level: int | None = None) -> Compressor:
+    """A gzip compressor at zlib's LEVEL, or where ISA-L is installed at its FAST_LEVEL (a level the caller measured
+    to deflate its data as small), else at ISA-L's level that deflates as small as LEVEL (FAST_LEVELS)."""
+    if fast_level is None:
+        fast_level = FAST_LEVELS.get(level)
+    fast = _isal() if fast_level is not None else None
     if fast is not None:
-        made: Compressor = fast.compressobj(FAST_LEVELS[level], fast.DEFLATED, GZIP_WBITS)
+        made: Compressor = fast.compressobj(fast_level, fast.DEFLATED, GZIP_WBITS)
         return made
     return zlib.compressobj(level, zlib.DEFLATED, GZIP_WBITS)
 

@@ -64,17 +64,20 @@ class Bodies:
                 self.held += size
             self.entries += 1
 
-    def encode(self, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None) -> Sequence[bytes]:
+    def encode(
+        self, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None, *, made: bool = False
+    ) -> Sequence[bytes]:
         """Chunk LINES as stored: a span where one gives the line back exactly, else the line. RECORDS: the same
         chunks as dicts, when the caller has them (a wrong one costs only the span: each span is checked against
-        its line)."""
+        its line). MADE: RECORDS are chunks the core's chunker made (`chunking.Chunker`), each line orjson's dumps
+        of its record: its text and content_hash are found in the line without checking them again (see `_ref`)."""
         if not self.by_id:
             return lines
         if records is None:
             return [self._encode(line, orjson.loads(line)) for line in lines]
-        return [self._encode(line, rec) for line, rec in zip(lines, records, strict=True)]
+        return [self._encode(line, rec, made) for line, rec in zip(lines, records, strict=True)]
 
-    def _encode(self, line: bytes, rec: Any) -> bytes:
+    def _encode(self, line: bytes, rec: Any, made: bool = False) -> bytes:
         text, header = rec.get("text"), rec.get("header")
         held = self.by_id.get(rec.get("entry_id"))
         if held is None or held[0] < self.last or not isinstance(text, str):
@@ -89,7 +92,7 @@ class Bodies:
         if start < 0:
             return line
         try:
-            ref = _ref(line, text, header, ordinal, start, start + span)
+            ref = _ref(line, text, header, ordinal, start, start + span, rec["content_hash"] if made else None)
         except orjson.JSONEncodeError:  # a lone surrogate: such a line keeps its text
             return line
         if ref is None:
@@ -117,32 +120,71 @@ def _find(body: str, text: str, skip: int, hint: Any) -> int:
     return body.find(text[skip:] if skip else text)
 
 
-def _ref(line: bytes, text: str, header: str | None, ordinal: int, start: int, end: int) -> bytes | None:
+def _ref(
+    line: bytes, text: str, header: str | None, ordinal: int, start: int, end: int, made: str | None = None
+) -> bytes | None:
     """The span line of LINE, or None when LINE is not written as orjson writes it.
 
     Decoding it (`decode`) gives LINE back byte for byte, by construction: `"text":VALUE` and `"content_hash":DIGEST`
     are cut out of LINE where they were found, and decoding puts the same bytes back at the same places, VALUE and
     DIGEST made again from the same TEXT (HEADER, found in the line as its JSON, then body[start:end], which the
-    caller found to be the rest of TEXT). tests/engine/test_journal_spans.py decodes what this makes."""
-    value = orjson.dumps(text)
-    at = line.find(b'"text":' + value)
-    if at < 0:  # not written as orjson writes it (spaces, escapes): kept as it is
-        return None
-    pos = at + 7
-    rest = line[:pos] + line[pos + len(value) :]
-    digest = orjson.dumps(content_hash(text))
-    cpos = rest.find(b'"content_hash":' + digest)
+    caller found to be the rest of TEXT). tests/engine/test_journal_spans.py decodes what this makes.
+
+    MADE: the content_hash of a chunk the core made (`Bodies.encode`), LINE orjson's dumps of it, whose first key
+    named text is its text: VALUE is that key's string as the line holds it and DIGEST is MADE's (a chunk's hash is
+    its text's), neither made again to be looked for (the same span line, tests/engine/test_journal_spans.py)."""
+    if made is None:
+        value = orjson.dumps(text)
+        pos = _value_at(line, b'"text":', value)
+        if pos < 0:  # not written as orjson writes it (spaces, escapes): kept as it is
+            return None
+        stop = pos + len(value)
+        digest = orjson.dumps(content_hash(text))
+    else:
+        pos = line.find(b'"text":"') + 7
+        stop = _string_end(line, pos) if pos >= 7 else -1
+        if stop < 0:  # not a line made of its record (no text string in it): kept as it is
+            return None
+        digest = b'"%s"' % made.encode()
+    rest = line[:pos] + line[stop:]
+    cpos = _value_at(rest, b'"content_hash":', digest)
     if cpos >= 0:
-        cpos += 15
         rest = rest[:cpos] + rest[cpos + len(digest) :]
     hpos, hlen = -1, 0
     if header is not None:
         encoded = orjson.dumps(header)
-        found = rest.find(b'"header":' + encoded)
-        if found < 0:
+        hpos = _value_at(rest, b'"header":', encoded)
+        if hpos < 0:
             return None
-        hpos, hlen = found + 9, len(encoded)
+        hlen = len(encoded)
     return b"@%d,%d,%d,%d,%d,%d,%d;" % (ordinal, start, end, pos, hpos, hlen, cpos) + rest
+
+
+def _value_at(data: bytes, key: bytes, value: bytes) -> int:
+    """Where VALUE starts after KEY at the first place in DATA it does (`data.find(key + value) + len(key)` without
+    the long needle), else -1."""
+    at = data.find(key)
+    while at >= 0:
+        pos = at + len(key)
+        if data.startswith(value, pos):
+            return pos
+        at = data.find(key, at + 1)
+    return -1
+
+
+def _string_end(line: bytes, pos: int) -> int:
+    """Where the JSON string starting at LINE[POS] (its opening quote) ends, past its closing quote: the first
+    quote not escaped (a quote inside a string is always written escaped, after an odd run of backslashes); -1
+    when it does not end."""
+    at = line.find(b'"', pos + 1)
+    while at >= 0:
+        back = at
+        while line[back - 1] == 0x5C:  # a backslash
+            back -= 1
+        if not (at - back) % 2:
+            return at + 1
+        at = line.find(b'"', at + 1)
+    return -1
 
 
 def ordinal_of(stored: bytes) -> int | None:

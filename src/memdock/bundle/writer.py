@@ -41,6 +41,8 @@ SPANNED_SHARE = 0.5
 spans of their entries (`spans`), without their texts. A part of chunks that keep their text (a chunks
 bundle without entries, `memdock index`) is text, deflated at COMPRESS_LEVEL: level 6 took 3.5 s of CPU more than
 level 1 on bench/peers.py's 100k synthetic chunks (97 MB), for 14 % fewer bytes."""
+SPANNED_FAST_LEVEL = 3
+"""ISA-L's level for a chunk part of spans, where ISA-L is installed: as small as zlib's 6 there (see `deflate`)."""
 _BUFFER_BYTES = 1 << 20
 
 
@@ -97,9 +99,16 @@ class _Part:
         if self.pending_bytes >= _BUFFER_BYTES:
             self._deflate()
 
-    def add_block(self, lines: Sequence[bytes], size: int, records: Sequence[dict[str, Any]] | None = None) -> None:
+    def add_block(
+        self,
+        lines: Sequence[bytes],
+        size: int,
+        records: Sequence[dict[str, Any]] | None = None,
+        made: bool = False,
+    ) -> None:
         """Add LINES (SIZE bytes in all) at once: one hash update and one write or compression hand-off. RECORDS,
-        when given, are the lines' records decoded (or the dicts they were made from), read instead of the lines."""
+        when given, are the lines' records decoded (or the dicts they were made from), read instead of the lines;
+        MADE: chunks the core's chunker made (`spans.Bodies.encode`)."""
         data = b"".join(lines)
         self.sha.update(data)
         self.count += len(lines)
@@ -107,7 +116,7 @@ class _Part:
         if not self.compress:
             self.file.write(data)
             return
-        stored = self._stored(lines, records)
+        stored = self._stored(lines, records, made)
         block = data if stored is lines else b"".join(stored)
         self.pending.append(block)
         self.pending_bytes += size
@@ -117,14 +126,16 @@ class _Part:
         if self.pending_bytes >= _BUFFER_BYTES:
             self._deflate()
 
-    def _stored(self, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None) -> Sequence[bytes]:
+    def _stored(
+        self, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None, made: bool = False
+    ) -> Sequence[bytes]:
         """LINES as the journal stores them (see `spans`): an entry's body is noted, a chunk's text may be a span."""
         if self.bodies is None:
             return lines
         if self.record_type == "entry":
             self.bodies.note(lines, records)
             return lines
-        return self.bodies.encode(lines, records)
+        return self.bodies.encode(lines, records, made=made)
 
     def _deflate(self) -> None:
         """Hand what waits to the deflating thread in one block (a zlib call per line cost more than the work);
@@ -133,18 +144,21 @@ class _Part:
         self.pending.clear()
         self.pending_bytes = 0
         if self.zip is None:
-            self.zip = compressor(self._level())
+            self.zip = compressor(*self._level())
         self.deflating = [f for f in self.deflating if not f.done() or f.result()]
         self.deflating.append(self.deflater.submit(self._compress, block))  # type: ignore[union-attr]
 
-    def _level(self) -> int:
-        """How hard to deflate this part: COMPRESS_LEVELS' level for its record type, but a chunk part whose first
-        block's lines kept their texts (less than SPANNED_SHARE of them spans) is text, at COMPRESS_LEVEL."""
+    def _level(self) -> tuple[int, int | None]:
+        """How hard to deflate this part (zlib's level, and ISA-L's where it is not the one `deflate` picks):
+        COMPRESS_LEVELS' level for its record type, but a chunk part whose first block's lines kept their texts
+        (less than SPANNED_SHARE of them spans) is text, at COMPRESS_LEVEL, and one of spans is SPANNED_FAST_LEVEL's."""
         level = COMPRESS_LEVELS.get(self.record_type, COMPRESS_LEVEL)
+        if self.record_type != "chunk":
+            return level, None
         lines, spanned = self.sample
-        if self.record_type == "chunk" and spanned < SPANNED_SHARE * lines:
-            return COMPRESS_LEVEL
-        return level
+        if spanned < SPANNED_SHARE * lines:
+            return COMPRESS_LEVEL, None
+        return level, SPANNED_FAST_LEVEL
 
     def _compress(self, block: bytes) -> None:
         self.file.write(self.zip.compress(block))  # type: ignore[union-attr]
@@ -264,11 +278,17 @@ class BundleWriter:
             raise
 
     def write_lines(
-        self, record_type: str, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None
+        self,
+        record_type: str,
+        lines: Sequence[bytes],
+        records: Sequence[dict[str, Any]] | None = None,
+        *,
+        made: bool = False,
     ) -> None:
         """`write_line` for each of LINES, with one hash update and one write per part they go to (a part still
         ends once it holds part_max_bytes, as line by line). RECORDS, when given, are the lines' records (one
-        each, in order): a compressed chunks bundle reads bodies and texts from them, not by decoding the lines."""
+        each, in order): a compressed chunks bundle reads bodies and texts from them, not by decoding the lines.
+        MADE: RECORDS are chunks the core's chunker made, each line orjson's dumps of its record (`spans`)."""
         if not lines:
             return
         if record_type not in self._lines.streams:
@@ -282,7 +302,7 @@ class BundleWriter:
                 # a line goes into this part while the part holds less than the limit before it
                 stop = max(start + 1, bisect_left(ends, done + self.part_max_bytes - part.bytes, start) + 1)
                 stop = min(stop, len(lines))
-                part.add_block(lines[start:stop], ends[stop - 1] - done, records and records[start:stop])
+                part.add_block(lines[start:stop], ends[stop - 1] - done, records and records[start:stop], made)
                 start = stop
         except OSError as exc:
             reraise_disk_full(exc, self.path, "writing a bundle")

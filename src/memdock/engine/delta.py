@@ -7,7 +7,9 @@ goes (a first index), the adapter is handed the input bundle itself (`Delta.whol
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from hashlib import sha256 as _sha256
 from pathlib import Path
@@ -67,6 +69,9 @@ class Feed(Protocol):
     implied: bool
     """Entries go with their `implied_edges` (the adapter derives those edges), else with the edge records they
     stand for (`sdk/implied.py`); the index run sets it."""
+    made: bool
+    """Its chunks are the core's chunker's, made in this pass, each line orjson's dumps of its record: the journal
+    takes their text and hash from the line without checking them against the record (`bundle.spans`)."""
 
     def run(self, sink: DeltaSink) -> None: ...
 
@@ -75,8 +80,8 @@ class DeltaSink:
     """The delta being written: records pushed one by one are hashed, diffed against the ledger a batch of one type
     at a time, and the changed ones written to the segment and noted as pending."""
 
-    def __init__(self, ledger: Ledger, w: BundleWriter, delta: Delta, fresh: bool):
-        self.ledger, self.w, self.delta, self.fresh = ledger, w, delta, fresh
+    def __init__(self, ledger: Ledger, w: BundleWriter, delta: Delta, fresh: bool, made: bool = False):
+        self.ledger, self.w, self.delta, self.fresh, self.made = ledger, w, delta, fresh, made
         self.batches: dict[str, list[tuple[bytes, Item, dict[str, Any]]]] = {}
         self.threads: set[str] = set()
         self.implied: dict[str, str] = {}  # edge id: the entry of this input that implies it
@@ -118,7 +123,7 @@ class DeltaSink:
         """Write the batches in ORDER, up to UPTO's own: a chunk then follows its entry in the segment, where the
         journal can store it as a span of the entry's body (`bundle.spans`)."""
         for rtype in sorted(self.batches, key=_rank):
-            _flush(self.batches[rtype], rtype, self.ledger, self.w, self.delta, self.fresh)
+            _flush(self.batches[rtype], rtype, self)
             if rtype == upto:
                 return
 
@@ -155,8 +160,8 @@ def build_delta(
     with BundleWriter(
         out, feed.kind, validate=False, chunker=feed.chunker, inputs=inputs, metadata=metadata, compress=True
     ) as w:
-        sink = DeltaSink(ledger, w if tee is None else tee(w), delta, fresh)
-        with gc_pace.paced(gc_pace.PASS, freeze=True):
+        sink = DeltaSink(ledger, w if tee is None else tee(w), delta, fresh, feed.made)
+        with paced_pass():
             feed.run(sink)
             sink.flush()
     delta.sent = {t: delta.sent[t] for t in sorted(delta.sent, key=_rank)}
@@ -166,10 +171,24 @@ def build_delta(
     return delta
 
 
+@contextmanager
+def paced_pass() -> Iterator[None]:
+    """`gc_pace.paced(gc_pace.PASS, freeze=True)`, and what the block made and still holds moved out of the young
+    generations as it ends: frozen then, the block's end thaws it into the oldest generation, instead of the first
+    young collection at the restored thresholds walking it all (after `ImportFeed.start` read bench/peers.py's 20k
+    notes, one walked the 20k entries the pass was about to send: 20-40 ms). Where the block freezes nothing (an
+    outer block or the application froze first), nothing more is frozen."""
+    thaws = gc.isenabled() and gc.get_freeze_count() == 0
+    with gc_pace.paced(gc_pace.PASS, freeze=True):
+        yield
+        if thaws:
+            gc.freeze()
+
+
 class _BundleFeed:
     """A bundle's records, type by type in ORDER, then the embeddings of the chunks that go."""
 
-    implied = False
+    implied = made = False
 
     def __init__(self, reader: BundleReader):
         self.reader = reader
@@ -217,17 +236,18 @@ def _hash(rec: dict) -> bytes:
     return _sha256(orjson.dumps(rec, option=orjson.OPT_SORT_KEYS)).digest()[:16]
 
 
-def _flush(batch: list, rtype: str, ledger: Ledger, w: BundleWriter, delta: Delta, fresh: bool) -> None:
+def _flush(batch: list, rtype: str, sink: DeltaSink) -> None:
     if not batch:
         return
-    if not fresh:
+    ledger, delta = sink.ledger, sink.delta
+    if not sink.fresh:
         flags = ledger.changed([item for _, item, _ in batch])
         kept = [b for b, changed in zip(batch, flags, strict=True) if changed]
         delta.skipped += len(batch) - len(kept)
         batch[:] = kept
     # entries and chunks go with their records: the journal finds a chunk's span of its entry's body in them
     records = [rec for _, _, rec in batch] if rtype in _SPANNED else None
-    w.write_lines(rtype, [line for line, _, _ in batch], records)
+    sink.w.write_lines(rtype, [line for line, _, _ in batch], records, made=sink.made)
     if rtype == "entry" and records:
         delta.implied_sent += sum(implied_count(rec) for rec in records)
     pending = [item for _, item, _ in batch]

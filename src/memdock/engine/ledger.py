@@ -264,31 +264,33 @@ class Ledger:
         return [known.get(k) != short(i[1]) for k, i in zip(keys, items, strict=True)]
 
     def add_pending(self, items: Iterable[Item]) -> None:
-        """Note ITEMS as pending, in key order (a batch of hashed ids goes into the b-tree page by page): held in
-        memory while the run is the only origin (`engine/pending.py`), else in the run's TEMP table."""
+        """Note ITEMS as pending: held in memory by id while the run is the only origin (`engine/pending.py`), else
+        in the run's TEMP table, in key order (a batch of hashed ids goes into the b-tree page by page)."""
         recent, self._recent = self._recent, {}
         with self._transaction():  # new thread, type and prefix names are the only writes to the file
             key, names = self._keying.key, self._names
             rows = [
                 (
-                    recent.get(rid) or key(rid, create=True),
-                    h[:HASH_BYTES],
-                    None if tid is None else names.get((THREAD, tid)) or self._name(THREAD, tid),
-                    names.get((TYPE, rtype)) or self._name(TYPE, rtype),
+                    rid,
+                    (
+                        recent.get(rid) or key(rid, create=True),
+                        h[:HASH_BYTES],
+                        None if tid is None else names.get((THREAD, tid)) or self._name(THREAD, tid),
+                        names.get((TYPE, rtype)) or self._name(TYPE, rtype),
+                    ),
                 )
                 for rid, h, tid, rtype in items
             ]
-            rows.sort(key=itemgetter(0))  # stable: of one id given twice, the last still wins
-            if self._alone:
-                rows = self._held.add(rows)
-            if rows:
+            spill = self._held.add(rows) if self._alone else [row for _, row in rows]
+            if spill:
+                spill.sort(key=itemgetter(0))  # stable: of one id given twice, the last still wins
                 self._held.spilled = True
-                self.db.executemany("INSERT OR REPLACE INTO pending(key, hash, thread, type) VALUES (?,?,?,?)", rows)
+                self.db.executemany("INSERT OR REPLACE INTO pending(key, hash, thread, type) VALUES (?,?,?,?)", spill)
 
     def is_pending(self, rid: str) -> bool:
-        key = self._key(rid, create=False)
-        if key in self._held:
+        if rid in self._held:
             return True
+        key = self._key(rid, create=False)
         return self.db.execute("SELECT 1 FROM pending WHERE key = ?", (key,)).fetchone() is not None
 
     @contextlib.contextmanager
@@ -337,10 +339,11 @@ class Ledger:
         """Move checkpointed ids from pending to committed."""
         # The keys go into a TEMP table first: a few set statements over it cost far less than the same
         # statements once per few hundred ids with their keys bound as parameters.
-        held, keys = self._held.take(self._keys(ids))
+        held, rest = self._held.take(ids)  # a held row has its key: only the others' are made here
         with self._transaction():
             n = self._write_held(held)
-            if keys and self._held.spilled:
+            if rest and self._held.spilled:
+                keys = self._keys(rest)
                 self.db.executemany("INSERT OR IGNORE INTO checkpointed(key) VALUES (?)", [(k,) for k in keys])
                 n += self._move("key IN (SELECT key FROM checkpointed)", [])
                 self.db.execute("DELETE FROM pending WHERE key IN (SELECT key FROM checkpointed)")

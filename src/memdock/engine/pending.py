@@ -4,9 +4,11 @@ A record the run sent waits for the adapter's checkpoint as a pending row: (key,
 ledger's TEMP table, each costs three statements bound from Python (its insert, its key's insert into the
 checkpointed table, its move) and two deletes; kept here, one (its write into `committed`). On bench/peers.py's
 100k chunks, `add_pending` and `commit` took 0.39 and 0.32 CPU s through the table. Up to LIMIT rows are held here
-(about 200 bytes each); once a run has had more at once, every new row goes to the table as before, so a large run
-does not grow the core's memory without bound. Like the TEMP table, what is held matters only to its run: a killed
-run's pending rows are lost either way, and the next run sends those records again.
+(about 250 bytes each, its id's string with it); once a run has had more at once, every new row goes to the table as
+before, so a large run does not grow the core's memory without bound. They are held by id: a checkpoint names ids,
+and a held row's key is not made again (on the 20k notes a commit made 40k keys it already had). Like the TEMP
+table, what is held matters only to its run: a killed run's pending rows are lost either way, and the next run sends
+those records again.
 """
 
 from __future__ import annotations
@@ -19,41 +21,41 @@ Row = tuple[bytes, bytes, "int | None", int]
 
 
 class HeldRows:
-    """Pending rows by key; a row added again replaces the one held (the last wins, as INSERT OR REPLACE)."""
+    """Pending rows by record id (a commit names ids: a held row's key is not made again); a row added again
+    replaces the one held (the last wins, as INSERT OR REPLACE)."""
 
     def __init__(self, limit: int | None = None):
         self.limit = LIMIT if limit is None else limit
-        self.rows: dict[bytes, tuple[bytes, int | None, int]] = {}
+        self.rows: dict[str, Row] = {}
         self.spilled = False
         """Whether rows went to the table this run (past the bound, or all of a run that is not the only origin):
-        a key not held is then looked for there, and a new key goes there, where an older row of it may be."""
+        an id not held is then looked for there, and a new id goes there, where an older row of it may be."""
 
-    def add(self, rows: Iterable[Row]) -> list[Row]:
-        """Hold ROWS while there is room; returns those that go to the table instead."""
+    def add(self, rows: Iterable[tuple[str, Row]]) -> list[Row]:
+        """Hold ROWS ((id, row) each) while there is room; returns the rows that go to the table instead."""
         held, out = self.rows, []
-        for row in rows:
-            key = row[0]
-            if key in held or (not self.spilled and len(held) < self.limit):
-                held[key] = row[1:]
+        for rid, row in rows:
+            if rid in held or (not self.spilled and len(held) < self.limit):
+                held[rid] = row
             else:
                 self.spilled = True
                 out.append(row)
         return out
 
-    def take(self, keys: Sequence[bytes]) -> tuple[list[Row], list[bytes]]:
-        """The held rows of KEYS (let go), in key order, and the keys not held."""
+    def take(self, ids: Sequence[str]) -> tuple[list[Row], list[str]]:
+        """The held rows of IDS (let go), in key order, and the ids not held."""
         held, found, rest = self.rows, [], []
-        for key in keys:
-            row = held.pop(key, None)
+        for rid in ids:
+            row = held.pop(rid, None)
             if row is None:
-                rest.append(key)
+                rest.append(rid)
             else:
-                found.append((key, *row))
+                found.append(row)
         found.sort()
         return found, rest
 
     def take_all(self) -> list[Row]:
-        rows = sorted((key, *row) for key, row in self.rows.items())
+        rows = sorted(self.rows.values())
         self.rows.clear()
         return rows
 
@@ -61,5 +63,5 @@ class HeldRows:
         self.rows.clear()
         self.spilled = False
 
-    def __contains__(self, key: bytes) -> bool:
-        return key in self.rows
+    def __contains__(self, rid: str) -> bool:
+        return rid in self.rows

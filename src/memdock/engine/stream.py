@@ -91,7 +91,7 @@ class InputStream:
         if lines:
             self.open()
             head = rtype.encode() + b" "
-            data = head + head.join(lines)
+            data = head.join([b"", *lines])  # one copy of the lines (`head + head.join(lines)` made two)
             if data.count(b"\n") != len(lines):  # a line without its newline (a line never holds one inside)
                 data = b"".join(head + (line if line.endswith(b"\n") else line + b"\n") for line in lines)
             self._write(data)
@@ -154,8 +154,10 @@ class Tee:
     def __init__(self, writer: BundleWriter, stream: InputStream):
         self.writer, self.stream = writer, stream
 
-    def write_lines(self, rtype: str, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None) -> None:
-        self.writer.write_lines(rtype, lines, records)
+    def write_lines(
+        self, rtype: str, lines: Sequence[bytes], records: Sequence[dict[str, Any]] | None = None, *, made: bool = False
+    ) -> None:
+        self.writer.write_lines(rtype, lines, records, made=made)
         self.stream.write_lines(rtype, lines)
 
     def __getattr__(self, name: str) -> Any:

@@ -73,12 +73,20 @@ def _paths(text: str) -> list[str]:
     return found
 
 
+@lru_cache(maxsize=1 << 12)
+def _authored(author: str) -> tuple[tuple[str, str, str], ...]:
+    """`author_entities(AUTHOR)` as (id, entity_type, name) each, kept: a corpus has few authors and many entries
+    (each entry gets dicts of its own)."""
+    return tuple((e["id"], e["entity_type"], e["name"]) for e in author_entities(author))
+
+
 def extract_entities(entry: dict[str, Any]) -> Iterator[dict[str, Any]]:
     seen: set[str] = set()
     body = entry.get("body", "")
     found: list[dict[str, Any]] = []
-    if entry.get("author"):
-        found += author_entities(entry["author"])
+    author = entry.get("author")
+    if author:
+        found += [{"id": i, "entity_type": kind, "name": name} for i, kind, name in _authored(author)]
     scrubbed = body
     if "://" in body:
         found += [_entity("url", u) for u in _URL.findall(body)]

@@ -55,6 +55,8 @@ class JsonlImporter:
         if text is None:
             return
         threads: dict[str, ParsedThread] = {}
+        replying: set[str] = set()  # threads with an entry that names the entry it replies to
+        source = ctx.relative(path)
         for n, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
@@ -76,22 +78,32 @@ class JsonlImporter:
                 continue
             key = str(obj.get("thread_id") or path.stem)
             pt = self._thread(threads, key, path, ctx)
-            pt.entries.append(self._entry(obj, pt, path, n, ctx))
-        for pt in threads.values():
-            ids = {e["metadata"]["source_id"]: e["id"] for e in pt.entries if e.get("metadata", {}).get("source_id")}
-            for e in pt.entries:
-                parent = e.get("metadata", {}).get("replies_to")
-                if parent is not None:
-                    if str(parent) in ids:
-                        pt.replies.append((e["id"], ids[str(parent)]))
-                    else:
-                        ctx.warn(
-                            path,
-                            e.get("source_line"),
-                            f"replies_to {parent!r} names no entry of this thread",
-                            kind="unknown replies_to",
-                        )
+            entry = self._entry(obj, pt, path, n, ctx, source)
+            pt.entries.append(entry)
+            if entry.get("metadata", {}).get("replies_to") is not None:
+                replying.add(key)
+        del text  # the file's text, and each thread once yielded, are not held while the run goes on with them
+        for key in list(threads):
+            pt = threads.pop(key)
+            if key in replying:
+                self._replies(pt, path, ctx)
             yield pt
+
+    def _replies(self, pt: ParsedThread, path: Path, ctx: ImportContext) -> None:
+        """PT's replies_to pairs, each entry that names an entry not in the thread warned."""
+        ids = {e["metadata"]["source_id"]: e["id"] for e in pt.entries if e.get("metadata", {}).get("source_id")}
+        for e in pt.entries:
+            parent = e.get("metadata", {}).get("replies_to")
+            if parent is not None:
+                if str(parent) in ids:
+                    pt.replies.append((e["id"], ids[str(parent)]))
+                else:
+                    ctx.warn(
+                        path,
+                        e.get("source_line"),
+                        f"replies_to {parent!r} names no entry of this thread",
+                        kind="unknown replies_to",
+                    )
 
     def _thread(self, threads: dict[str, ParsedThread], key: str, path: Path, ctx: ImportContext) -> ParsedThread:
         if key not in threads:
@@ -117,7 +129,9 @@ class JsonlImporter:
                 out["event_time"] = t
         return out
 
-    def _entry(self, obj: dict[str, Any], pt: ParsedThread, path: Path, n: int, ctx: ImportContext) -> dict[str, Any]:
+    def _entry(
+        self, obj: dict[str, Any], pt: ParsedThread, path: Path, n: int, ctx: ImportContext, source: str
+    ) -> dict[str, Any]:
         tid = pt.thread["id"]
         pos = len(pt.entries)
         body = obj.get("body")
@@ -131,7 +145,7 @@ class JsonlImporter:
             "thread_id": tid,
             "position": pos,
             "body": body,
-            "source": ctx.relative(path),
+            "source": source,
             "source_line": n,
             "ingestion_time": ctx.ingestion_time,
         }

@@ -32,7 +32,7 @@ from ..bundle import source
 from ..bundle.lines import RecordLines
 from ..chunking import ChunkOptions
 from ..chunking.chunker import Chunker
-from ..sdk import gc_pace
+from ..engine.delta import paced_pass
 from ..sdk.implied import KEY, expand, explicit
 from ..validation import SchemaValidator
 from .pipeline import ImportSummary, import_records
@@ -53,6 +53,8 @@ class ImportFeed:
     import, ON_IMPORTED(summary) runs once the sources are read, before the adapter is sent anything."""
 
     kind = "chunks"
+    made = True
+    """Its chunks are its chunker's, each line orjson's dumps of the record (`engine.delta.Feed.made`)."""
     implied = False
     """Whether entries go with `implied_edges` instead of their structural edge records (the index run sets it)."""
 
@@ -84,7 +86,7 @@ class ImportFeed:
             self.summary, self.roots, self.fmt, on_bytes=self.on_bytes, skip=self.skip, implied=True
         )
         # an importer may read a whole file here (jsonl): its records are all alive at once
-        with gc_pace.paced(gc_pace.PASS, freeze=True):
+        with paced_pass():
             for rtype, rec in self._records:
                 self._head.append((rtype, rec))
                 if rtype == "entry":
