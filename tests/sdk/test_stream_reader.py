@@ -96,3 +96,47 @@ def test_a_loop_stopped_early_stops_the_reader(tmp_path):
     ahead.close()
     ahead._thread.join(timeout=120)
     assert not ahead._thread.is_alive()
+
+
+class _Trickle(io.RawIOBase):
+    """A stream that gives its bytes PIECE at a time, so lines and their count go on across reads."""
+
+    def __init__(self, data: bytes, piece: int):
+        self.data, self.piece = data, piece
+
+    def readable(self) -> bool:
+        return True
+
+    def read1(self, _size: int = -1) -> bytes:
+        got, self.data = self.data[: self.piece], self.data[self.piece :]
+        return got
+
+
+@pytest.mark.parametrize("piece", [7, 50, 1 << 20])
+def test_a_bad_line_is_named_by_its_number_across_reads(piece):
+    lines = [line("entry", i) for i in range(30)] + [b"chunk {nope\n"]
+    reader = ReadAhead(_Trickle(b"".join(lines) + b"end 31\n", piece), "x", parse={"entry", "chunk"}, keep=())
+    with pytest.raises(InvalidInputError, match=r"^x: line 31: not a JSON record"):
+        list(reader)
+    reader.close()
+
+
+@pytest.mark.parametrize("piece", [5, 1 << 20])
+def test_the_end_line_counts_the_lines_of_every_read_and_a_bare_end_is_an_end(piece):
+    lines = b"".join(line("entry", i) for i in range(12))
+    reader = ReadAhead(_Trickle(lines + b"end 12\n", piece), "x", parse={"entry"}, keep=())
+    assert [r["id"] for _, r in reader] == [f"entry{i}" for i in range(12)]
+    reader = ReadAhead(_Trickle(lines + b"end\n", piece), "x", parse={"entry"}, keep=())
+    with pytest.raises(InvalidInputError, match="end says  records; 12 came"):
+        list(reader)
+
+
+def test_types_past_those_remembered_are_read_the_same():
+    kinds = [f"t{k}" for k in range(200)]
+    data = b"".join(line(kind, k) for k, kind in enumerate(kinds)) + b"end 200\n"
+    reader = ReadAhead(io.BytesIO(data), "x", parse=set(kinds[::3]), keep=set(kinds[1::3]))
+    got = list(reader)
+    assert [name for name, _ in got] == kinds
+    for k, (name, what) in enumerate(got):
+        want = {"id": f"{name}{k}"} if k % 3 == 0 else (line(name, k) if k % 3 == 1 else None)
+        assert what == want, name

@@ -77,6 +77,7 @@ def _records(seed: int) -> list[tuple[str, list[dict]]]:
 
 
 def _store(path: Path, parts: list[tuple[str, list[dict]]], monkeypatch, first: bool) -> sqlite3.Connection:
+    """The store PARTS make (FIRST: as a first load); the count of nodes `finish` indexed kept in temp.finished."""
     conn = db.open_writer(path)
     with monkeypatch.context() as m:
         if not first:
@@ -85,7 +86,8 @@ def _store(path: Path, parts: list[tuple[str, list[dict]]], monkeypatch, first: 
         assert (run.first is not None) == first
         for rtype, records in parts:
             run.run(rtype, iter(records))
-        run.finish()
+        indexed = run.finish()
+    conn.execute("CREATE TEMP TABLE finished AS SELECT ? AS indexed", (indexed,))
     return conn
 
 
@@ -98,6 +100,7 @@ def _all(conn: sqlite3.Connection) -> dict[str, list]:
         "chunks": "SELECT * FROM chunks ORDER BY rowid",
         "node_fts": "SELECT * FROM temp.words ORDER BY 1, 2, 3, 4",
         "chunk_fts": "SELECT * FROM temp.chunk_words ORDER BY 1, 2, 3, 4",
+        "finished": "SELECT indexed FROM temp.finished",  # what `finish` counted
     }
     return {k: conn.execute(q).fetchall() for k, q in queries.items()}
 

@@ -31,6 +31,7 @@ def index_pending(
     """Index the nodes not in node_fts yet (inside the caller's transaction); returns how many. JOINED, when
     given, are the pending entries known to join to their chunks (first_load.Joins), UNKNOWN the only others that
     may: the rest are not checked."""
+    joined_now = 0
     conn.execute(
         "INSERT INTO node_fts(rowid, name, text) "
         f"SELECT rowid, name, CASE WHEN {_CHUNKED} THEN '' ELSE unpack(text) END FROM node_rows WHERE indexed = 0"
@@ -39,12 +40,14 @@ def index_pending(
         conn.execute(f"UPDATE node_rows SET text = NULL WHERE indexed = 0 AND {_JOINS}")
     else:
         which = "indexed = 0 AND id IN (SELECT value FROM json_each(?))"
-        conn.execute(f"UPDATE node_rows SET text = NULL WHERE {which} AND kind = 'entry'", (json.dumps(list(joined)),))
+        # an entry that joins has chunks: indexed as `done` would set it, in the same write of its row
+        joins = f"UPDATE node_rows SET text = NULL, indexed = 2 WHERE {which} AND kind = 'entry'"
+        joined_now = conn.execute(joins, (json.dumps(list(joined)),)).rowcount
         conn.execute(f"UPDATE node_rows SET text = NULL WHERE {which} AND {_JOINS}", (json.dumps(list(unknown)),))
     # What is left is stored compressed where that is smaller (no trigger: these rows are not in node_fts yet).
     conn.execute("UPDATE node_rows SET text = pack(text) WHERE indexed = 0 AND typeof(text) = 'text'")
     done = f"UPDATE node_rows SET indexed = CASE WHEN {_CHUNKED} THEN 2 ELSE 1 END WHERE indexed = 0"
-    return conn.execute(done).rowcount
+    return joined_now + conn.execute(done).rowcount
 
 
 def hold_in_chunks(conn: sqlite3.Connection, entry_ids: Iterable[str]) -> None:

@@ -24,6 +24,7 @@ from ..errors import InvalidInputError
 END = b"end"
 READ_BYTES = 1 << 20
 AHEAD_BYTES = 8 << 20
+KINDS = 64  # line types remembered (by their bytes) with how they are read
 
 Item = tuple[str, Any]
 """(type, what of the line the adapter keeps): the parsed record of a type it reads now, the line of one it holds
@@ -40,6 +41,7 @@ class ReadAhead:
         self._room = threading.Condition()
         self._held = 0  # bytes of lines read and not yet taken
         self._closed = False
+        self._kinds: dict[bytes, tuple[str, bool, bool]] = {}
         self._thread = threading.Thread(target=self._run, name="memdock-stream-read", daemon=True)
         self._thread.start()
 
@@ -85,17 +87,14 @@ class ReadAhead:
                 lines = []
             items: list[Item] = []
             try:
-                for line in lines:
-                    number += 1
-                    if line.startswith(END + b" ") or line == END:
-                        self._check_end(line, number - 1)
-                        yield items, len(data)
-                        return
-                    items.append(self._item(line, number))
+                ended = self._items(lines, number, items)
             except InvalidInputError:
                 yield items, len(data)
                 raise
+            number += len(items)
             yield items, len(data)
+            if ended:
+                return
             if not data:
                 raise InvalidInputError(
                     f"{self.where}: the input ended after {number} records without its end line (the core "
@@ -103,23 +102,48 @@ class ReadAhead:
                     details={"read": number},
                 )
 
+    def _items(self, lines: list[bytes], before: int, items: list[Item]) -> bool:
+        """LINES (the BEFORE lines before them read) onto ITEMS up to the end line; whether it came. The common
+        case in one loop, each line's type looked up by its bytes: a line is split and parsed only once."""
+        loads, kinds, append = orjson.loads, self._kinds, items.append
+        for line in lines:
+            kind, space, body = line.partition(b" ")
+            how = kinds.get(kind) if space else None
+            if how is None:
+                if kind == END:
+                    self._check_end(line, before + len(items))
+                    return True
+                if not space:
+                    raise InvalidInputError(
+                        f"{self.where}: line {before + len(items) + 1}: not a `TYPE JSON` record line (no space)"
+                    )
+                how = self._kind(kind)
+            name, parse, keep = how
+            if parse:
+                try:
+                    append((name, loads(body)))
+                except orjson.JSONDecodeError as exc:
+                    raise InvalidInputError(
+                        f"{self.where}: line {before + len(items) + 1}: not a JSON record: {exc}"
+                    ) from None
+            else:
+                append((name, line + b"\n" if keep else None))
+        return False
+
+    def _kind(self, kind: bytes) -> tuple[str, bool, bool]:
+        """How a line of type KIND is read: (its name, parsed, kept); remembered for the next (up to KINDS types:
+        an input of many made-up types costs a decode a line, no more memory)."""
+        name = kind.decode("ascii", "replace")
+        how = (name, name in self.parse, name not in self.parse and name in self.keep)
+        if len(self._kinds) < KINDS:
+            self._kinds[kind] = how
+        return how
+
     def _wait_room(self) -> bool:
         """Wait until less than AHEAD_BYTES are held; False once closed."""
         with self._room:
             self._room.wait_for(lambda: self._closed or self._held < AHEAD_BYTES)
             return not self._closed
-
-    def _item(self, line: bytes, number: int) -> Item:
-        kind, space, body = line.partition(b" ")
-        if not space:
-            raise InvalidInputError(f"{self.where}: line {number}: not a `TYPE JSON` record line (no space)")
-        name = kind.decode("ascii", "replace")
-        if name in self.parse:
-            try:
-                return name, orjson.loads(body)
-            except orjson.JSONDecodeError as exc:
-                raise InvalidInputError(f"{self.where}: line {number}: not a JSON record: {exc}") from None
-        return name, (line + b"\n" if name in self.keep else None)
 
     def _check_end(self, line: bytes, seen: int) -> None:
         said = line[len(END) :].strip()
