@@ -12,7 +12,9 @@ upper bound a real system cannot reach without knowing the answer:
   weights and constants (bm25's ranking: its top 10, then its top 100 for the ranks after);
 - "named speaker by MiniLM": a question naming one speaker ranks that speaker's turns alone by cosine (the others
   all turns by cosine);
-- "any of the above": per question, the best of all of them.
+- "any of the above": per question, the best of all of them;
+- "one fusion per category": each category's questions fused with the weight and constant best for that category
+  (in-sample), what a rule that knew every question's category without error could reach.
 If even the last stays under a target, no fusion of these two signals reaches it.
 """
 
@@ -133,7 +135,18 @@ def oracles(questions: list[dict], bm25: list, deep: list, cos: list, speaker_co
         out["oracle: any of the above"].append(best_of(ev, [top, c, s, *fusions]))
     (w, rrf_k), scores = max(each.items(), key=lambda item: statistics.mean(v[10] for v in item[1]))
     out[f"one fusion for all, w={w:g} k={rrf_k} (in-sample)"] = scores
+    out["one fusion per category (category known, in-sample)"] = per_category(questions, each)
     return out
+
+
+def per_category(questions: list[dict], each: dict[tuple[float, int], list]) -> list:
+    """Each question scored by the fusion best over its own category's questions: what any rule that reads a
+    question's category off the question (a classifier that never errs) could reach with these two signals."""
+    best: dict[int, tuple[float, int]] = {}
+    for cat in {q["category"] for q in questions}:
+        rows = [i for i, q in enumerate(questions) if q["category"] == cat]
+        best[cat] = max(each, key=lambda wk: statistics.mean(each[wk][i][10] for i in rows))
+    return [each[best[q["category"]]][i] for i, q in enumerate(questions)]
 
 
 def print_recall(questions: list[dict], systems: dict[str, list]) -> None:
