@@ -89,16 +89,8 @@ def run(
     else:
         ranked = _first_ranking(mode, lexical, dense, cover, lexical_order, vector_weight, rrf_k)
     by_score = mode == "bm25" or (mode == "hybrid" and fusion == "score")
-    tuned = (
-        neighbour_weight,
-        pool_weight,
-        many_pool_weight,
-        time_weight,
-        date_weight,
-        addressed_weight,
-        dated_cue_weight,
-    )
-    ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, by_score, *tuned)
+    tuned = (neighbour_weight, pool_weight, many_pool_weight, time_weight, date_weight, addressed_weight)
+    ranked = _arrange(conn, ranked, text, mode, filters, limit, rrf_k, by_score, *tuned, dated_cue_weight)
     if mode != "vector":
         ranked = _around(
             conn,
