@@ -7,9 +7,7 @@ goes (a first index), the adapter is handed the input bundle itself (`Delta.whol
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from hashlib import sha256 as _sha256
 from pathlib import Path
@@ -161,7 +159,7 @@ def build_delta(
         out, feed.kind, validate=False, chunker=feed.chunker, inputs=inputs, metadata=metadata, compress=True
     ) as w:
         sink = DeltaSink(ledger, w if tee is None else tee(w), delta, fresh, feed.made)
-        with paced_pass():
+        with gc_pace.paced(gc_pace.PASS, freeze=True):
             feed.run(sink)
             sink.flush()
     delta.sent = {t: delta.sent[t] for t in sorted(delta.sent, key=_rank)}
@@ -169,20 +167,6 @@ def build_delta(
         delta.implied = sink.implied
     delta.thread_ids = sorted(sink.threads)
     return delta
-
-
-@contextmanager
-def paced_pass() -> Iterator[None]:
-    """`gc_pace.paced(gc_pace.PASS, freeze=True)`, and what the block made and still holds moved out of the young
-    generations as it ends: frozen then, the block's end thaws it into the oldest generation, instead of the first
-    young collection at the restored thresholds walking it all (after `ImportFeed.start` read bench/peers.py's 20k
-    notes, one walked the 20k entries the pass was about to send: 20-40 ms). Where the block freezes nothing (an
-    outer block or the application froze first), nothing more is frozen."""
-    thaws = gc.isenabled() and gc.get_freeze_count() == 0
-    with gc_pace.paced(gc_pace.PASS, freeze=True):
-        yield
-        if thaws:
-            gc.freeze()
 
 
 class _BundleFeed:

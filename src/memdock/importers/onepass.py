@@ -32,7 +32,7 @@ from ..bundle import source
 from ..bundle.lines import RecordLines
 from ..chunking import ChunkOptions
 from ..chunking.chunker import Chunker
-from ..engine.delta import paced_pass
+from ..sdk import gc_pace
 from ..sdk.implied import KEY, expand, explicit
 from ..validation import SchemaValidator
 from .pipeline import ImportSummary, import_records
@@ -86,7 +86,7 @@ class ImportFeed:
             self.summary, self.roots, self.fmt, on_bytes=self.on_bytes, skip=self.skip, implied=True
         )
         # an importer may read a whole file here (jsonl): its records are all alive at once
-        with paced_pass():
+        with gc_pace.paced(gc_pace.PASS, freeze=True):
             for rtype, rec in self._records:
                 self._head.append((rtype, rec))
                 if rtype == "entry":

@@ -27,7 +27,12 @@ def paced(thresholds: tuple[int, int, int] = THRESHOLDS, *, freeze: bool = False
     """Collect at THRESHOLDS inside the block, with FREEZE what exists now frozen out of the collector's walks; both
     undone however the block ends. A collector that is off stays as it was. What was frozen before (an outer block, an
     application that froze after a fork) stays frozen: `gc.unfreeze` cannot thaw only ours, so then this block
-    freezes nothing."""
+    freezes nothing.
+
+    A frozen block that ends freezes what it made and still holds too, so its end thaws that into the oldest
+    generation instead of the first young collection at the restored thresholds walking it all (after
+    `ImportFeed.start` read bench/peers.py's 20k notes, one walked the 20k entries the pass was about to send:
+    20-40 ms)."""
     if not gc.isenabled():
         yield
         return
@@ -38,6 +43,8 @@ def paced(thresholds: tuple[int, int, int] = THRESHOLDS, *, freeze: bool = False
     gc.set_threshold(*thresholds)
     try:
         yield
+        if freeze:
+            gc.freeze()
     finally:
         gc.set_threshold(*before)
         if freeze:
