@@ -55,6 +55,11 @@ def _key(create: bool) -> bytes | None:
         return None
 
 
+def home_key() -> bytes | None:
+    """This home's secret (made on first use), for other MACs of this home's own: None when it cannot be had."""
+    return _key(create=True)
+
+
 def _mac(key: bytes, manifest: dict[str, Any]) -> str:
     meta = {k: v for k, v in (manifest.get("metadata") or {}).items() if k != SEAL_FIELD}
     body = {**manifest, "metadata": meta}  # written with or without metadata, the seal covers the same

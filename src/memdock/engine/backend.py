@@ -90,7 +90,7 @@ class StoreBackend:
 
     def get_capabilities(self, *, refresh: bool = False) -> Capabilities:
         if self._caps is None or refresh:
-            raw = self.call("capabilities", {"offered_protocols": list(SUPPORTED_PROTOCOLS)})
+            raw = self.transport.handshake({"offered_protocols": list(SUPPORTED_PROTOCOLS)}, refresh=refresh)
             negotiate(raw)
             if not payload_compatible(raw):
                 raise VersionError(

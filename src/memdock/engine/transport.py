@@ -73,6 +73,12 @@ class Transport(Protocol):
         """`call`'s work, its arguments in one object: what a transport (a subclass of this) defines."""
         ...
 
+    def handshake(self, params: dict[str, Any], *, refresh: bool = False) -> dict[str, Any]:
+        """The `capabilities` result for PARAMS. A transport may answer it from what the adapter said before
+        (the subprocess transport does, for an adapter that says its answer cannot change unseen); REFRESH asks
+        the adapter itself."""
+        return self.call("capabilities", params)
+
     def shard_job(self, timeout: float | None) -> tuple[Job, ShardSpec] | None:
         """A job and the spec template that run one shard of a parallel index elsewhere (see
         `engine/parallel.py`), or None when this transport runs one writer only."""

@@ -28,6 +28,7 @@ from ..engine.transport import Call, Transport
 from ..errors import MemdockError
 from ..operations import WRITE_OPERATIONS
 from ..registry import AdapterDescriptor
+from . import handshakes
 from .launch import CallRecord, Launch
 from .oneshot import run_once
 from .worker import WorkerPool
@@ -126,6 +127,12 @@ class SubprocessTransport(Transport):
             except OSError as exc:  # the request, work dir or lock file could not be written
                 reraise_disk_full(exc, self.store.root, f"running {operation}")
                 raise
+
+    def handshake(self, params: dict[str, Any], *, refresh: bool = False) -> dict[str, Any]:
+        """`capabilities`, from the memdock home's cache when the adapter opts in (see `handshakes`)."""
+        if self.pool is not None or not handshakes.opted_in(self.launch):
+            return self.call("capabilities", params)
+        return handshakes.remembered(self.launch, params, lambda: self.call("capabilities", params), refresh=refresh)
 
     def _failed(self, exc: MemdockError, operation: str, attempt: int) -> float:
         """Note EXC's call record and attempt; raise memdock's disk-full error for an adapter that said the disk
