@@ -78,8 +78,19 @@ class DeltaSink:
     """The delta being written: records pushed one by one are hashed, diffed against the ledger a batch of one type
     at a time, and the changed ones written to the segment and noted as pending."""
 
-    def __init__(self, ledger: Ledger, w: BundleWriter, delta: Delta, fresh: bool, made: bool = False):
+    def __init__(
+        self,
+        ledger: Ledger,
+        w: BundleWriter,
+        delta: Delta,
+        fresh: bool,
+        made: bool = False,
+        begin: Callable[[], None] | None = None,
+    ):
+        """BEGIN, when FRESH, is called at the first record: every record of a first index goes, so whatever reads
+        the delta (`engine/stream.py`'s adapter) may start then rather than at the first batch written."""
         self.ledger, self.w, self.delta, self.fresh, self.made = ledger, w, delta, fresh, made
+        self.begin = begin if fresh else None
         self.batches: dict[str, list[tuple[bytes, Item, dict[str, Any]]]] = {}
         self.threads: set[str] = set()
         self.implied: dict[str, str] = {}  # edge id: the entry of this input that implies it
@@ -98,6 +109,9 @@ class DeltaSink:
     def add(self, rtype: str, rec: dict[str, Any], line: bytes, *, derived: bool = False) -> None:
         """REC, read as LINE; REC is this run's own (its volatile fields are dropped in place). DERIVED: an edge
         expanded from an entry's `implied_edges`; any other edge record an entry of the input implies is refused."""
+        if self.begin is not None:
+            begin, self.begin = self.begin, None
+            begin()
         rid = rec["id"]
         if rtype == "edge" and not derived and rid in self.implied:
             raise InvalidInputError(
@@ -158,7 +172,8 @@ def build_delta(
     with BundleWriter(
         out, feed.kind, validate=False, chunker=feed.chunker, inputs=inputs, metadata=metadata, compress=True
     ) as w:
-        sink = DeltaSink(ledger, w if tee is None else tee(w), delta, fresh, feed.made)
+        written = w if tee is None else tee(w)
+        sink = DeltaSink(ledger, written, delta, fresh, feed.made, begin=getattr(written, "begin", None))
         with gc_pace.paced(gc_pace.PASS, freeze=True):
             feed.run(sink)
             sink.flush()

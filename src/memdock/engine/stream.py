@@ -160,6 +160,10 @@ class Tee:
         self.writer.write_lines(rtype, lines, records, made=made)
         self.stream.write_lines(rtype, lines)
 
+    def begin(self) -> None:
+        """Start the adapter now, before the first lines: its start-up then overlaps the pass making them."""
+        self.stream.open()
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.writer, name)
 
