@@ -8,7 +8,11 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
+from test_derived_edges import _old_adapter
 from test_layout7 import _run
+
+from memdock.conformance import KitOptions, run_kit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
 from memdock_sqlite import db, delete, filters, graph
@@ -61,3 +65,17 @@ def test_deleting_the_other_thread_takes_its_entries_chunks_wherever_they_were_s
     assert {"entry:0", "entry:2", "chunk:0", "chunk:2", "chunk:3"} <= set(result["deleted"])
     assert "entry:3" not in result["deleted"] and "chunk:1" not in result["deleted"]
     assert _in_threads(conn, ["thread:a"]) == [] and _in_threads(conn, ["thread:b"]) == ["chunk:1"]
+
+
+BEFORE_FIX = "59d1164b2d7f7ba412825895b74f9484e7671a22"  # the last commit whose delete followed only entries
+
+
+@pytest.mark.timeout(600)
+def test_the_kits_thread_delete_check_fails_the_adapter_before_the_fix_and_passes_it_now(tmp_path):
+    before = run_kit(
+        _old_adapter(tmp_path / "old", BEFORE_FIX, ("adapters/common",)), KitOptions(only=["delete_thread"])
+    )
+    (old,) = before.results
+    assert old.status == "fail" and "chunk:kit-x-0" in old.detail, old.detail
+    (now,) = run_kit("sqlite", KitOptions(only=["delete_thread"])).results
+    assert now.status == "pass", now.detail
