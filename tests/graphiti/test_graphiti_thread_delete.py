@@ -1,6 +1,7 @@
 """What a thread's delete takes in the catalog (memdock_graphiti/catalog.py, forget.py), without graphiti or a
 model: with episodes made of chunks, the episodes of the chunks sent with the thread and those of its entries'
-chunks sent with another thread (the kit's crossed bundle, conformance/golden.py). Not gated."""
+chunks sent with another thread (the kit's crossed bundle, conformance/golden.py), and an entry's its chunks'. Not
+gated."""
 
 from __future__ import annotations
 
@@ -33,3 +34,12 @@ def test_a_threads_episodes_include_its_entries_chunks_sent_with_another_thread(
     assert got == want
     members = {m for u in got for m in cat.members(u)}
     assert "chunk:kit-x-3" in members and "chunk:kit-x-2" not in members
+
+
+def test_an_entrys_episodes_include_those_of_its_chunks_when_episodes_are_chunks(tmp_path):
+    cat = Catalog(tmp_path / "data")
+    stage(BundleReader(golden.write_crossed(tmp_path / "b")), cat, Settings(episode_source="chunks"))
+    with cat.transaction():
+        for ep in list(cat.staged()):
+            cat.mark(ep, "committed")
+    assert [u for u, _ in cat.resolve("entry:kit-x-0")] == [episode_uuid("chunk:kit-x-0")]

@@ -148,7 +148,7 @@ class Catalog(CatalogFile):
         return self.conn.execute(
             "SELECT uuid, group_id FROM episodes WHERE thread_id = ?1 OR uuid = ?1 "
             "OR uuid IN (SELECT uuid FROM members WHERE record_id = ?1) "
-            "OR entry_id IN (SELECT id FROM entries WHERE thread_id = ?1)",  # its entries' chunks sent elsewhere
+            "OR entry_id = ?1 OR entry_id IN (SELECT id FROM entries WHERE thread_id = ?1)",  # an entry's chunks
             (record_id,),
         ).fetchall()
 
