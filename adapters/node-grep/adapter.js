@@ -253,8 +253,12 @@ const ops = {
         found = true;
         delete store.threads[id];
         deleted.add(id);
-        for (const e of Object.values(store.entries)) if (e.thread_id === id) { delete store.entries[e.id]; deleted.add(e.id); }
-        for (const c of Object.values(store.chunks)) if (c.thread_id === id) { delete store.chunks[c.id]; deleted.add(c.id); }
+        const entries = new Set(Object.values(store.entries).filter((e) => e.thread_id === id).map((e) => e.id));
+        for (const e of entries) { delete store.entries[e]; deleted.add(e); }
+        // the chunks sent with the thread, and its entries' chunks sent with another
+        for (const c of Object.values(store.chunks)) {
+          if (c.thread_id === id || entries.has(c.entry_id)) { delete store.chunks[c.id]; deleted.add(c.id); }
+        }
       }
       if (store.entries[id]) {
         found = true;

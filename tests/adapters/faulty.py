@@ -103,6 +103,8 @@ class Faulty(Adapter):
         batch: list[str] = []
         for rtype, records in self._groups(ctx):
             for rec in records:
+                if rtype == "entry":
+                    store.setdefault("entries", {})[rec["id"]] = rec["thread_id"]
                 if rtype == "chunk":
                     store["chunks"][rec["id"]] = {
                         "entry_id": rec["entry_id"],
@@ -171,12 +173,19 @@ class Faulty(Adapter):
         deleted = []
         for i in ids:
             for cid, c in list(store["chunks"].items()):
-                if i in (cid, c["entry_id"], c["thread_id"]):
+                if self._goes_with(store, i, cid, c):
                     deleted += [i, cid]
                     if FAULT != "false_capability":
                         del store["chunks"][cid]
         self._save(ctx, store)
         return {"deleted": sorted(set(deleted)), "not_found": [i for i in ids if i not in deleted]}
+
+    def _goes_with(self, store: dict, record_id: str, cid: str, chunk: dict) -> bool:
+        """Chunk CID goes when RECORD_ID is it, its entry, the thread it was sent with, or its entry's thread
+        (`thread_by_entries` forgets the thread it was sent with; `thread_by_chunks` its entry's thread)."""
+        by_chunk = chunk["thread_id"] == record_id and FAULT != "thread_by_entries"
+        by_entry = store.get("entries", {}).get(chunk["entry_id"]) == record_id and FAULT != "thread_by_chunks"
+        return record_id in (cid, chunk["entry_id"]) or by_chunk or by_entry
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ from memdock.testing import conformance_tests
 HERE = Path(__file__).resolve().parents[1] / "adapters"
 TWIN = "faulty-none"  # the same program as every faulty-* adapter, with no fault switched on
 
-TestWorkingTwin = conformance_tests(HERE / TWIN, idle=2, timeout=20, must_run=("resume_after_kill", "delete_cascade"))
+TestWorkingTwin = conformance_tests(
+    HERE / TWIN, idle=2, timeout=20, must_run=("resume_after_kill", "delete_cascade", "delete_thread")
+)
 
 FAULTS = [
     ("faulty-stdout", "stdout_clean", "stray stdout line"),
@@ -22,6 +24,9 @@ FAULTS = [
     ("faulty-hang", "index_query", "went silent"),
     ("faulty-crash-mid-index", "index_query", "exited with code 1"),
     ("faulty-false-capability", "delete_cascade", "still return"),
+    # a thread's delete that follows only its entries (sqlite before the fix) or only its chunks' thread ids
+    ("faulty-thread-by-entries", "delete_thread", "chunk:kit-x-0 under a filter on it"),
+    ("faulty-thread-by-chunks", "delete_thread", "chunk:kit-x-3 for"),
     ("faulty-bad-schema", "index_query", "breaks response.schema.json"),
     (
         "faulty-daemon",

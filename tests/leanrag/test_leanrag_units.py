@@ -335,3 +335,18 @@ def test_hits_carry_our_ids_as_provenance_and_findings_parsed():
     assert hits.findings_text(str([{"summary": "s", "explanation": "e"}])) == [{"summary": "s", "explanation": "e"}]
     assert hits.findings_text("free text") == [{"summary": "free text"}]
     assert hits.split_sources("c1||c2") == ["c1", "c2"]
+
+
+def test_a_threads_delete_takes_its_entries_chunks_sent_with_another_thread_and_the_chunks_sent_with_it(tmp_path):
+    from memdock.bundle import BundleReader
+    from memdock.conformance import golden
+
+    cat = Catalog(tmp_path / "data")
+    stage(BundleReader(golden.write_crossed(tmp_path / "b")), cat, Settings())
+    kind, chunks = cat.resolve(golden.CROSSED_GONE)
+    assert (kind, chunks) == ("thread", ["chunk:kit-x-0", "chunk:kit-x-1", "chunk:kit-x-3"])
+    with cat.transaction():
+        gone = cat.forget(kind, golden.CROSSED_GONE, chunks)
+    assert set(gone) == {"chunk:kit-x-0", "chunk:kit-x-1", "chunk:kit-x-3", "entry:kit-x-1", "entry:kit-x-3"}
+    assert [c["id"] for c in cat.pending_chunks()] == ["chunk:kit-x-2"]
+    assert cat.entry("entry:kit-x-0") is not None and cat.resolve(golden.CROSSED_KEEP)[1] == ["chunk:kit-x-2"]

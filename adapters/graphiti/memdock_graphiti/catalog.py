@@ -147,7 +147,8 @@ class Catalog(CatalogFile):
         """(uuid, group_id) of every episode standing for RECORD_ID: a thread, an entry, a chunk or a uuid."""
         return self.conn.execute(
             "SELECT uuid, group_id FROM episodes WHERE thread_id = ?1 OR uuid = ?1 "
-            "OR uuid IN (SELECT uuid FROM members WHERE record_id = ?1)",
+            "OR uuid IN (SELECT uuid FROM members WHERE record_id = ?1) "
+            "OR entry_id = ?1 OR entry_id IN (SELECT id FROM entries WHERE thread_id = ?1)",  # an entry's chunks
             (record_id,),
         ).fetchall()
 

@@ -97,8 +97,13 @@ class Catalog(CatalogFile):
             self.conn.execute("SELECT 1 FROM threads WHERE id = ?", (record_id,)).fetchone()
             or self.conn.execute("SELECT 1 FROM chunks WHERE thread_id = ?", (record_id,)).fetchone()
         ):
-            return "thread", [
-                r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE thread_id = ?", (record_id,))
+            return "thread", [  # the chunks sent with it, and its entries' chunks sent with another thread
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT id FROM chunks WHERE thread_id = ?1 "
+                    "OR entry_id IN (SELECT id FROM entries WHERE thread_id = ?1) ORDER BY seq",
+                    (record_id,),
+                )
             ]
         return None, []
 

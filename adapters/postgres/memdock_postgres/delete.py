@@ -1,6 +1,7 @@
-"""Delete records and what hangs off them, as the sqlite adapter does: thread → its entries → their chunks →
-every edge touching any of them, and entities left with no edge at all. One transaction: a delete happens
-entirely or not at all, and every front end sees it at its next query."""
+"""Delete records and what hangs off them, as the sqlite adapter does: thread → its entries → their chunks (and
+the chunks sent with the thread whatever their entry's) → every edge touching any of them, and entities left with
+no edge at all. One transaction: a delete happens entirely or not at all, and every front end sees it at its next
+query."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ ents AS (
 nodes AS (
   SELECT id FROM direct WHERE kind <> 'edge'
   UNION SELECT id FROM ents
-  UNION SELECT c.id FROM chunks c WHERE c.entry_id IN (SELECT id FROM ents)),
+  UNION SELECT c.id FROM chunks c WHERE c.entry_id IN (SELECT id FROM ents)
+  UNION SELECT c.id FROM chunks c JOIN direct d ON d.kind = 'thread' AND c.thread_id = d.id),
 gone_edges AS (
   SELECT id FROM direct WHERE kind = 'edge'
   UNION SELECT e.id FROM edges e WHERE e.source_id IN (SELECT id FROM nodes) OR e.target_id IN (SELECT id FROM nodes)),

@@ -1,5 +1,6 @@
-"""Delete records and what hangs off them: thread → its entries → their chunks → every edge touching any of
-them, and entities left with no edge at all. One transaction: a delete happens entirely or not at all."""
+"""Delete records and what hangs off them: thread → its entries → their chunks (and the chunks sent with the
+thread whatever their entry's) → every edge touching any of them, and entities left with no edge at all. One
+transaction: a delete happens entirely or not at all."""
 
 from __future__ import annotations
 
@@ -15,6 +16,13 @@ _EXISTS = (
     "SELECT id FROM nodes WHERE id IN (SELECT id FROM doomed) UNION ALL "
     "SELECT id FROM chunks WHERE id IN (SELECT id FROM doomed) UNION ALL "
     "SELECT id FROM edges WHERE id IN (SELECT id FROM doomed)"
+)
+
+# A chunk sent with a thread its entry is not in answers as that thread's (db.THREAD): it goes with the thread.
+# Only such chunks store a thread id ('' is their entry's), read through the chunks_own_thread index.
+_SENT_WITH_DOOMED_THREAD = (
+    "INSERT OR IGNORE INTO doomed SELECT id FROM chunk_rows WHERE thread_id <> '' "
+    "AND thread_id IN (SELECT id FROM nodes WHERE kind = 'thread' AND id IN (SELECT id FROM doomed))"
 )
 
 
@@ -36,6 +44,7 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
         "(SELECT t.id FROM nodes t WHERE t.kind = 'thread' AND t.id IN (SELECT id FROM doomed))"
     )
     conn.execute("INSERT OR IGNORE INTO doomed SELECT c.id FROM chunks c WHERE c.entry_id IN (SELECT id FROM doomed)")
+    conn.execute(_SENT_WITH_DOOMED_THREAD)
     touched = {
         r[0]
         for r in conn.execute(

@@ -26,6 +26,7 @@ from ..untrusted import NotRegularFile, open_regular, read_upto
 from . import golden
 from .harness import Fail, Harness, Skip
 from .stream_check import check_input_stream
+from .thread_delete_check import check_delete_thread
 
 
 def _expect_error(fn: Callable[[], object], category: str, what: str) -> MemdockError:
@@ -508,6 +509,7 @@ CHECKS = [
     ("input_stream", check_input_stream),
     ("resume_after_kill", check_resume_after_kill),
     ("delete_cascade", check_delete_cascade),
+    ("delete_thread", check_delete_thread),
     ("metadata_filter", check_metadata_filter),
     ("unsupported_ops", check_unsupported_ops),
     ("writes_confined", check_writes_confined),

@@ -140,3 +140,31 @@ def write_tagged(path: Path) -> Path:
                               "text": text, "start": 0, "end": len(text), "token_count": len(text.split()),
                               "content_hash": content_hash(text), "metadata": meta})  # fmt: skip
     return path
+
+
+CROSSED_KEEP, CROSSED_GONE = "thread:kit-keep", "thread:kit-gone"
+# (entry id, its entry's thread, the thread its chunk is sent with, the text): entries 0 and 3 are crossed
+CROSSED = [
+    ("entry:kit-x-0", CROSSED_KEEP, CROSSED_GONE, "Otters stacked smooth pebbles along the estuary bank at dusk."),
+    ("entry:kit-x-1", CROSSED_GONE, CROSSED_GONE, "The harpsichord tuner replaced two brittle quills for the recital."),
+    ("entry:kit-x-2", CROSSED_KEEP, CROSSED_KEEP, "Snow plough drivers salted the mountain pass twice overnight."),
+    ("entry:kit-x-3", CROSSED_GONE, CROSSED_KEEP, "A cartographer redrew the archipelago after the volcanic eruption."),
+]
+
+
+def crossed_chunk_id(entry_id: str) -> str:
+    return "chunk:" + entry_id.split(":", 1)[1]
+
+
+def write_crossed(path: Path) -> Path:
+    """A chunks bundle of CROSSED: two threads, and a chunk in each sent with the other thread than its entry's."""
+    with BundleWriter(path, "chunks", producer=("memdock-conformance", "1")) as w:
+        for t in (CROSSED_KEEP, CROSSED_GONE):
+            w.write("thread", {"id": t, "title": t.split(":")[1], "ingestion_time": T0, "event_time": T0})
+        for pos, (eid, thread, sent_with, text) in enumerate(CROSSED):
+            w.write("entry", {"id": eid, "thread_id": thread, "position": pos, "body": text, "author": "kit",
+                              "ingestion_time": T0, "event_time": T0})  # fmt: skip
+            w.write("chunk", {"id": crossed_chunk_id(eid), "entry_id": eid, "thread_id": sent_with, "position": 0,
+                              "text": text, "start": 0, "end": len(text), "token_count": len(text.split()),
+                              "content_hash": content_hash(text), "author": "kit", "event_time": T0})  # fmt: skip
+    return path
