@@ -1,6 +1,6 @@
-"""Delete records and what hangs off them, as the sqlite adapter does: thread → its entries → their chunks →
-every edge touching any of them, and entities left with no edge at all. One tantivy commit: a delete happens
-entirely or not at all."""
+"""Delete records and what hangs off them, as the sqlite adapter does: thread → its entries → their chunks (and
+the chunks sent with the thread whatever their entry's) → every edge touching any of them, and entities left with
+no edge at all. One tantivy commit: a delete happens entirely or not at all."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ def doomed(reader: Reader, ids: list[str]) -> tuple[list[str], dict[str, str]]:
         (rec["id"], rec)
         for rec in reader.where("entry_id", [i for i, r in gone.items() if r["kind"] == "entry"], kind="chunk")
     )
+    # a chunk sent with a thread its entry is not in answers as that thread's: it goes with the thread
+    gone.update((rec["id"], rec) for rec in reader.where("thread_id", threads, kind="chunk"))
     out_edges = reader.where("source_id", gone, kind="edge")
     in_edges = reader.where("target_id", gone, kind="edge")
     gone.update((e["id"], e) for e in out_edges + in_edges)
