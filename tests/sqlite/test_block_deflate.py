@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from test_text_blocks_cut import _bodies
 
+from memdock.bundle import deflate
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
 from memdock_sqlite import block_deflate, block_worker, text_blocks
 
@@ -65,7 +67,7 @@ def test_a_trimmed_block_is_deflated_again_from_its_start():
 
 def test_isal_turned_off_deflates_with_zlib(monkeypatch):
     monkeypatch.setenv(block_deflate.OFF, "0")
-    block_deflate.isal.cache_clear()
+    deflate._isal.cache_clear()
     try:
         assert block_deflate.isal() is None
         assert block_deflate.compress(b"words " * 100, 3) == zlib.compress(b"words " * 100, 3)
@@ -74,7 +76,7 @@ def test_isal_turned_off_deflates_with_zlib(monkeypatch):
         assert all(data == zlib.compress(zlib.decompress(data), text_blocks.LEVEL) for _, data in _blocks(conn))
     finally:
         monkeypatch.delenv(block_deflate.OFF)
-        block_deflate.isal.cache_clear()
+        deflate._isal.cache_clear()
 
 
 @pytest.mark.parametrize("isal_on", [True, False])

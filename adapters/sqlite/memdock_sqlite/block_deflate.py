@@ -11,16 +11,15 @@ speed still costs less than zlib's one pass).
 
 from __future__ import annotations
 
-import functools
-import os
 import zlib
 from collections.abc import Callable
 from types import ModuleType
 from typing import Protocol
 
+from memdock.bundle import deflate
+
 ISAL_LEVEL = 3  # ISA-L's highest: on the synthetic bodies smaller than its 1 (0.476) and 2 (0.470) at the same CPU
-OFF = "MEMDOCK_ISAL"
-"""Set to 0 to deflate with zlib even where ISA-L is installed (as memdock.bundle.deflate reads it)."""
+OFF = deflate.OFF  # set to 0 to deflate with zlib even where ISA-L is installed
 
 
 class Deflate(Protocol):
@@ -62,13 +61,7 @@ def compressobj(level: int) -> Deflate:
     return _Whole(lambda data: compress(data, level))
 
 
-@functools.cache
 def isal() -> ModuleType | None:
-    """ISA-L's zlib module where it is installed and not turned off (OFF), else None."""
-    if os.environ.get(OFF, "1") == "0":
-        return None
-    try:
-        from isal import isal_zlib
-    except ImportError:
-        return None
-    return isal_zlib
+    """ISA-L's zlib module where it is installed and not turned off (memdock.bundle.deflate.OFF), else None: the
+    journal's choice, made once a process."""
+    return deflate._isal()
