@@ -4,6 +4,7 @@ packer cuts them (each within its pages), and the worker's placement the same as
 
 from __future__ import annotations
 
+import random
 import sqlite3
 import sys
 import zlib
@@ -108,3 +109,20 @@ def test_an_error_on_the_worker_is_raised_by_placed(monkeypatch):
     with pytest.raises(MemoryError, match="deflate failed"):
         packing.placed()
     assert _blocks(conn) == []
+
+
+def test_isal_blocks_fill_their_pages():
+    """As test_layout8's test of zlib's blocks: each block but the last fills its pages to within a few per cent,
+    none past them, and takes no more pages than its share."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("PRAGMA page_size = 8192")
+    conn.execute("CREATE TABLE text_blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL)")
+    pick = random.Random(0)  # test_layout8's notes of words drawn at random
+    words = [f"{pick.choice('bcdfghklmnprstvz')}{pick.choice('aeiou')}{pick.randrange(10**6)}" for _ in range(5000)]
+    text_blocks.place(conn, [" ".join(pick.choice(words) for _ in range(30)) for _ in range(1500)])
+    fill = text_blocks.fill_bytes(8192, text_blocks.PAGES)
+    sizes = [len(data) for _, data in _blocks(conn)]
+    assert len(sizes) > 4 and max(sizes) <= fill, (sizes, fill)
+    assert min(sizes[:-1]) > 0.85 * fill, (sizes, fill)
+    pages = conn.execute("SELECT count(*) FROM dbstat WHERE name = 'text_blocks' AND pagetype = 'overflow'").fetchone()
+    assert pages[0] <= (text_blocks.PAGES - 1) * len(sizes), (pages, len(sizes))
