@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
-from memdock_sqlite import text_blocks
+from memdock_sqlite import block_deflate, text_blocks
+
+
+@pytest.fixture(autouse=True)
+def _zlib(monkeypatch):
+    """These tests are of zlib's compressor copied at the mark (ISA-L's has no copy: test_block_deflate.py)."""
+    monkeypatch.setattr(block_deflate, "isal", lambda: None)
 
 
 class _FromScratch(text_blocks._Packer):

@@ -18,7 +18,7 @@ import orjson
 from memdock.sdk.implied import KINDS
 from memdock.times import parse_datetime
 
-from . import db, facts, first_load, links, node_text, packed_text, text_blocks
+from . import block_worker, db, facts, first_load, links, node_text, packed_text, text_blocks
 from .db import transaction
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
@@ -365,11 +365,11 @@ class Ingest:
         c = self.conn
         rows = _last_of_each([chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
         bodies = [r[5] for r in rows]
-        placed = text_blocks.place(c, bodies)
-        rows = [(*r[:5], body, *r[6:], block, span) for r, (block, span, body) in zip(rows, placed)]
+        packing = block_worker.Packing(c, bodies)  # compressed on its thread while the rows are indexed
         if self.first is not None:
-            self._first_chunks(rows, bodies)
+            self._first_chunks(rows, bodies, packing)
             return
+        rows = _with_blocks(rows, packing.placed())
         ids = json.dumps([r[0] for r in rows])
         in_batch = "id IN (SELECT value FROM json_each(?))"
         known = {i for (i,) in c.execute(f"SELECT id FROM chunk_rows WHERE {in_batch}", (ids,))}
@@ -380,19 +380,20 @@ class Ingest:
         _index(c, "chunk_fts(rowid, header, body)", [(rowid, *words[i]) for i, rowid in rowids])
         text_blocks.sweep(c)
 
-    def _first_chunks(self, rows: list[Row], bodies: list[str]) -> None:
-        """ROWS (_CHUNK_SQL's, BODIES their bodies) as new chunks of a first load: each gets the rowid SQLite would
-        give it (one past the last, all of them this run's), and goes into chunk_fts with it; no block is left
-        stale (none held a chunk before)."""
+    def _first_chunks(self, rows: list[Row], bodies: list[str], packing: block_worker.Packing) -> None:
+        """ROWS (chunk_row's, BODIES their bodies) as new chunks of a first load: each gets the rowid SQLite would
+        give it (one past the last, all of them this run's), and goes into chunk_fts with it while PACKING
+        compresses their blocks; no block is left stale (none held a chunk before)."""
         assert self.first is not None
         chunks, joins = self.first.chunks, self.first.joins
         nxt = len(chunks) + 1
-        self.conn.executemany(_NEW_CHUNK_SQL, [(nxt + k, *r) for k, r in enumerate(rows)])
         _index(
             self.conn,
             "chunk_fts(rowid, header, body)",
             [(nxt + k, r[4], b) for k, (r, b) in enumerate(zip(rows, bodies))],
         )
+        rows = _with_blocks(rows, packing.placed())
+        self.conn.executemany(_NEW_CHUNK_SQL, [(nxt + k, *r) for k, r in enumerate(rows)])
         for r, body in zip(rows, bodies):
             chunks.add(r[0])
             joins.chunk(r[1], r[3], r[6], r[7], body)
@@ -407,6 +408,11 @@ def _index(conn: sqlite3.Connection, table: str, rows: list[Row]) -> None:
         marks = ",".join("?" * len(rows[0]))
         ordered: list[Row] = sorted(rows, key=lambda r: int(r[0]))
         conn.executemany(f"INSERT INTO {table} VALUES ({marks})", ordered)
+
+
+def _with_blocks(rows: list[Row], placed: list[text_blocks.Placed]) -> list[Row]:
+    """ROWS (chunk_row's) with their bodies as PLACED stores them, and their blocks and spans."""
+    return [(*r[:5], body, *r[6:], block, span) for r, (block, span, body) in zip(rows, placed)]
 
 
 def _last_of_each_id(records: list[Any]) -> list[Any]:

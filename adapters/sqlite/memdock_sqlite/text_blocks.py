@@ -26,6 +26,8 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from . import block_deflate
+
 PAGES = 2  # database pages a block fills: the notes' bodies take 0.41× their size in pages (1 page: 0.43×, 4: 0.40×;
 # 16 KiB blocks took 0.49×, a ~7 KB block alone in an 8 KiB page), the markdown's 0.37× (was 0.46×)
 LEVEL = 3  # level 6 shrinks blocks 0.03 more at twice the CPU
@@ -63,7 +65,7 @@ class _Packer:
         """The end of the block starting at RAW[START], and its compressed bytes."""
         end = self._upto(raw, start, self.fill / self.ratio)
         mark = min(end, self._upto(raw, start, MARK * self.fill / self.ratio))
-        z = zlib.compressobj(LEVEL)
+        z = block_deflate.compressobj(LEVEL)
         head = z.compress(b"".join(raw[start:mark]))
         kept = z.copy()
         data = head + z.compress(b"".join(raw[mark:end])) + z.flush()
@@ -74,7 +76,7 @@ class _Packer:
                 z = kept.copy()
                 data = head + z.compress(b"".join(raw[mark:end])) + z.flush()
             else:
-                data = zlib.compress(b"".join(raw[start:end]), LEVEL)
+                data = block_deflate.compress(b"".join(raw[start:end]), LEVEL)
         self.ratio = max(0.05, len(data) / max(1, sum(map(len, raw[start:end]))))
         return end, data
 
@@ -88,12 +90,27 @@ class _Packer:
         return end
 
 
+def cuts(packer: _Packer, raw: Sequence[bytes]) -> list[tuple[int, bytes]]:
+    """RAW (bodies' UTF-8) cut into blocks in order: each block's end in RAW and its compressed bytes (no database
+    is touched: block_worker.py runs this on its thread)."""
+    out: list[tuple[int, bytes]] = []
+    start = 0
+    while start < len(raw):
+        start, data = packer.cut(raw, start)
+        out.append((start, data))
+    return out
+
+
 def _blocks_of(conn: sqlite3.Connection, raw: Sequence[bytes]) -> list[tuple[int, int]]:
     """RAW (bodies' UTF-8) put into new blocks in order; each body's (block, span)."""
+    return stored(conn, raw, cuts(_Packer(conn), raw))
+
+
+def stored(conn: sqlite3.Connection, raw: Sequence[bytes], blocks: list[tuple[int, bytes]]) -> list[tuple[int, int]]:
+    """BLOCKS (`cuts` of RAW) inserted into text_blocks in order; each body's (block, span)."""
     out: list[tuple[int, int]] = []
-    packer, start = _Packer(conn), 0
-    while start < len(raw):
-        end, data = packer.cut(raw, start)
+    start = 0
+    for end, data in blocks:
         block = conn.execute("INSERT INTO text_blocks(data) VALUES (?)", (data,)).lastrowid
         assert block is not None
         offset = 0
@@ -105,8 +122,15 @@ def _blocks_of(conn: sqlite3.Connection, raw: Sequence[bytes]) -> list[tuple[int
 
 
 def place(conn: sqlite3.Connection, bodies: Sequence[str]) -> list[Placed]:
-    """BODIES as chunk rows store them, packed into new blocks (inside the caller's transaction). A body that is
-    not valid UTF-8 (a lone surrogate) stays as it is, for SQLite to refuse as it refused it before."""
+    """BODIES as chunk rows store them, packed into new blocks (inside the caller's transaction)."""
+    raw, where, out = encoded(bodies)
+    return placed_at(out, where, _blocks_of(conn, raw))
+
+
+def encoded(bodies: Sequence[str]) -> tuple[list[bytes], list[int], list[Placed]]:
+    """The UTF-8 of BODIES, where each came from in BODIES, and the bodies as rows will store them but for their
+    blocks. A body that is not valid UTF-8 (a lone surrogate) stays as it is, for SQLite to refuse as it refused it
+    before."""
     raw: list[bytes] = []
     where: list[int] = []
     out: list[Placed] = []
@@ -118,7 +142,12 @@ def place(conn: sqlite3.Connection, bodies: Sequence[str]) -> list[Placed]:
             continue
         where.append(k)
         out.append((None, None, ""))
-    for k, (block, span) in zip(where, _blocks_of(conn, raw)):
+    return raw, where, out
+
+
+def placed_at(out: list[Placed], where: list[int], spans: list[tuple[int, int]]) -> list[Placed]:
+    """OUT (`encoded`'s) with the block and span of each body at WHERE."""
+    for k, (block, span) in zip(where, spans):
         out[k] = (block, span, "")
     return out
 
