@@ -20,9 +20,9 @@ FASTEST, BETWEEN = 4, 0  # gzip's XFL byte: level 1, levels 2-8
 @pytest.fixture(autouse=True)
 def zlib_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv(deflate.OFF, "0")
-    deflate._isal.cache_clear()
+    deflate.isal_module.cache_clear()
     yield
-    deflate._isal.cache_clear()
+    deflate.isal_module.cache_clear()
 
 
 def xfl(part: Path) -> int:

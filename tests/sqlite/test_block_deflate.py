@@ -68,7 +68,7 @@ def test_a_trimmed_block_is_deflated_again_from_its_start():
 
 def test_isal_turned_off_deflates_with_zlib(monkeypatch):
     monkeypatch.setenv(block_deflate.OFF, "0")
-    deflate._isal.cache_clear()
+    deflate.isal_module.cache_clear()
     try:
         assert block_deflate.isal() is None
         assert block_deflate.compress(b"words " * 100, 3) == zlib.compress(b"words " * 100, 3)
@@ -77,7 +77,7 @@ def test_isal_turned_off_deflates_with_zlib(monkeypatch):
         assert all(data == zlib.compress(zlib.decompress(data), text_blocks.LEVEL) for _, data in _blocks(conn))
     finally:
         monkeypatch.delenv(block_deflate.OFF)
-        deflate._isal.cache_clear()
+        deflate.isal_module.cache_clear()
 
 
 @pytest.mark.parametrize("isal_on", [True, False])

@@ -20,9 +20,9 @@ ZLIB = type(zlib.compressobj())
 
 @pytest.fixture(autouse=True)
 def fresh_choice() -> Iterator[None]:
-    deflate._isal.cache_clear()
+    deflate.isal_module.cache_clear()
     yield
-    deflate._isal.cache_clear()
+    deflate.isal_module.cache_clear()
 
 
 def segment(path: Path) -> Path:
@@ -45,7 +45,7 @@ def test_isal_parts_hold_the_lines_zlib_parts_hold(tmp_path: Path, monkeypatch: 
     assert deflate.accelerated()
     fast = segment(tmp_path / "isal")
     monkeypatch.setenv(deflate.OFF, "0")
-    deflate._isal.cache_clear()
+    deflate.isal_module.cache_clear()
     assert not deflate.accelerated()
     slow = segment(tmp_path / "zlib")
     fast_parts, slow_parts = inflated(fast), inflated(slow)
@@ -69,7 +69,7 @@ def test_a_fast_level_asked_for_is_isal_at_that_level_and_zlib_without_isal(monk
     isal_zlib = pytest.importorskip("isal.isal_zlib")
     assert type(deflate.compressor(6, 3)) is type(isal_zlib.compressobj())
     monkeypatch.setenv(deflate.OFF, "0")
-    deflate._isal.cache_clear()
+    deflate.isal_module.cache_clear()
     assert isinstance(deflate.compressor(6, 3), ZLIB)
 
 
@@ -77,7 +77,7 @@ def test_turned_off_or_not_installed_is_zlib(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv(deflate.OFF, "0")
     assert isinstance(deflate.compressor(1), ZLIB)
     monkeypatch.delenv(deflate.OFF)
-    deflate._isal.cache_clear()
+    deflate.isal_module.cache_clear()
     monkeypatch.setitem(sys.modules, "isal", None)  # `import isal` raises ImportError
     assert isinstance(deflate.compressor(1), ZLIB)
     assert not deflate.accelerated()

@@ -64,4 +64,4 @@ def compressobj(level: int) -> Deflate:
 def isal() -> ModuleType | None:
     """ISA-L's zlib module where it is installed and not turned off (memdock.bundle.deflate.OFF), else None: the
     journal's choice, made once a process."""
-    return deflate._isal()
+    return deflate.isal_module()

@@ -53,8 +53,8 @@ class _Packer:
 
     A trim re-compresses only the bodies after a mark: the stream is compressed in two pieces, the compressor kept
     (copied) after the first, which ends at MARK of the block's guessed bodies; a trimmed block that still reaches
-    the mark goes on from that copy. Its bytes are those of `zlib.compress` of its bodies (a compressor writes the
-    same stream whatever pieces its input comes in)."""
+    the mark goes on from that copy. Its bytes are those of `block_deflate.compress` of its bodies (a compressor writes
+    the same stream whatever pieces its input comes in; ISA-L's, which cannot be copied, deflates them whole)."""
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn

@@ -38,7 +38,7 @@ def compressor(level: int, fast_level: int | None = None) -> Compressor:
     to deflate its data as small), else at ISA-L's level that deflates as small as LEVEL (FAST_LEVELS)."""
     if fast_level is None:
         fast_level = FAST_LEVELS.get(level)
-    fast = _isal() if fast_level is not None else None
+    fast = isal_module() if fast_level is not None else None
     if fast is not None:
         made: Compressor = fast.compressobj(fast_level, fast.DEFLATED, GZIP_WBITS)
         return made
@@ -47,11 +47,12 @@ def compressor(level: int, fast_level: int | None = None) -> Compressor:
 
 def accelerated() -> bool:
     """Whether level 1 parts are deflated by ISA-L in this process."""
-    return _isal() is not None
+    return isal_module() is not None
 
 
 @functools.cache
-def _isal() -> ModuleType | None:
+def isal_module() -> ModuleType | None:
+    """ISA-L's zlib module where it is installed and not turned off (OFF), else None; chosen once a process."""
     if os.environ.get(OFF, "1") == "0":
         return None
     try:
