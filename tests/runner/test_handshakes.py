@@ -187,3 +187,18 @@ def test_the_cache_keeps_a_bounded_number_of_answers(adapter, tmp_path, monkeypa
         caps(adapter, tmp_path / "store", config={"mode": str(k)})
     assert len(list(handshakes.folder().glob("*.json"))) == 3
     assert handshakes.folder().is_relative_to(memdock_home())
+
+
+def test_a_file_under_a_symlinked_folder_is_part_of_the_key(adapter, tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "said.txt").write_text("one")
+    (adapter / "lib").symlink_to(real)
+    (adapter / "loop").symlink_to(adapter)  # a link back up is walked once, not forever
+    source = (adapter / "adapter.py").read_text().replace('HERE / "said.txt"', 'HERE / "lib" / "said.txt"')
+    (adapter / "adapter.py").write_text(source)
+    store = tmp_path / "store"
+    assert caps(adapter, store).extra["said"] == "one"
+    (real / "said.txt").write_text("two, longer")
+    assert caps(adapter, store).extra["said"] == "two, longer"
+    assert asked(store) == 2

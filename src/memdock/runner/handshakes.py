@@ -46,8 +46,18 @@ def folder() -> Path:
 
 def _stats(root: Path) -> Iterator[bytes]:
     """Each file under ROOT as its relative name, size and modification time (not its bytes: this runs on every
-    command line call)."""
-    for top, dirs, files in os.walk(root):
+    command line call). A symlinked folder is walked too (an adapter may import from one), each real folder once."""
+    seen: set[tuple[int, int]] = set()
+    for top, dirs, files in os.walk(root, followlinks=True):
+        try:
+            here = os.stat(top)
+        except OSError:
+            dirs[:] = []
+            continue
+        if (here.st_dev, here.st_ino) in seen:
+            dirs[:] = []
+            continue
+        seen.add((here.st_dev, here.st_ino))
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
         for name in sorted(files):
             if name.endswith((".pyc", ".pyo")):
