@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from support.cli import memdock
 
 from memdock.config import memdock_home
 from memdock.registry import AdapterDescriptor
@@ -106,6 +107,30 @@ def test_an_edited_adapter_file_is_asked_again(adapter, tmp_path):
     said.write_text("second, longer")
     os.utime(said, ns=(said.stat().st_atime_ns, said.stat().st_mtime_ns + 1_000_000))
     assert caps(adapter, store).extra["said"] == "second, longer"
+    assert asked(store) == 2
+
+
+def test_an_edit_that_keeps_size_and_modification_time_is_asked_again(adapter, tmp_path):
+    """As `cp -p` or `rsync -t` of another file of the same size leaves it: only the change time tells."""
+    store = tmp_path / "store"
+    caps(adapter, store)
+    said = adapter / "said.txt"
+    before = said.stat()
+    said.write_text("FIRST")
+    os.utime(said, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (said.stat().st_size, said.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert caps(adapter, store).extra["said"] == "FIRST"
+    assert asked(store) == 2
+
+
+def test_memdock_capabilities_asks_the_adapter_each_time(adapter, tmp_path):
+    store = tmp_path / "store"
+    for _ in range(2):
+        said = memdock("capabilities", "-b", str(adapter), "--data-dir", str(store), "--json", home=memdock_home())
+        assert said.returncode == 0, said.stderr
+        assert json.loads(said.stdout)["extra"]["said"] == "first"
+    assert asked(store) == 2
+    caps(adapter, store)
     assert asked(store) == 2
 
 

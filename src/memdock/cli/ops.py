@@ -185,7 +185,7 @@ def _search_options(p: argparse.ArgumentParser) -> None:
 
 def run_capabilities(args: argparse.Namespace) -> int:
     with open_from_args(args) as b:
-        caps = b.get_capabilities()
+        caps = b.get_capabilities(refresh=True)  # the adapter's own answer, not the home's kept one
     if args.json:
         output.emit_json(caps.to_dict())
         return 0

@@ -3,14 +3,16 @@
 Every command line call (`memdock add`, `memdock search`) opens its backend afresh, and the first thing the engine
 asks is the adapter's capabilities: one more interpreter start and the adapter's imports (0.07-0.14 s for the
 bundled Python adapters on this project's 2-core box) before the run proper begins. An adapter whose adapter.json
-says `"static_capabilities": true` promises that its answer depends on nothing but its own files, the interpreter
-and packages it runs with, its config and the environment variables it declares; the answer is then kept under the
-memdock home (`cache/capabilities/KEY.json`), KEY an HMAC-SHA256, under the home's seal key, of all of those: the
-names, sizes and modification times of the adapter folder's files (and of its `python_path` folders and of the
-memdock package, whose SDK a Python adapter imports), its command line, its install marker, its config, its
-declared environment and the request. Changing any of them makes another key, so nothing is ever read stale; the
-HMAC keeps secrets in the environment from being guessable from a key. A cache that cannot be read or written
-is only slower.
+says `"static_capabilities": true` promises that its answer depends on nothing but its own code, its config and
+the environment variables it declares; the answer is then kept under the memdock home
+(`cache/capabilities/KEY.json`), KEY an HMAC-SHA256, under the home's seal key, of: the names, sizes, inodes and
+modification and change times of the adapter folder's files (and of its `python_path` folders and of the memdock
+package, whose SDK a Python adapter imports), its command line (the interpreter's path), its install marker (a
+virtualenv's requirements and core), its config, its declared environment and the request. What the key does not
+see is a package upgraded in the interpreter an adapter without requirements shares with memdock: such an adapter
+must not answer from its packages' versions (the bundled ones do not). `memdock capabilities` always asks the
+adapter, and keeps its answer. The HMAC keeps secrets in the environment from being guessable from a key. A cache
+that cannot be read or written is only slower.
 """
 
 from __future__ import annotations
@@ -45,8 +47,10 @@ def folder() -> Path:
 
 
 def _stats(root: Path) -> Iterator[bytes]:
-    """Each file under ROOT as its relative name, size and modification time (not its bytes: this runs on every
-    command line call). A symlinked folder is walked too (an adapter may import from one), each real folder once."""
+    """Each file under ROOT as its relative name, size, inode, modification and change times (not its bytes: this
+    runs on every command line call; the change time, which no copy tool can set back, catches an edit that kept
+    the size and modification time, as `cp -p` of another file of that size does). A symlinked folder is walked
+    too (an adapter may import from one), each real folder once."""
     seen: set[tuple[int, int]] = set()
     for top, dirs, files in os.walk(root, followlinks=True):
         try:
@@ -68,7 +72,7 @@ def _stats(root: Path) -> Iterator[bytes]:
             except OSError:
                 continue
             relative = os.fsencode(os.path.relpath(path, root))
-            yield b"%s\0%d\0%d\n" % (relative, st.st_size, st.st_mtime_ns)
+            yield b"%s\0%d\0%d\0%d\0%d\n" % (relative, st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _roots(launch: Launch) -> list[Path]:
@@ -86,7 +90,7 @@ def key(launch: Launch, params: dict[str, Any]) -> str | None:
     if secret is None:
         return None
     d = launch.descriptor
-    mac = hmac.new(secret, digestmod=hashlib.sha256)
+    mac = hmac.new(secret, b"memdock capabilities cache\0", hashlib.sha256)  # never the input of a bundle seal
     env = {name: launch.env.get(name) for name in sorted(d.env_names())}
     marker = d.venv / "memdock-install.json" if d.runtime.get("requirements") else None
     mac.update(orjson.dumps([d.raw, launch.argv(), launch.config, env, params], option=orjson.OPT_SORT_KEYS))
