@@ -365,11 +365,10 @@ class Ingest:
         c = self.conn
         rows = _last_of_each([chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
         bodies = [r[5] for r in rows]
-        packing = block_worker.Packing(c, bodies)  # compressed on its thread while the rows are indexed
-        if self.first is not None:
-            self._first_chunks(rows, bodies, packing)
+        if self.first is not None:  # compressed on its thread while the rows are indexed
+            self._first_chunks(rows, bodies, block_worker.Packing(c, bodies))
             return
-        rows = _with_blocks(rows, packing.placed())
+        rows = _with_blocks(rows, text_blocks.place(c, bodies))
         ids = json.dumps([r[0] for r in rows])
         in_batch = "id IN (SELECT value FROM json_each(?))"
         known = {i for (i,) in c.execute(f"SELECT id FROM chunk_rows WHERE {in_batch}", (ids,))}

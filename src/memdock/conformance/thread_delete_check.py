@@ -17,13 +17,13 @@ from .harness import Fail, Harness, Skip
 
 GONE_ENTRIES = {eid for eid, thread, _, _ in golden.CROSSED if thread == golden.CROSSED_GONE}
 KEPT_ENTRY = next(eid for eid, thread, sent, _ in golden.CROSSED if thread == sent == golden.CROSSED_KEEP)
+GONE_IDS = GONE_ENTRIES | {golden.crossed_chunk_id(e) for e in GONE_ENTRIES}
 
 
 def _names_gone(hit: Hit) -> bool:
     """HIT answers as the deleted thread's: it names the thread, or is (or comes from) one of its entries."""
     prov = hit.provenance or {}
-    ids = GONE_ENTRIES | {golden.crossed_chunk_id(e) for e in GONE_ENTRIES}
-    return prov.get("thread_id") == golden.CROSSED_GONE or prov.get("entry_id") in GONE_ENTRIES or hit.id in ids
+    return prov.get("thread_id") == golden.CROSSED_GONE or prov.get("entry_id") in GONE_ENTRIES or hit.id in GONE_IDS
 
 
 def _ask(b: SubprocessBackend, threads: list[str] | None = None) -> Iterable[tuple[str, Hit]]:
