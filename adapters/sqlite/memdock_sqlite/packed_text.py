@@ -100,8 +100,11 @@ def pack_hash(value: str | None, header: str = "", body: str | None = None) -> s
     make, else its 32 bytes (the `chunks` view spells either out again); any other value as it is."""
     if value is None or not _SHA256.fullmatch(value):
         return value
-    digest = bytes.fromhex(value[7:])
-    return DERIVED_HASH if body is not None and text_digest(header, body) == digest else digest
+    hexed = value[7:]  # lower-case, as hexdigest spells it: comparing the text spares decoding it
+    if header is not None and body is not None:
+        if hashlib.sha256(chunk_text(header, body).encode("utf-8", "surrogatepass")).hexdigest() == hexed:
+            return DERIVED_HASH
+    return bytes.fromhex(hexed)
 
 
 # The `chunks` view's content_hash: what pack_hash was given ({body}: the SQL of the chunk's body, db.BODY).
