@@ -101,10 +101,10 @@ def pack_hash(value: str | None, header: str = "", body: str | None = None) -> s
     if value is None or not _SHA256.fullmatch(value):
         return value
     hexed = value[7:]  # lower-case, as hexdigest spells it: comparing the text spares decoding it
-    if header is not None and body is not None:
-        if hashlib.sha256(chunk_text(header, body).encode("utf-8", "surrogatepass")).hexdigest() == hexed:
-            return DERIVED_HASH
-    return bytes.fromhex(hexed)
+    if header is None or body is None:
+        return bytes.fromhex(hexed)
+    own = hashlib.sha256(chunk_text(header, body).encode("utf-8", "surrogatepass")).hexdigest() == hexed
+    return DERIVED_HASH if own else bytes.fromhex(hexed)
 
 
 # The `chunks` view's content_hash: what pack_hash was given ({body}: the SQL of the chunk's body, db.BODY).
