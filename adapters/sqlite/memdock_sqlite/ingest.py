@@ -392,6 +392,7 @@ class Ingest:
             self.conn,
             "chunk_fts(rowid, header, body)",
             [(nxt + k, r[4], b) for k, (r, b) in enumerate(zip(rows, bodies))],
+            ordered=True,  # rowids counted up
         )
         placed = packing.placed()
         self.conn.executemany(
@@ -407,15 +408,20 @@ class Ingest:
             chunk(r[1], r[3], r[6], r[7], body)
 
 
-def _index(conn: sqlite3.Connection, table: str, rows: list[Row]) -> None:
+def _index(conn: sqlite3.Connection, table: str, rows: list[Row], *, ordered: bool = False) -> None:
     """ROWS (rowid first) into an FTS5 TABLE (with its columns), in rowid order: FTS5 writes out the terms it holds
     whenever a rowid is not above the last one, so rows in another order (the order of their ids, say) made it
     write a segment for every few rows and merge them all, several times the cost of the same rows in order
     (bench/sqlite_ingest.py)."""
     if rows:
         marks = ",".join("?" * len(rows[0]))
-        ordered: list[Row] = sorted(rows, key=lambda r: int(r[0]))
-        conn.executemany(f"INSERT INTO {table} VALUES ({marks})", ordered)
+        if not ordered:
+            rows = sorted(rows, key=_rowid)
+        conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+
+
+def _rowid(row: Row) -> int:
+    return int(row[0])
 
 
 def _with_blocks(rows: list[Row], placed: list[text_blocks.Placed]) -> list[Row]:
