@@ -35,8 +35,9 @@ def _cases(seed: int) -> list[tuple[str | None, str | None, str | None]]:
     for _ in range(60):
         header, body = rnd.choice([None, "", "H", "# h"]), rnd.choice([None, *TEXTS])
         own = packed_text.chunk_text(header or "", body or "")
+        upper = "sha256:" + _sha(own)[7:].upper()  # not the form packed: kept as given
         value = rnd.choice(
-            [None, "md5:0", _sha(own), _sha(own).upper(), _sha(own + "x"), _sha(own)[:-1], _sha(own) + "0"]
+            [None, "md5:0", _sha(own), upper, _sha(own).upper(), _sha(own + "x"), _sha(own)[:-1], _sha(own) + "0"]
         )
         out.append((value, header, body))
     return out
