@@ -50,7 +50,7 @@ class Joins:
         if eid in self.unknown:
             return
         last = self.at.get(eid)
-        ints = type(position) is int and all(type(v) is int for v in (start, end) if v is not None)
+        ints = type(position) is int and (start is None or type(start) is int) and (end is None or type(end) is int)
         if not ints or (last is not None and position <= last[2]):  # SQL would order them otherwise
             self._drop(eid)
             self.joined.discard(eid)

@@ -158,12 +158,13 @@ def chunk_body(r: dict[str, Any]) -> str:
     return text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
 
 
-def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
-    """The chunk_rows row of chunk R; ENTRY gives its entry's stored fields (those it inherits, and thread_id)."""
-    header = r.get("header") or ""
-    body = chunk_body(r)
-    author, role, entry_type, event_time = r.get("author"), r.get("role"), r.get("entry_type"), r.get("event_time")
-    parent = entry(r["entry_id"])
+def chunk_row(r: dict[str, Any], parent: dict[str, Any]) -> Row:
+    """The chunk_rows row of chunk R; PARENT holds its entry's stored fields (those it inherits, and thread_id)."""
+    get = r.get
+    header = get("header") or ""
+    text = r["text"]
+    body = text[len(header) + 1 :] if header and text.startswith(header + "\n") else text  # chunk_body's
+    author, role, entry_type, event_time = get("author"), get("role"), get("entry_type"), get("event_time")
     thread = r["thread_id"]
     if author is None or role is None or entry_type is None or event_time is None:
         author = author if author is not None else parent.get("author")
@@ -177,15 +178,15 @@ def chunk_row(r: dict[str, Any], entry: Callable[[str], dict[str, Any]]) -> Row:
         r["position"],
         header,
         body,
-        r.get("start"),
-        r.get("end"),
-        r.get("token_count"),
+        get("start"),
+        get("end"),
+        get("token_count"),
         author,
         role,
         entry_type,
         event_time,
         timestamp(event_time),
-        packed_text.pack_hash(r.get("content_hash"), header, body),
+        packed_text.pack_hash(get("content_hash"), header, body),
         _attrs(r, _CHUNK_KNOWN),
     )
 
@@ -363,7 +364,8 @@ class Ingest:
         unpacked again (rows that already existed are re-indexed by the update trigger); then re-pack the blocks
         rewritten chunks left (text_blocks.sweep)."""
         c = self.conn
-        rows = _last_of_each([chunk_row(r, lambda eid: entries.get(eid, {})) for r in batch])
+        none: dict[str, Any] = {}
+        rows = _last_of_each([chunk_row(r, entries.get(r["entry_id"], none)) for r in batch])
         bodies = [r[5] for r in rows]
         if self.first is not None:  # compressed on its thread while the rows are indexed
             self._first_chunks(rows, bodies, block_worker.Packing(c, bodies))
@@ -390,23 +392,36 @@ class Ingest:
             self.conn,
             "chunk_fts(rowid, header, body)",
             [(nxt + k, r[4], b) for k, (r, b) in enumerate(zip(rows, bodies))],
+            ordered=True,  # rowids counted up
         )
-        rows = _with_blocks(rows, packing.placed())
-        self.conn.executemany(_NEW_CHUNK_SQL, [(nxt + k, *r) for k, r in enumerate(rows)])
+        placed = packing.placed()
+        self.conn.executemany(
+            _NEW_CHUNK_SQL,
+            (
+                (nxt + k, *r[:5], stored, *r[6:], block, span)
+                for k, (r, (block, span, stored)) in enumerate(zip(rows, placed))
+            ),
+        )
+        chunks.update(r[0] for r in rows)
+        chunk = joins.chunk
         for r, body in zip(rows, bodies):
-            chunks.add(r[0])
-            joins.chunk(r[1], r[3], r[6], r[7], body)
+            chunk(r[1], r[3], r[6], r[7], body)
 
 
-def _index(conn: sqlite3.Connection, table: str, rows: list[Row]) -> None:
+def _index(conn: sqlite3.Connection, table: str, rows: list[Row], *, ordered: bool = False) -> None:
     """ROWS (rowid first) into an FTS5 TABLE (with its columns), in rowid order: FTS5 writes out the terms it holds
     whenever a rowid is not above the last one, so rows in another order (the order of their ids, say) made it
     write a segment for every few rows and merge them all, several times the cost of the same rows in order
     (bench/sqlite_ingest.py)."""
     if rows:
         marks = ",".join("?" * len(rows[0]))
-        ordered: list[Row] = sorted(rows, key=lambda r: int(r[0]))
-        conn.executemany(f"INSERT INTO {table} VALUES ({marks})", ordered)
+        if not ordered:
+            rows = sorted(rows, key=_rowid)
+        conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+
+
+def _rowid(row: Row) -> int:
+    return int(row[0])
 
 
 def _with_blocks(rows: list[Row], placed: list[text_blocks.Placed]) -> list[Row]:

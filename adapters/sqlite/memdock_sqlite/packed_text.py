@@ -98,10 +98,19 @@ DERIVED_HASH = b""  # stored for a content hash that is the sha256 of the chunk'
 def pack_hash(value: str | None, header: str = "", body: str | None = None) -> str | bytes | None:
     """A `sha256:<hex>` content hash as stored: DERIVED_HASH when it is the hash of the chunk text HEADER and BODY
     make, else its 32 bytes (the `chunks` view spells either out again); any other value as it is."""
-    if value is None or not _SHA256.fullmatch(value):
-        return value
-    digest = bytes.fromhex(value[7:])
-    return DERIVED_HASH if body is not None and text_digest(header, body) == digest else digest
+    if value is None:
+        return None
+    if _spells_digest(value, header, body):
+        return DERIVED_HASH
+    return bytes.fromhex(value[7:]) if _SHA256.fullmatch(value) else value
+
+
+def _spells_digest(value: str, header: str | None, body: str | None) -> bool:
+    """Whether VALUE is `sha256:` and the hexdigest of the chunk text HEADER and BODY make: lower-case hex, as
+    _SHA256 asks, so a match spares the pattern and decoding the hash."""
+    if header is None or body is None or not value.startswith("sha256:"):
+        return False
+    return hashlib.sha256(chunk_text(header, body).encode("utf-8", "surrogatepass")).hexdigest() == value[7:]
 
 
 # The `chunks` view's content_hash: what pack_hash was given ({body}: the SQL of the chunk's body, db.BODY).
