@@ -41,3 +41,40 @@ def test_stored_bytes_and_own_id_term_are_the_plain_ones() -> None:
     checks = json.loads(in_adapter(SCRIPT, json.dumps(RECORDS)))
     assert len(checks) == 2 * 2 * len(RECORDS)
     assert all(all(c) for c in checks), checks
+
+
+EMPTY_HEAD = """
+import json, sys, tempfile, tantivy
+from memdock_tantivy import docs, keys, store
+chunks = json.loads(sys.argv[1])
+k = keys.Keys(store.schema(), compact=True)
+def scores(with_empty_head):
+    index = tantivy.Index(store.schema(), path=tempfile.mkdtemp())
+    index.register_tokenizer(store.ANALYZER, store.analyzer())
+    writer = index.writer(50_000_000, 1)
+    for r in chunks:
+        doc = docs.chunk_doc(r, None, k)
+        if with_empty_head and not r.get("header"):
+            doc.add_text("head", "")
+        writer.add_document(doc)
+    writer.commit()
+    index.reload()
+    query = index.parse_query("apple pear", ["head", "body"], field_boosts={"head": 2.0})
+    found = index.searcher().search(query, 10).hits
+    return [[score, docs.record(index.searcher().doc(addr))["id"]] for score, addr in found]
+print(json.dumps([scores(False), scores(True), [sorted(docs.chunk_doc(r, None, k).to_dict()) for r in chunks]]))
+"""
+
+CHUNKS = [
+    {"id": "chunk:1", "entry_id": "e:1", "thread_id": "t:1", "text": "apple pie and pear"},
+    {"id": "chunk:2", "entry_id": "e:1", "thread_id": "t:1", "header": "Apple", "text": "Apple\nmore apple"},
+    {"id": "chunk:3", "entry_id": "e:2", "thread_id": "t:1", "header": "", "text": "pear pear apple tart"},
+]
+
+
+def test_a_chunk_without_header_scores_as_one_with_an_empty_head() -> None:
+    """`chunk_doc` adds no `head` value for a chunk without a header: an empty value added no token, so every
+    BM25 score (head boosted, over both fields) is the one the empty value gave."""
+    without, with_empty, fields = json.loads(in_adapter(EMPTY_HEAD, json.dumps(CHUNKS)))
+    assert len(without) == 3 and without == with_empty
+    assert ["head" in f for f in fields] == [False, True, False]
