@@ -48,7 +48,9 @@ def stored_bytes(kind: str, stored: dict[str, Any], *, compact: bool = False, ma
     MADE: an edge record sdk/implied.py's `expand` made (compact_edges.encode_made)."""
     if made and compact and (raw := compact_edges.encode_made(stored)) is not None:
         return raw
-    fields = {"kind": kind, **{k: v for k, v in stored.items() if k not in UNREAD}}
+    fields = {"kind": kind, **stored}
+    for key in UNREAD.intersection(stored):  # deleting keeps the others' order: the same bytes as a filtered copy
+        del fields[key]
     return (compact and compact_edges.encode(fields)) or orjson.dumps(fields)
 
 
@@ -63,7 +65,7 @@ def _base(
     made: bool = False,
 ) -> tantivy.Document:
     doc = tantivy.Document()
-    keys.add(doc, "id", r["id"])
+    keys.add_own(doc, r["id"])
     doc.add_text("kind", kind)
     raw = stored_bytes(kind, stored, compact=compact, made=made)
     doc.add_bytes("rec", pack(raw) if pack is not None else raw)
@@ -120,12 +122,12 @@ def chunk_doc(
 ) -> tantivy.Document:
     """PARENT supplies what the chunk lacks (`inherit`); PACK, when given, compresses the stored record."""
     r = inherit(r, parent)
-    header = r.get("header") or ""
     doc = _base("chunk", r, r, keys, pack)
-    keys.add(doc, "entry_id", r["entry_id"])
-    keys.add(doc, "thread_id", r["thread_id"])
+    doc.add_text("entry_id", keys.id_term(r["entry_id"]))
+    doc.add_text("thread_id", keys.id_term(r["thread_id"]))
     _filters(doc, r)
-    doc.add_text("head", header)
+    if header := r.get("header"):  # an empty value adds no token: the index is the same bytes without it
+        doc.add_text("head", header)
     doc.add_text("body", text_once.chunk_body(r))
     return doc
 

@@ -40,8 +40,7 @@ HEX = "0123456789abcdef"
 _TO_ALPHABET = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", ALPHABET.encode())
 
 
-@lru_cache(maxsize=65536)  # a run names each thread, entry and entity many times (its chunks, its edges)
-def compact(value: str) -> str:
+def _term(value: str) -> str:
     """VALUE's layout 6 term."""
     if MARK in value:
         return MARK + value
@@ -52,7 +51,9 @@ def compact(value: str) -> str:
     return value[:-16] + MARK + digits[1:].decode()
 
 
+compact = lru_cache(maxsize=65536)(_term)  # a run names each thread, entry and entity many times
 _compact = compact
+_unique = _term  # a record's own id: named once a run, so caching it only evicts the ids named again
 
 
 def _as_is(value: str) -> str:
@@ -65,12 +66,17 @@ class Keys:
     def __init__(self, schema: tantivy.Schema, *, compact: bool):
         self.schema, self.compact = schema, compact
         self.id_term: Callable[[str], str] = _compact if compact else _as_is  # bound once: a run adds ~355k keys
+        self.own_term: Callable[[str], str] = _unique if compact else _as_is
 
     def term(self, field: str, value: str) -> str:
         return self.id_term(value) if field in ID_FIELDS else value
 
     def add(self, doc: tantivy.Document, field: str, value: str) -> None:
         doc.add_text(field, self.id_term(value) if field in ID_FIELDS else value)
+
+    def add_own(self, doc: tantivy.Document, record_id: str) -> None:
+        """DOC's `id` term."""
+        doc.add_text("id", self.own_term(record_id))
 
     def delete(self, writer: tantivy.IndexWriter, record_id: str) -> None:
         """Drop, in WRITER's next commit, every document whose id is RECORD_ID."""
