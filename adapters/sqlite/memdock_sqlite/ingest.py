@@ -153,8 +153,11 @@ def entry_row(r: dict[str, Any]) -> Row:
 
 def chunk_body(r: dict[str, Any]) -> str:
     """A chunk's text without its header line (the body column; what embeddings are made from)."""
-    header = r.get("header") or ""
-    text = r["text"]
+    return body_of(r.get("header") or "", r["text"])
+
+
+def body_of(header: str, text: str) -> str:
+    """A chunk's TEXT without its HEADER line."""
     return text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
 
 
@@ -162,8 +165,7 @@ def chunk_row(r: dict[str, Any], parent: dict[str, Any]) -> Row:
     """The chunk_rows row of chunk R; PARENT holds its entry's stored fields (those it inherits, and thread_id)."""
     get = r.get
     header = get("header") or ""
-    text = r["text"]
-    body = text[len(header) + 1 :] if header and text.startswith(header + "\n") else text  # chunk_body's
+    body = body_of(header, r["text"])
     author, role, entry_type, event_time = get("author"), get("role"), get("entry_type"), get("event_time")
     thread = r["thread_id"]
     if author is None or role is None or entry_type is None or event_time is None:
@@ -370,7 +372,7 @@ class Ingest:
         if self.first is not None:  # compressed on its thread while the rows are indexed
             self._first_chunks(rows, bodies, block_worker.Packing(c, bodies))
             return
-        rows = _with_blocks(rows, text_blocks.place(c, bodies))
+        rows = list(_with_blocks(rows, text_blocks.place(c, bodies)))
         ids = json.dumps([r[0] for r in rows])
         in_batch = "id IN (SELECT value FROM json_each(?))"
         known = {i for (i,) in c.execute(f"SELECT id FROM chunk_rows WHERE {in_batch}", (ids,))}
@@ -394,14 +396,8 @@ class Ingest:
             [(nxt + k, r[4], b) for k, (r, b) in enumerate(zip(rows, bodies))],
             ordered=True,  # rowids counted up
         )
-        placed = packing.placed()
-        self.conn.executemany(
-            _NEW_CHUNK_SQL,
-            (
-                (nxt + k, *r[:5], stored, *r[6:], block, span)
-                for k, (r, (block, span, stored)) in enumerate(zip(rows, placed))
-            ),
-        )
+        placed = _with_blocks(rows, packing.placed())
+        self.conn.executemany(_NEW_CHUNK_SQL, ((nxt + k, *r) for k, r in enumerate(placed)))
         chunks.update(r[0] for r in rows)
         chunk = joins.chunk
         for r, body in zip(rows, bodies):
@@ -424,9 +420,9 @@ def _rowid(row: Row) -> int:
     return int(row[0])
 
 
-def _with_blocks(rows: list[Row], placed: list[text_blocks.Placed]) -> list[Row]:
+def _with_blocks(rows: list[Row], placed: list[text_blocks.Placed]) -> Iterator[Row]:
     """ROWS (chunk_row's) with their bodies as PLACED stores them, and their blocks and spans."""
-    return [(*r[:5], body, *r[6:], block, span) for r, (block, span, body) in zip(rows, placed)]
+    return ((*r[:5], body, *r[6:], block, span) for r, (block, span, body) in zip(rows, placed))
 
 
 def _last_of_each_id(records: list[Any]) -> list[Any]:

@@ -108,9 +108,10 @@ def pack_hash(value: str | None, header: str = "", body: str | None = None) -> s
 def _spells_digest(value: str, header: str | None, body: str | None) -> bool:
     """Whether VALUE is `sha256:` and the hexdigest of the chunk text HEADER and BODY make: lower-case hex, as
     _SHA256 asks, so a match spares the pattern and decoding the hash."""
-    if header is None or body is None or not value.startswith("sha256:"):
+    if not value.startswith("sha256:"):
         return False
-    return hashlib.sha256(chunk_text(header, body).encode("utf-8", "surrogatepass")).hexdigest() == value[7:]
+    digest = text_digest(header, body)
+    return digest is not None and digest.hex() == value[7:]
 
 
 # The `chunks` view's content_hash: what pack_hash was given ({body}: the SQL of the chunk's body, db.BODY).

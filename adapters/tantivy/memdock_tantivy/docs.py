@@ -123,8 +123,8 @@ def chunk_doc(
     """PARENT supplies what the chunk lacks (`inherit`); PACK, when given, compresses the stored record."""
     r = inherit(r, parent)
     doc = _base("chunk", r, r, keys, pack)
-    doc.add_text("entry_id", keys.id_term(r["entry_id"]))
-    doc.add_text("thread_id", keys.id_term(r["thread_id"]))
+    keys.add(doc, "entry_id", r["entry_id"])
+    keys.add(doc, "thread_id", r["thread_id"])
     _filters(doc, r)
     if header := r.get("header"):  # an empty value adds no token: the index is the same bytes without it
         doc.add_text("head", header)

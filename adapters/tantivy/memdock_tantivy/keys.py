@@ -53,7 +53,6 @@ def _term(value: str) -> str:
 
 compact = lru_cache(maxsize=65536)(_term)  # a run names each thread, entry and entity many times
 _compact = compact
-_unique = _term  # a record's own id: named once a run, so caching it only evicts the ids named again
 
 
 def _as_is(value: str) -> str:
@@ -66,7 +65,8 @@ class Keys:
     def __init__(self, schema: tantivy.Schema, *, compact: bool):
         self.schema, self.compact = schema, compact
         self.id_term: Callable[[str], str] = _compact if compact else _as_is  # bound once: a run adds ~355k keys
-        self.own_term: Callable[[str], str] = _unique if compact else _as_is
+        # a record's own id is named once a run: caching it would only evict the ids named again
+        self.own_term: Callable[[str], str] = _term if compact else _as_is
 
     def term(self, field: str, value: str) -> str:
         return self.id_term(value) if field in ID_FIELDS else value
