@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import os
 import shutil
 import sqlite3
@@ -38,7 +37,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "adapters" / "sqlite"))
 
 from add_baseline import add  # noqa: E402
-from memdock_sqlite import db, packed_text, text_blocks  # noqa: E402
+from memdock_sqlite import db, implied_links, packed_text, text_blocks  # noqa: E402
 from peers import write_notes  # noqa: E402
 
 from memdock.bundle import BundleReader  # noqa: E402
@@ -109,8 +108,8 @@ SELECT link_key('mentions', e.id, x.id), 6 + (e.event_time IS NOT NULL), e.rowid
 
 
 def link_key(kind: str, source: str, target: str) -> int:
-    """implied_links.keys' rule for one edge."""
-    return int.from_bytes(hashlib.sha256(f"{kind}\x1f{source}\x1f{target}".encode()).digest()[:8], "big", signed=True)
+    """The adapter's key of one edge (implied_links.keys)."""
+    return implied_links.keys([({}, kind, source, target)])[0][0]
 
 
 def lines(segment: Path, rtype: str) -> list[bytes]:
