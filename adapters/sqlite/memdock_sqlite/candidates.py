@@ -32,7 +32,7 @@ from itertools import combinations
 from typing import Any
 
 from .filters import where
-from .fts import BODY_WEIGHT, HEADER_WEIGHT, all_of, any_of
+from .fts import all_of, any_of, chunk_bm25
 
 BUDGET = 20_000
 MAX_SUBSET_WORDS = 6
@@ -134,15 +134,16 @@ def bm25_ranking(
     window = "" if since is None else " AND chunk_fts.rowid >= ?"
     if since is not None:
         args = [since, *args]
+    rank = chunk_bm25(conn)
     if conds:
         sql = (
-            f"SELECT c.rowid, bm25(chunk_fts, {HEADER_WEIGHT}, {BODY_WEIGHT}) AS r FROM chunk_fts "
+            f"SELECT c.rowid, {rank} AS r FROM chunk_fts "
             f"JOIN chunks c ON c.rowid = chunk_fts.rowid WHERE chunk_fts MATCH ?{window} AND {' AND '.join(conds)} "
             "ORDER BY r LIMIT ?"
         )
     else:
         sql = (
-            f"SELECT rowid, bm25(chunk_fts, {HEADER_WEIGHT}, {BODY_WEIGHT}) AS r FROM chunk_fts "
+            f"SELECT rowid, {rank} AS r FROM chunk_fts "
             f"WHERE chunk_fts MATCH ?{window} ORDER BY r LIMIT ?"
         )
     return conn.execute(sql, [match, *args, k]).fetchall()

@@ -21,7 +21,7 @@ from . import packed_text, text_blocks
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # every FTS5 table's (link_facts.py tokenizes with it too)
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
 
@@ -99,8 +99,10 @@ END;
 CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, {thread} AS thread_id, position, header,
     {body} AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts,
     {hash} AS content_hash, attrs FROM chunk_rows;
+-- Body first, so the index marks no column number on the body's terms (fts.BODY_FIRST; schema 10 and before:
+-- header, body).
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
-    header, body, content='chunks', content_rowid='rowid', tokenize='{tokenize}');
+    body, header, content='chunks', content_rowid='rowid', tokenize='{tokenize}');
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunk_rows BEGIN
     INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, {old_body});
     DELETE FROM chunk_vectors WHERE rowid = old.rowid;
@@ -425,8 +427,12 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
         if 0 < version < 10:  # the chunks view of schema 9 and before reads thread_id as stored
             conn.execute("DROP VIEW IF EXISTS chunks")
             conn.execute("DROP INDEX IF EXISTS chunks_thread")
+        if 0 < version < 11:  # chunk_fts declared header first (fts.BODY_FIRST): made again, from the chunks
+            conn.execute("DROP TABLE IF EXISTS chunk_fts")
         for statement in _statements(DDL):
             conn.execute(statement)
+        if 0 < version < 11:
+            conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')")
         if 0 < version < 6:
             _pack_attrs(conn)
         if 0 < version < 7:

@@ -82,7 +82,7 @@ def _entries_by_chunk(
         args.append(json.dumps(groups))
     best: dict[str, float] = {}
     for entry_id, r in conn.execute(
-        f"SELECT c.entry_id, bm25(chunk_fts, {fts.HEADER_WEIGHT}, {fts.BODY_WEIGHT}) AS r FROM chunk_fts "
+        f"SELECT c.entry_id, {fts.chunk_bm25(conn)} AS r FROM chunk_fts "
         f"JOIN chunks c ON c.rowid = chunk_fts.rowid WHERE {' AND '.join(conds)} ORDER BY r LIMIT ?",
         [*args, CHUNKS_PER_HIT * limit],
     ):
