@@ -1,7 +1,9 @@
-"""Schema 11 (memdock_sqlite/db.py, fts.BODY_FIRST): chunk_fts declares its columns body first, so the index marks
-no column number on the body's terms. Every answer is what the adapter of schema 10 gave, on the shared corpora, in
-a new store and in a schema-10 store read as it is (its header-first columns weighted as they are declared) and once
-migrated; the header still counts twice in the ranking, in either layout.
+"""Schema 11 (memdock_sqlite/db.py): chunk_fts declares its columns body first (fts.BODY_FIRST), so the index marks
+no column number on the body's terms, and a chunk's header is kept in its text block just before its body
+(chunk_rows.head), not in its row. Every answer is what the adapter of schema 10 gave, on the shared corpora, in a
+new store and in a schema-10 store read as it is (its header-first columns weighted as they are declared, its
+headers in their column) and once migrated; the header still counts twice in the ranking, in either layout, and
+reads back exactly through rewrites, deletes and the blocks they leave stale.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from test_layout10 import _scoped
 from test_packed_text import _rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
-from memdock_sqlite import candidates, db, fts
+from memdock_sqlite import candidates, db, delete, fts, graph
 
 pytestmark = pytest.mark.timeout(1200)  # two adapters index shared corpora: minutes on a loaded 2-core box
 
@@ -26,6 +28,7 @@ SCHEMA_10 = "9065630e53eb7fb7b7b8994ae21d3ad480c7001e"  # the last commit before
 both = stores_fixture(SCHEMA_10)
 _COLUMNS = "SELECT name FROM pragma_table_info('chunk_fts') ORDER BY cid"
 _INDEX_BYTES = "SELECT sum(pgsize) FROM dbstat WHERE name = 'chunk_fts_data'"
+_HEADERS = "SELECT count(*) FILTER (WHERE header <> ''), count(*) FILTER (WHERE head > 0) FROM chunk_rows"
 
 
 def test_the_old_adapter_is_schema_10(both):
@@ -42,6 +45,10 @@ def test_a_new_store_declares_body_first_indexes_smaller_and_answers_as_schema_1
     assert _rows(base / "old", _COLUMNS) == [("header",), ("body",)]
     assert _rows(base / "new", _COLUMNS) == [("body",), ("header",)]
     assert _rows(base / "new", _INDEX_BYTES)[0][0] < _rows(base / "old", _INDEX_BYTES)[0][0]
+    (in_rows, _), (_, in_blocks) = _rows(base / "old", _HEADERS)[0], _rows(base / "new", _HEADERS)[0]
+    assert _rows(base / "new", _HEADERS)[0][0] == 0 and in_blocks == in_rows
+    if "watercooler" in str(base):  # its chunks carry a header line; LoCoMo's none
+        assert in_blocks > 100
 
 
 def test_a_schema_10_store_reads_as_it_is_and_answers_the_same_once_migrated(both, tmp_path):
@@ -52,6 +59,7 @@ def test_a_schema_10_store_reads_as_it_is_and_answers_the_same_once_migrated(bot
     assert layouts["after"].startswith("schema 11"), layouts
     assert _rows(tmp_path / "copy", _COLUMNS) == [("body",), ("header",)]
     assert _rows(tmp_path / "copy", _INDEX_BYTES) < _rows(base / "old", _INDEX_BYTES)
+    assert _rows(tmp_path / "copy", _HEADERS) == _rows(base / "old", _HEADERS)  # headers stay where they were
     shutil.copytree(base / "old", tmp_path / "scoped")
     b = sqlite_backend(tmp_path / "scoped", workers=1, config={})
     try:
@@ -100,3 +108,59 @@ def test_a_header_match_counts_twice_whichever_column_is_declared_first(tmp_path
         "SELECT bm25(chunk_fts) FROM chunk_fts WHERE chunk_fts MATCH 'apples' ORDER BY rowid"
     ).fetchall()
     assert by_header[1] < by_body[1] and single[0][0] != by_header[1]  # the weight is applied, to the header
+
+
+def _headed_store(tmp_path: Path, headers: dict[int, str]) -> sqlite3.Connection:
+    """A store of one entry per HEADERS key, each one chunk with that header line (or none for '')."""
+    conn = db.open_writer(tmp_path)
+    _write(conn, headers)
+    return conn
+
+
+def _write(conn: sqlite3.Connection, headers: dict[int, str]) -> None:
+    entries = [{"id": f"entry:{k}", "thread_id": "thread:t", "position": k, "body": f"body {k}"} for k in headers]
+    chunks = [
+        {"id": f"chunk:{k}", "entry_id": f"entry:{k}", "thread_id": "thread:t", "position": 0}
+        | ({"header": h, "text": f"{h}\nbody {k}"} if h else {"text": f"body {k}"})
+        for k, h in headers.items()
+    ]
+    _run(conn, ("thread", [{"id": "thread:t", "title": "t"}]), ("entry", entries), ("chunk", chunks))
+
+
+def _read(conn: sqlite3.Connection) -> dict[str, tuple]:
+    """Each chunk's header and body through the chunks view, its text as get_node answers it, and its header column
+    and head as stored."""
+    rows = conn.execute("SELECT c.id, c.header, c.body, r.header, r.head FROM chunks c JOIN chunk_rows r USING (id)")
+    return {i: (h, b, graph.get_node(conn, {"id": i})["item"]["text"], col, head) for i, h, b, col, head in rows}
+
+
+def _matches(conn: sqlite3.Connection, word: str) -> list[str]:
+    sql = "SELECT c.id FROM chunk_fts JOIN chunks c ON c.rowid = chunk_fts.rowid WHERE chunk_fts MATCH ? ORDER BY 1"
+    return [i for (i,) in conn.execute(sql, (f'"{word}"',))]
+
+
+def _intact(conn: sqlite3.Connection) -> None:
+    conn.execute("INSERT INTO chunk_fts(chunk_fts, rank) VALUES ('integrity-check', 1)")  # against the view's text
+
+
+def test_a_header_is_kept_in_the_block_before_its_body_and_reads_back_exactly(tmp_path):
+    conn = _headed_store(tmp_path, {1: "Zoë · notes · 2024-01-02 — kayak", 2: ""})
+    got = _read(conn)
+    head = len("Zoë · notes · 2024-01-02 — kayak".encode())
+    assert got["chunk:1"] == ("Zoë · notes · 2024-01-02 — kayak", "body 1", "Zoë · notes · 2024-01-02 — kayak\nbody 1", "", head)
+    assert got["chunk:2"] == ("", "body 2", "body 2", "", None)
+    assert _matches(conn, "kayak") == ["chunk:1"] and _matches(conn, "body") == ["chunk:1", "chunk:2"]
+    _intact(conn)
+
+
+def test_a_rewritten_or_deleted_chunk_leaves_no_header_words_behind_and_its_neighbours_keep_theirs(tmp_path):
+    conn = _headed_store(tmp_path, {1: "alpha kayak", 2: "beta canoe", 3: "gamma raft"})
+    _write(conn, {1: "delta paddle"})  # chunk 1 moves to a new block; the old one is swept, 2 and 3 re-packed
+    assert _matches(conn, "kayak") == [] and _matches(conn, "paddle") == ["chunk:1"]
+    delete.delete(conn, {"ids": ["chunk:2"]})
+    assert _matches(conn, "canoe") == [] and _matches(conn, "raft") == ["chunk:3"]
+    got = _read(conn)
+    assert got["chunk:1"][:3] == ("delta paddle", "body 1", "delta paddle\nbody 1")
+    assert got["chunk:3"][:3] == ("gamma raft", "body 3", "gamma raft\nbody 3") and "chunk:2" not in got
+    assert conn.execute("SELECT count(*) FROM stale_blocks").fetchone()[0] == 0
+    _intact(conn)
