@@ -24,6 +24,11 @@ APPLICATION_ID = 0x4D444B31  # "MDK1"
 SCHEMA_VERSION = 11
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # every FTS5 table's (link_facts.py tokenizes with it too)
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
+FTS_HASH_BYTES = 64 << 20
+"""chunk_fts's `hashsize` (a table setting, kept in the database): the terms a writer holds in memory before it
+writes them out as a segment. FTS5's 1 MiB wrote a segment per megabyte and kept merging them; at 64 MiB the 100k
+chunks of bench/peers.py went in as one segment, in 0.66× the CPU with the final merge (`optimize`) included, for
+at most that much more memory while a run writes."""
 
 _LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
 
@@ -105,6 +110,7 @@ CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, {thread
 -- header, body).
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
     body, header, content='chunks', content_rowid='rowid', tokenize='{tokenize}');
+INSERT INTO chunk_fts(chunk_fts, rank) VALUES ('hashsize', {hashsize});
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunk_rows BEGIN
     INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, {old_header}, {old_body});
     DELETE FROM chunk_vectors WHERE rowid = old.rowid;
@@ -209,6 +215,7 @@ DDL = (
     .replace("{new_body}", BODY.format(t="new."))
     .replace("{stale}", _STALE)
     .replace("{tokenize}", TOKENIZE)
+    .replace("{hashsize}", str(FTS_HASH_BYTES))
 )
 _NODE_COLUMNS = (
     "rowid, id, kind, name, text, thread_id, position, author, role, entry_type, event_time, event_ts, attrs"

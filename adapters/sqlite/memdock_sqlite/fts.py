@@ -26,6 +26,8 @@ def chunk_bm25(conn: sqlite3.Connection) -> str:
     if conn.execute("PRAGMA user_version").fetchone()[0] < BODY_FIRST:
         return f"bm25(chunk_fts, {HEADER_WEIGHT}, {BODY_WEIGHT})"
     return f"bm25(chunk_fts, {BODY_WEIGHT}, {HEADER_WEIGHT})"
+
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     [

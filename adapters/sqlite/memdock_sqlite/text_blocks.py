@@ -157,9 +157,7 @@ def encoded(headers: Sequence[str], bodies: Sequence[str]) -> tuple[list[bytes],
     return raw, heads, where, out
 
 
-def placed_at(
-    out: list[Placed], where: list[int], heads: Sequence[int], spans: list[tuple[int, int]]
-) -> list[Placed]:
+def placed_at(out: list[Placed], where: list[int], heads: Sequence[int], spans: list[tuple[int, int]]) -> list[Placed]:
     """OUT (`encoded`'s) with the block and span of each body at WHERE, and its header's length where it has one."""
     for k, head, (block, span) in zip(where, heads, spans):
         out[k] = (block, span, "", head or None)
