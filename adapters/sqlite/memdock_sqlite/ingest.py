@@ -253,7 +253,7 @@ class Ingest:
 
     def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:
         for batch in _batches(records, self.batch_size):
-            with transaction(self.conn, "indexing"):
+            with db.batch(self.conn):
                 self._write(rtype, batch)
             self.counts[rtype] = self.counts.get(rtype, 0) + len(batch)
             self.on_commit([r["id"] for r in batch if isinstance(r, dict)])  # not implied.Derived
