@@ -26,9 +26,9 @@ TOKENIZE = "porter unicode61 remove_diacritics 2"  # every FTS5 table's (link_fa
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
 FTS_HASH_BYTES = 64 << 20
 """chunk_fts's `hashsize` (a table setting, kept in the database): the terms a writer holds in memory before it
-writes them out as a segment. FTS5's 1 MiB wrote a segment per megabyte and kept merging them; at 64 MiB the 100k
-chunks of bench/peers.py went in as one segment, in 0.66× the CPU with the final merge (`optimize`) included, for
-at most that much more memory while a run writes."""
+writes them out as a segment. FTS5's 1 MiB wrote a segment a megabyte and kept merging them: FTS5 alone loaded and
+merged bench/peers.py's 100k chunks in 2.28 CPU s with it, 1.79 s at 64 MiB, 1.24 s with no savepoint between
+batches either (`batch`; `python bench/fts5_layout.py`), for at most that much more memory while a run writes."""
 
 _LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
 
@@ -244,8 +244,7 @@ def transaction(conn: sqlite3.Connection, what: str = "writing") -> Iterator[sql
 def batch(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """One batch of an index run: a `transaction` of its own, but none inside a transaction already open (a bulk
     load's or a streamed run's): an error there rolls the whole run back anyway, and a savepoint makes FTS5 write
-    out the terms it holds (a segment a batch, merged again later: 0.9 s of the adapter's 4.3 CPU s on the 100k
-    chunks of bench/peers.py)."""
+    out the terms it holds (a segment a batch, merged again later; see FTS_HASH_BYTES)."""
     if conn.in_transaction:  # the run's transaction empties the cache of text blocks at its ends
         yield conn
         return
