@@ -8,15 +8,13 @@ reads back exactly through rewrites, deletes and the blocks they leave stale.
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import sys
 from pathlib import Path
 
 import pytest
-from support.sqlite_helpers import sqlite_backend
-from test_layout7 import _everything, _run, migrated, stores_fixture
-from test_layout10 import _scoped
+from test_layout7 import _run, migrated, stores_fixture
+from test_layout10 import _scoped, every_answer, old_schema, scoped_read_and_migrated
 from test_packed_text import _rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
@@ -33,14 +31,12 @@ _IN_BLOCKS = "SELECT count(*) FROM chunk_rows WHERE head > 0"
 
 
 def test_the_old_adapter_is_schema_10(both):
-    old_db = both[3] / "old-adapter" / "adapters" / "sqlite" / "memdock_sqlite" / "db.py"  # stores_of's
-    assert "SCHEMA_VERSION = 10" in old_db.read_text()
+    assert "SCHEMA_VERSION = 10" in old_schema(both)
 
 
 def test_a_new_store_declares_body_first_indexes_smaller_and_answers_as_schema_10_did(both):
     old, new, bundle, base = both
-    before = {**_everything(old, bundle, base, base / "old"), **_scoped(old, bundle)}
-    after = {**_everything(new, bundle, base, base / "new"), **_scoped(new, bundle)}
+    before, after = every_answer(old, bundle, base, base / "old"), every_answer(new, bundle, base, base / "new")
     assert sum(bool(v.get("hits") or v.get("item")) for v in before.values()) > 100  # not all empty
     assert [k for k in before if before[k] != after[k]] == []
     assert _rows(base / "old", _COLUMNS) == [("header",), ("body",)]
@@ -62,14 +58,7 @@ def test_a_schema_10_store_reads_as_it_is_and_answers_the_same_once_migrated(bot
     assert _rows(tmp_path / "copy", _INDEX_BYTES) < _rows(base / "old", _INDEX_BYTES)
     assert _rows(tmp_path / "copy", _IN_ROWS) == _rows(base / "old", _IN_ROWS)  # headers stay where they were
     assert _rows(tmp_path / "copy", _IN_BLOCKS) == [(0,)]
-    shutil.copytree(base / "old", tmp_path / "scoped")
-    b = sqlite_backend(tmp_path / "scoped", workers=1, config={})
-    try:
-        as_read = _scoped(b, bundle)
-        b.call("prepare", {}, use_pool=False)
-        after = _scoped(b, bundle)
-    finally:
-        b.close()
+    as_read, after = scoped_read_and_migrated(base / "old", bundle, tmp_path / "scoped")
     assert _scoped(old, bundle) == as_read == after
 
 
