@@ -1,7 +1,7 @@
 """A journal segment compresses its parts of short JSON lines (edges, chunks stored as spans of their entries)
-hardest, entries' text less hard, and chunks that keep their text (a chunks bundle's) fastest: each part is gzip, and gzip's header says which way its
-deflate stream leaned (XFL: 4 fastest, 2 best, 0 between). zlib's header, that is: these run with ISA-L's deflate
-turned off (tests/unit/test_deflate.py checks the parts ISA-L writes)."""
+hardest, entries' text less hard, and chunks that keep their text (a chunks bundle's) fastest: each part is gzip,
+and gzip's header says which way its deflate stream leaned (XFL: 4 fastest, 2 best, 0 between). zlib's header,
+that is: these run with ISA-L's deflate turned off (tests/unit/test_deflate.py checks the parts ISA-L writes)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_a_chunk_part_of_spans_asks_for_isal_s_level_and_other_parts_do_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Where ISA-L is installed a chunk part of spans deflates at its SPANNED_FAST_LEVEL (as small as zlib's 6 there,
-    see `bundle.deflate`); the other parts (thread, entry, edge) ask for none."""
+    see `bundle.deflate`) and an entry part at ENTRY_FAST_LEVEL; the other parts (thread, edge) ask for none."""
     asked: list[tuple[int, int | None]] = []
     real = writer.compressor
 
@@ -77,6 +77,8 @@ def test_a_chunk_part_of_spans_asks_for_isal_s_level_and_other_parts_do_not(
 
     monkeypatch.setattr(writer, "compressor", spy)
     segment = segment_of(tmp_path, spans=True)
-    assert sorted(asked, key=str) == sorted([(1, None), (4, None), (6, None), (6, writer.SPANNED_FAST_LEVEL)], key=str)
+    assert sorted(asked, key=str) == sorted(
+        [(1, None), (4, writer.ENTRY_FAST_LEVEL), (6, None), (6, writer.SPANNED_FAST_LEVEL)], key=str
+    )
     texts = [r["text"] for r in BundleReader(segment, validate=False, sealed=True).records("chunk")]
     assert texts == [f"note {i}: the ferry to pier {i % 7} runs late" for i in range(50)]

@@ -38,8 +38,11 @@ COMPRESS_LEVELS = {"edge": 6, "chunk": 6, "entry": 4}
 """Short JSON lines that repeat their keys and ids (edges, chunks stored as spans): level 6 takes a fifth off these
 parts for little CPU. An entry part is mostly text, where level 4 is the knee (zlib's first level with lazy
 matching): on bench/peers.py's 20 MB of markdown 14 % fewer bytes than level 1 for 45 % more CPU, where level 6 took
-4 % fewer again for 3.4x level 1's CPU (`python bench/journal_codec.py --markdown-mb 20 --codecs z1,z4,z6`). ISA-L
-has no level as small (its highest, 3, left the markdown's entries 7 % larger), so entries stay on zlib."""
+4 % fewer again for 3.4x level 1's CPU (`python bench/journal_codec.py --markdown-mb 20 --codecs z1,z4,z6`)."""
+ENTRY_FAST_LEVEL = 3
+"""ISA-L's level for an entry part, where ISA-L is installed: its highest. It leaves the markdown's entries 7 % larger
+than zlib's 4 (6 % smaller than ISA-L's 1) for a quarter of zlib 4's CPU: on bench/peers.py's notes zlib 4 in
+place of ISA-L's 1 cost the parent 0.15 CPU s more a `memdock add` (`python bench/add_baseline.py`)."""
 SPANNED_SHARE = 0.5
 """A chunk part is short lines (level 6) only when at least this share of its first block's lines are stored as
 spans of their entries (`spans`), without their texts. A part of chunks that keep their text (a chunks
@@ -154,9 +157,12 @@ class _Part:
 
     def _level(self) -> tuple[int, int | None]:
         """How hard to deflate this part (zlib's level, and ISA-L's where it is not the one `deflate` picks):
-        COMPRESS_LEVELS' level for its record type, but a chunk part whose first block's lines kept their texts
-        (less than SPANNED_SHARE of them spans) is text, at COMPRESS_LEVEL, and one of spans is SPANNED_FAST_LEVEL's."""
+        COMPRESS_LEVELS' level for its record type (ISA-L's ENTRY_FAST_LEVEL for entries), but a chunk part whose
+        first block's lines kept their texts (less than SPANNED_SHARE of them spans) is text, at COMPRESS_LEVEL, and
+        one of spans is SPANNED_FAST_LEVEL's."""
         level = COMPRESS_LEVELS.get(self.record_type, COMPRESS_LEVEL)
+        if self.record_type == "entry":
+            return level, ENTRY_FAST_LEVEL
         if self.record_type != "chunk":
             return level, None
         lines, spanned = self.sample
