@@ -204,6 +204,9 @@ WHERES = [
     {"source_id": ["a1"], "n": [1]},
     {"other": ["a1"]},
     {"missing": [None]},
+    {"missing": ["a1"]},
+    {"source_id": ["[1,2]", '{"a":1}']},  # strings spelling the array and the object stored: no match
+    {"source_id": ["1", "1.5", "false", "null", ""]},
 ]
 
 

@@ -37,18 +37,27 @@ def _metadata(matching: dict[str, list[Any]], alias: str) -> tuple[list[str], li
     compares by type: the string "1" is not the number 1, and true is not 1 (a JSON null, NULL in SQL, is read as
     NULL_VALUE, which no JSON value is, so that it matches a null given).
 
-    A record's attrs are read once (chunks' are rebuilt from what is stored, chunk_attrs.py): in a subquery SQLite
-    does not flatten (its LIMIT), and the pair of type and value looked up among the values given, which SQLite
-    gathers once a query. Read beside each value given instead (json_type and json_extract over the attrs in a
-    subquery of the values), they were rebuilt twice a value: bench/sqlite_attrs.py."""
+    A record's attrs are read once a record (chunks' are rebuilt from what is stored, chunk_attrs.py), and looked up
+    among the values given, which SQLite gathers once a query: where every value given is a string, the value alone
+    (a JSON string is the only value json_extract gives as that text but an array or object, so the type is read
+    where the value is found); else the pair of type and value, read in a subquery SQLite does not flatten (its
+    LIMIT). Read beside each value given instead (json_type and json_extract in a subquery of the values), as
+    before schema 11, they were rebuilt twice a value given: bench/sqlite_attrs.py."""
     conds, args = [], []
     for key, values in matching.items():
+        path = "$.metadata." + json.dumps(key)
+        if all(isinstance(v, str) for v in values):  # the type is read only where the value is one of them
+            conds.append(
+                f"json_extract({alias}.attrs, ?) IN (SELECT value FROM json_each(?)) "
+                f"AND json_type({alias}.attrs, ?) = 'text'"
+            )
+            args.extend([path, json.dumps(values), path])
+            continue
         conds.append(
             f"(SELECT json_type(a.attrs, ?), coalesce(json_extract(a.attrs, ?), {NULL_VALUE}) "
             f"FROM (SELECT {alias}.attrs AS attrs LIMIT 1) a) "
             f"IN (SELECT type, coalesce(value, {NULL_VALUE}) FROM json_each(?))"
         )
-        path = "$.metadata." + json.dumps(key)
         args.extend([path, path, json.dumps(values)])
     return conds, args
 
