@@ -1,5 +1,5 @@
 """A journal segment compresses its parts of short JSON lines (edges, chunks stored as spans of their entries)
-harder than text (entries, chunks that keep their text): each part is gzip, and gzip's header says which way its
+hardest, entries' text less hard, and chunks that keep their text (a chunks bundle's) fastest: each part is gzip, and gzip's header says which way its
 deflate stream leaned (XFL: 4 fastest, 2 best, 0 between). zlib's header, that is: these run with ISA-L's deflate
 turned off (tests/unit/test_deflate.py checks the parts ISA-L writes)."""
 
@@ -43,11 +43,11 @@ def segment_of(tmp_path: Path, spans: bool) -> Path:
     return segment
 
 
-def test_edge_and_chunk_parts_are_compressed_harder_than_entries_and_read_back(tmp_path: Path) -> None:
+def test_edge_chunk_and_entry_parts_are_compressed_harder_than_threads_and_read_back(tmp_path: Path) -> None:
     segment = segment_of(tmp_path, spans=True)
     parts = {p.name.split("-")[0]: p for p in segment.glob("*.jsonl.gz")}
-    assert xfl(parts["entry"]) == FASTEST
-    assert xfl(parts["edge"]) == xfl(parts["chunk"]) == BETWEEN
+    assert xfl(parts["thread"]) == FASTEST
+    assert xfl(parts["edge"]) == xfl(parts["chunk"]) == xfl(parts["entry"]) == BETWEEN
     assert all(gzip.decompress(p.read_bytes()) for p in parts.values())
     reader = BundleReader(segment, validate=False, sealed=True)
     assert [r["id"] for r in reader.records("edge")] == [f"edge:{i}" for i in range(50)]
@@ -57,8 +57,8 @@ def test_edge_and_chunk_parts_are_compressed_harder_than_entries_and_read_back(t
 def test_a_chunk_part_whose_chunks_keep_their_text_is_text_and_reads_back(tmp_path: Path) -> None:
     segment = segment_of(tmp_path, spans=False)
     parts = {p.name.split("-")[0]: p for p in segment.glob("*.jsonl.gz")}
-    assert xfl(parts["chunk"]) == xfl(parts["entry"]) == FASTEST
-    assert xfl(parts["edge"]) == BETWEEN
+    assert xfl(parts["chunk"]) == xfl(parts["thread"]) == FASTEST
+    assert xfl(parts["edge"]) == xfl(parts["entry"]) == BETWEEN
     texts = [r["text"] for r in BundleReader(segment, validate=False, sealed=True).records("chunk")]
     assert texts == [f"chunk {i} of the harbour notes" for i in range(50)]
 
@@ -77,6 +77,6 @@ def test_a_chunk_part_of_spans_asks_for_isal_s_level_and_other_parts_do_not(
 
     monkeypatch.setattr(writer, "compressor", spy)
     segment = segment_of(tmp_path, spans=True)
-    assert sorted(asked, key=str) == sorted([(1, None), (1, None), (6, None), (6, writer.SPANNED_FAST_LEVEL)], key=str)
+    assert sorted(asked, key=str) == sorted([(1, None), (4, None), (6, None), (6, writer.SPANNED_FAST_LEVEL)], key=str)
     texts = [r["text"] for r in BundleReader(segment, validate=False, sealed=True).records("chunk")]
     assert texts == [f"note {i}: the ferry to pier {i % 7} runs late" for i in range(50)]

@@ -37,7 +37,7 @@ def test_blocks_deflated_by_isal_read_with_zlib_alone(page_size, monkeypatch):
     assert block_deflate.isal() is isal_zlib
     bodies = _bodies(1, 2000)
     conn = _conn(page_size)
-    placed = text_blocks.place(conn, bodies)
+    placed = text_blocks.place(conn, [""] * len(bodies), bodies)
     blocks = _blocks(conn)
     fill = text_blocks.fill_bytes(page_size, text_blocks.PAGES)
     raw = [b.encode() for b in bodies]
@@ -53,7 +53,7 @@ def test_blocks_deflated_by_isal_read_with_zlib_alone(page_size, monkeypatch):
     monkeypatch.setitem(sys.modules, "isal", None)  # the reader needs no ISA-L
     monkeypatch.setitem(sys.modules, "isal.isal_zlib", None)
     read = text_blocks.Reader(conn)
-    assert [read(b, s) for b, s, _ in placed] == bodies
+    assert [read(b, s) for b, s, *_ in placed] == bodies
 
 
 def test_a_trimmed_block_is_deflated_again_from_its_start():
@@ -73,7 +73,7 @@ def test_isal_turned_off_deflates_with_zlib(monkeypatch):
         assert block_deflate.isal() is None
         assert block_deflate.compress(b"words " * 100, 3) == zlib.compress(b"words " * 100, 3)
         conn = _conn()
-        text_blocks.place(conn, _bodies(2, 300))
+        text_blocks.place(conn, [""] * 300, _bodies(2, 300))
         assert all(data == zlib.compress(zlib.decompress(data), text_blocks.LEVEL) for _, data in _blocks(conn))
     finally:
         monkeypatch.delenv(block_deflate.OFF)
@@ -86,16 +86,21 @@ def test_the_worker_places_bodies_as_place_does(isal_on, monkeypatch):
         monkeypatch.setattr(block_deflate, "isal", lambda: None)
     bodies = _bodies(3, 1500)
     bodies[7] = "a lone \ud800 surrogate"  # left in its row for SQLite to refuse, as place leaves it
+    headers = ["" if k % 3 else f"[thread {k}] · Zoë" for k in range(len(bodies))]  # kept before their bodies
     by_place, by_worker = _conn(), _conn()
     by_place.execute("INSERT INTO text_blocks(data) VALUES (x'00')")  # ids go on from the ones there
     by_worker.execute("INSERT INTO text_blocks(data) VALUES (x'00')")
-    expected = text_blocks.place(by_place, bodies)
-    packing = block_worker.Packing(by_worker, bodies)
+    expected = text_blocks.place(by_place, headers, bodies)
+    packing = block_worker.Packing(by_worker, headers, bodies)
     assert _blocks(by_worker) == _blocks(by_place)[:1]  # nothing stored before placed()
     assert packing.placed() == expected
     assert packing.placed() == expected  # stored once
     assert _blocks(by_worker) == _blocks(by_place)
-    assert expected[7] == (None, None, bodies[7])
+    assert expected[7] == (None, None, bodies[7], None)
+    read = text_blocks.Reader(by_worker)
+    assert [read(b, s) for b, s, _, _ in expected if b] == [b for k, b in enumerate(bodies) if k != 7]
+    heads = [(read(b, ((s >> 32) - h) << 32 | h), k) for k, (b, s, _, h) in enumerate(expected) if h]
+    assert heads == [(headers[k], k) for k in range(0, len(bodies), 3)]
 
 
 def test_an_error_on_the_worker_is_raised_by_placed(monkeypatch):
@@ -105,7 +110,7 @@ def test_an_error_on_the_worker_is_raised_by_placed(monkeypatch):
     monkeypatch.setattr(block_deflate, "compress", broken)
     monkeypatch.setattr(block_deflate, "compressobj", lambda level: block_deflate._Whole(lambda d: broken(d, level)))
     conn = _conn()
-    packing = block_worker.Packing(conn, _bodies(4, 50))
+    packing = block_worker.Packing(conn, [""] * 50, _bodies(4, 50))
     with pytest.raises(MemoryError, match="deflate failed"):
         packing.placed()
     assert _blocks(conn) == []
@@ -119,7 +124,7 @@ def test_isal_blocks_fill_their_pages():
     conn.execute("CREATE TABLE text_blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL)")
     pick = random.Random(0)  # test_layout8's notes of words drawn at random
     words = [f"{pick.choice('bcdfghklmnprstvz')}{pick.choice('aeiou')}{pick.randrange(10**6)}" for _ in range(5000)]
-    text_blocks.place(conn, [" ".join(pick.choice(words) for _ in range(30)) for _ in range(1500)])
+    text_blocks.place(conn, [""] * 1500, [" ".join(pick.choice(words) for _ in range(30)) for _ in range(1500)])
     fill = text_blocks.fill_bytes(8192, text_blocks.PAGES)
     sizes = [len(data) for _, data in _blocks(conn)]
     assert len(sizes) > 4 and max(sizes) <= fill, (sizes, fill)

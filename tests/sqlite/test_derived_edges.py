@@ -12,6 +12,7 @@ import json
 import shutil
 import sqlite3
 import subprocess
+import sys
 import tarfile
 from io import BytesIO
 from pathlib import Path
@@ -26,6 +27,9 @@ from memdock.chunking import chunk_bundle
 from memdock.importers.pipeline import import_corpus
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
+from memdock_sqlite import db
 
 OLD = "d7086d83b1c0ff669eb9db340b161a9daba22ee6"  # the last commit before links
 SCHEMA_3 = "d1e90669d3c45b192f4d1f2ae92fbd3f8593667f"  # the last commit before the text once (schema 4)
@@ -170,7 +174,7 @@ def test_a_store_the_old_adapter_wrote_answers_the_same_once_migrated(indexed_bo
         migrated = answers(b, q)
     finally:
         b.close()
-    assert version == 10  # the schema this adapter writes (memdock_sqlite/db.py)
+    assert version == db.SCHEMA_VERSION  # the schema this adapter writes (memdock_sqlite/db.py)
     assert [k for k in before if before[k] != as_read[k]] == []
     assert [k for k in before if before[k] != migrated[k]] == []
 

@@ -208,11 +208,11 @@ def test_a_rewritten_chunk_leaves_its_old_block_and_reads_its_new_text(tmp_path)
 def test_a_rolled_back_block_is_not_read_from_the_cache(tmp_path):
     conn = _store(tmp_path, _notes(10, secret_at=3))
     with pytest.raises(RuntimeError), db.transaction(conn):
-        [(block, span, _)] = text_blocks.place(conn, ["words of a transaction that is rolled back"])
+        [(block, span, *_)] = text_blocks.place(conn, [""], ["words of a transaction that is rolled back"])
         assert conn.execute("SELECT unblock(?, ?)", (block, span)).fetchone()[0].startswith("words")
         raise RuntimeError
     with db.transaction(conn):
-        [(again, span, _)] = text_blocks.place(conn, ["other words"])
+        [(again, span, *_)] = text_blocks.place(conn, [""], ["other words"])
         assert again == block  # AUTOINCREMENT gives a rolled-back id again
         assert conn.execute("SELECT unblock(?, ?)", (again, span)).fetchone()[0] == "other words"
 

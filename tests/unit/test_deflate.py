@@ -26,7 +26,7 @@ def fresh_choice() -> Iterator[None]:
 
 
 def segment(path: Path) -> Path:
-    """Entries and chunks that keep their own text (level 1 parts) and edges (level 6)."""
+    """Entries (a level 4 part), chunks that keep their own text (level 1) and edges (level 6)."""
     with BundleWriter(path, "chunks", validate=False, compress=True) as w:
         w.write("thread", records_factory.thread(0))
         for i in range(300):
@@ -50,8 +50,8 @@ def test_isal_parts_hold_the_lines_zlib_parts_hold(tmp_path: Path, monkeypatch: 
     slow = segment(tmp_path / "zlib")
     fast_parts, slow_parts = inflated(fast), inflated(slow)
     assert fast_parts == slow_parts and len(fast_parts) == 4
-    entry_part = next(p for p in fast.glob("entry-*.jsonl.gz"))
-    assert entry_part.read_bytes() != next(slow.glob("entry-*.jsonl.gz")).read_bytes()  # ISA-L made it
+    text_part = next(p for p in fast.glob("chunk-*.jsonl.gz"))  # chunks that keep their text: level 1
+    assert text_part.read_bytes() != next(slow.glob("chunk-*.jsonl.gz")).read_bytes()  # ISA-L made it
     for folder in (fast, slow):
         reader = BundleReader(folder, validate=False, sealed=True)
         assert [r["text"] for r in reader.records("chunk")][-1] == "chunk 299 of the harbour notes " * 5

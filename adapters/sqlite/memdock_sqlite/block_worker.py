@@ -20,11 +20,12 @@ _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="text-blocks")  # a
 
 
 class Packing:
-    """BODIES' blocks being compressed on the worker thread from the start; `placed()` stores them in CONN."""
+    """BODIES' blocks (HEADERS their chunks' headers) being compressed on the worker thread from the start;
+    `placed()` stores them in CONN."""
 
-    def __init__(self, conn: sqlite3.Connection, bodies: Sequence[str]):
+    def __init__(self, conn: sqlite3.Connection, headers: Sequence[str], bodies: Sequence[str]):
         self.conn = conn
-        self.raw, self.where, self.out = text_blocks.encoded(bodies)
+        self.raw, self.heads, self.where, self.out = text_blocks.encoded(headers, bodies)
         self.blocks: Future[list[tuple[int, bytes]]] = _POOL.submit(
             text_blocks.cuts, text_blocks._Packer(conn), self.raw
         )
@@ -34,6 +35,6 @@ class Packing:
         """The bodies as chunk rows store them (text_blocks.place's), their blocks inserted on the first call (in
         the caller's transaction; an error of the worker is raised here)."""
         if self.done is None:
-            spans = text_blocks.stored(self.conn, self.raw, self.blocks.result())
-            self.done = text_blocks.placed_at(self.out, self.where, spans)
+            spans = text_blocks.stored(self.conn, self.raw, self.heads, self.blocks.result())
+            self.done = text_blocks.placed_at(self.out, self.where, self.heads, spans)
         return self.done

@@ -142,10 +142,7 @@ def bm25_ranking(
             "ORDER BY r LIMIT ?"
         )
     else:
-        sql = (
-            f"SELECT rowid, {rank} AS r FROM chunk_fts "
-            f"WHERE chunk_fts MATCH ?{window} ORDER BY r LIMIT ?"
-        )
+        sql = f"SELECT rowid, {rank} AS r FROM chunk_fts WHERE chunk_fts MATCH ?{window} ORDER BY r LIMIT ?"
     return conn.execute(sql, [match, *args, k]).fetchall()
 
 

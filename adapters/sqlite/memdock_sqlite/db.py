@@ -24,6 +24,11 @@ APPLICATION_ID = 0x4D444B31  # "MDK1"
 SCHEMA_VERSION = 11
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # every FTS5 table's (link_facts.py tokenizes with it too)
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
+FTS_HASH_BYTES = 64 << 20
+"""chunk_fts's `hashsize` (a table setting, kept in the database): the terms a writer holds in memory before it
+writes them out as a segment. FTS5's 1 MiB wrote a segment a megabyte and kept merging them: FTS5 alone loaded and
+merged bench/peers.py's 100k chunks in 2.28 CPU s with it, 1.79 s at 64 MiB, 1.24 s with no savepoint between
+batches either (`batch`; `python bench/fts5_layout.py`), for at most that much more memory while a run writes."""
 
 _LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
 
@@ -78,7 +83,9 @@ CREATE TABLE IF NOT EXISTS chunk_rows(
     attrs TEXT NOT NULL DEFAULT '{}', -- with its most recurring pieces marked (chunk_attrs.py; schema 10 and
                                       -- before: as it is)
     block INTEGER,                 -- text_blocks.id holding the body (text_blocks.py), NULL: the body column
-    span INTEGER                   -- the body's byte offset in its block << 32 | its byte length
+    span INTEGER,                  -- the body's byte offset in its block << 32 | its byte length
+    head INTEGER                   -- the header's byte length, in the block just before the body (header is
+                                   -- then ''); NULL: the header column holds it (schema 11)
 );
 CREATE INDEX IF NOT EXISTS chunks_entry ON chunk_rows(entry_id);
 CREATE INDEX IF NOT EXISTS chunks_own_thread ON chunk_rows(thread_id) WHERE thread_id <> '';
@@ -97,20 +104,21 @@ WHEN old.block IS NOT NULL AND old.block IS NOT new.block BEGIN
     {stale}
 END;
 -- What every reader reads: the chunks with their bodies unpacked (unpack() is registered on every connection).
-CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, {thread} AS thread_id, position, header,
-    {body} AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts,
+CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, {thread} AS thread_id, position,
+    {header} AS header, {body} AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts,
     {hash} AS content_hash, {attrs} AS attrs FROM chunk_rows;
 -- Body first, so the index marks no column number on the body's terms (fts.BODY_FIRST; schema 10 and before:
 -- header, body).
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
     body, header, content='chunks', content_rowid='rowid', tokenize='{tokenize}');
+INSERT INTO chunk_fts(chunk_fts, rank) VALUES ('hashsize', {hashsize});
 CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunk_rows BEGIN
-    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, {old_body});
+    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, {old_header}, {old_body});
     DELETE FROM chunk_vectors WHERE rowid = old.rowid;
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF header, body ON chunk_rows BEGIN
-    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, old.header, {old_body});
-    INSERT INTO chunk_fts(rowid, header, body) VALUES (new.rowid, new.header, {new_body});
+    INSERT INTO chunk_fts(chunk_fts, rowid, header, body) VALUES ('delete', old.rowid, {old_header}, {old_body});
+    INSERT INTO chunk_fts(rowid, header, body) VALUES (new.rowid, {new_header}, {new_body});
     DELETE FROM chunk_vectors WHERE rowid = old.rowid;
 END;
 
@@ -194,9 +202,14 @@ IN_THREADS = (
 )
 # A chunk row's body (T: a trigger's "old." or "new."): from its block, or from its body column.
 BODY = "iif({t}block IS NULL, unpack({t}body), unblock({t}block, {t}span))"
+# A chunk row's header: from its block, the HEAD bytes before its body, or from its header column.
+HEADER = "iif({t}head IS NULL, {t}header, unblock({t}block, (({t}span >> 32) - {t}head) << 32 | {t}head))"
 DDL = (
     DDL_TEMPLATE.replace("{joined}", JOINED.format(t="node_rows"))
-    .replace("{hash}", packed_text.HASH_SQL.format(body=BODY.format(t="")))
+    .replace("{hash}", packed_text.HASH_SQL.format(header=HEADER.format(t=""), body=BODY.format(t="")))
+    .replace("{header}", HEADER.format(t=""))
+    .replace("{old_header}", HEADER.format(t="old."))
+    .replace("{new_header}", HEADER.format(t="new."))
     .replace("{body}", BODY.format(t=""))
     .replace("{thread}", THREAD)
     .replace("{attrs}", chunk_attrs.VIEW_SQL)
@@ -204,6 +217,7 @@ DDL = (
     .replace("{new_body}", BODY.format(t="new."))
     .replace("{stale}", _STALE)
     .replace("{tokenize}", TOKENIZE)
+    .replace("{hashsize}", str(FTS_HASH_BYTES))
 )
 _NODE_COLUMNS = (
     "rowid, id, kind, name, text, thread_id, position, author, role, entry_type, event_time, event_ts, attrs"
@@ -226,6 +240,18 @@ def transaction(conn: sqlite3.Connection, what: str = "writing") -> Iterator[sql
             yield conn
     finally:
         text_blocks.forget_cache(conn)
+
+
+@contextlib.contextmanager
+def batch(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One batch of an index run: a `transaction` of its own, but none inside a transaction already open (a bulk
+    load's or a streamed run's): an error there rolls the whole run back anyway, and a savepoint makes FTS5 write
+    out the terms it holds (a segment a batch, merged again later; see FTS_HASH_BYTES)."""
+    if conn.in_transaction:  # the run's transaction empties the cache of text blocks at its ends
+        yield conn
+        return
+    with transaction(conn, "indexing"):
+        yield conn
 
 
 @contextlib.contextmanager
@@ -431,7 +457,7 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             conn.execute("DROP INDEX IF EXISTS chunks_thread")
         if 0 < version < 11:  # chunk_fts declared header first (fts.BODY_FIRST): made again, from the chunks
             conn.execute("DROP TABLE IF EXISTS chunk_fts")
-            conn.execute("DROP VIEW IF EXISTS chunks")  # it read chunks' attrs as stored
+            _headed(conn)  # drops the chunks view, which read chunks' attrs as stored too
             chunk_attrs.store_existing(conn)
         for statement in _statements(DDL):
             conn.execute(statement)
@@ -449,6 +475,16 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             inherit_threads(conn)
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _headed(conn: sqlite3.Connection) -> None:
+    """Schema 10 and before kept every chunk's header in its column: chunk rows get `head` (NULL for them: their
+    headers stay where they are), and the view and triggers that read a header are made again."""
+    if "head" not in {r[1] for r in conn.execute("PRAGMA table_info(chunk_rows)")}:
+        conn.execute("ALTER TABLE chunk_rows ADD COLUMN head INTEGER")
+    conn.execute("DROP VIEW IF EXISTS chunks")
+    for trigger in ("chunks_ad", "chunks_au"):
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
 
 
 def inherit_threads(conn: sqlite3.Connection) -> None:
@@ -524,7 +560,7 @@ def _pack_chunks(conn: sqlite3.Connection) -> None:
     for trigger in ("chunks_ad", "chunks_au"):
         conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
     conn.execute(next(s for s in _statements(DDL) if s.startswith("CREATE TABLE IF NOT EXISTS chunk_rows")))
-    columns = [r[1] for r in conn.execute("PRAGMA table_info(chunk_rows)") if r[1] not in ("block", "span")]
+    columns = [r[1] for r in conn.execute("PRAGMA table_info(chunk_rows)") if r[1] not in ("block", "span", "head")]
     listed = ", ".join(f'"{c}"' for c in columns)
     packed = ", ".join("pack(body)" if c == "body" else f'"{c}"' for c in columns)
     conn.execute(f"INSERT INTO chunk_rows({listed}) SELECT {packed} FROM chunks")

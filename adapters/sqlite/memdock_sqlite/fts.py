@@ -16,7 +16,8 @@ HEADER_WEIGHT, BODY_WEIGHT = 2.0, 1.0  # bm25() weights of chunk_fts's columns: 
 BODY_FIRST = 11
 """The schema whose chunk_fts declares its columns (body, header): FTS5 marks a term's positions in any column but
 the first with that column's number, so with most headers empty, header first cost the index a column mark for
-every term of every chunk (0.80× the text on the 100k chunks of bench/peers.py, against 0.52× body first)."""
+every term of every chunk (0.80× the text on the 100k chunks of bench/peers.py against 0.50× body first, 0.70×
+against 0.45× on its 20k notes, and 15 % more CPU to load: `python bench/fts5_layout.py`)."""
 
 
 def chunk_bm25(conn: sqlite3.Connection) -> str:
@@ -26,6 +27,8 @@ def chunk_bm25(conn: sqlite3.Connection) -> str:
     if conn.execute("PRAGMA user_version").fetchone()[0] < BODY_FIRST:
         return f"bm25(chunk_fts, {HEADER_WEIGHT}, {BODY_WEIGHT})"
     return f"bm25(chunk_fts, {BODY_WEIGHT}, {HEADER_WEIGHT})"
+
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     [

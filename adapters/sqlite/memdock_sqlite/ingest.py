@@ -54,16 +54,16 @@ ON CONFLICT(id) DO UPDATE SET kind=excluded.kind, name=excluded.name, text=exclu
   event_time=excluded.event_time, event_ts=excluded.event_ts, attrs=excluded.attrs, indexed=0"""
 
 _CHUNK_COLUMNS = """id, entry_id, thread_id, position, header, body, start, "end", token_count,
-  author, role, entry_type, event_time, event_ts, content_hash, attrs, block, span"""
-_NEW_CHUNK_SQL = f"INSERT INTO chunk_rows(rowid, {_CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+  author, role, entry_type, event_time, event_ts, content_hash, attrs, block, span, head"""
+_NEW_CHUNK_SQL = f"INSERT INTO chunk_rows(rowid, {_CHUNK_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 _CHUNK_SQL = f"""INSERT INTO chunk_rows({_CHUNK_COLUMNS})
-VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 ON CONFLICT(id) DO UPDATE SET entry_id=excluded.entry_id, thread_id=excluded.thread_id, position=excluded.position,
   header=excluded.header, body=excluded.body, start=excluded.start, "end"=excluded."end",
   token_count=excluded.token_count,
   author=excluded.author, role=excluded.role, entry_type=excluded.entry_type, event_time=excluded.event_time,
   event_ts=excluded.event_ts, content_hash=excluded.content_hash, attrs=excluded.attrs, block=excluded.block,
-  span=excluded.span"""
+  span=excluded.span, head=excluded.head"""
 
 _EDGE_SQL = """INSERT INTO edges(rowid, id, type, source_id, target_id, thread_id, weight, event_time, event_ts, fact,
   resolved, attrs)
@@ -257,7 +257,7 @@ class Ingest:
 
     def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:
         for batch in _batches(records, self.batch_size):
-            with transaction(self.conn, "indexing"):
+            with db.batch(self.conn):
                 self._write(rtype, batch)
             self.counts[rtype] = self.counts.get(rtype, 0) + len(batch)
             self.on_commit([r["id"] for r in batch if isinstance(r, dict)])  # not implied.Derived
@@ -374,11 +374,11 @@ class Ingest:
         rows = _last_of_each([chunk_row(r, entries.get(r["entry_id"], none)) for r in batch])
         stored = chunk_attrs.store(c, [r[_ATTRS] for r in rows])
         rows = [(*r[:_ATTRS], a) for r, a in zip(rows, stored)]
-        bodies = [r[5] for r in rows]
+        headers, bodies = [r[4] for r in rows], [r[5] for r in rows]
         if self.first is not None:  # compressed on its thread while the rows are indexed
-            self._first_chunks(rows, bodies, block_worker.Packing(c, bodies))
+            self._first_chunks(rows, bodies, block_worker.Packing(c, headers, bodies))
             return
-        rows = list(_with_blocks(rows, text_blocks.place(c, bodies)))
+        rows = list(_with_blocks(rows, text_blocks.place(c, headers, bodies)))
         ids = json.dumps([r[0] for r in rows])
         in_batch = "id IN (SELECT value FROM json_each(?))"
         known = {i for (i,) in c.execute(f"SELECT id FROM chunk_rows WHERE {in_batch}", (ids,))}
@@ -427,8 +427,11 @@ def _rowid(row: Row) -> int:
 
 
 def _with_blocks(rows: list[Row], placed: list[text_blocks.Placed]) -> Iterator[Row]:
-    """ROWS (chunk_row's) with their bodies as PLACED stores them, and their blocks and spans."""
-    return ((*r[:5], body, *r[6:], block, span) for r, (block, span, body) in zip(rows, placed))
+    """ROWS (chunk_row's) with their headers and bodies as PLACED stores them, and their blocks, spans and heads."""
+    return (
+        (*r[:4], r[4] if head is None else "", body, *r[6:], block, span, head)
+        for r, (block, span, body, head) in zip(rows, placed)
+    )
 
 
 def _last_of_each_id(records: list[Any]) -> list[Any]:

@@ -114,10 +114,11 @@ def _spells_digest(value: str, header: str | None, body: str | None) -> bool:
     return digest is not None and digest.hex() == value[7:]
 
 
-# The `chunks` view's content_hash: what pack_hash was given ({body}: the SQL of the chunk's body, db.BODY).
+# The `chunks` view's content_hash: what pack_hash was given ({header}, {body}: the SQL of the chunk's header and
+# body, db.HEADER and db.BODY).
 HASH_SQL = (
     "CASE WHEN typeof(content_hash) <> 'blob' THEN content_hash "
-    "WHEN length(content_hash) = 0 THEN 'sha256:' || lower(hex(text_digest(header, {body}))) "
+    "WHEN length(content_hash) = 0 THEN 'sha256:' || lower(hex(text_digest({header}, {body}))) "
     "ELSE 'sha256:' || lower(hex(content_hash)) END"
 )
 

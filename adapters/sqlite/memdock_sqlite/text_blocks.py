@@ -1,4 +1,5 @@
-"""Chunk bodies stored in compressed blocks (schema 8): several consecutive bodies zlib-compressed together.
+"""Chunk bodies stored in compressed blocks (schema 8): several consecutive bodies zlib-compressed together, each
+chunk's header line just before its body (schema 11: a chunk row keeps its header's length, `head`).
 
 Each body alone shrank to 0.55 of its size on the 20k notes of bench/peers.py (0.39 on its markdown) at ~26 µs a
 body; blocks at level 3 shrink them to 0.41 (0.37) in the pages they take, at half the CPU, since zlib finds the
@@ -36,7 +37,9 @@ MARK = 0.85  # of a block's guessed bodies compressed before the compressor is k
 GUESS = 0.45  # compressed size over raw size assumed for a connection's first block (notes 0.42, markdown 0.37)
 _LOW = 0xFFFFFFFF
 
-Placed = tuple[int | None, int | None, str]  # (block, span, body column)
+Placed = tuple[int | None, int | None, str, int | None]
+"""(block, span, body column, head): where a chunk's body is, and HEAD, the byte length of its header stored in the
+block just before the body (None: the header stays in its column; schema 11)."""
 
 
 def fill_bytes(page_size: int, pages: int) -> int:
@@ -101,54 +104,63 @@ def cuts(packer: _Packer, raw: Sequence[bytes]) -> list[tuple[int, bytes]]:
     return out
 
 
-def _blocks_of(conn: sqlite3.Connection, raw: Sequence[bytes]) -> list[tuple[int, int]]:
-    """RAW (bodies' UTF-8) put into new blocks in order; each body's (block, span)."""
-    return stored(conn, raw, cuts(_Packer(conn), raw))
+def _blocks_of(conn: sqlite3.Connection, raw: Sequence[bytes], heads: Sequence[int]) -> list[tuple[int, int]]:
+    """RAW (each a header's and a body's UTF-8, HEADS the headers' lengths) put into new blocks in order; each body's
+    (block, span)."""
+    return stored(conn, raw, heads, cuts(_Packer(conn), raw))
 
 
-def stored(conn: sqlite3.Connection, raw: Sequence[bytes], blocks: list[tuple[int, bytes]]) -> list[tuple[int, int]]:
-    """BLOCKS (`cuts` of RAW) inserted into text_blocks in order; each body's (block, span)."""
+def stored(
+    conn: sqlite3.Connection, raw: Sequence[bytes], heads: Sequence[int], blocks: list[tuple[int, bytes]]
+) -> list[tuple[int, int]]:
+    """BLOCKS (`cuts` of RAW, HEADS its headers' lengths) inserted into text_blocks in order; each body's (block,
+    span): the span of what follows its header."""
     out: list[tuple[int, int]] = []
     start = 0
     for end, data in blocks:
         block = conn.execute("INSERT INTO text_blocks(data) VALUES (?)", (data,)).lastrowid
         assert block is not None
         offset = 0
-        for b in raw[start:end]:
-            out.append((block, offset << 32 | len(b)))
+        for b, head in zip(raw[start:end], heads[start:end]):
+            out.append((block, (offset + head) << 32 | (len(b) - head)))
             offset += len(b)
         start = end
     return out
 
 
-def place(conn: sqlite3.Connection, bodies: Sequence[str]) -> list[Placed]:
-    """BODIES as chunk rows store them, packed into new blocks (inside the caller's transaction)."""
-    raw, where, out = encoded(bodies)
-    return placed_at(out, where, _blocks_of(conn, raw))
+def place(conn: sqlite3.Connection, headers: Sequence[str], bodies: Sequence[str]) -> list[Placed]:
+    """BODIES (HEADERS their chunks' headers) as chunk rows store them, packed into new blocks (inside the caller's
+    transaction)."""
+    raw, heads, where, out = encoded(headers, bodies)
+    return placed_at(out, where, heads, _blocks_of(conn, raw, heads))
 
 
-def encoded(bodies: Sequence[str]) -> tuple[list[bytes], list[int], list[Placed]]:
-    """The UTF-8 of BODIES, where each came from in BODIES, and the bodies as rows will store them but for their
-    blocks. A body that is not valid UTF-8 (a lone surrogate) stays as it is, for SQLite to refuse as it refused it
-    before."""
+def encoded(headers: Sequence[str], bodies: Sequence[str]) -> tuple[list[bytes], list[int], list[int], list[Placed]]:
+    """The UTF-8 of each of HEADERS and BODIES, one after the other (a header is kept in its block, just before its
+    body, where it is not ''), each header's length, where each came from in BODIES, and the bodies as rows will
+    store them but for their blocks. A chunk whose header or body is not valid UTF-8 (a lone surrogate) keeps both
+    in their columns, for SQLite to refuse as it refused them before."""
     raw: list[bytes] = []
+    heads: list[int] = []
     where: list[int] = []
     out: list[Placed] = []
-    for k, body in enumerate(bodies):
+    for k, (header, body) in enumerate(zip(headers, bodies)):
         try:
-            raw.append(body.encode())
+            head, text = header.encode(), body.encode()
         except UnicodeEncodeError:
-            out.append((None, None, body))
+            out.append((None, None, body, None))
             continue
+        raw.append(head + text if head else text)
+        heads.append(len(head))
         where.append(k)
-        out.append((None, None, ""))
-    return raw, where, out
+        out.append((None, None, "", None))
+    return raw, heads, where, out
 
 
-def placed_at(out: list[Placed], where: list[int], spans: list[tuple[int, int]]) -> list[Placed]:
-    """OUT (`encoded`'s) with the block and span of each body at WHERE."""
-    for k, (block, span) in zip(where, spans):
-        out[k] = (block, span, "")
+def placed_at(out: list[Placed], where: list[int], heads: Sequence[int], spans: list[tuple[int, int]]) -> list[Placed]:
+    """OUT (`encoded`'s) with the block and span of each body at WHERE, and its header's length where it has one."""
+    for k, head, (block, span) in zip(where, heads, spans):
+        out[k] = (block, span, "", head or None)
     return out
 
 
@@ -180,6 +192,11 @@ class Reader:
                 raise ValueError(f"text block {block} holds {len(data)} bytes, short of a chunk's end at {end}")
         return data
 
+    def stored(self, block: int, span: int, head: int) -> bytes:
+        """The bytes a chunk keeps in BLOCK: its body at SPAN, and its header of HEAD bytes just before it."""
+        start, end = (span >> 32) - head, (span >> 32) + (span & _LOW)
+        return bytes(self.upto(block, end)[start:end]) if end else b""
+
     def __call__(self, block: int, span: int) -> str:
         start, length = span >> 32, span & _LOW
         return self.upto(block, start + length)[start : start + length].decode() if length else ""
@@ -204,13 +221,14 @@ def sweep(conn: sqlite3.Connection) -> int:
         return 0
     reader = Reader(conn)
     live = conn.execute(
-        "SELECT rowid, block, span FROM chunk_rows WHERE block IN (SELECT block FROM stale_blocks) ORDER BY rowid"
+        "SELECT rowid, block, span, coalesce(head, 0) FROM chunk_rows WHERE block IN (SELECT block FROM stale_blocks) "
+        "ORDER BY rowid"
     ).fetchall()
-    raw = [reader(b, s).encode() for _, b, s in live]
-    placed = _blocks_of(conn, raw) if raw else []
+    raw = [reader.stored(b, s, h) for _, b, s, h in live]
+    placed = _blocks_of(conn, raw, [h for *_, h in live]) if raw else []
     conn.executemany(
         "UPDATE chunk_rows SET block = ?, span = ? WHERE rowid = ?",
-        [(b, s, rowid) for (b, s), (rowid, _, _) in zip(placed, live)],
+        [(b, s, rowid) for (b, s), (rowid, *_) in zip(placed, live)],
     )
     _delete(conn, stale)
     return len(stale)
@@ -228,9 +246,9 @@ def relay(conn: sqlite3.Connection, rows_at_once: int = 5000) -> None:
     after = -(1 << 63)
     sql = "SELECT rowid, unpack(body) FROM chunk_rows WHERE block IS NULL AND rowid > ? ORDER BY rowid LIMIT ?"
     while rows := conn.execute(sql, (after, rows_at_once)).fetchall():
-        placed = place(conn, [body for _, body in rows])
+        placed = place(conn, [""] * len(rows), [body for _, body in rows])  # headers stay in their column
         conn.executemany(
             "UPDATE chunk_rows SET block = ?, span = ?, body = '' WHERE rowid = ?",
-            [(b, s, rowid) for (b, s, _), (rowid, _) in zip(placed, rows) if b is not None],
+            [(b, s, rowid) for (b, s, *_), (rowid, _) in zip(placed, rows) if b is not None],
         )
         after = rows[-1][0]

@@ -34,8 +34,12 @@ from .spans import HEADER, Bodies
 DEFAULT_PART_BYTES = 256 * 1024 * 1024
 COMPRESS_LEVEL = 1  # gzip level of a compressed part: ~2.5x on text at 60-80 MB/s; level 6 saves 10-15 % more at a
 # quarter of the speed
-COMPRESS_LEVELS = {"edge": 6, "chunk": 6}  # short JSON lines that repeat their keys and ids: level 6 takes a fifth
-# off these parts for little CPU (`python bench/journal_codec.py`; an entry part's text costs 3x more per byte saved)
+COMPRESS_LEVELS = {"edge": 6, "chunk": 6, "entry": 4}
+"""Short JSON lines that repeat their keys and ids (edges, chunks stored as spans): level 6 takes a fifth off these
+parts for little CPU. An entry part is mostly text, where level 4 is the knee (zlib's first level with lazy
+matching): on bench/peers.py's 20 MB of markdown 14 % fewer bytes than level 1 for 45 % more CPU, where level 6 took
+4 % fewer again for 3.4x level 1's CPU (`python bench/journal_codec.py --markdown-mb 20 --codecs z1,z4,z6`). ISA-L
+has no level as small (its highest, 3, left the markdown's entries 7 % larger), so entries stay on zlib."""
 SPANNED_SHARE = 0.5
 """A chunk part is short lines (level 6) only when at least this share of its first block's lines are stored as
 spans of their entries (`spans`), without their texts. A part of chunks that keep their text (a chunks
