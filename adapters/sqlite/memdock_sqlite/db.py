@@ -17,7 +17,7 @@ from typing import Any
 from memdock.diskfull import sqlite_transaction
 from memdock.errors import BackendError, ConfigError, VersionError
 
-from . import packed_text, text_blocks
+from . import chunk_attrs, packed_text, text_blocks
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
@@ -80,7 +80,8 @@ CREATE TABLE IF NOT EXISTS chunk_rows(
     event_time TEXT, event_ts REAL,
     content_hash,                  -- TEXT; a sha256 as its 32 bytes, or X'' when it is the hash of the chunk's own
                                    -- text (packed_text.pack_hash)
-    attrs TEXT NOT NULL DEFAULT '{}', -- as it is: metadata filters read every chunk's (filters.py)
+    attrs TEXT NOT NULL DEFAULT '{}', -- with its most recurring pieces marked (chunk_attrs.py; schema 10 and
+                                      -- before: as it is)
     block INTEGER,                 -- text_blocks.id holding the body (text_blocks.py), NULL: the body column
     span INTEGER,                  -- the body's byte offset in its block << 32 | its byte length
     head INTEGER                   -- the header's byte length, in the block just before the body (header is
@@ -105,7 +106,7 @@ END;
 -- What every reader reads: the chunks with their bodies unpacked (unpack() is registered on every connection).
 CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, {thread} AS thread_id, position,
     {header} AS header, {body} AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts,
-    {hash} AS content_hash, attrs FROM chunk_rows;
+    {hash} AS content_hash, {attrs} AS attrs FROM chunk_rows;
 -- Body first, so the index marks no column number on the body's terms (fts.BODY_FIRST; schema 10 and before:
 -- header, body).
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
@@ -211,6 +212,7 @@ DDL = (
     .replace("{new_header}", HEADER.format(t="new."))
     .replace("{body}", BODY.format(t=""))
     .replace("{thread}", THREAD)
+    .replace("{attrs}", chunk_attrs.VIEW_SQL)
     .replace("{old_body}", BODY.format(t="old."))
     .replace("{new_body}", BODY.format(t="new."))
     .replace("{stale}", _STALE)
@@ -455,7 +457,8 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             conn.execute("DROP INDEX IF EXISTS chunks_thread")
         if 0 < version < 11:  # chunk_fts declared header first (fts.BODY_FIRST): made again, from the chunks
             conn.execute("DROP TABLE IF EXISTS chunk_fts")
-            _headed(conn)
+            _headed(conn)  # drops the chunks view, which read chunks' attrs as stored too
+            chunk_attrs.store_existing(conn)
         for statement in _statements(DDL):
             conn.execute(statement)
         if 0 < version < 11:

@@ -29,17 +29,36 @@ def with_metadata(filters: dict[str, Any] | None, matching: Any) -> dict[str, An
     return {**(filters or {}), "metadata": matching}
 
 
+NULL_VALUE = "X'00'"  # a JSON null's value where values are compared: json_extract and json_each never give a BLOB
+
+
 def _metadata(matching: dict[str, list[Any]], alias: str) -> tuple[list[str], list[Any]]:
     """Each key's value (from the record's attrs, where ingest keeps `metadata`) one of the values given. JSON
-    compares by type: the string "1" is not the number 1, and true is not 1."""
+    compares by type: the string "1" is not the number 1, and true is not 1 (a JSON null, NULL in SQL, is read as
+    NULL_VALUE, which no JSON value is, so that it matches a null given).
+
+    A record's attrs are read once a record (chunks' are rebuilt from what is stored, chunk_attrs.py), and looked up
+    among the values given, which SQLite gathers once a query: where every value given is a string, the value alone
+    (a JSON string is the only value json_extract gives as that text but an array or object, so the type is read
+    where the value is found); else the pair of type and value, read in a subquery SQLite does not flatten (its
+    LIMIT). Read beside each value given instead (json_type and json_extract in a subquery of the values), as
+    before schema 11, they were rebuilt twice a value given: bench/sqlite_attrs.py."""
     conds, args = [], []
     for key, values in matching.items():
         path = "$.metadata." + json.dumps(key)
+        if all(isinstance(v, str) for v in values):  # the type is read only where the value is one of them
+            conds.append(
+                f"json_extract({alias}.attrs, ?) IN (SELECT value FROM json_each(?)) "
+                f"AND json_type({alias}.attrs, ?) = 'text'"
+            )
+            args.extend([path, json.dumps(values), path])
+            continue
         conds.append(
-            f"EXISTS (SELECT 1 FROM json_each(?) w WHERE w.type = json_type({alias}.attrs, ?) "
-            f"AND w.value IS json_extract({alias}.attrs, ?))"
+            f"(SELECT json_type(a.attrs, ?), coalesce(json_extract(a.attrs, ?), {NULL_VALUE}) "
+            f"FROM (SELECT {alias}.attrs AS attrs LIMIT 1) a) "
+            f"IN (SELECT type, coalesce(value, {NULL_VALUE}) FROM json_each(?))"
         )
-        args.extend([json.dumps(values), path, path])
+        args.extend([path, path, json.dumps(values)])
     return conds, args
 
 

@@ -18,7 +18,7 @@ import orjson
 from memdock.sdk.implied import KINDS
 from memdock.times import parse_datetime
 
-from . import block_worker, db, facts, first_load, links, node_text, packed_text, text_blocks
+from . import block_worker, chunk_attrs, db, facts, first_load, links, node_text, packed_text, text_blocks
 from .db import transaction
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
@@ -161,8 +161,12 @@ def body_of(header: str, text: str) -> str:
     return text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
 
 
+_ATTRS = 15  # chunk_row's attrs, its last column
+
+
 def chunk_row(r: dict[str, Any], parent: dict[str, Any]) -> Row:
-    """The chunk_rows row of chunk R; PARENT holds its entry's stored fields (those it inherits, and thread_id)."""
+    """The chunk_rows row of chunk R; PARENT holds its entry's stored fields (those it inherits, and thread_id);
+    its attrs as they are (`Ingest._upsert_chunks` stores them as chunk_attrs.py does)."""
     get = r.get
     header = get("header") or ""
     body = body_of(header, r["text"])
@@ -368,6 +372,8 @@ class Ingest:
         c = self.conn
         none: dict[str, Any] = {}
         rows = _last_of_each([chunk_row(r, entries.get(r["entry_id"], none)) for r in batch])
+        stored = chunk_attrs.store(c, [r[_ATTRS] for r in rows])
+        rows = [(*r[:_ATTRS], a) for r, a in zip(rows, stored)]
         headers, bodies = [r[4] for r in rows], [r[5] for r in rows]
         if self.first is not None:  # compressed on its thread while the rows are indexed
             self._first_chunks(rows, bodies, block_worker.Packing(c, headers, bodies))
