@@ -14,6 +14,8 @@ codec with a window of megabytes finds and deflate's 32 KiB does not. Codecs:
   dictionary of the record types' keys and common values could know: the most a preset dictionary can save
   (deflate's window is 32 KiB, so it helps only a part's first 32 KiB);
 - `xz`: the stdlib's lzma, fast mode, a 16 MiB dictionary (it finds text repeated far apart);
+- `isalN`: ISA-L's deflate (python-isal, the `fast` extra; skipped when it is not installed) at its level N, as the
+  journal writes a part where ISA-L is installed (`bundle.deflate`);
 - `zstdN`, `zstdNlong`: zstandard (an optional package; skipped when it is not installed) at level N, `long`
   with a 128 MiB long-distance window.
 """
@@ -77,7 +79,22 @@ def _zstd(level: int, long: bool) -> Codec | None:
     return pack.compress, lambda d: unpack.decompressobj().decompress(d)
 
 
+def _isal(level: int) -> Codec | None:
+    try:
+        from isal import isal_zlib
+    except ImportError:
+        return None
+
+    def pack(data: bytes) -> bytes:
+        z = isal_zlib.compressobj(level, isal_zlib.DEFLATED, 31)
+        return z.compress(data) + z.flush()
+
+    return pack, gzip.decompress
+
+
 def codec(name: str) -> Codec | None:
+    if name.startswith("isal"):
+        return _isal(int(name[4:]))
     if name.startswith("zdict"):
         return _zdict(int(name[5:]))
     if name.startswith("zstd"):

@@ -40,9 +40,10 @@ parts for little CPU. An entry part is mostly text, where level 4 is the knee (z
 matching): on bench/peers.py's 20 MB of markdown 14 % fewer bytes than level 1 for 45 % more CPU, where level 6 took
 4 % fewer again for 3.4x level 1's CPU (`python bench/journal_codec.py --markdown-mb 20 --codecs z1,z4,z6`)."""
 ENTRY_FAST_LEVEL = 3
-"""ISA-L's level for an entry part, where ISA-L is installed: its highest. It leaves the markdown's entries 7 % larger
-than zlib's 4 (6 % smaller than ISA-L's 1) for a quarter of zlib 4's CPU: on bench/peers.py's notes zlib 4 in
-place of ISA-L's 1 cost the parent 0.15 CPU s more a `memdock add` (`python bench/add_baseline.py`)."""
+"""ISA-L's level for an entry part, where ISA-L is installed: its highest. On the 20 MB of markdown it leaves the
+entries 6 % larger than zlib's 4 and 5 % smaller than ISA-L's 1, for a fifth of zlib 4's CPU (0.08 s, zlib 4 0.37 s,
+ISA-L 1 0.04 s: `python bench/journal_codec.py --markdown-mb 20 --codecs z1,z4,isal1,isal3`); zlib 4 in place of
+ISA-L's 1 cost the parent 0.15 CPU s more on bench/peers.py's notes (`python bench/add_baseline.py`)."""
 SPANNED_SHARE = 0.5
 """A chunk part is short lines (level 6) only when at least this share of its first block's lines are stored as
 spans of their entries (`spans`), without their texts. A part of chunks that keep their text (a chunks
