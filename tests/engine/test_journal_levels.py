@@ -66,8 +66,8 @@ def test_a_chunk_part_whose_chunks_keep_their_text_is_text_and_reads_back(tmp_pa
 def test_a_chunk_part_of_spans_asks_for_isal_s_level_and_other_parts_do_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Where ISA-L is installed a chunk part of spans deflates at its SPANNED_FAST_LEVEL (as small as zlib's 6 there,
-    see `bundle.deflate`) and an entry part at ENTRY_FAST_LEVEL; the other parts (thread, edge) ask for none."""
+    """Where ISA-L is installed a chunk part of spans and an entry part deflate at ISA-L's level 3 (as small as zlib's
+    6 for the spans, see `bundle.deflate`); the other parts (thread, edge) ask for none."""
     asked: list[tuple[int, int | None]] = []
     real = writer.compressor
 
@@ -78,7 +78,7 @@ def test_a_chunk_part_of_spans_asks_for_isal_s_level_and_other_parts_do_not(
     monkeypatch.setattr(writer, "compressor", spy)
     segment = segment_of(tmp_path, spans=True)
     assert sorted(asked, key=str) == sorted(
-        [(1, None), (4, writer.ENTRY_FAST_LEVEL), (6, None), (6, writer.SPANNED_FAST_LEVEL)], key=str
+        [(1, None), (4, 3), (6, None), (6, 3)], key=str
     )
     texts = [r["text"] for r in BundleReader(segment, validate=False, sealed=True).records("chunk")]
     assert texts == [f"note {i}: the ferry to pier {i % 7} runs late" for i in range(50)]

@@ -17,7 +17,7 @@ from typing import Any
 from memdock.diskfull import sqlite_transaction
 from memdock.errors import BackendError, ConfigError, VersionError
 
-from . import chunk_attrs, packed_text, text_blocks
+from . import chunk_attrs, fts, packed_text, text_blocks
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
@@ -455,13 +455,13 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
         if 0 < version < 10:  # the chunks view of schema 9 and before reads thread_id as stored
             conn.execute("DROP VIEW IF EXISTS chunks")
             conn.execute("DROP INDEX IF EXISTS chunks_thread")
-        if 0 < version < 11:  # chunk_fts declared header first (fts.BODY_FIRST): made again, from the chunks
+        if 0 < version < fts.BODY_FIRST:  # chunk_fts declared header first: made again, from the chunks
             conn.execute("DROP TABLE IF EXISTS chunk_fts")
             _headed(conn)  # drops the chunks view, which read chunks' attrs as stored too
             chunk_attrs.store_existing(conn)
         for statement in _statements(DDL):
             conn.execute(statement)
-        if 0 < version < 11:
+        if 0 < version < fts.BODY_FIRST:
             conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')")
         if 0 < version < 6:
             _pack_attrs(conn)

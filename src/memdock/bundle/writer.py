@@ -34,23 +34,23 @@ from .spans import HEADER, Bodies
 DEFAULT_PART_BYTES = 256 * 1024 * 1024
 COMPRESS_LEVEL = 1  # gzip level of a compressed part: ~2.5x on text at 60-80 MB/s; level 6 saves 10-15 % more at a
 # quarter of the speed
-COMPRESS_LEVELS = {"edge": 6, "chunk": 6, "entry": 4}
-"""Short JSON lines that repeat their keys and ids (edges, chunks stored as spans): level 6 takes a fifth off these
-parts for little CPU. An entry part is mostly text, where level 4 is the knee (zlib's first level with lazy
-matching): on bench/peers.py's 20 MB of markdown 14 % fewer bytes than level 1 for 45 % more CPU, where level 6 took
-4 % fewer again for 3.4x level 1's CPU (`python bench/journal_codec.py --markdown-mb 20 --codecs z1,z4,z6`)."""
-ENTRY_FAST_LEVEL = 3
-"""ISA-L's level for an entry part, where ISA-L is installed: its highest. On the 20 MB of markdown it leaves the
-entries 6 % larger than zlib's 4 and 5 % smaller than ISA-L's 1, for a fifth of zlib 4's CPU (0.08 s, zlib 4 0.37 s,
-ISA-L 1 0.04 s: `python bench/journal_codec.py --markdown-mb 20 --codecs z1,z4,isal1,isal3`); zlib 4 in place of
-ISA-L's 1 cost the parent 0.15 CPU s more on bench/peers.py's notes (`python bench/add_baseline.py`)."""
+COMPRESS_LEVELS: dict[str, tuple[int, int | None]] = {"edge": (6, None), "chunk": (6, 3), "entry": (4, 3)}
+"""A part's deflate levels by its record type: zlib's, and ISA-L's where ISA-L is installed (None: the one
+`deflate` picks for zlib's level). Any other part is COMPRESS_LEVEL's.
+
+- Edges, and chunks stored as spans: short JSON lines that repeat their keys and ids, where zlib's level 6 takes a
+  fifth off for little CPU, and ISA-L's 3 is as small as zlib's 6 (see `deflate`).
+- Entries: mostly text, where zlib's level 4 is the knee (its first level with lazy matching): on bench/peers.py's
+  20 MB of markdown 14 % fewer bytes than level 1 for 45 % more CPU, where level 6 took 4 % fewer again for 3.4x
+  level 1's CPU (`python bench/journal_codec.py --markdown-mb 20 --codecs z1,z4,z6`). ISA-L's 3 (its highest)
+  leaves them 6 % larger than zlib's 4 and 5 % smaller than ISA-L's 1, for a fifth of zlib 4's CPU (0.08 s, zlib 4
+  0.37 s, ISA-L 1 0.04 s: `python bench/journal_codec.py --markdown-mb 20 --codecs z1,z4,isal1,isal3`); zlib 4 in
+  place of ISA-L's 1 cost the parent 0.15 CPU s more on bench/peers.py's notes (`python bench/add_baseline.py`)."""
 SPANNED_SHARE = 0.5
-"""A chunk part is short lines (level 6) only when at least this share of its first block's lines are stored as
-spans of their entries (`spans`), without their texts. A part of chunks that keep their text (a chunks
-bundle without entries, `memdock index`) is text, deflated at COMPRESS_LEVEL: level 6 took 3.5 s of CPU more than
-level 1 on bench/peers.py's 100k synthetic chunks (97 MB), for 14 % fewer bytes."""
-SPANNED_FAST_LEVEL = 3
-"""ISA-L's level for a chunk part of spans, where ISA-L is installed: as small as zlib's 6 there (see `deflate`)."""
+"""A chunk part is short lines (COMPRESS_LEVELS' chunk levels) only when at least this share of its first block's
+lines are stored as spans of their entries (`spans`), without their texts. A part of chunks that keep their text (a
+chunks bundle without entries, `memdock index`) is text, deflated at COMPRESS_LEVEL: level 6 took 3.5 s of CPU more
+than level 1 on bench/peers.py's 100k synthetic chunks (97 MB), for 14 % fewer bytes."""
 _BUFFER_BYTES = 1 << 20
 
 
@@ -158,18 +158,13 @@ class _Part:
 
     def _level(self) -> tuple[int, int | None]:
         """How hard to deflate this part (zlib's level, and ISA-L's where it is not the one `deflate` picks):
-        COMPRESS_LEVELS' level for its record type (ISA-L's ENTRY_FAST_LEVEL for entries), but a chunk part whose
-        first block's lines kept their texts (less than SPANNED_SHARE of them spans) is text, at COMPRESS_LEVEL, and
-        one of spans is SPANNED_FAST_LEVEL's."""
-        level = COMPRESS_LEVELS.get(self.record_type, COMPRESS_LEVEL)
-        if self.record_type == "entry":
-            return level, ENTRY_FAST_LEVEL
-        if self.record_type != "chunk":
-            return level, None
-        lines, spanned = self.sample
-        if spanned < SPANNED_SHARE * lines:
-            return COMPRESS_LEVEL, None
-        return level, SPANNED_FAST_LEVEL
+        COMPRESS_LEVELS' for its record type, but a chunk part whose first block's lines kept their texts (less than
+        SPANNED_SHARE of them spans) is text, at COMPRESS_LEVEL."""
+        if self.record_type == "chunk":
+            lines, spanned = self.sample
+            if spanned < SPANNED_SHARE * lines:
+                return COMPRESS_LEVEL, None
+        return COMPRESS_LEVELS.get(self.record_type, (COMPRESS_LEVEL, None))
 
     def _compress(self, block: bytes) -> None:
         self.file.write(self.zip.compress(block))  # type: ignore[union-attr]
