@@ -77,8 +77,6 @@ def test_a_chunk_part_of_spans_asks_for_isal_s_level_and_other_parts_do_not(
 
     monkeypatch.setattr(writer, "compressor", spy)
     segment = segment_of(tmp_path, spans=True)
-    assert sorted(asked, key=str) == sorted(
-        [(1, None), (4, 3), (6, None), (6, 3)], key=str
-    )
+    assert sorted(asked, key=str) == sorted([(1, None), (4, 3), (6, None), (6, 3)], key=str)
     texts = [r["text"] for r in BundleReader(segment, validate=False, sealed=True).records("chunk")]
     assert texts == [f"note {i}: the ferry to pier {i % 7} runs late" for i in range(50)]
