@@ -41,12 +41,14 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "adapters" / "sqlite"))
-from memdock_sqlite import db  # noqa: E402
-from synthetic import Vocabulary, write_bundle  # noqa: E402
+from memdock_sqlite import db
+from synthetic import Vocabulary, write_bundle
 
 BATCH = 20000
 INSERT = "INSERT INTO chunk_fts(rowid, header, body) VALUES (?, ?, ?)"
-INSERT_JSON = "INSERT INTO chunk_fts(rowid, header, body) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)"
+INSERT_JSON = (
+    "INSERT INTO chunk_fts(rowid, header, body) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)"
+)
 Rows = list[tuple[int, str, str]]
 
 
