@@ -14,7 +14,7 @@ from ..bundle import BundleReader, BundleWriter, OutputNotEmptyError, source
 from ..chunking import ChunkOptions, chunk_bundle
 from ..chunking.chunker import MAX_WINDOW_TOKENS
 from ..contract import IndexResult
-from ..engine.sources import Plan, plan, settle
+from ..engine.sources import Plan, bundle_plan, plan, settle
 from ..errors import InvalidInputError
 from ..importers import IMPORTERS, get_importer
 from ..importers.base import MAX_ENTRY_BYTES
@@ -343,17 +343,34 @@ def _feed(args: argparse.Namespace, files: Plan, bar: output.Progress) -> Import
 
 
 def run_index(args: argparse.Namespace) -> int:
+    """Index a bundle; one unchanged since its source's last index into this store is not read again
+    (`engine/sources.bundle_plan`)."""
     bundle = Path(args.bundle)
+    reader = BundleReader(bundle)
     tmp = None
     try:
-        if BundleReader(bundle).kind == "corpus":
-            tmp = Path(tempfile.mkdtemp(prefix="memdock-chunks-"))
-            chunk_bundle(bundle, tmp / "chunks")
-            bundle = tmp / "chunks"
-        return _index(args, bundle)
+        with open_from_args(args) as b:
+            origin = source.of_manifest(reader.manifest, bundle)
+            parts = [(f.path, f.sha256) for f in reader.files]
+            files = bundle_plan(origin, bundle, parts, b.source_files(origin))
+            if files.skip:
+                return _unchanged_bundle(args, bundle, sum(f.count for f in reader.files))
+            if reader.kind == "corpus":
+                tmp = Path(tempfile.mkdtemp(prefix="memdock-chunks-"))
+                chunk_bundle(bundle, tmp / "chunks")
+                return _index(args, tmp / "chunks", backend=b, files=files)
+            return _index(args, bundle, backend=b, files=files)
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _unchanged_bundle(args: argparse.Namespace, bundle: Path, records: int) -> int:
+    if args.json:
+        output.emit_json(IndexResult(skipped=records, details={"sent": {}, "bundle_unchanged": True}).to_dict())
+    else:
+        print(f"unchanged since the last index: {bundle}: sent 0 record(s), unchanged {records}, deleted 0")
+    return 0
 
 
 def _index(

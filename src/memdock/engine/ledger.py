@@ -442,8 +442,16 @@ class Ledger:
                 )
 
     def forget(self, ids: Sequence[str]) -> None:
+        """Drop IDS, and the file states of the sources that held them: a later `add` or `index` of one of those
+        sources reads it again, unchanged or not, and sends what it still holds (`engine/sources.py`)."""
         with self._transaction():
             for part in self._in_keys(ids):
+                marks = _marks(part)
+                self.db.execute(
+                    f"DELETE FROM files WHERE origin IN (SELECT origin FROM committed WHERE key IN ({marks}) "
+                    f"UNION SELECT origin FROM also WHERE key IN ({marks}))",
+                    [*part, *part],
+                )
                 self.db.execute(f"DELETE FROM committed WHERE key IN ({_marks(part)})", part)
                 self.db.execute(f"DELETE FROM also WHERE key IN ({_marks(part)})", part)
 

@@ -5,7 +5,8 @@ the threads its records went to. A file whose size and mtime are unchanged is sk
 moved but whose bytes hash the same is skipped too. The records of skipped files are carried into the run as
 seen; the threads of files that left the source are pruned with the run's own (only that source's records, by
 the usual origin rules). A file that changes while it is imported is imported as read, with a warning, and not
-recorded, so the next run reads it again.
+recorded, so the next run reads it again. A bundle given to `memdock index` is kept the same way, whole: an
+unchanged one is not read (`bundle_plan`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import stat as stat_mode
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..bundle.reader import SEALED
 
 _BLOCK = 1 << 20
 
@@ -94,6 +97,33 @@ def plan(origin: str, paths: Iterable[Path], before: dict[str, FileState]) -> Pl
     changed = [f for key, f in before.items() if key not in now or Path(key) in out.read]
     out.left = sorted({t for f in changed for t in f.threads})  # a thread still there is seen, so not pruned
     return out
+
+
+def bundle_plan(origin: str, bundle: Path, parts: Iterable[tuple[str, str]], before: dict[str, FileState]) -> Plan:
+    """A re-index of BUNDLE (PARTS: each part's path in it and the sha256 its manifest declares) against BEFORE:
+    every file skipped when none changed, else every file read (an index reads a bundle whole), none left (it
+    prunes by the threads it holds).
+
+    The manifest is taken at its own sha256 and each part at the one the manifest declares (the reader checks a
+    part against it as it reads, so no part is hashed here: on a first index of 100 MB that would be 0.2 s of
+    CPU). A part unchanged in size and mtime is taken as unchanged, as a source file is (`plan`); a sealed part
+    may be stored compressed (`bundle.reader.SEALED`)."""
+    manifest = bundle / "manifest.json"
+    now: dict[Path, FileState] = {}
+    try:
+        now[Path(os.path.realpath(manifest))] = FileState(*stat(manifest), sha256(manifest))
+        for name, declared in parts:
+            path = bundle / name
+            if not path.exists() and path.with_name(path.name + SEALED).exists():
+                path = path.with_name(path.name + SEALED)
+            now[Path(os.path.realpath(path))] = FileState(*stat(path), declared.encode())
+    except OSError:  # the index names what it cannot read
+        return Plan(origin)
+    same = now.keys() == {Path(k) for k in before} and all(
+        (f.size, f.mtime_ns, f.sha256) == (before[str(p)].size, before[str(p)].mtime_ns, before[str(p)].sha256)
+        for p, f in now.items()
+    )
+    return Plan(origin, skip=now) if same else Plan(origin, read=now)
 
 
 def settle(p: Plan, threads: dict[Path, list[str]]) -> list[Path]:
