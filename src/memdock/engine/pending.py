@@ -59,9 +59,40 @@ class HeldRows:
         self.rows.clear()
         return rows
 
+    def take_by_id(self) -> dict[str, Row]:
+        """Every held row by id (let go)."""
+        rows, self.rows = self.rows, {}
+        return rows
+
     def clear(self) -> None:
         self.rows.clear()
         self.spilled = False
 
     def __contains__(self, rid: str) -> bool:
         return rid in self.rows
+
+
+class Prewritten:
+    """The held rows a first index wrote into `committed` ahead of their checkpoints, in a transaction left open
+    (`Ledger.prewrite`): those still WAITING for theirs, and those CHECKED (checkpointed since), which are what an
+    abandoned pre-write writes again after its rollback."""
+
+    def __init__(self, rows: dict[str, Row]):
+        self.waiting = rows
+        self.checked: list[Row] = []
+
+    def check(self, ids: Sequence[str]) -> list[str]:
+        """Note IDS as checkpointed; returns those that were not pre-written."""
+        waiting, checked, rest = self.waiting, self.checked, []
+        for rid in ids:
+            row = waiting.pop(rid, None)
+            if row is None:
+                rest.append(rid)
+            else:
+                checked.append(row)
+        return rest
+
+    @property
+    def covered(self) -> bool:
+        """Whether every pre-written row has been checkpointed."""
+        return not self.waiting
