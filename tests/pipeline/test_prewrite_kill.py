@@ -2,7 +2,7 @@
 once the checkpoints cover them (`Ledger.prewrite`). kill -9 of the run with that transaction open (just written,
 or after the first of the bulk load's checkpoints) leaves the ledger as it was, and `memdock add` again holds every
 record exactly once; an adapter that dies after the stream ended, its checkpoints cut short, leaves in the ledger
-exactly the rows it checkpointed."""
+exactly the rows it checkpointed, and one whose output breaks off is retried with the sealed segment."""
 
 import json
 import os
@@ -18,7 +18,7 @@ from test_onepass_kill import notes
 from memdock.chunking import ChunkOptions
 from memdock.engine import ledger as L
 from memdock.engine import stream as S
-from memdock.errors import TransientError
+from memdock.errors import MemdockError
 from memdock.importers.onepass import ImportFeed
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
@@ -86,45 +86,50 @@ def test_kill_9_with_the_prewrite_open_leaves_the_ledger_as_it_was_and_add_again
     assert "unchanged since the last add" in rerun.stdout, rerun.stdout + rerun.stderr
 
 
-@pytest.mark.parametrize("retries", [0, 1])
-def test_an_adapter_dying_after_the_stream_ended_leaves_exactly_its_checkpoints_in_the_ledger(
-    tmp_path, monkeypatch, retries
+@pytest.mark.parametrize("how", ["killed", "cut short, then retried"])
+def test_an_adapter_stopping_after_the_stream_ended_leaves_exactly_its_checkpoints_in_the_ledger(
+    tmp_path, monkeypatch, how
 ):
-    """The adapter is killed at its first checkpoint (the load in place, the other checkpoints never handed on):
-    the pre-write is rolled back and the ledger holds exactly that checkpoint's rows; with a retry, the sealed
-    segment goes again and the ledger ends with every row."""
+    """The adapter is killed at its first checkpoint (its load in place; whatever it wrote after is not handed on):
+    the pre-write is rolled back and the ledger holds exactly that checkpoint's rows. (The adapter may have written
+    its result before the kill landed: the error is then that it exited killed after its result, not a transient
+    one.) Cut short by a failure reading its second checkpoint, a retryable error, the run retries with the sealed
+    segment (the pre-write abandoned, its rows pending again) and the ledger ends with every row."""
     source, store = notes(tmp_path / "notes.jsonl", N), tmp_path / "store"
     on_checkpoint, prewrite = S.InputStream.on_checkpoint, L.Ledger.prewrite
     first: list[str] = []
     prewrites: list[bool] = []
 
-    def once_then_kill(self, ids):
+    def first_only(self, ids):
+        if first and how == "killed":
+            return  # the adapter is dead: what it wrote before is not handed on
         if first:
-            return  # the adapter is dead: what it wrote after is never read
+            raise OSError("the adapter's output broke off")  # its call fails, as a transient error
         first.extend(ids)
         on_checkpoint(self, ids)
-        os.killpg(self.pid, signal.SIGKILL)
+        if how == "killed":
+            os.killpg(self.pid, signal.SIGKILL)
 
     def counted(self):
         prewrites.append(prewrite(self))
         return prewrites[-1]
 
-    monkeypatch.setattr(S.InputStream, "on_checkpoint", once_then_kill)
+    monkeypatch.setattr(S.InputStream, "on_checkpoint", first_only)
     monkeypatch.setattr(L.Ledger, "prewrite", counted)
-    with SubprocessBackend(Registry().get("sqlite"), store, retries=retries) as b:
-        if not retries:
-            with pytest.raises(TransientError):
+    with SubprocessBackend(Registry().get("sqlite"), store, retries=0 if how == "killed" else 1) as b:
+        if how == "killed":
+            with pytest.raises(MemdockError, match="exited with code -9"):
                 b.index(ImportFeed([source], "jsonl", ChunkOptions()))
         else:
             result = b.index(ImportFeed([source], "jsonl", ChunkOptions()))
-            assert "input_stream_retry" in result.details
+            assert "broke off" in result.details["input_stream_retry"]
     assert prewrites == [True] and 0 < len(first) < ROWS
     ledger = L.Ledger(store / "ledger.sqlite")
     try:
         held = {rid for rid, *_ in ledger.records()}
     finally:
         ledger.close()
-    if not retries:
+    if how == "killed":
         assert held == set(first)
     else:
         assert len(held) == ROWS and set(first) <= held

@@ -20,6 +20,18 @@ Row = tuple[bytes, bytes, "int | None", int]
 """(key, hash, thread, type) of a pending record, as the ledger's `pending` table holds it."""
 
 
+def pop_rows(rows: dict[str, Row], ids: Sequence[str]) -> tuple[list[Row], list[str]]:
+    """The rows of IDS popped from ROWS (in the order of IDS), and the ids ROWS did not hold."""
+    found, rest = [], []
+    for rid in ids:
+        row = rows.pop(rid, None)
+        if row is None:
+            rest.append(rid)
+        else:
+            found.append(row)
+    return found, rest
+
+
 class HeldRows:
     """Pending rows by record id (a commit names ids: a held row's key is not made again); a row added again
     replaces the one held (the last wins, as INSERT OR REPLACE)."""
@@ -44,13 +56,7 @@ class HeldRows:
 
     def take(self, ids: Sequence[str]) -> tuple[list[Row], list[str]]:
         """The held rows of IDS (let go), in key order, and the ids not held."""
-        held, found, rest = self.rows, [], []
-        for rid in ids:
-            row = held.pop(rid, None)
-            if row is None:
-                rest.append(rid)
-            else:
-                found.append(row)
+        found, rest = pop_rows(self.rows, ids)
         found.sort()
         return found, rest
 
@@ -83,13 +89,8 @@ class Prewritten:
 
     def check(self, ids: Sequence[str]) -> list[str]:
         """Note IDS as checkpointed; returns those that were not pre-written."""
-        waiting, checked, rest = self.waiting, self.checked, []
-        for rid in ids:
-            row = waiting.pop(rid, None)
-            if row is None:
-                rest.append(rid)
-            else:
-                checked.append(row)
+        found, rest = pop_rows(self.waiting, ids)
+        self.checked.extend(found)
         return rest
 
     @property
