@@ -214,13 +214,12 @@ class IndexRun:
         finally:
             stream.held.close()
         try:
-            answer = call.join()
+            result = self.indexed(call.join())
         except BaseException as exc:
             self.ledger.abandon_prewrite()  # the checkpoints that came are all the adapter vouches for
             if not isinstance(exc, MemdockError) or not exc.retryable or getattr(self.transport, "retries", 0) < 1:
                 raise
             return delta, fresh, self.sealed_retry(delta, exc)
-        result = self.indexed(answer)
         result.details["input_stream"] = stream.sent
         return delta, fresh, result
 
