@@ -201,10 +201,12 @@ class IndexRun:
             call.wait()
             raise
         try:
+            self.prewrite(stream, fresh)
             drain(stream, self.checkpoint, self.opts.progress)
         except BaseException as exc:
             stream.stop()
             call.wait()
+            self.ledger.abandon_prewrite()
             err = stopped_mid_stream(exc, stream.sent)
             if err is exc:
                 raise
@@ -213,12 +215,24 @@ class IndexRun:
             stream.held.close()
         try:
             result = self.indexed(call.join())
-        except MemdockError as exc:
-            if not exc.retryable or getattr(self.transport, "retries", 0) < 1:
+        except BaseException as exc:
+            self.ledger.abandon_prewrite()  # the checkpoints that came are all the adapter vouches for
+            if not isinstance(exc, MemdockError) or not exc.retryable or getattr(self.transport, "retries", 0) < 1:
                 raise
             return delta, fresh, self.sealed_retry(delta, exc)
         result.details["input_stream"] = stream.sent
         return delta, fresh, result
+
+    def prewrite(self, stream: InputStream, fresh: bool) -> None:
+        """A first index's ledger rows written while the adapter finishes its load (`Ledger.prewrite`), once the
+        checkpoints that came while the pass ran are committed, as any run's are. Not for a caller that watches
+        checkpoints: AFTER_CHECKPOINT is told of each once the ledger file holds it."""
+        assert self.ledger is not None
+        if not fresh or self.opts.after_checkpoint is not None:
+            return
+        for ids in stream.held.take():
+            self.checkpoint(ids)
+        self.ledger.prewrite()
 
     def sealed_retry(self, delta: Delta, exc: MemdockError) -> IndexResult:
         """A streamed call that failed once its input was whole, with an error worth a retry: the sealed segment

@@ -9,6 +9,13 @@ memory while the run is the store's only origin, the rest in a TEMP table, so
 memory stays flat whatever the corpus size; each record costs the file one
 write a run: its committed row.
 
+A first index writes those rows early (`prewrite`): once its stream has ended, while the adapter finishes its load
+(the sqlite bulk load checkpoints only after its file is in place), the held rows go into `committed` in a
+transaction left open, and the checkpoints that follow are only checked against them; the one that covers the last
+of them COMMITs. Nothing of it reaches the file before: a run killed meanwhile leaves the ledger as it was (the
+next run sends those records again), and a run that ends any other way (an error, a retry, an adapter gone before
+its last checkpoint) rolls it back and commits exactly the rows that were checkpointed (`abandon_prewrite`).
+
 Every committed record is linked to the origins that wrote it (a bundle's source identity, see
 `memdock.bundle.source`, or `remember`). A run prunes only records linked to its own origin, and deletes one
 only when no other origin still holds it. Rows from a ledger written before origins existed are linked to
@@ -36,11 +43,11 @@ from pathlib import Path
 import orjson
 
 from ..bundle.source import LEGACY, REMEMBER
-from ..diskfull import disk_full_as_error, sqlite_transaction
+from ..diskfull import disk_full_as_error, reraise_disk_full, sqlite_transaction
 from ..errors import BackendError
 from .ledger_keys import Keys, decode
 from .ledger_migrate import PREFIX, READS_AS_IS, VERSION, migrate, newer_than_this
-from .pending import HeldRows, Row
+from .pending import HeldRows, Prewritten, Row
 from .sources import FileState
 
 _SCHEMA = """
@@ -67,6 +74,7 @@ CREATE TEMP TABLE IF NOT EXISTS wanted (thread INTEGER PRIMARY KEY);
 THREAD, TYPE, ORIGIN = 1, 2, 3  # kinds of names
 _VOLATILE = ("ingestion_time",)
 _BATCH = 500
+_WHAT = "recording what the backend committed"
 HASH_BYTES = 8
 """How much of `record_hash` the ledger keeps (compare `Ledger.hashes` with `short(record_hash(...))`)."""
 
@@ -97,6 +105,7 @@ class Ledger:
         self._recent: dict[str, bytes] = {}
         self._alone = False
         self._held = HeldRows()
+        self._pre: Prewritten | None = None
         self._keying = Keys(lambda prefix, create: self._name(PREFIX, prefix, create=create))
         try:
             with disk_full_as_error(path, "opening the ledger"):
@@ -146,6 +155,7 @@ class Ledger:
         self = cls.__new__(cls)
         self.path, self._names, self._prefixes, self._recent, self._alone = path, {}, {}, {}, False
         self._held = HeldRows()
+        self._pre = None
         self._keying = Keys(lambda prefix, create: self._name(PREFIX, prefix, create=create))
         try:
             self.db = sqlite3.connect(path.as_uri() + "?mode=ro", uri=True, check_same_thread=False)
@@ -267,6 +277,7 @@ class Ledger:
         """Note ITEMS as pending: held in memory by id while the run is the only origin (`engine/pending.py`), else
         in the run's TEMP table, in key order (a batch of hashed ids goes into the b-tree page by page)."""
         recent, self._recent = self._recent, {}
+        self.abandon_prewrite()  # rows pending after a pre-write: it no longer holds them all
         with self._transaction():  # new thread, type and prefix names are the only writes to the file
             key, names = self._keying.key, self._names
             rows = [
@@ -297,7 +308,7 @@ class Ledger:
     def _transaction(self) -> Iterator[None]:
         """One commit per batch, rolled back on error (in autocommit mode every row of an executemany would be
         its own transaction); a full disk is a disk_full error naming the ledger."""
-        with sqlite_transaction(self.db, self.path, what="recording what the backend committed"):
+        with sqlite_transaction(self.db, self.path, what=_WHAT):
             yield
 
     def _move(self, where: str, params: Sequence[object]) -> int:
@@ -336,7 +347,9 @@ class Ledger:
             )
 
     def commit(self, ids: Sequence[str]) -> int:
-        """Move checkpointed ids from pending to committed."""
+        """Move checkpointed ids from pending to committed (under a pre-write, see `_commit_prewritten`)."""
+        if self._pre is not None:
+            return self._commit_prewritten(self._pre, ids)
         # The keys go into a TEMP table first: a few set statements over it cost far less than the same
         # statements once per few hundred ids with their keys bound as parameters.
         held, rest = self._held.take(ids)  # a held row has its key: only the others' are made here
@@ -351,10 +364,72 @@ class Ledger:
         return n
 
     def commit_all_pending(self) -> int:
-        with self._transaction():
+        """Commit every pending row (the adapter answered for the whole delta); a pre-write's rows are among them."""
+        pre, self._pre = self._pre, None
+        with self._transaction() if pre is None else self._finishing():
             n = self._write_held(self._held.take_all()) + self._move("1", [])
             self.db.execute("DELETE FROM pending")
-        return n
+        return n + (0 if pre is None else len(pre.waiting))
+
+    def prewrite(self) -> bool:
+        """Write every held row into `committed` now, in key order, in a transaction left open; returns whether it
+        did. A first index does so once its stream has ended, while the adapter finishes its load: the checkpoints
+        then cost only the COMMIT, made once they cover every row written (`_commit_prewritten`). Only while the run
+        is the store's only origin and every pending row is held (none in the TEMP table, whose rows other origins'
+        links would need). Until the COMMIT none of it is in the file: a killed run leaves the ledger as it was, and
+        a run that ends otherwise keeps only what was checkpointed (`abandon_prewrite`)."""
+        if not self._alone or self._held.spilled or not self._held.rows or self.db.in_transaction:
+            return False
+        rows = self._held.take_by_id()
+        self.db.execute("BEGIN")
+        try:
+            self._write_held(sorted(rows.values()))
+        except BaseException as exc:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            self._held.rows.update(rows)
+            reraise_disk_full(exc, self.path, _WHAT)
+            raise
+        self._pre = Prewritten(rows)
+        return True
+
+    def _commit_prewritten(self, pre: Prewritten, ids: Sequence[str]) -> int:
+        """A checkpoint under a pre-write: its pre-written rows are noted (a row held since joins the open
+        transaction, as a checked one); COMMIT once every pre-written row is checkpointed. An id neither pre-written
+        nor held is pending nowhere (nothing was spilled), as in `commit`."""
+        before = len(pre.checked)
+        held, _ = self._held.take(pre.check(ids))
+        self._write_held(held)
+        pre.checked.extend(held)
+        if pre.covered:
+            self._pre = None
+            with self._finishing():
+                pass
+        return len(pre.checked) - before
+
+    def abandon_prewrite(self) -> None:
+        """End a pre-write the run will not see through (an error, a retry, checkpoints that stopped short of its
+        rows): ROLLBACK, then commit exactly the rows checkpointed since; the others are pending again."""
+        pre, self._pre = self._pre, None
+        if pre is None:
+            return
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+        self._held.rows.update(pre.waiting)
+        with self._transaction():
+            self._write_held(sorted(pre.checked))
+
+    @contextlib.contextmanager
+    def _finishing(self) -> Iterator[None]:
+        """The pre-write's open transaction: what the block writes joins it, then COMMIT (ROLLBACK on error)."""
+        try:
+            yield
+            self.db.execute("COMMIT")
+        except BaseException as exc:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            reraise_disk_full(exc, self.path, _WHAT)
+            raise
 
     def _write_held(self, rows: list[Row]) -> int:
         """Commit ROWS, pending rows held in memory (only while the run is the only origin: no other origin's link

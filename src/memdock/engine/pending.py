@@ -20,6 +20,18 @@ Row = tuple[bytes, bytes, "int | None", int]
 """(key, hash, thread, type) of a pending record, as the ledger's `pending` table holds it."""
 
 
+def pop_rows(rows: dict[str, Row], ids: Sequence[str]) -> tuple[list[Row], list[str]]:
+    """The rows of IDS popped from ROWS (in the order of IDS), and the ids ROWS did not hold."""
+    found, rest = [], []
+    for rid in ids:
+        row = rows.pop(rid, None)
+        if row is None:
+            rest.append(rid)
+        else:
+            found.append(row)
+    return found, rest
+
+
 class HeldRows:
     """Pending rows by record id (a commit names ids: a held row's key is not made again); a row added again
     replaces the one held (the last wins, as INSERT OR REPLACE)."""
@@ -44,13 +56,7 @@ class HeldRows:
 
     def take(self, ids: Sequence[str]) -> tuple[list[Row], list[str]]:
         """The held rows of IDS (let go), in key order, and the ids not held."""
-        held, found, rest = self.rows, [], []
-        for rid in ids:
-            row = held.pop(rid, None)
-            if row is None:
-                rest.append(rid)
-            else:
-                found.append(row)
+        found, rest = pop_rows(self.rows, ids)
         found.sort()
         return found, rest
 
@@ -59,9 +65,35 @@ class HeldRows:
         self.rows.clear()
         return rows
 
+    def take_by_id(self) -> dict[str, Row]:
+        """Every held row by id (let go)."""
+        rows, self.rows = self.rows, {}
+        return rows
+
     def clear(self) -> None:
         self.rows.clear()
         self.spilled = False
 
     def __contains__(self, rid: str) -> bool:
         return rid in self.rows
+
+
+class Prewritten:
+    """The held rows a first index wrote into `committed` ahead of their checkpoints, in a transaction left open
+    (`Ledger.prewrite`): those still WAITING for theirs, and those CHECKED (checkpointed since), which are what an
+    abandoned pre-write writes again after its rollback."""
+
+    def __init__(self, rows: dict[str, Row]):
+        self.waiting = rows
+        self.checked: list[Row] = []
+
+    def check(self, ids: Sequence[str]) -> list[str]:
+        """Note IDS as checkpointed; returns those that were not pre-written."""
+        found, rest = pop_rows(self.waiting, ids)
+        self.checked.extend(found)
+        return rest
+
+    @property
+    def covered(self) -> bool:
+        """Whether every pre-written row has been checkpointed."""
+        return not self.waiting
