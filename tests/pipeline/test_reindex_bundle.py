@@ -8,26 +8,12 @@ from pathlib import Path
 
 import orjson
 import pytest
+from support.records_factory import chunk
 
 from memdock import Memory
 from memdock.bundle import BundleWriter
 from memdock.cli import pipeline as cli_pipeline
 from memdock.cli.main import main
-from memdock.ids import content_hash
-
-
-def chunk(i: int, text: str) -> dict:
-    return {
-        "id": f"chunk:{i}",
-        "entry_id": f"entry:{i}",
-        "thread_id": f"thread:{i // 2}",
-        "position": 0,
-        "text": text,
-        "start": 0,
-        "end": len(text),
-        "token_count": len(text.split()),
-        "content_hash": content_hash(text),
-    }
 
 
 def write(bundle: Path, texts: list[str]) -> Path:
@@ -35,7 +21,7 @@ def write(bundle: Path, texts: list[str]) -> Path:
     shutil.rmtree(bundle, ignore_errors=True)
     with BundleWriter(bundle, kind="chunks", metadata={"source_id": "tests:reindex"}) as w:
         for i, text in enumerate(texts):
-            w.write("chunk", chunk(i, text))
+            w.write("chunk", chunk(i, text, thread_id=f"thread:{i // 2}"))
     return bundle
 
 
