@@ -206,7 +206,9 @@ def test_no_connection_to_be_had_waits_then_a_typed_timeout(pg, tmp_path, bundle
         writer.index(bundle)  # hold a connection of the role's one
     b = backend(pg.dsn(db, role), tmp_path / "s", config=config, workers=1, retries=0)
     assert b.query(GOLDEN_TEXT).hits
-    pg.psql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '{role}'")
+    # with a timeout, pg_terminate_backend returns once the backend has exited (and its slot of the role's one is
+    # free); without one it only signals it
+    pg.psql(f"SELECT pg_terminate_backend(pid, 60000) FROM pg_stat_activity WHERE usename = '{role}'")
     holder = psycopg.connect(pg.dsn(db, role), autocommit=True)  # the role's only connection
     try:
         with pytest.raises(TransientError, match="no free connection within 2s") as caught:
