@@ -257,12 +257,23 @@ class BundleReader:
         if digest != entry.sha256:
             self._fail(PayloadError(f"sha256 is {digest}, the manifest says {entry.sha256}", file=name), errors)
 
+    def _stored(self, path: Path) -> Path:
+        """The file that holds listed file PATH's bytes: itself, or in a sealed bundle its gzip-compressed copy when
+        that is all there is."""
+        if self.sealed and not path.exists():
+            return path.with_name(path.name + SEALED)
+        return path
+
+    def part_file(self, entry: FileEntry) -> Path:
+        """The file that holds ENTRY's bytes (see `_stored`)."""
+        return self._stored(self.path / entry.path)
+
     def _open(self, path: Path) -> IO[bytes]:
         """A listed JSONL file's bytes; in a sealed bundle, from its gzip-compressed copy when that is all there is."""
-        if self.sealed and not path.exists():
-            packed = path.with_name(path.name + SEALED)
-            raw = io.BufferedReader(gzip.GzipFile(packed, "rb"), _READ_BUFFER)
-            return cast(IO[bytes], Stored(raw, str(packed), self._bodies))
+        stored = self._stored(path)
+        if stored != path:
+            raw = io.BufferedReader(gzip.GzipFile(stored, "rb"), _READ_BUFFER)
+            return cast(IO[bytes], Stored(raw, str(stored), self._bodies))
         return open(path, "rb", buffering=_READ_BUFFER)
 
     def open_part(self, entry: FileEntry) -> IO[bytes]:

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..bundle import BundleReader, BundleWriter, OutputNotEmptyError, source
+from ..bundle import MANIFEST_NAME, BundleReader, BundleWriter, OutputNotEmptyError, source
 from ..chunking import ChunkOptions, chunk_bundle
 from ..chunking.chunker import MAX_WINDOW_TOKENS
 from ..contract import IndexResult
@@ -351,8 +351,8 @@ def run_index(args: argparse.Namespace) -> int:
     try:
         with open_from_args(args) as b:
             origin = source.of_manifest(reader.manifest, bundle)
-            parts = [(f.path, f.sha256) for f in reader.files]
-            files = bundle_plan(origin, bundle, parts, b.source_files(origin))
+            parts = [(reader.part_file(f), f.sha256) for f in reader.files]
+            files = bundle_plan(origin, bundle / MANIFEST_NAME, parts, b.source_files(origin))
             if files.skip:
                 return _unchanged_bundle(args, bundle, sum(f.count for f in reader.files))
             if reader.kind == "corpus":

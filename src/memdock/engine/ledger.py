@@ -527,8 +527,8 @@ class Ledger:
                     f"UNION SELECT origin FROM also WHERE key IN ({marks}))",
                     [*part, *part],
                 )
-                self.db.execute(f"DELETE FROM committed WHERE key IN ({_marks(part)})", part)
-                self.db.execute(f"DELETE FROM also WHERE key IN ({_marks(part)})", part)
+                self.db.execute(f"DELETE FROM committed WHERE key IN ({marks})", part)
+                self.db.execute(f"DELETE FROM also WHERE key IN ({marks})", part)
 
     def mark_forgetting(self, ids: Sequence[str]) -> None:
         """Note, durably, that IDS are being forgotten: a forget killed before the journal lost their text is

@@ -18,8 +18,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..bundle.reader import SEALED
-
 _BLOCK = 1 << 20
 
 
@@ -99,31 +97,26 @@ def plan(origin: str, paths: Iterable[Path], before: dict[str, FileState]) -> Pl
     return out
 
 
-def bundle_plan(origin: str, bundle: Path, parts: Iterable[tuple[str, str]], before: dict[str, FileState]) -> Plan:
-    """A re-index of BUNDLE (PARTS: each part's path in it and the sha256 its manifest declares) against BEFORE:
-    every file skipped when none changed, else every file read (an index reads a bundle whole), none left (it
-    prunes by the threads it holds).
+def bundle_plan(origin: str, manifest: Path, parts: Iterable[tuple[Path, str]], before: dict[str, FileState]) -> Plan:
+    """A re-index of the bundle whose manifest is MANIFEST (PARTS: the file that holds each part, and the sha256 the
+    manifest declares for it) against BEFORE: every file skipped when none changed, else every file read (an index
+    reads a bundle whole), none left (it prunes by the threads it holds).
 
     The manifest is taken at its own sha256 and each part at the one the manifest declares (the reader checks a
     part against it as it reads, so no part is hashed here: on a first index of 100 MB that would be 0.2 s of
-    CPU). A part unchanged in size and mtime is taken as unchanged, as a source file is (`plan`); a sealed part
-    may be stored compressed (`bundle.reader.SEALED`)."""
-    manifest = bundle / "manifest.json"
+    CPU). A part unchanged in size and mtime is taken as unchanged, as a source file is (`plan`)."""
     now: dict[Path, FileState] = {}
     try:
         now[Path(os.path.realpath(manifest))] = FileState(*stat(manifest), sha256(manifest))
-        for name, declared in parts:
-            path = bundle / name
-            if not path.exists() and path.with_name(path.name + SEALED).exists():
-                path = path.with_name(path.name + SEALED)
+        for path, declared in parts:
             now[Path(os.path.realpath(path))] = FileState(*stat(path), declared.encode())
     except OSError:  # the index names what it cannot read
         return Plan(origin)
-    same = now.keys() == {Path(k) for k in before} and all(
-        (f.size, f.mtime_ns, f.sha256) == (before[str(p)].size, before[str(p)].mtime_ns, before[str(p)].sha256)
-        for p, f in now.items()
-    )
-    return Plan(origin, skip=now) if same else Plan(origin, read=now)
+    if {str(p): (f.size, f.mtime_ns, f.sha256) for p, f in now.items()} == {
+        p: (f.size, f.mtime_ns, f.sha256) for p, f in before.items()
+    }:
+        return Plan(origin, skip=now)
+    return Plan(origin, read=now)
 
 
 def settle(p: Plan, threads: dict[Path, list[str]]) -> list[Path]:
