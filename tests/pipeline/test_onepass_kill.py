@@ -1,6 +1,7 @@
 """kill -9 of `memdock add` while its one pass is still importing (the journal segment half written, the ledger
 holding pending rows, nothing sent to the adapter), or after the adapter's first checkpoint, then `memdock add`
-again: every record is in the ledger, the backend and the export exactly once."""
+again: every record is in the ledger, the backend and the export exactly once. The killed run leaves nothing in the
+system's temp dir."""
 
 import json
 import os
@@ -58,9 +59,12 @@ def notes(path, n):
 def test_kill_9_during_add_then_add_again_holds_every_record_once(tmp_path, point):
     source, store = notes(tmp_path / "notes.jsonl", N), tmp_path / "store"
     args = ["add", str(source), "-f", "jsonl", "--data-dir", str(store), "-q"]
-    env = {**os.environ, "BATCHES": str(BATCHES_BEFORE_KILL)}
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = {**os.environ, "BATCHES": str(BATCHES_BEFORE_KILL), "TMPDIR": str(temp)}
     killed = subprocess.run([sys.executable, "-c", RUN, point, *args], start_new_session=True, env=env, timeout=600)
     assert killed.returncode == -signal.SIGKILL
+    assert not list(temp.iterdir()), "a killed add leaves nothing in the temp dir"
 
     again = memdock(*args[:-1], "--json", home=tmp_path)
     assert again.returncode == 0, again.stderr

@@ -291,30 +291,36 @@ def _format_of(args: argparse.Namespace) -> str:
 def run_add(args: argparse.Namespace) -> int:
     """Import, chunk and index; on a re-add only the files changed since the last run are read (`engine/sources`)."""
     args.format = _format_of(args)
-    tmp = Path(tempfile.mkdtemp(prefix="memdock-add-"))
     summary = None
+    with open_from_args(args) as b:
+        files = _plan(args, b)
+        if files.skip and not files.read and not files.left:
+            if args.json:
+                unchanged = IndexResult(details={"sent": {}, "files_unchanged": len(files.skip)})
+                output.emit_json(unchanged.to_dict())
+            else:
+                print(f"unchanged since the last add: {len(files.skip)} file(s), nothing to index")
+            return 0
+        if files.read or not files.skip:
+            with _progress("importing", args.quiet, unit="B") as bar:
+                feed = _feed(args, files, bar)
+                feed.start()
+                code = _index(args, feed, backend=b, origin=files.origin, files=files)
+            summary = feed.summary
+        else:
+            code = _prune_left(args, b, files)
+    return PARTIAL_EXIT if summary is not None and summary.partial else code
+
+
+def _prune_left(args: argparse.Namespace, b: SubprocessBackend, files: Plan) -> int:
+    """Only files that left a re-added source: an empty bundle prunes their threads. Its temp dir is made here,
+    not for every add: a run killed mid-import leaves nothing in the system's temp dir."""
+    tmp = Path(tempfile.mkdtemp(prefix="memdock-add-"))
     try:
-        with open_from_args(args) as b:
-            files = _plan(args, b)
-            if files.skip and not files.read and not files.left:
-                if args.json:
-                    unchanged = IndexResult(details={"sent": {}, "files_unchanged": len(files.skip)})
-                    output.emit_json(unchanged.to_dict())
-                else:
-                    print(f"unchanged since the last add: {len(files.skip)} file(s), nothing to index")
-                return 0
-            if files.read or not files.skip:
-                with _progress("importing", args.quiet, unit="B") as bar:
-                    feed = _feed(args, files, bar)
-                    feed.start()
-                    code = _index(args, feed, backend=b, origin=files.origin, files=files)
-                summary = feed.summary
-            else:  # only files that left: an empty bundle prunes their threads
-                BundleWriter(tmp / "chunks", "chunks").close()
-                code = _index(args, tmp / "chunks", backend=b, origin=files.origin, files=files)
+        BundleWriter(tmp / "chunks", "chunks").close()
+        return _index(args, tmp / "chunks", backend=b, origin=files.origin, files=files)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return PARTIAL_EXIT if summary is not None and summary.partial else code
 
 
 def _plan(args: argparse.Namespace, b: SubprocessBackend) -> Plan:
