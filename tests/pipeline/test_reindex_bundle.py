@@ -121,6 +121,6 @@ def test_an_unchanged_corpus_bundle_is_not_chunked_again(tmp_path, store, capsys
     def refuse(*args: object, **kw: object) -> None:
         raise AssertionError("an unchanged corpus was chunked again")
 
-    monkeypatch.setattr(cli_pipeline, "chunk_bundle", refuse)
+    monkeypatch.setattr(cli_pipeline, "CorpusFeed", refuse)
     assert "unchanged since the last index" in index(corpus, store, capsys)
     assert recalled(store, "wombat") == [TEXTS[1]]

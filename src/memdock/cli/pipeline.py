@@ -13,6 +13,7 @@ from typing import Any
 from ..bundle import MANIFEST_NAME, BundleReader, BundleWriter, OutputNotEmptyError, source
 from ..chunking import ChunkOptions, chunk_bundle
 from ..chunking.chunker import MAX_WINDOW_TOKENS
+from ..chunking.feed import CorpusFeed
 from ..contract import IndexResult
 from ..engine.sources import Plan, bundle_plan, plan, settle
 from ..errors import InvalidInputError
@@ -353,22 +354,15 @@ def run_index(args: argparse.Namespace) -> int:
     (`engine/sources.bundle_plan`)."""
     bundle = Path(args.bundle)
     reader = BundleReader(bundle)
-    tmp = None
-    try:
-        with open_from_args(args) as b:
-            origin = source.of_manifest(reader.manifest, bundle)
-            parts = [(reader.part_file(f), f.sha256) for f in reader.files]
-            files = bundle_plan(origin, bundle / MANIFEST_NAME, parts, b.source_files(origin))
-            if files.skip:
-                return _unchanged_bundle(args, bundle, sum(f.count for f in reader.files))
-            if reader.kind == "corpus":
-                tmp = Path(tempfile.mkdtemp(prefix="memdock-chunks-"))
-                chunk_bundle(bundle, tmp / "chunks")
-                return _index(args, tmp / "chunks", backend=b, files=files)
-            return _index(args, bundle, backend=b, files=files)
-    finally:
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
+    with open_from_args(args) as b:
+        origin = source.of_manifest(reader.manifest, bundle)
+        parts = [(reader.part_file(f), f.sha256) for f in reader.files]
+        files = bundle_plan(origin, bundle / MANIFEST_NAME, parts, b.source_files(origin))
+        if files.skip:
+            return _unchanged_bundle(args, bundle, sum(f.count for f in reader.files))
+        if reader.kind == "corpus":  # chunked in the index run's own pass (`chunking/feed.py`)
+            return _index(args, CorpusFeed(BundleReader(bundle, trust_seal=True)), backend=b, files=files)
+        return _index(args, bundle, backend=b, files=files)
 
 
 def _unchanged_bundle(args: argparse.Namespace, bundle: Path, records: int) -> int:
@@ -380,7 +374,10 @@ def _unchanged_bundle(args: argparse.Namespace, bundle: Path, records: int) -> i
 
 
 def _index(
-    args: argparse.Namespace, bundle: Path | ImportFeed, backend: SubprocessBackend | None = None, **kw: Any
+    args: argparse.Namespace,
+    bundle: Path | ImportFeed | CorpusFeed,
+    backend: SubprocessBackend | None = None,
+    **kw: Any,
 ) -> int:
     bar = output.Progress("indexing", quiet=args.quiet, unit="records")
     try:

@@ -86,9 +86,12 @@ class DeltaSink:
         fresh: bool,
         made: bool = False,
         begin: Callable[[], None] | None = None,
+        where: str | None = None,
     ):
         """BEGIN, when FRESH, is called at the first record: every record of a first index goes, so whatever reads
-        the delta (`engine/stream.py`'s adapter) may start then rather than at the first batch written."""
+        the delta (`engine/stream.py`'s adapter) may start then rather than at the first batch written. WHERE names
+        the input in errors (else the segment)."""
+        self.where = where or str(w.path)
         self.ledger, self.w, self.delta, self.fresh, self.made = ledger, w, delta, fresh, made
         self.begin = begin if fresh else None
         self.batches: dict[str, list[tuple[bytes, Item, dict[str, Any]]]] = {}
@@ -115,7 +118,7 @@ class DeltaSink:
         rid = rec["id"]
         if rtype == "edge" and not derived and rid in self.implied:
             raise InvalidInputError(
-                f"{self.w.path}: edge {rid} ({rec.get('type')}) is both an edge record and implied by entry "
+                f"{self.where}: edge {rid} ({rec.get('type')}) is both an edge record and implied by entry "
                 f"{self.implied[rid]} (its implied_edges): give it one way, not both",
                 details={"record_id": rid, "entry_id": self.implied[rid], "field": KEY},
             )
@@ -173,7 +176,9 @@ def build_delta(
         out, feed.kind, validate=False, chunker=feed.chunker, inputs=inputs, metadata=metadata, compress=True
     ) as w:
         written = w if tee is None else tee(w)
-        sink = DeltaSink(ledger, written, delta, fresh, feed.made, begin=getattr(written, "begin", None))
+        sink = DeltaSink(
+            ledger, written, delta, fresh, feed.made, begin=getattr(written, "begin", None), where=feed.where
+        )
         with gc_pace.paced(gc_pace.PASS, freeze=True):
             feed.run(sink)
             sink.flush()
