@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import shutil
-import tempfile
 from pathlib import Path
 
 from ..bundle import OutputNotEmptyError
@@ -16,6 +14,7 @@ from ..engine.store import refuse_output_in_store
 from ..errors import InvalidInputError
 from ..registry import Registry
 from ..runner.backend import SubprocessBackend
+from ..tempdirs import private_dir
 from ..threads import thread_id_for
 from . import output
 from .common import add_backend_options, names_force, open_from_args, parse_config
@@ -91,15 +90,12 @@ def run_migrate(args: argparse.Namespace) -> int:
     with open_from_args(args) as source:
         if Path(target_settings.store).resolve() == source.store.root:
             raise InvalidInputError(f"--to {args.to} names the same store as the source ({source.store.root})")
-        work = Path(tempfile.mkdtemp(prefix="memdock-migrate-"))
-        try:
+        with private_dir("migrate") as work:
             counts = _export(args, source, work / "bundle", force=False).counts
             config = {**target_settings.adapter_config, **parse_config(args.to_config)}
             sandbox = "off" if args.no_sandbox else (args.sandbox or target_settings.sandbox or True)
             with SubprocessBackend(descriptor, Path(target_settings.store), config=config, sandbox=sandbox) as target:
                 result = target.index(work / "bundle", prune=False)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
     if args.json:
         output.emit_json({"exported": counts, "indexed": result.to_dict()})
     else:

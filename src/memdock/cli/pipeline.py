@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +22,7 @@ from ..importers.onepass import ImportFeed
 from ..importers.pipeline import ImportSummary, import_corpus
 from ..jsonl import DEFAULT_MAX_LINE_BYTES
 from ..runner.backend import SubprocessBackend
+from ..tempdirs import private_dir
 from . import output
 from .common import add_backend_options, bounded_int, command, names_force, open_from_args
 
@@ -316,12 +315,9 @@ def run_add(args: argparse.Namespace) -> int:
 def _prune_left(args: argparse.Namespace, b: SubprocessBackend, files: Plan) -> int:
     """Only files that left a re-added source: an empty bundle prunes their threads. Its temp dir is made here,
     not for every add: a run killed mid-import leaves nothing in the system's temp dir."""
-    tmp = Path(tempfile.mkdtemp(prefix="memdock-add-"))
-    try:
+    with private_dir("add") as tmp:
         BundleWriter(tmp / "chunks", "chunks").close()
         return _index(args, tmp / "chunks", backend=b, origin=files.origin, files=files)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _plan(args: argparse.Namespace, b: SubprocessBackend) -> Plan:

@@ -26,6 +26,7 @@ from ..contract import (
 from ..diskfull import disk_full_as_error
 from ..errors import MemdockError, VersionError
 from ..protocol import SUPPORTED_PROTOCOLS, negotiate, payload_compatible
+from ..tempdirs import sweep
 from .delta import Feed
 from .index import IndexOptions, IndexRun
 from .journal import Exported, Journal
@@ -228,7 +229,9 @@ class StoreBackend:
 
     def delete(self, ids: Sequence[str], *, timeout: float | None = None) -> DeleteResult:
         """Delete IDS (and what depends on them) from the backend, the ledger and the journal's text. The ids are
-        noted in the ledger first, so a forget killed midway is finished by the next one, or the next index."""
+        noted in the ledger first, so a forget killed midway is finished by the next one, or the next index. The
+        temp folders killed memdock processes left (a `remember`'s notes, a `migrate`'s export) go too."""
+        sweep()
         with disk_full_as_error(self.store.root, "deleting"), self.store.write_lock(self.lock_timeout):
             ledger = Ledger(self.store.ensure().ledger_path)
             try:

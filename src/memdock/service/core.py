@@ -13,17 +13,15 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 from ..bundle import source
 from ..contract import Capabilities, DeleteResult, GetResult, HealthStatus, MemoryBackend, SearchResult
 from ..errors import BackendError, InvalidInputError, TransientError, UnsupportedOperationError
 from ..operations import RETRIEVAL_OPERATIONS
+from ..tempdirs import private_dir
 from . import remember
 from .remember import Note
 from .requests import Count, Forget, Get, Listing, Recall, Search, Update
@@ -212,8 +210,7 @@ class ServiceCore:
         """Index checked NOTES with one call; their results in order."""
         if not notes:
             return []
-        work = Path(tempfile.mkdtemp(prefix="memdock-remember-"))
-        try:
+        with private_dir("remember") as work:
             bundle, entry_ids = remember.build(work, notes)
             pairs = [(eid, n.thread_id) for eid, n in zip(entry_ids, notes)]
             lacking = self._lacks("index")
@@ -233,8 +230,6 @@ class ServiceCore:
                 lambda why: [Remembered(e, t, degraded=True, reason=why) for e, t in pairs],
                 deadline=max(self.deadline, INDEX_DEADLINE),
             )
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
 
     def update(self, request: Update) -> Remembered:
         """The entry with new text and/or metadata, under the same id, thread, author, role, type, title and time:
