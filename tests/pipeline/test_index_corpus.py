@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 from engine.test_implied_mode import _bundle
+from support.records_factory import entry, thread
 from test_onepass_kill import notes
 
 from memdock import Memory
+from memdock.bundle import BundleWriter
 from memdock.cli.main import main
 from memdock.engine.ledger import Ledger
+from memdock.ids import content_hash
 from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
 
@@ -96,3 +99,24 @@ def test_an_edge_record_an_entry_also_implies_is_refused(tmp_path, monkeypatch, 
     said = capsys.readouterr().err
     assert f"{bundle}: edge edge:follows:" in said and "implied by entry e2" in said, said
     assert not held(store)
+
+
+def test_a_corpus_s_own_chunk_records_go_as_memdock_chunk_drops_them(tmp_path):
+    """A corpus may hold chunk records (nothing refuses them); `memdock chunk` passes threads, entries, edges and
+    entities through and drops them, so `memdock index CORPUS` does too. Sent through the feed's chunker path, one
+    whose content_hash is not its text's left a journal segment that no longer matched its manifest."""
+    source = tmp_path / "corpus"
+    body = "the ferry leaves at noon from the north pier"
+    with BundleWriter(source, "corpus") as w:
+        w.write("thread", thread(0))
+        w.write("entry", entry(0, body=body))
+        text = body[:16]
+        own = {"entry_id": "entry:0", "thread_id": "thread:0", "position": 0, "text": text, "start": 0, "end": 16}
+        w.write("chunk", {"id": "chunk:own", **own, "token_count": 3, "content_hash": content_hash("other")})
+    one, two, chunks = tmp_path / "one", tmp_path / "two", tmp_path / "chunks"
+    assert main(["index", str(source), "--data-dir", str(one), "-q"]) == 0
+    assert main(["chunk", str(source), "-o", str(chunks), "-q"]) == 0
+    assert main(["index", str(chunks), "--data-dir", str(two), "-q"]) == 0
+    assert held(one) == held(two)
+    assert "chunk:own" not in {r[0] for r in held(one)}
+    assert main(["export", "--data-dir", str(one), "-o", str(tmp_path / "out")]) == 0
