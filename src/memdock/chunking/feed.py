@@ -17,12 +17,15 @@ import orjson
 from ..bundle import BundleReader, source
 from ..sdk.implied import KEY, expand, explicit
 from ..shard import ORDER
-from .chunker import Chunker, ChunkOptions
+from .chunker import PASS_THROUGH, Chunker, ChunkOptions
 
 if TYPE_CHECKING:
     from ..engine.delta import DeltaSink
 
 _LINE = orjson.OPT_APPEND_NEWLINE
+_SENT = tuple(t for t in ORDER if t in PASS_THROUGH)
+"""The corpus's record types that go, as `chunk_bundle` passes them through: chunk records a corpus holds do not
+(its chunks are the chunker's)."""
 
 
 class CorpusFeed:
@@ -42,7 +45,7 @@ class CorpusFeed:
 
     def run(self, sink: DeltaSink) -> None:
         threads: dict[str, dict[str, Any]] = {}
-        for rtype in ORDER:
+        for rtype in _SENT:
             for rec, line in self.reader.records_with_lines(rtype):
                 if rtype == "entry":
                     self._entry(sink, rec, line, threads.get(rec["thread_id"]))
