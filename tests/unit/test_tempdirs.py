@@ -1,6 +1,8 @@
 """memdock's private temp folders (tempdirs.py): gone on the way out; one a killed process left (text in it) is
 removed by the next memdock that makes one, or forgets; one whose owner lives is never touched."""
 
+import errno
+import fcntl
 import os
 import signal
 import subprocess
@@ -79,3 +81,29 @@ def test_sweep_leaves_other_files_alone(temp: Path) -> None:
         f.write_text("")
     sweep()
     assert all(f.exists() for f in other)
+
+
+def test_forget_needs_no_temp_dir(temp: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget only sweeps: where no temp dir is usable (tempfile finds none of TMPDIR, /tmp, /var/tmp, /usr/tmp and
+    the working dir writable) it still deletes, as it did before it swept."""
+    store = tmp_path / "store"
+    with Memory("sqlite", data_dir=store) as m:
+        kept = m.remember("the ferry leaves at noon").id
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    monkeypatch.setattr(tempfile, "_candidate_tempdir_list", lambda: [str(tmp_path / "gone")])
+    with Memory("sqlite", data_dir=store) as m:
+        assert kept in m.forget([kept]).deleted
+
+
+def test_a_temp_dir_that_takes_no_locks_still_gives_a_private_dir(temp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """flock(2) refused by the temp dir's filesystem (ENOLCK; ENOSYS on Lustre without its flock option): the folder
+    goes unowned (removed on the way out only, as before it had an owner) rather than failing remember, migrate
+    and add, and is never left behind."""
+
+    def refused(fd: int, op: int) -> None:
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", refused)
+    with private_dir("remember") as d:
+        (d / "note.txt").write_text("the secret ferry timetable")
+    assert not list(temp.iterdir())
