@@ -14,6 +14,7 @@ file), so a sweeper never takes the lock of a folder whose owner is still settin
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import re
@@ -26,6 +27,8 @@ from .atomic import create_new
 
 PREFIX = "memdock-"
 _LOCKED = re.compile(rf"{re.escape(PREFIX)}[a-z]+-[a-z0-9_]+\.lock")
+_NO_LOCKS = frozenset({errno.ENOLCK, errno.ENOSYS, errno.EOPNOTSUPP, errno.EINVAL})
+"""What flock(2) says on a filesystem that takes no locks (Lustre without its flock option says ENOSYS)."""
 
 
 @contextlib.contextmanager
@@ -35,20 +38,22 @@ def private_dir(kind: str) -> Iterator[Path]:
     sweep()
     root = Path(tempfile.gettempdir())
     folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{kind}-", dir=root))
-    fd = _lock(root, folder.name)
+    fd = None
     try:
+        fd = _lock(root, folder.name)
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-        with contextlib.suppress(OSError):
-            (root / f"{folder.name}.lock").unlink()
-        os.close(fd)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                (root / f"{folder.name}.lock").unlink()
+            os.close(fd)
 
 
 def sweep() -> None:
     """Remove the private folders of processes that are gone (their lock files free), with their lock files."""
-    root = Path(tempfile.gettempdir())
-    try:
+    try:  # no usable temp dir (tempfile raises): nothing of ours can be in one
+        root = Path(tempfile.gettempdir())
         names = [n for n in os.listdir(root) if _LOCKED.fullmatch(n)]
     except OSError:
         return
@@ -71,15 +76,18 @@ def sweep() -> None:
             os.close(fd)
 
 
-def _lock(root: Path, name: str) -> int:
-    """A lock file held for folder NAME: made and locked under a name sweep ignores, then moved into place."""
+def _lock(root: Path, name: str) -> int | None:
+    """A lock file held for folder NAME: made and locked under a name sweep ignores, then moved into place. None
+    where the filesystem takes no locks: the folder then has no owner, and goes on the way out only."""
     staging = root / f".{name}.lock-{os.urandom(4).hex()}"
     fd = create_new(staging, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         os.rename(staging, root / f"{name}.lock")
-    except BaseException:
+    except BaseException as exc:
         os.close(fd)
         staging.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno in _NO_LOCKS:
+            return None
         raise
     return fd
