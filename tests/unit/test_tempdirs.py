@@ -107,3 +107,19 @@ def test_a_temp_dir_that_takes_no_locks_still_gives_a_private_dir(temp: Path, mo
     with private_dir("remember") as d:
         (d / "note.txt").write_text("the secret ferry timetable")
     assert not list(temp.iterdir())
+
+
+def test_sweep_follows_no_link(temp: Path, tmp_path: Path) -> None:
+    """In a shared temp dir a folder name may be a link to elsewhere, and a lock file a link to a file of ours: the
+    sweep removes neither what a link points at nor a folder whose lock is only reached through a link."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.txt").write_text("kept")
+    (temp / "memdock-add-abc.lock").write_text("")
+    (temp / "memdock-add-abc").symlink_to(elsewhere)
+    (temp / "memdock-add-def").mkdir()
+    (temp / "memdock-add-def" / "note.txt").write_text("kept")
+    (temp / "memdock-add-def.lock").symlink_to(elsewhere / "keep.txt")
+    sweep()
+    assert (elsewhere / "keep.txt").read_text() == "kept"
+    assert (temp / "memdock-add-def" / "note.txt").read_text() == "kept"
