@@ -21,16 +21,17 @@ from . import chunk_attrs, fts, packed_text, text_blocks
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # every FTS5 table's (link_facts.py tokenizes with it too)
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
+LINKS_KEY24 = 12  # the schema from which links are found by their key's top 24 bits (links.KEY_SQL)
 FTS_HASH_BYTES = 64 << 20
 """chunk_fts's `hashsize` (a table setting, kept in the database): the terms a writer holds in memory before it
 writes them out as a segment. FTS5's 1 MiB wrote a segment a megabyte and kept merging them: FTS5 alone loaded and
 merged bench/peers.py's 100k chunks in 2.28 CPU s with it, 1.79 s at 64 MiB, 1.24 s with no savepoint between
 batches either (`batch`; `python bench/fts5_layout.py`), for at most that much more memory while a run writes."""
 
-_LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
+_LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER"
 
 # New rows reach the FTS tables from ingest, one insert per batch in rowid order (ingest._index, node_text.py), not
 # from AFTER INSERT triggers: with a trigger per row, chunks were indexed 2.2× slower. Deletes and updates keep theirs.
@@ -156,10 +157,11 @@ CREATE TABLE IF NOT EXISTS links(
     key INTEGER NOT NULL,          -- the id's 16 hex digits as a signed 64-bit integer
     code INTEGER NOT NULL,         -- type number (links.TYPES) * 2 + 1 when the edge bears its source's time
     source INTEGER NOT NULL,       -- nodes.rowid
-    target INTEGER NOT NULL,       -- nodes.rowid
-    pending INTEGER NOT NULL DEFAULT 0  -- 0 (schema 8: 1 while its fact was out of fact_fts)
+    target INTEGER NOT NULL        -- nodes.rowid (schema 8 to 11: then `pending`, 0)
 );
-CREATE UNIQUE INDEX IF NOT EXISTS links_key ON links(key, code >> 1);
+-- A link by its id: the key's top 24 bits (3 bytes an entry where the whole key and type took 9), the key itself
+-- compared in the row (links.KEY_SQL; schema 11 and before: a unique index of the key and the type).
+CREATE INDEX IF NOT EXISTS links_key24 ON links(key >> 40);
 CREATE INDEX IF NOT EXISTS links_source ON links(source);
 CREATE INDEX IF NOT EXISTS links_target ON links(target);
 -- Contentless: edges' facts are in edges.fact. Links' facts are not indexed: link_facts.py ranks them from their
@@ -452,6 +454,8 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             conn.execute("UPDATE node_rows SET text = pack(text) WHERE typeof(text) = 'text'")  # no trigger yet
         if 0 < version < 8:
             _into_blocks(conn)
+        if 3 <= version < LINKS_KEY24:
+            _links_aside(conn)
         if 0 < version < 10:  # the chunks view of schema 9 and before reads thread_id as stored
             conn.execute("DROP VIEW IF EXISTS chunks")
             conn.execute("DROP INDEX IF EXISTS chunks_thread")
@@ -473,6 +477,8 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             _unindex_links(conn)
         if 0 < version < 10:
             inherit_threads(conn)
+        if 3 <= version < LINKS_KEY24:
+            _links_back(conn)
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -511,10 +517,26 @@ def keep_threads(conn: sqlite3.Connection, nodes: str) -> None:
 def _unindex_links(conn: sqlite3.Connection) -> None:
     """Schema 3 to 8 indexed links' facts in fact_fts (and kept a link pending while its fact was out): it is
     emptied and given the edges' facts back, so it holds the edges' only (link_facts.py ranks the links')."""
-    conn.execute("DROP INDEX IF EXISTS links_pending")
-    conn.execute("UPDATE links SET pending = 0 WHERE pending <> 0")
+    conn.execute("DROP INDEX IF EXISTS links_pending")  # (their `pending` goes with the links' move, _links_back)
     conn.execute("INSERT INTO fact_fts(fact_fts) VALUES ('delete-all')")
     conn.execute("INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges ORDER BY rowid")
+
+
+def _links_aside(conn: sqlite3.Connection) -> None:
+    """Schema 3 to 11 kept links with a `pending` column (0 since schema 9) and a unique index of their whole key
+    and type: set aside (as old_links, without indexes) for `_links_back` to move into the table DDL makes."""
+    for index in ("links_key", "links_source", "links_target", "links_pending"):
+        conn.execute(f"DROP INDEX IF EXISTS {index}")
+    conn.execute("ALTER TABLE links RENAME TO old_links")
+
+
+def _links_back(conn: sqlite3.Connection) -> None:
+    """The links `_links_aside` set aside, into the links of this schema: rowids, keys, codes and ends kept."""
+    conn.execute(
+        "INSERT INTO links(rowid, key, code, source, target) "
+        "SELECT rowid, key, code, source, target FROM old_links ORDER BY rowid"
+    )
+    conn.execute("DROP TABLE old_links")
 
 
 def _unjoin(conn: sqlite3.Connection, version: int) -> None:

@@ -315,7 +315,7 @@ class Ingest:
             r for r in batch if derived[r["id"]] is not None and (r["id"] not in old_links or rowid[r["id"]] in changed)
         ]
         c.executemany(
-            "INSERT INTO links(rowid, key, code, source, target, pending) VALUES (?,?,?,?,?,0)",
+            links.INSERT,
             [(rowid[r["id"]], *(derived[r["id"]] or ())) for r in added],
         )
         phrases: facts.Phrases = {}  # the nodes do not change while the batch's facts are rendered

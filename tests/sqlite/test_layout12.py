@@ -1,0 +1,126 @@
+"""Schema 12 (memdock_sqlite/db.py, links.py): a link is found by its id through an index of its key's top 24 bits
+(the whole key compared in the row), not a unique index of the whole key and its type, and links no longer carry
+`pending`. Every answer is what the adapter of schema 11 gave, on the shared corpora, in a new store and in a
+schema-11 store read as it is and once migrated, with the same links (rowids, keys, types, ends); on small stores,
+links whose keys share their top 24 bits, or a key and not a type, are each found, moved and deleted by their id.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+from test_layout7 import _run, migrated, stores_fixture
+from test_layout10 import _scoped, every_answer, old_schema, scoped_read_and_migrated
+from test_packed_text import _rows
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
+from memdock_sqlite import db, delete, graph, implied_links, links
+
+pytestmark = pytest.mark.timeout(1200)  # two adapters index shared corpora: minutes on a loaded 2-core box
+
+SCHEMA_11 = "6c8b70590a55e3d6e2fe68c149a0808a69c0604c"  # the last commit before schema 12
+both = stores_fixture(SCHEMA_11)
+_LINKS = "SELECT rowid, key, code, source, target FROM links ORDER BY rowid"
+_INDEXES = "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'links' ORDER BY name"
+_KEY_BYTES = "SELECT sum(pgsize) FROM dbstat WHERE name IN ('links_key', 'links_key24')"
+_COLUMNS = "SELECT name FROM pragma_table_info('links') ORDER BY cid"
+
+
+def test_the_old_adapter_is_schema_11(both):
+    assert "SCHEMA_VERSION = 11" in old_schema(both)
+
+
+def test_a_new_store_holds_the_same_links_in_fewer_bytes_and_answers_as_schema_11_did(both):
+    old, new, bundle, base = both
+    before, after = every_answer(old, bundle, base, base / "old"), every_answer(new, bundle, base, base / "new")
+    assert sum(bool(v.get("hits") or v.get("item")) for v in before.values()) > 100  # not all empty
+    assert sum(k.startswith("edge ") and bool(v.get("item")) for k, v in before.items()) > 10  # links by id
+    assert [k for k in before if before[k] != after[k]] == []
+    assert _rows(base / "new", _LINKS) == _rows(base / "old", _LINKS) and len(_rows(base / "new", _LINKS)) > 100
+    assert _rows(base / "old", _INDEXES) == [("links_key",), ("links_source",), ("links_target",)]
+    assert _rows(base / "new", _INDEXES) == [("links_key24",), ("links_source",), ("links_target",)]
+    assert _rows(base / "new", _KEY_BYTES)[0][0] < _rows(base / "old", _KEY_BYTES)[0][0]
+    assert "pending" not in [c for (c,) in _rows(base / "new", _COLUMNS)]
+
+
+def test_a_schema_11_store_reads_as_it_is_and_answers_the_same_once_migrated(both, tmp_path):
+    old, _, bundle, base = both
+    layouts, answered = migrated(both, tmp_path / "copy", "fact_fts")
+    assert answered["version"] == db.SCHEMA_VERSION == db.LINKS_KEY24
+    assert layouts["before"].startswith("schema 11 (read as it is"), layouts
+    assert layouts["after"].startswith("schema 12"), layouts
+    assert _rows(tmp_path / "copy", _LINKS) == _rows(base / "old", _LINKS)
+    assert _rows(tmp_path / "copy", _INDEXES) == [("links_key24",), ("links_source",), ("links_target",)]
+    assert _rows(tmp_path / "copy", "SELECT count(*) FROM sqlite_schema WHERE name = 'old_links'") == [(0,)]
+    as_read, after = scoped_read_and_migrated(base / "old", bundle, tmp_path / "scoped")
+    assert _scoped(old, bundle) == as_read == after
+
+
+# -- keys that share their top 24 bits, on small stores ------------------------------------------------------------
+
+_NEAR = ("abcdef0000000001", "abcdef0000000002", "abcdef8000000000")  # one top 24 bits; the last signed negative
+_FAR = "ffffff0000000001"
+
+
+def _entry(k: int) -> dict:
+    return {"id": f"entry:{k}", "thread_id": "thread:t", "position": k, "body": f"note number {k}"}
+
+
+def _follows(digest: str, source: int, target: int, kind: str = "follows") -> dict:
+    """A structural edge record with an id of the importers' form whose digest is DIGEST (stored as a link)."""
+    return {
+        "id": f"edge:{kind}:{digest}",
+        "type": kind,
+        "source_id": f"entry:{source}",
+        "target_id": f"entry:{target}" if kind == "follows" else "entity:x",
+        "thread_id": "thread:t",
+    }
+
+
+def _store(tmp_path: Path) -> sqlite3.Connection:
+    conn = db.open_writer(tmp_path)
+    edges = [_follows(d, k + 1, k) for k, d in enumerate(_NEAR)]
+    edges += [_follows(_NEAR[0], 1, 0, "mentions"), _follows(_FAR, 3, 0)]  # a key twice, of two types
+    entity = {"id": "entity:x", "entity_type": "topic", "name": "x"}
+    _run(conn, ("thread", [{"id": "thread:t"}]), ("entry", [_entry(k) for k in range(4)]), ("entity", [entity]))
+    _run(conn, ("edge", edges))
+    return conn
+
+
+def _ends(conn: sqlite3.Connection, edge_id: str) -> tuple[str, str] | None:
+    item = graph.get_edge(conn, {"id": edge_id})["item"]
+    return None if item is None else (item["extra"]["source_id"], item["extra"]["target_id"])
+
+
+def test_links_whose_keys_share_their_top_bits_are_each_found_by_their_id(tmp_path):
+    conn = _store(tmp_path)
+    assert conn.execute("SELECT count(*), count(DISTINCT key >> 40) FROM links").fetchone() == (5, 2)
+    assert _ends(conn, "edge:follows:abcdef0000000001") == ("entry:1", "entry:0")
+    assert _ends(conn, "edge:follows:abcdef0000000002") == ("entry:2", "entry:1")
+    assert _ends(conn, "edge:follows:abcdef8000000000") == ("entry:3", "entry:2")
+    assert _ends(conn, "edge:mentions:abcdef0000000001") == ("entry:1", "entity:x")
+    assert _ends(conn, "edge:follows:abcdef0000000003") is None  # its top 24 bits are stored, not it
+    assert _ends(conn, "edge:contains:abcdef0000000001") is None  # its key is stored, not as a contains
+    ids = [f"edge:follows:{d}" for d in (*_NEAR, "abcdef0000000003")]
+    assert sorted(links.stored(conn, ids)) == ids[:3]
+    keys = [links.key_of(i) for i in ids]
+    assert implied_links.taken(conn, [k for k in keys[3:] if k]) is False
+    assert implied_links.taken(conn, [k for k in keys[:1] if k]) is True
+
+
+def test_a_link_sent_again_with_other_ends_keeps_its_rowid_and_a_delete_takes_only_it(tmp_path):
+    conn = _store(tmp_path)
+    rowid = conn.execute("SELECT rowid FROM links WHERE key = ?", (links.key_of("edge:follows:" + _NEAR[1])[0],))
+    before = rowid.fetchone()[0]
+    _run(conn, ("edge", [_follows(_NEAR[1], 3, 1)]))
+    assert _ends(conn, "edge:follows:" + _NEAR[1]) == ("entry:3", "entry:1")
+    assert conn.execute("SELECT count(*) FROM links").fetchone()[0] == 5
+    assert links.stored(conn, ["edge:follows:" + _NEAR[1]])["edge:follows:" + _NEAR[1]][0] == before
+    delete.delete(conn, {"ids": ["edge:follows:" + _NEAR[0]]})
+    assert _ends(conn, "edge:follows:" + _NEAR[0]) is None
+    assert _ends(conn, "edge:mentions:" + _NEAR[0]) == ("entry:1", "entity:x")
+    assert _ends(conn, "edge:follows:" + _NEAR[2]) == ("entry:3", "entry:2")
+    assert conn.execute("SELECT count(*) FROM links").fetchone()[0] == 4
