@@ -25,6 +25,7 @@ SCHEMA_VERSION = 12
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # every FTS5 table's (link_facts.py tokenizes with it too)
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
 LINKS_KEY24 = 12  # the schema from which links are found by their key's top 24 bits (links.KEY_SQL)
+ATTRS_BY_ID = 12  # the schema from which nodes' attrs are packed with their ids (packed_text.attrs_packer)
 FTS_HASH_BYTES = 64 << 20
 """chunk_fts's `hashsize` (a table setting, kept in the database): the terms a writer holds in memory before it
 writes them out as a segment. FTS5's 1 MiB wrote a segment a megabyte and kept merging them: FTS5 alone loaded and
@@ -126,7 +127,7 @@ END;
 -- What every reader reads: an entry's text stored once, in its chunks, when they join to it exactly.
 CREATE VIEW IF NOT EXISTS nodes AS SELECT rowid AS rowid, id, kind, name,
     coalesce(unpack(text), {joined}) AS text,
-    thread_id, position, author, role, entry_type, event_time, event_ts, unpack(attrs) AS attrs, indexed
+    thread_id, position, author, role, entry_type, event_time, event_ts, unpack(attrs, id, kind) AS attrs, indexed
     FROM node_rows;
 
 CREATE TABLE IF NOT EXISTS chunk_vectors(
@@ -456,6 +457,8 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             _into_blocks(conn)
         if 3 <= version < LINKS_KEY24:
             _links_aside(conn)
+        if 3 < version < ATTRS_BY_ID:  # the nodes view of schema 4 to 11 reads attrs without their node's id
+            conn.execute("DROP VIEW IF EXISTS nodes")
         if 0 < version < 10:  # the chunks view of schema 9 and before reads thread_id as stored
             conn.execute("DROP VIEW IF EXISTS chunks")
             conn.execute("DROP INDEX IF EXISTS chunks_thread")
@@ -524,19 +527,21 @@ def _unindex_links(conn: sqlite3.Connection) -> None:
 
 def _links_aside(conn: sqlite3.Connection) -> None:
     """Schema 3 to 11 kept links with a `pending` column (0 since schema 9) and a unique index of their whole key
-    and type: set aside (as old_links, without indexes) for `_links_back` to move into the table DDL makes."""
-    for index in ("links_key", "links_source", "links_target", "links_pending"):
-        conn.execute(f"DROP INDEX IF EXISTS {index}")
-    conn.execute("ALTER TABLE links RENAME TO old_links")
+    and type: set aside (in temp.old_links) for `_links_back` to move into the table DDL makes. (Copied, not
+    renamed: a rename checks every view, and a view may read a table a migration step made way for.)"""
+    conn.execute(
+        "CREATE TEMP TABLE old_links AS SELECT rowid AS r, key, code, source, target FROM links ORDER BY rowid"
+    )
+    conn.execute("DROP TABLE links")
 
 
 def _links_back(conn: sqlite3.Connection) -> None:
     """The links `_links_aside` set aside, into the links of this schema: rowids, keys, codes and ends kept."""
     conn.execute(
         "INSERT INTO links(rowid, key, code, source, target) "
-        "SELECT rowid, key, code, source, target FROM old_links ORDER BY rowid"
+        "SELECT r, key, code, source, target FROM temp.old_links ORDER BY r"
     )
-    conn.execute("DROP TABLE old_links")
+    conn.execute("DROP TABLE temp.old_links")
 
 
 def _unjoin(conn: sqlite3.Connection, version: int) -> None:
@@ -606,10 +611,10 @@ def _pack_attrs(conn: sqlite3.Connection) -> None:
     """Schema 5 and before stored nodes' attrs and chunks' content hashes as text: packed as ingest packs them."""
     dictionaries = packed_text.Dictionaries(conn)
     for (kind,) in conn.execute("SELECT DISTINCT kind FROM node_rows").fetchall():
-        rows = conn.execute("SELECT rowid, attrs FROM node_rows WHERE kind = ? AND typeof(attrs) = 'text'", (kind,))
+        rows = conn.execute("SELECT rowid, attrs, id FROM node_rows WHERE kind = ? AND typeof(attrs) = 'text'", (kind,))
         stored = rows.fetchall()
-        packed = dictionaries.pack_attrs(kind, [a for _, a in stored])
-        conn.executemany("UPDATE node_rows SET attrs = ? WHERE rowid = ?", zip(packed, (r for r, _ in stored)))
+        packed = dictionaries.pack_attrs(kind, [a for _, a, _ in stored], [i for _, _, i in stored])
+        conn.executemany("UPDATE node_rows SET attrs = ? WHERE rowid = ?", zip(packed, (r for r, _, _ in stored)))
     hashes = conn.execute("SELECT rowid, content_hash FROM chunk_rows WHERE typeof(content_hash) = 'text'")
     packed_hashes = [(packed_text.pack_hash(h), rowid) for rowid, h in hashes.fetchall()]
     conn.executemany("UPDATE chunk_rows SET content_hash = ? WHERE rowid = ?", packed_hashes)

@@ -362,7 +362,7 @@ class Ingest:
 
     def _packed_attrs(self, rtype: str, rows: list[Row]) -> list[Row]:
         """ROWS with their attrs (the last column) as stored (packed_text.py)."""
-        packed = self.dictionaries.pack_attrs(rtype, [r[-1] for r in rows])
+        packed = self.dictionaries.pack_attrs(rtype, [r[-1] for r in rows], [r[0] for r in rows])
         return [(*r[:-1], a) for r, a in zip(rows, packed)]
 
     def _upsert_chunks(self, batch: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> None:
