@@ -179,3 +179,15 @@ def test_a_node_whose_kind_changes_reads_its_attrs_back_with_its_new_kinds_dicti
     assert conn.execute("SELECT kind FROM node_rows WHERE id = 'entry:7'").fetchone() == ("entity",)
     assert '"note":"' + "x" * 40 + '"' in _attrs(conn)["entry:7"]
     assert '"source_line":9' in _attrs(conn)["entry:8"]
+
+
+def test_a_dictionary_rolled_back_is_not_the_one_a_later_run_reads_with(tmp_path):
+    conn = db.open_writer(tmp_path)
+    thread = ("thread", [{"id": "thread:t"}])
+    with pytest.raises(RuntimeError), db.transaction(conn):
+        _run(conn, thread, ("entry", _entries(40, extra="a run rolled back")), batch_size=50)
+        assert '"tag":"a run rolled back"' in _attrs(conn)["entry:3"]  # read with its dictionary, then gone
+        raise RuntimeError("the run fails")
+    assert conn.execute("SELECT count(*) FROM meta WHERE key LIKE 'zdict%'").fetchone()[0] == 0
+    _run(conn, thread, ("entry", _entries(40, extra="the run after it, another dictionary")), batch_size=50)
+    assert '"tag":"the run after it, another dictionary"' in _attrs(conn)["entry:3"]

@@ -231,18 +231,21 @@ _NODE_COLUMNS = (
 def transaction(conn: sqlite3.Connection, what: str = "writing") -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the file. Inside
     a transaction already open (a streamed run's, see `adapter.index`) a savepoint of it, committed with it.
-    The connection's cache of text blocks is emptied at both ends (a rolled-back block's id may come again)."""
+    The connection's cache of text blocks is emptied at both ends (a rolled-back block's id may come again), and
+    so is its record types' dictionaries (a rolled-back dictionary's kind may be given another)."""
     if conn.in_transaction:
         inner = _savepoint(conn)
     else:
         path = conn.execute("PRAGMA database_list").fetchone()[2]
         inner = sqlite_transaction(conn, path, immediate=True, what=what)
     text_blocks.forget_cache(conn)
+    packed_text.forget_kinds(conn)
     try:
         with inner:
             yield conn
     finally:
         text_blocks.forget_cache(conn)
+        packed_text.forget_kinds(conn)
 
 
 @contextlib.contextmanager

@@ -170,6 +170,7 @@ class Dictionaries:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self.known: dict[int, bytes] = {}
+        self.kinds: dict[str, bytes] = {}  # record type: its dictionary (`of_kind`)
 
     def __call__(self, dict_id: int) -> bytes:
         if dict_id not in self.known:
@@ -180,11 +181,13 @@ class Dictionaries:
         return self.known[dict_id]
 
     def of_kind(self, kind: str) -> bytes:
-        """The dictionary of record type KIND (the one its attrs were packed with)."""
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"zdict-of:{kind}",)).fetchone()
-        if row is None:
-            raise ValueError(f"attrs of a {kind!r} were packed with a dictionary, and this database has none for it")
-        return self(int(row[0], 16))
+        """The dictionary of record type KIND (the one its attrs were packed with: never changed once stored)."""
+        if kind not in self.kinds:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"zdict-of:{kind}",)).fetchone()
+            if row is None:
+                raise ValueError(f"attrs of a {kind!r} were packed with a dictionary, and this database has none")
+            self.kinds[kind] = self(int(row[0], 16))
+        return self.kinds[kind]
 
     def for_kind(self, kind: str, samples: Sequence[str], size: int = DICT_BYTES) -> bytes | None:
         """The dictionary of record type KIND; made from SAMPLES (inside the caller's transaction) if it has none
@@ -223,5 +226,12 @@ def register(conn: sqlite3.Connection) -> None:
     conn.create_function(
         "unpack", 3, lambda value, i, kind: unpack_attrs(value, i, kind, dictionaries), deterministic=True
     )
+    conn.create_function("unpack_forget", 0, dictionaries.kinds.clear)
     conn.create_function("pack", 1, packer(), deterministic=True)
     conn.create_function("text_digest", 2, text_digest, deterministic=True)
+
+
+def forget_kinds(conn: sqlite3.Connection) -> None:
+    """Forget which dictionary each record type has (at a writer's transaction boundaries: one a rolled-back run
+    made is not one a later run's attrs are packed with)."""
+    conn.execute("SELECT unpack_forget()")
