@@ -62,17 +62,25 @@ def packer(
     )
 
     def one(text: str) -> str | bytes:
-        if len(text) < minimum:
-            return text
-        try:
-            raw = text.encode()
-        except UnicodeEncodeError:  # left to SQLite, which refuses it as it refused it before
+        raw = _packable(text, minimum)
+        if raw is None:
             return text
         z = primed.copy()
         packed = z.compress(raw) + z.flush()
         return packed if len(packed) < len(raw) else text
 
     return one
+
+
+def _packable(text: str, minimum: int) -> bytes | None:
+    """TEXT's UTF-8 when it is worth compressing (MINIMUM characters or more), else None (stored as it is; text
+    that cannot be encoded is left to SQLite, which refuses it as it refused it before)."""
+    if len(text) < minimum:
+        return None
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return None
 
 
 def unpack(value: str | bytes | None, dictionary: Dictionary | None = None) -> str | None:
@@ -98,11 +106,8 @@ def attrs_packer(zdict: bytes) -> Callable[[str, str], str | bytes]:
     the preset dictionary, when that is smaller than the text; else the text as it is."""
 
     def one(attrs: str, node_id: str) -> str | bytes:
-        if len(attrs) < ATTRS_MIN:
-            return attrs
-        try:
-            raw = attrs.encode()
-        except UnicodeEncodeError:  # left to SQLite, which refuses it as it refused it before
+        raw = _packable(attrs, ATTRS_MIN)
+        if raw is None:
             return attrs
         primed = zdict + _id_bytes(node_id)
         z = zlib.compressobj(LEVEL, zlib.DEFLATED, -_ATTRS_WINDOW, 2, zlib.Z_DEFAULT_STRATEGY, primed)
