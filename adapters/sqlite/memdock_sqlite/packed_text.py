@@ -17,7 +17,7 @@ connection, in any later run.
 
 Schema 12 packs a node's attrs against its kind's dictionary followed by the node's own id (ATTRS_TAG, then raw
 deflate: no zlib header, dictionary id or checksum), since attrs often repeat their record's id (an importer's
-`metadata.source_id`): an entry's attrs took 15.5 bytes on the 20k notes of bench/peers.py where they took 38.3.
+`metadata.source_id`): an entry's attrs take 16.5 bytes on the 20k notes of bench/peers.py where they took 38.3.
 The `nodes` view reads them with `unpack(attrs, id, kind)`; values packed before are read as they were.
 """
 
