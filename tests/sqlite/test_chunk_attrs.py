@@ -45,7 +45,7 @@ def test_a_new_store_keeps_chunks_attrs_short_and_answers_as_schema_10_did(both)
 
 def test_a_schema_10_store_reads_as_it_is_and_answers_the_same_once_migrated(both, tmp_path):
     layouts, answered = migrated(both, tmp_path / "copy", "chunk_fts")
-    assert answered["version"] == db.SCHEMA_VERSION == 11
+    assert answered["version"] == db.SCHEMA_VERSION >= 11
     assert layouts["before"].startswith("schema 10 (read as it is"), layouts
     marked, chunks, size = _rows(tmp_path / "copy", _MARKED)[0]
     assert marked > chunks // 2 and size < _rows(both[3] / "old", _MARKED)[0][2] * 0.8

@@ -222,7 +222,7 @@ def test_small_batches_split_an_entrys_edges_and_the_store_is_the_explicit_ones(
 def _links_of(store: Path) -> list[tuple[int, ...]]:
     conn = sqlite3.connect(store / "data" / "memory.sqlite")
     try:
-        return conn.execute("SELECT rowid, key, code, source, target, pending FROM links ORDER BY rowid").fetchall()
+        return conn.execute("SELECT rowid, key, code, source, target FROM links ORDER BY rowid").fetchall()
     finally:
         conn.close()
 

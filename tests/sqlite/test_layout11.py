@@ -51,9 +51,9 @@ def test_a_new_store_declares_body_first_indexes_smaller_and_answers_as_schema_1
 def test_a_schema_10_store_reads_as_it_is_and_answers_the_same_once_migrated(both, tmp_path):
     old, _, bundle, base = both
     layouts, answered = migrated(both, tmp_path / "copy", "chunk_fts")
-    assert answered["version"] == db.SCHEMA_VERSION == fts.BODY_FIRST
+    assert answered["version"] == db.SCHEMA_VERSION >= fts.BODY_FIRST
     assert layouts["before"].startswith("schema 10 (read as it is"), layouts
-    assert layouts["after"].startswith("schema 11"), layouts
+    assert layouts["after"].startswith(f"schema {db.SCHEMA_VERSION}"), layouts
     assert _rows(tmp_path / "copy", _COLUMNS) == [("body",), ("header",)]
     assert _rows(tmp_path / "copy", _INDEX_BYTES) < _rows(base / "old", _INDEX_BYTES)
     assert _rows(tmp_path / "copy", _IN_ROWS) == _rows(base / "old", _IN_ROWS)  # headers stay where they were

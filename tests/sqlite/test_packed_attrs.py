@@ -201,7 +201,7 @@ def test_a_dictionary_id_taken_by_other_bytes_is_not_reused(tmp_path):
     samples = [json.dumps(e) for e in _entries(40)]
     zdict = "".join(samples).encode()[-packed_text.DICT_BYTES :]
     conn.execute("INSERT INTO meta(key, value) VALUES (?, ?)", (f"zdict:{zlib.adler32(zdict):08x}", b"other bytes"))
-    assert packed_text.Dictionaries(conn).pack_attrs("entry", samples) == samples
+    assert packed_text.Dictionaries(conn).pack_attrs("entry", samples, [str(k) for k in range(40)]) == samples
     conn.close()
 
 

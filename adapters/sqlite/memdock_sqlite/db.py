@@ -21,16 +21,18 @@ from . import chunk_attrs, fts, packed_text, text_blocks
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # every FTS5 table's (link_facts.py tokenizes with it too)
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
+LINKS_KEY24 = 12  # the schema from which links are found by their key's top 24 bits (links.KEY_SQL)
+ATTRS_BY_ID = 12  # the schema from which nodes' attrs are packed with their ids (packed_text.attrs_packer)
 FTS_HASH_BYTES = 64 << 20
 """chunk_fts's `hashsize` (a table setting, kept in the database): the terms a writer holds in memory before it
 writes them out as a segment. FTS5's 1 MiB wrote a segment a megabyte and kept merging them: FTS5 alone loaded and
 merged bench/peers.py's 100k chunks in 2.28 CPU s with it, 1.79 s at 64 MiB, 1.24 s with no savepoint between
 batches either (`batch`; `python bench/fts5_layout.py`), for at most that much more memory while a run writes."""
 
-_LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER, pending INTEGER"
+_LINK_COLUMNS = "rowid INTEGER PRIMARY KEY, key INTEGER, code INTEGER, source INTEGER, target INTEGER"
 
 # New rows reach the FTS tables from ingest, one insert per batch in rowid order (ingest._index, node_text.py), not
 # from AFTER INSERT triggers: with a trigger per row, chunks were indexed 2.2× slower. Deletes and updates keep theirs.
@@ -125,7 +127,7 @@ END;
 -- What every reader reads: an entry's text stored once, in its chunks, when they join to it exactly.
 CREATE VIEW IF NOT EXISTS nodes AS SELECT rowid AS rowid, id, kind, name,
     coalesce(unpack(text), {joined}) AS text,
-    thread_id, position, author, role, entry_type, event_time, event_ts, unpack(attrs) AS attrs, indexed
+    thread_id, position, author, role, entry_type, event_time, event_ts, unpack(attrs, id, kind) AS attrs, indexed
     FROM node_rows;
 
 CREATE TABLE IF NOT EXISTS chunk_vectors(
@@ -156,10 +158,11 @@ CREATE TABLE IF NOT EXISTS links(
     key INTEGER NOT NULL,          -- the id's 16 hex digits as a signed 64-bit integer
     code INTEGER NOT NULL,         -- type number (links.TYPES) * 2 + 1 when the edge bears its source's time
     source INTEGER NOT NULL,       -- nodes.rowid
-    target INTEGER NOT NULL,       -- nodes.rowid
-    pending INTEGER NOT NULL DEFAULT 0  -- 0 (schema 8: 1 while its fact was out of fact_fts)
+    target INTEGER NOT NULL        -- nodes.rowid (schema 8 to 11: then `pending`, 0)
 );
-CREATE UNIQUE INDEX IF NOT EXISTS links_key ON links(key, code >> 1);
+-- A link by its id: the key's top 24 bits (3 bytes an entry where the whole key and type took 9), the key itself
+-- compared in the row (links.KEY_SQL; schema 11 and before: a unique index of the key and the type).
+CREATE INDEX IF NOT EXISTS links_key24 ON links(key >> 40);
 CREATE INDEX IF NOT EXISTS links_source ON links(source);
 CREATE INDEX IF NOT EXISTS links_target ON links(target);
 -- Contentless: edges' facts are in edges.fact. Links' facts are not indexed: link_facts.py ranks them from their
@@ -228,18 +231,21 @@ _NODE_COLUMNS = (
 def transaction(conn: sqlite3.Connection, what: str = "writing") -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE ... COMMIT, rolled back on error; a full disk is a disk_full error naming the file. Inside
     a transaction already open (a streamed run's, see `adapter.index`) a savepoint of it, committed with it.
-    The connection's cache of text blocks is emptied at both ends (a rolled-back block's id may come again)."""
+    The connection's cache of text blocks is emptied at both ends (a rolled-back block's id may come again), and
+    so is its record types' dictionaries (a rolled-back dictionary's kind may be given another)."""
     if conn.in_transaction:
         inner = _savepoint(conn)
     else:
         path = conn.execute("PRAGMA database_list").fetchone()[2]
         inner = sqlite_transaction(conn, path, immediate=True, what=what)
     text_blocks.forget_cache(conn)
+    packed_text.forget_kinds(conn)
     try:
         with inner:
             yield conn
     finally:
         text_blocks.forget_cache(conn)
+        packed_text.forget_kinds(conn)
 
 
 @contextlib.contextmanager
@@ -452,6 +458,10 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             conn.execute("UPDATE node_rows SET text = pack(text) WHERE typeof(text) = 'text'")  # no trigger yet
         if 0 < version < 8:
             _into_blocks(conn)
+        if 3 <= version < LINKS_KEY24:
+            _links_aside(conn)
+        if 3 < version < ATTRS_BY_ID:  # the nodes view of schema 4 to 11 reads attrs without their node's id
+            conn.execute("DROP VIEW IF EXISTS nodes")
         if 0 < version < 10:  # the chunks view of schema 9 and before reads thread_id as stored
             conn.execute("DROP VIEW IF EXISTS chunks")
             conn.execute("DROP INDEX IF EXISTS chunks_thread")
@@ -473,6 +483,8 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             _unindex_links(conn)
         if 0 < version < 10:
             inherit_threads(conn)
+        if 3 <= version < LINKS_KEY24:
+            _links_back(conn)
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -511,10 +523,28 @@ def keep_threads(conn: sqlite3.Connection, nodes: str) -> None:
 def _unindex_links(conn: sqlite3.Connection) -> None:
     """Schema 3 to 8 indexed links' facts in fact_fts (and kept a link pending while its fact was out): it is
     emptied and given the edges' facts back, so it holds the edges' only (link_facts.py ranks the links')."""
-    conn.execute("DROP INDEX IF EXISTS links_pending")
-    conn.execute("UPDATE links SET pending = 0 WHERE pending <> 0")
+    conn.execute("DROP INDEX IF EXISTS links_pending")  # (their `pending` goes with the links' move, _links_back)
     conn.execute("INSERT INTO fact_fts(fact_fts) VALUES ('delete-all')")
     conn.execute("INSERT INTO fact_fts(rowid, fact) SELECT rowid, fact FROM edges ORDER BY rowid")
+
+
+def _links_aside(conn: sqlite3.Connection) -> None:
+    """Schema 3 to 11 kept links with a `pending` column (0 since schema 9) and a unique index of their whole key
+    and type: set aside (in temp.old_links) for `_links_back` to move into the table DDL makes. (Copied, not
+    renamed: a rename checks every view, and a view may read a table a migration step made way for.)"""
+    conn.execute(
+        "CREATE TEMP TABLE old_links AS SELECT rowid AS r, key, code, source, target FROM links ORDER BY rowid"
+    )
+    conn.execute("DROP TABLE links")
+
+
+def _links_back(conn: sqlite3.Connection) -> None:
+    """The links `_links_aside` set aside, into the links of this schema: rowids, keys, codes and ends kept."""
+    conn.execute(
+        "INSERT INTO links(rowid, key, code, source, target) "
+        "SELECT r, key, code, source, target FROM temp.old_links ORDER BY r"
+    )
+    conn.execute("DROP TABLE temp.old_links")
 
 
 def _unjoin(conn: sqlite3.Connection, version: int) -> None:
@@ -584,10 +614,10 @@ def _pack_attrs(conn: sqlite3.Connection) -> None:
     """Schema 5 and before stored nodes' attrs and chunks' content hashes as text: packed as ingest packs them."""
     dictionaries = packed_text.Dictionaries(conn)
     for (kind,) in conn.execute("SELECT DISTINCT kind FROM node_rows").fetchall():
-        rows = conn.execute("SELECT rowid, attrs FROM node_rows WHERE kind = ? AND typeof(attrs) = 'text'", (kind,))
+        rows = conn.execute("SELECT rowid, attrs, id FROM node_rows WHERE kind = ? AND typeof(attrs) = 'text'", (kind,))
         stored = rows.fetchall()
-        packed = dictionaries.pack_attrs(kind, [a for _, a in stored])
-        conn.executemany("UPDATE node_rows SET attrs = ? WHERE rowid = ?", zip(packed, (r for r, _ in stored)))
+        packed = dictionaries.pack_attrs(kind, [a for _, a, _ in stored], [i for _, _, i in stored])
+        conn.executemany("UPDATE node_rows SET attrs = ? WHERE rowid = ?", zip(packed, (r for r, _, _ in stored)))
     hashes = conn.execute("SELECT rowid, content_hash FROM chunk_rows WHERE typeof(content_hash) = 'text'")
     packed_hashes = [(packed_text.pack_hash(h), rowid) for rowid, h in hashes.fetchall()]
     conn.executemany("UPDATE chunk_rows SET content_hash = ? WHERE rowid = ?", packed_hashes)

@@ -116,7 +116,7 @@ class Implied:
         made = implied_links.rows(conn, items, mine, ends)
         if made is None:
             return [implied_links.record(it) for it in items]
-        conn.executemany("INSERT INTO links(rowid, key, code, source, target, pending) VALUES (?,?,?,?,?,0)", made)
+        conn.executemany(links.INSERT, made)
         return []
 
     def release(self) -> None:

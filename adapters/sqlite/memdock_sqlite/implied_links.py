@@ -103,9 +103,7 @@ class Nodes:
 
 def taken(conn: sqlite3.Connection, keys: list[tuple[int, int]]) -> bool:
     """Whether a link is stored under one of KEYS ((key, type number))."""
-    rows = conn.execute(
-        "SELECT key, code FROM links WHERE key IN (SELECT value FROM json_each(?))", (json.dumps([k for k, _ in keys]),)
-    )
+    rows = conn.execute(f"SELECT key, code FROM links WHERE {links.KEYS_SQL}", links.keys_args(keys))
     wanted = set(keys)
     return any((k, code >> 1) in wanted for k, code in rows)
 

@@ -315,7 +315,7 @@ class Ingest:
             r for r in batch if derived[r["id"]] is not None and (r["id"] not in old_links or rowid[r["id"]] in changed)
         ]
         c.executemany(
-            "INSERT INTO links(rowid, key, code, source, target, pending) VALUES (?,?,?,?,?,0)",
+            links.INSERT,
             [(rowid[r["id"]], *(derived[r["id"]] or ())) for r in added],
         )
         phrases: facts.Phrases = {}  # the nodes do not change while the batch's facts are rendered
@@ -362,7 +362,7 @@ class Ingest:
 
     def _packed_attrs(self, rtype: str, rows: list[Row]) -> list[Row]:
         """ROWS with their attrs (the last column) as stored (packed_text.py)."""
-        packed = self.dictionaries.pack_attrs(rtype, [r[-1] for r in rows])
+        packed = self.dictionaries.pack_attrs(rtype, [r[-1] for r in rows], [r[0] for r in rows])
         return [(*r[:-1], a) for r, a in zip(rows, packed)]
 
     def _upsert_chunks(self, batch: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> None:

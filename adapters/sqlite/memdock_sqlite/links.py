@@ -10,7 +10,12 @@ Any other edge is stored in full in `edges`, as before.
 
 Links and edges share one rowid sequence (`next_rowid`), the rowids a single table would have given, so graph
 walks and fact search order them as before. (Schema 8 indexed each link's fact in fact_fts and kept a link
-`pending` while its fact was out of it; the column stays, 0.)
+`pending` while its fact was out of it; the column stayed, 0, until schema 12.)
+
+A link is found by its id through an index of its key's top 24 bits, the whole key compared in the row (KEY_SQL):
+schema 11 and before indexed the whole key and the type, unique, 2.5 times the bytes. Nothing stores a second link
+under a key and type already stored: ingest and implied.py look the key up first (`stored`, implied_links.taken),
+and a run that starts with no link makes none twice (implied.Implied.fresh).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ _ID = re.compile(r"edge:(contains|follows|replies_to|mentions):([0-9a-f]{16})")
 COLUMNS = (
     "l.rowid, l.key, l.code, s.id, t.id, s.thread_id, NULL, CASE WHEN l.code & 1 THEN s.event_time END, NULL, s.kind"
 )
+INSERT = "INSERT INTO links(rowid, key, code, source, target) VALUES (?,?,?,?,?)"
 JOIN = "links l JOIN nodes s ON s.rowid = l.source JOIN nodes t ON t.rowid = l.target"
 
 
@@ -47,6 +53,18 @@ def key_of(edge_id: str) -> tuple[int, int] | None:
 
 def id_of(key: int, code: int) -> str:
     return f"edge:{TYPES[code >> 1]}:{key & 0xFFFFFFFFFFFFFFFF:016x}"
+
+
+# A link by its key (?1), through links_key24 (db.py), or schema 11's index of the whole key on a store read as it is;
+# KEYS_SQL: the links of a JSON array of keys (keys_args). The key is compared through IN: with `l.key = ?1`
+# SQLite would put ?1 for l.key in the other term too, which would no longer read the index's expression.
+KEY_SQL = "l.key >> 40 = ?1 >> 40 AND l.key IN (SELECT ?1)"
+KEYS_SQL = "key >> 40 IN (SELECT value >> 40 FROM json_each(?1)) AND key IN (SELECT value FROM json_each(?1))"
+
+
+def keys_args(keys: Iterable[tuple[int, int]]) -> tuple[str]:
+    """KEYS_SQL's argument: the keys of KEYS ((key, type number)) as a JSON array."""
+    return (json.dumps([k for k, _ in keys]),)
 
 
 Ends = dict[str, tuple[int, str | None, str | None]]
@@ -94,10 +112,7 @@ def derive(r: dict[str, Any], nodes: Ends) -> tuple[int, int, int, int] | None:
 def stored(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, tuple[int, int, int, int]]:
     """rowid, code, source and target of the links stored under IDS."""
     keys = [k for k in map(key_of, ids) if k is not None]
-    rows = conn.execute(
-        "SELECT rowid, key, code, source, target FROM links WHERE key IN (SELECT value FROM json_each(?))",
-        (json.dumps([k for k, _ in keys]),),
-    )
+    rows = conn.execute(f"SELECT rowid, key, code, source, target FROM links WHERE {KEYS_SQL}", keys_args(keys))
     wanted = set(keys)
     return {id_of(r[1], r[2]): (r[0], r[2], r[3], r[4]) for r in rows if (r[1], r[2] >> 1) in wanted}
 
@@ -149,7 +164,7 @@ def by_id(conn: sqlite3.Connection, edge_id: str) -> tuple[Any, ...] | None:
     parsed = key_of(edge_id)
     if parsed is None:
         return None
-    rows = conn.execute(f"SELECT {COLUMNS} FROM {JOIN} WHERE l.key = ? AND l.code >> 1 = ?", parsed).fetchall()
+    rows = conn.execute(f"SELECT {COLUMNS} FROM {JOIN} WHERE {KEY_SQL} AND l.code >> 1 = ?2", parsed).fetchall()
     return as_edge(conn, rows)[0] if rows else None
 
 
