@@ -13,6 +13,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from . import db
+
 Fields = tuple[Any, Any, Any, Any]  # an entry's author, role, entry_type, event_time as stored
 HELD_BYTES = 64 << 20  # entries' texts held until their chunks are checked; past it, the database checks
 
@@ -21,6 +23,14 @@ def empty(conn: sqlite3.Connection) -> bool:
     """Whether CONN's store holds no node, chunk, edge or link."""
     tables = ("node_rows", "chunk_rows", "edges", "links")
     return not any(conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() for t in tables)
+
+
+def missing_indexes(conn: sqlite3.Connection) -> list[str]:
+    """The statements that create those of chunk_rows' secondary indexes CONN's store lacks: a bulk load leaves them
+    out (bulk.load) for the run to build once its rows are in, from the sorted rows, instead of entry by entry as
+    each row goes in (`python bench/sqlite_chunk_load.py`)."""
+    have = {name for (name,) in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'index'")}
+    return [db.index_sql(name) for name in db.CHUNK_INDEXES if name not in have]
 
 
 class Joins:

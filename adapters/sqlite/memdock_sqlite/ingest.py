@@ -238,6 +238,7 @@ class Ingest:
         self.counts: dict[str, int] = {}
         # what the run wrote, while the store held nothing else and no id came twice (first_load.py)
         self.first = first_load.FirstLoad() if first_load.empty(conn) else None
+        self.unbuilt = first_load.missing_indexes(conn) if self.first is not None else []  # built by `_built`
         self.chunked: set[str] = set()  # entries whose chunks this run wrote
         self.dictionaries = packed_text.Dictionaries(conn)
         self.implied: Any = None  # implied.Implied: the edges entries imply (implied.py)
@@ -271,7 +272,7 @@ class Ingest:
             self._upsert_nodes(rtype, [entry_row(r) for r in batch])
         elif rtype == "chunk":
             if self.first is not None and not self.first.chunks.isdisjoint(r["id"] for r in batch):
-                self.first = None  # a chunk sent again: the database answers from here on
+                self._asked()  # a chunk sent again
             entries = self._entry_fields(batch)
             if self.first is None:  # on a first load no text is left to chunks before `finish`
                 node_text.materialise(self.conn, entries)
@@ -327,8 +328,20 @@ class Ingest:
         new = [(row[0], row[9]) for row in full if row[1] not in full_rowid]
         _index(c, "fact_fts(rowid, fact)", new)
 
+    def _asked(self) -> None:
+        """The database answers from here on: what the run knew is dropped, and the indexes the answers read built."""
+        self.first = None
+        self._built()
+
+    def _built(self) -> None:
+        """The chunk indexes a bulk load left out, built (first_load.missing_indexes)."""
+        for sql in self.unbuilt:
+            self.conn.execute(sql)
+        self.unbuilt = []
+
     def finish(self) -> int:
         """Index the nodes this run (or a killed one before it) stored; returns how many."""
+        self._built()
         with transaction(self.conn, "indexing"):
             if self.first is not None:  # every node is pending: no other can be left to its chunks
                 joins = self.first.joins
@@ -353,7 +366,7 @@ class Ingest:
             return
         fields = first.fields
         if any(r[0] in fields for r in rows):
-            self.first = None
+            self._asked()
             return
         for r in rows:
             fields[r[0]] = {"author": r[6], "role": r[7], "entry_type": r[8], "event_time": r[9], "thread_id": r[4]}
