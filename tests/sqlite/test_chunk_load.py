@@ -88,3 +88,24 @@ def test_a_load_with_nodes_or_free_pages_is_vacuumed(tmp_path, monkeypatch):
     rewritten = [_chunk(i, "x" * 3000 + str(i)) for i in range(8)]  # a rewrite sweeps its blocks: free pages
     _load(tmp_path / "free", [("chunk", rewritten), ("chunk", [_chunk(i, "short") for i in range(8)])])
     assert "VACUUM" in seen
+
+
+def test_chunks_whose_entries_have_not_come_leave_those_entries_to_the_database():
+    joins = first_load.Joins()
+    assert joins.before_entries(["entry:a", "entry:b"])  # a chunks-only batch: not checked one by one
+    assert not joins.at
+    joins.entry("entry:a", "alpha")  # its chunk came first
+    joins.entry("entry:c", "gamma")
+    assert joins.unknown == {"entry:a"} and joins.text == {"entry:c": "gamma"}
+    assert not joins.before_entries(["entry:c", "entry:d"])  # one of them came: each chunk is checked
+    assert "entry:d" not in joins.early
+
+
+def test_chunk_attrs_shared_by_a_batch_are_stored_as_each_alone(tmp_path):
+    conn = db.open_writer(tmp_path)
+    attrs = ['{"source":"a.md"}', "{}", '{"source":"b.md"}'] * 6 + ['{"k":1}']
+    with db.transaction(conn):
+        stored = ingest.chunk_attrs.store(conn, attrs)
+        known = ingest.chunk_attrs.templates(conn)
+    assert known and stored == [ingest.chunk_attrs.encode(a, known) for a in attrs]
+    assert [ingest.chunk_attrs.decode(s, known) for s in stored] == attrs

@@ -43,14 +43,27 @@ class Joins:
         self.at: dict[str, tuple[int, int | None, int]] = {}  # entry: (chars matched, last end, last position)
         self.joined: set[str] = set()  # entries whose chunks so far spell their whole text
         self.unknown: set[str] = set()  # entries left to the database
+        self.entries: set[str] = set()  # every entry that came
+        self.early: set[str] = set()  # entries a chunk came before, when none of its batch's entries had come
         self.held = 0
 
     def entry(self, eid: str, text: str) -> None:
-        if eid in self.at or self.held + len(text) > HELD_BYTES:  # a chunk came before it, or too much is held
+        self.entries.add(eid)
+        if eid in self.at or eid in self.early or self.held + len(text) > HELD_BYTES:  # a chunk came before it,
+            # or too much is held
             self.unknown.add(eid)
             return
         self.text[eid] = text
         self.held += len(text)
+
+    def before_entries(self, eids: list[str]) -> bool:
+        """Whether none of EIDS (a batch's chunks' entries) has come: then their chunks need no check but that
+        they came (`entry` leaves such an entry to the database), and are not given to `chunk` (a chunks-only
+        bundle's every chunk: 0.7 us a chunk in Python less)."""
+        if not self.entries.isdisjoint(eids):
+            return False
+        self.early.update(eids)
+        return True
 
     def _drop(self, eid: str) -> None:
         self.held -= len(self.text.pop(eid, ""))

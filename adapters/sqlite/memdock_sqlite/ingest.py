@@ -37,9 +37,9 @@ def timestamp(value: str | None) -> float | None:
 def _attrs(record: dict[str, Any], known: frozenset[str]) -> str:
     """The fields of RECORD not in KNOWN, as compact JSON: by orjson (json's text but for how a float's exponent is
     spelt, at a fraction of its cost), by json where orjson refuses (a lone surrogate, an integer past 64 bits)."""
-    rest = {k: v for k, v in record.items() if k not in known}
-    if not rest:
+    if record.keys() <= known:
         return "{}"
+    rest = {k: v for k, v in record.items() if k not in known}
     try:
         return orjson.dumps(rest).decode()
     except (orjson.JSONEncodeError, UnicodeDecodeError):
@@ -385,12 +385,12 @@ class Ingest:
         c = self.conn
         none: dict[str, Any] = {}
         rows = _last_of_each([chunk_row(r, entries.get(r["entry_id"], none)) for r in batch])
-        stored = chunk_attrs.store(c, [r[_ATTRS] for r in rows])
-        rows = [(*r[:_ATTRS], a) for r, a in zip(rows, stored)]
+        attrs = chunk_attrs.store(c, [r[_ATTRS] for r in rows])
         headers, bodies = [r[4] for r in rows], [r[5] for r in rows]
         if self.first is not None:  # compressed on its thread while the rows are indexed
-            self._first_chunks(rows, bodies, block_worker.Packing(c, headers, bodies))
+            self._first_chunks(rows, attrs, bodies, block_worker.Packing(c, headers, bodies))
             return
+        rows = [(*r[:_ATTRS], a) for r, a in zip(rows, attrs)]
         rows = list(_with_blocks(rows, text_blocks.place(c, headers, bodies)))
         ids = json.dumps([r[0] for r in rows])
         in_batch = "id IN (SELECT value FROM json_each(?))"
@@ -402,10 +402,12 @@ class Ingest:
         _index(c, "chunk_fts(rowid, header, body)", [(rowid, *words[i]) for i, rowid in rowids])
         text_blocks.sweep(c)
 
-    def _first_chunks(self, rows: list[Row], bodies: list[str], packing: block_worker.Packing) -> None:
-        """ROWS (chunk_row's, BODIES their bodies) as new chunks of a first load: each gets the rowid SQLite would
-        give it (one past the last, all of them this run's), and goes into chunk_fts with it while PACKING
-        compresses their blocks; no block is left stale (none held a chunk before)."""
+    def _first_chunks(
+        self, rows: list[Row], attrs: list[str], bodies: list[str], packing: block_worker.Packing
+    ) -> None:
+        """ROWS (chunk_row's, ATTRS their attrs as stored, BODIES their bodies) as new chunks of a first load: each
+        gets the rowid SQLite would give it (one past the last, all of them this run's), and goes into chunk_fts
+        with it while PACKING compresses their blocks; no block is left stale (none held a chunk before)."""
         assert self.first is not None
         chunks, joins = self.first.chunks, self.first.joins
         nxt = len(chunks) + 1
@@ -415,9 +417,10 @@ class Ingest:
             [(nxt + k, r[4], b) for k, (r, b) in enumerate(zip(rows, bodies))],
             ordered=True,  # rowids counted up
         )
-        placed = _with_blocks(rows, packing.placed())
-        self.conn.executemany(_NEW_CHUNK_SQL, ((nxt + k, *r) for k, r in enumerate(placed)))
+        self.conn.executemany(_NEW_CHUNK_SQL, _new_rows(nxt, rows, attrs, packing.placed()))
         chunks.update(r[0] for r in rows)
+        if joins.before_entries([r[1] for r in rows]):
+            return
         chunk = joins.chunk
         for r, body in zip(rows, bodies):
             chunk(r[1], r[3], r[6], r[7], body)
@@ -444,6 +447,15 @@ def _with_blocks(rows: list[Row], placed: list[text_blocks.Placed]) -> Iterator[
     return (
         (*r[:4], r[4] if head is None else "", body, *r[6:], block, span, head)
         for r, (block, span, body, head) in zip(rows, placed)
+    )
+
+
+def _new_rows(nxt: int, rows: list[Row], attrs: list[str], placed: list[text_blocks.Placed]) -> Iterator[Row]:
+    """_NEW_CHUNK_SQL's rows: ROWS (chunk_row's) from rowid NXT on, with ATTRS as stored and their headers and
+    bodies as PLACED stores them (`_with_blocks`'s, made in one step)."""
+    return (
+        (nxt + k, *r[:4], r[4] if head is None else "", body, *r[6:_ATTRS], a, block, span, head)
+        for k, (r, a, (block, span, body, head)) in enumerate(zip(rows, attrs, placed))
     )
 
 
