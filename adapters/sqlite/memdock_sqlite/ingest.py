@@ -247,6 +247,8 @@ class Ingest:
         """The stored fields of the entries behind BATCH's chunks, fetched in one query (known, on a first load)."""
         if self.first is not None:
             known = self.first.fields
+            if not known:  # no node came (a chunks-only bundle)
+                return {}
             return {eid: known[eid] for eid in {r["entry_id"] for r in batch} if eid in known}
         ids = json.dumps(list({r["entry_id"] for r in batch}))
         rows = self.conn.execute(
