@@ -390,7 +390,7 @@ class Ingest:
         attrs = chunk_attrs.store(c, [r[_ATTRS] for r in rows])
         headers, bodies = [r[4] for r in rows], [r[5] for r in rows]
         if self.first is not None:  # compressed on its thread while the rows are indexed
-            self._first_chunks(rows, attrs, bodies, block_worker.Packing(c, headers, bodies))
+            self._first_chunks(rows, attrs, headers, bodies, block_worker.Packing(c, headers, bodies))
             return
         rows = [(*r[:_ATTRS], a) for r, a in zip(rows, attrs)]
         rows = list(_with_blocks(rows, text_blocks.place(c, headers, bodies)))
@@ -405,10 +405,10 @@ class Ingest:
         text_blocks.sweep(c)
 
     def _first_chunks(
-        self, rows: list[Row], attrs: list[str], bodies: list[str], packing: block_worker.Packing
+        self, rows: list[Row], attrs: list[str], headers: list[str], bodies: list[str], packing: block_worker.Packing
     ) -> None:
-        """ROWS (chunk_row's, ATTRS their attrs as stored, BODIES their bodies) as new chunks of a first load: each
-        gets the rowid SQLite would give it (one past the last, all of them this run's), and goes into chunk_fts
+        """ROWS (chunk_row's, ATTRS their attrs as stored, HEADERS and BODIES theirs) as new chunks of a first load:
+        each gets the rowid SQLite would give it (one past the last, all of them this run's), and goes into chunk_fts
         with it while PACKING compresses their blocks; no block is left stale (none held a chunk before)."""
         assert self.first is not None
         chunks, joins = self.first.chunks, self.first.joins
@@ -416,7 +416,7 @@ class Ingest:
         _index(
             self.conn,
             "chunk_fts(rowid, header, body)",
-            [(nxt + k, r[4], b) for k, (r, b) in enumerate(zip(rows, bodies))],
+            list(zip(range(nxt, nxt + len(rows)), headers, bodies)),
             ordered=True,  # rowids counted up
         )
         self.conn.executemany(_NEW_CHUNK_SQL, _new_rows(nxt, rows, attrs, packing.placed()))
