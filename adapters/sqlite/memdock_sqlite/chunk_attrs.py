@@ -136,7 +136,9 @@ def store(conn: sqlite3.Connection, attrs: list[str]) -> list[str]:
     MIN_SHARE, fit no template of the store's, a template is learnt from those (and stored, inside the caller's
     transaction), while marks are left."""
     known = templates(conn)
-    unfit = [a for a in attrs if not any(_fits(a, t) for t in known)]
+    distinct = dict.fromkeys(attrs)  # a batch's chunks most often share their attrs: each text is looked at once
+    fit = {a for a in distinct if any(_fits(a, t) for t in known)}
+    unfit = [a for a in attrs if a not in fit]
     while len(known) < len(MARKS) and len(unfit) >= MIN_SAMPLES and len(unfit) * MIN_SHARE >= len(attrs):
         learnt = learn(unfit)
         if not learnt[0]:
@@ -147,7 +149,10 @@ def store(conn: sqlite3.Connection, attrs: list[str]) -> list[str]:
             zip((_key(len(known), "begins"), _key(len(known), "ends")), learnt),
         )
         unfit = [a for a in unfit if not _fits(a, learnt)]
-    return [encode(a, known) for a in attrs] if known else attrs
+    if not known:
+        return attrs
+    stored = {a: encode(a, known) for a in distinct}
+    return [stored[a] for a in attrs]
 
 
 def store_existing(conn: sqlite3.Connection, batch: int = 2000) -> None:

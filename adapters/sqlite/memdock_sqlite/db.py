@@ -225,6 +225,13 @@ DDL = (
 _NODE_COLUMNS = (
     "rowid, id, kind, name, text, thread_id, position, author, role, entry_type, event_time, event_ts, attrs"
 )
+CHUNK_INDEXES = ("chunks_entry", "chunks_own_thread", "chunks_block")
+"""chunk_rows' secondary indexes: a bulk load builds them once its rows are in (first_load.missing_indexes)."""
+
+
+def index_sql(name: str) -> str:
+    """DDL's statement that creates the index NAME."""
+    return next(s for s in _statements(DDL) if s.startswith(f"CREATE INDEX IF NOT EXISTS {name} "))
 
 
 @contextlib.contextmanager

@@ -37,9 +37,9 @@ def timestamp(value: str | None) -> float | None:
 def _attrs(record: dict[str, Any], known: frozenset[str]) -> str:
     """The fields of RECORD not in KNOWN, as compact JSON: by orjson (json's text but for how a float's exponent is
     spelt, at a fraction of its cost), by json where orjson refuses (a lone surrogate, an integer past 64 bits)."""
-    rest = {k: v for k, v in record.items() if k not in known}
-    if not rest:
+    if record.keys() <= known:
         return "{}"
+    rest = {k: v for k, v in record.items() if k not in known}
     try:
         return orjson.dumps(rest).decode()
     except (orjson.JSONEncodeError, UnicodeDecodeError):
@@ -238,6 +238,7 @@ class Ingest:
         self.counts: dict[str, int] = {}
         # what the run wrote, while the store held nothing else and no id came twice (first_load.py)
         self.first = first_load.FirstLoad() if first_load.empty(conn) else None
+        self.unbuilt = first_load.missing_indexes(conn) if self.first is not None else []  # built by `_built`
         self.chunked: set[str] = set()  # entries whose chunks this run wrote
         self.dictionaries = packed_text.Dictionaries(conn)
         self.implied: Any = None  # implied.Implied: the edges entries imply (implied.py)
@@ -246,6 +247,8 @@ class Ingest:
         """The stored fields of the entries behind BATCH's chunks, fetched in one query (known, on a first load)."""
         if self.first is not None:
             known = self.first.fields
+            if not known:  # no node came (a chunks-only bundle)
+                return {}
             return {eid: known[eid] for eid in {r["entry_id"] for r in batch} if eid in known}
         ids = json.dumps(list({r["entry_id"] for r in batch}))
         rows = self.conn.execute(
@@ -271,7 +274,7 @@ class Ingest:
             self._upsert_nodes(rtype, [entry_row(r) for r in batch])
         elif rtype == "chunk":
             if self.first is not None and not self.first.chunks.isdisjoint(r["id"] for r in batch):
-                self.first = None  # a chunk sent again: the database answers from here on
+                self._asked()  # a chunk sent again
             entries = self._entry_fields(batch)
             if self.first is None:  # on a first load no text is left to chunks before `finish`
                 node_text.materialise(self.conn, entries)
@@ -327,8 +330,20 @@ class Ingest:
         new = [(row[0], row[9]) for row in full if row[1] not in full_rowid]
         _index(c, "fact_fts(rowid, fact)", new)
 
+    def _asked(self) -> None:
+        """The database answers from here on: what the run knew is dropped, and the indexes the answers read built."""
+        self.first = None
+        self._built()
+
+    def _built(self) -> None:
+        """The chunk indexes a bulk load left out, built (first_load.missing_indexes)."""
+        for sql in self.unbuilt:
+            self.conn.execute(sql)
+        self.unbuilt = []
+
     def finish(self) -> int:
         """Index the nodes this run (or a killed one before it) stored; returns how many."""
+        self._built()
         with transaction(self.conn, "indexing"):
             if self.first is not None:  # every node is pending: no other can be left to its chunks
                 joins = self.first.joins
@@ -353,7 +368,7 @@ class Ingest:
             return
         fields = first.fields
         if any(r[0] in fields for r in rows):
-            self.first = None
+            self._asked()
             return
         for r in rows:
             fields[r[0]] = {"author": r[6], "role": r[7], "entry_type": r[8], "event_time": r[9], "thread_id": r[4]}
@@ -372,12 +387,12 @@ class Ingest:
         c = self.conn
         none: dict[str, Any] = {}
         rows = _last_of_each([chunk_row(r, entries.get(r["entry_id"], none)) for r in batch])
-        stored = chunk_attrs.store(c, [r[_ATTRS] for r in rows])
-        rows = [(*r[:_ATTRS], a) for r, a in zip(rows, stored)]
+        attrs = chunk_attrs.store(c, [r[_ATTRS] for r in rows])
         headers, bodies = [r[4] for r in rows], [r[5] for r in rows]
         if self.first is not None:  # compressed on its thread while the rows are indexed
-            self._first_chunks(rows, bodies, block_worker.Packing(c, headers, bodies))
+            self._first_chunks(rows, attrs, headers, bodies, block_worker.Packing(c, headers, bodies))
             return
+        rows = [(*r[:_ATTRS], a) for r, a in zip(rows, attrs)]
         rows = list(_with_blocks(rows, text_blocks.place(c, headers, bodies)))
         ids = json.dumps([r[0] for r in rows])
         in_batch = "id IN (SELECT value FROM json_each(?))"
@@ -389,22 +404,25 @@ class Ingest:
         _index(c, "chunk_fts(rowid, header, body)", [(rowid, *words[i]) for i, rowid in rowids])
         text_blocks.sweep(c)
 
-    def _first_chunks(self, rows: list[Row], bodies: list[str], packing: block_worker.Packing) -> None:
-        """ROWS (chunk_row's, BODIES their bodies) as new chunks of a first load: each gets the rowid SQLite would
-        give it (one past the last, all of them this run's), and goes into chunk_fts with it while PACKING
-        compresses their blocks; no block is left stale (none held a chunk before)."""
+    def _first_chunks(
+        self, rows: list[Row], attrs: list[str], headers: list[str], bodies: list[str], packing: block_worker.Packing
+    ) -> None:
+        """ROWS (chunk_row's, ATTRS their attrs as stored, HEADERS and BODIES theirs) as new chunks of a first load:
+        each gets the rowid SQLite would give it (one past the last, all of them this run's), and goes into chunk_fts
+        with it while PACKING compresses their blocks; no block is left stale (none held a chunk before)."""
         assert self.first is not None
         chunks, joins = self.first.chunks, self.first.joins
         nxt = len(chunks) + 1
         _index(
             self.conn,
             "chunk_fts(rowid, header, body)",
-            [(nxt + k, r[4], b) for k, (r, b) in enumerate(zip(rows, bodies))],
+            list(zip(range(nxt, nxt + len(rows)), headers, bodies)),
             ordered=True,  # rowids counted up
         )
-        placed = _with_blocks(rows, packing.placed())
-        self.conn.executemany(_NEW_CHUNK_SQL, ((nxt + k, *r) for k, r in enumerate(placed)))
+        self.conn.executemany(_NEW_CHUNK_SQL, _new_rows(nxt, rows, attrs, packing.placed()))
         chunks.update(r[0] for r in rows)
+        if joins.before_entries([r[1] for r in rows]):
+            return
         chunk = joins.chunk
         for r, body in zip(rows, bodies):
             chunk(r[1], r[3], r[6], r[7], body)
@@ -431,6 +449,15 @@ def _with_blocks(rows: list[Row], placed: list[text_blocks.Placed]) -> Iterator[
     return (
         (*r[:4], r[4] if head is None else "", body, *r[6:], block, span, head)
         for r, (block, span, body, head) in zip(rows, placed)
+    )
+
+
+def _new_rows(nxt: int, rows: list[Row], attrs: list[str], placed: list[text_blocks.Placed]) -> Iterator[Row]:
+    """_NEW_CHUNK_SQL's rows: ROWS (chunk_row's) from rowid NXT on, with ATTRS as stored and their headers and
+    bodies as PLACED stores them (`_with_blocks`'s, made in one step)."""
+    return (
+        (nxt + k, *r[:4], r[4] if head is None else "", body, *r[6:_ATTRS], a, block, span, head)
+        for k, (r, a, (block, span, body, head)) in enumerate(zip(rows, attrs, placed))
     )
 
 
