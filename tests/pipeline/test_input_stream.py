@@ -26,7 +26,7 @@ QUERIES = ("Paris and Rome", "note 1234", "Rome")
 # adapter's process group, then `adapter` kills the adapter, `parent` kills this process (kill -9), `bad` lets
 # the pass go on (to the record it refuses).
 RUN = """
-import os, signal, sys
+import os, select, signal, sys
 from memdock.cli.main import main
 from memdock.engine import stream as S
 
@@ -41,6 +41,13 @@ def counted(self, rtype, lines):
             f.write(str(self.pid))
         if point == "adapter":
             os.killpg(self.pid, signal.SIGKILL)
+            # until its stdin's read end is closed (POLLERR): the writes that follow must find it gone, not fill
+            # the pipe's buffer in the moment the killed process takes to exit (the input would then be whole and
+            # the failed call retried with the sealed segment, as it should be)
+            poll = select.poll()
+            poll.register(self._pipe.fileno(), select.POLLOUT)
+            while not any(ev & select.POLLERR for _, ev in poll.poll()):
+                pass
         elif point == "parent":
             os.kill(os.getpid(), signal.SIGKILL)
     write(self, rtype, lines)

@@ -91,7 +91,7 @@ class DeltaSink:
         """BEGIN, when FRESH, is called at the first record: every record of a first index goes, so whatever reads
         the delta (`engine/stream.py`'s adapter) may start then rather than at the first batch written. WHERE names
         the input in errors (else the segment)."""
-        self.where = where or str(w.path)
+        self.where = where
         self.ledger, self.w, self.delta, self.fresh, self.made = ledger, w, delta, fresh, made
         self.begin = begin if fresh else None
         self.batches: dict[str, list[tuple[bytes, Item, dict[str, Any]]]] = {}
@@ -118,7 +118,7 @@ class DeltaSink:
         rid = rec["id"]
         if rtype == "edge" and not derived and rid in self.implied:
             raise InvalidInputError(
-                f"{self.where}: edge {rid} ({rec.get('type')}) is both an edge record and implied by entry "
+                f"{self.where or self.w.path}: edge {rid} ({rec.get('type')}) is both an edge record and implied by entry "
                 f"{self.implied[rid]} (its implied_edges): give it one way, not both",
                 details={"record_id": rid, "entry_id": self.implied[rid], "field": KEY},
             )
