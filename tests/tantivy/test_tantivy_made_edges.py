@@ -70,3 +70,44 @@ def test_only_the_edges_implied_made_take_the_short_way():
     made = [r for r in rows if r[2]]
     assert [r[1].split(":")[1] for r in made] == ["contains", "mentions"]
     assert ["edge", "edge:mentions:made-otherwise", False] in rows
+
+
+SAME_DOCS = r"""
+import json
+from memdock.sdk.implied import expand
+from memdock_tantivy import docs, keys, store
+from memdock_tantivy.implied import Made
+
+entries = []
+for i, when in enumerate((None, "2026-03-02T10:00:00Z")):
+    spec = {"follows": f"entry:p{i}", "mentions": ["entity:person:a", "entity:file:b\x1fc", "entity:x:"]}
+    e = {"id": f"entry:e{i}", "thread_id": "thread:t", "implied_edges": spec, "ingestion_time": "2026-03-03T00:00:00Z"}
+    entries.append({**e, "event_time": when} if when else e)
+made = [Made(edge) for e in entries for edge in expand(e)]
+made += [Made({k: v for k, v in made[0].items() if k != "thread_id"}), Made({**made[0], "thread_id": ""})]
+out = {"docs": 0, "same": 0, "untouched": 0}
+for compact in (True, False):
+    ids = keys.Keys(store.schema(), compact=compact)
+    for edge in made:
+        for kind in (None, "entry", "entity", "", "a\x1fb"):
+            for resolved in (True, False):
+                before = dict(edge)
+                fact = f"{edge['source_id']} {edge['type']} {edge['target_id']}"
+                short = docs.made_edge_doc(edge, kind, fact, resolved, ids).to_dict()
+                long = docs.edge_doc({**edge, "source_kind": kind}, fact, resolved, ids, compact=True, made=True)
+                out["docs"] += 1
+                out["same"] += short == long.to_dict()
+                out["untouched"] += edge == before
+print(json.dumps(out))
+"""
+
+
+def test_a_derived_edge_s_document_is_the_long_way_s_field_for_field():
+    """docs.made_edge_doc builds an implied edge's document without copying the edge: every field (id and ends as
+    the store's terms, kind, stored record, time, unresolved mark, fact) as edge_doc's, and the edge left as it
+    was, whichever way the store writes its ids and whatever the edge holds (a time or an odd value goes the long
+    way)."""
+    got = json.loads(in_adapter(SAME_DOCS))
+    assert got["docs"] == 2 * 12 * 5 * 2
+    assert got["same"] == got["docs"]
+    assert got["untouched"] == got["docs"]

@@ -45,10 +45,16 @@ def encode_made(edge: dict[str, Any]) -> bytes | None:
     and ends) with its `source_kind`, read from it as it is: no stored fields built first, no id hashed again. None
     where `encode` could not take it (an event_time, an empty or odd value), for the caller to store it the long
     way."""
-    if not _MADE.issuperset(edge) or "event_time" in edge or "source_kind" not in edge:
+    return None if "source_kind" not in edge else encode_made_as(edge, edge["source_kind"])
+
+
+def encode_made_as(edge: dict[str, Any], source_kind: str | None) -> bytes | None:
+    """`encode_made`'s record for EDGE (with no `source_kind` of its own, or that one) with SOURCE_KIND: an edge is
+    not copied to add its source's kind (docs.made_edge_doc)."""
+    if not _MADE.issuperset(edge) or "event_time" in edge:
         return None
     etype, source, target = edge.get("type"), edge.get("source_id"), edge.get("target_id")
-    thread, source_kind = edge.get("thread_id", ""), edge["source_kind"]
+    thread = edge.get("thread_id", "")
     if not (etype and source and target) or source_kind == "" or ("thread_id" in edge and not thread):
         return None
     try:

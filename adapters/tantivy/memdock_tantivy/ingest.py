@@ -247,9 +247,9 @@ class Ingest:
         if rtype == "entity":
             return docs.entity_doc(r, self.keys)
         text, resolved, source_kind = facts.render(self.get, r, self._phrases)
-        edge = {**r, "source_kind": source_kind}
-        made = type(r) is implied.Made
-        return docs.edge_doc(edge, text, resolved, self.keys, compact=self.compact, made=made)
+        if self.compact and type(r) is implied.Made:
+            return docs.made_edge_doc(r, source_kind, text, resolved, self.keys)
+        return docs.edge_doc({**r, "source_kind": source_kind}, text, resolved, self.keys, compact=self.compact)
 
     def refresh_unresolved(self) -> int:
         """Render again the facts whose endpoints were missing; returns how many are now resolved."""
