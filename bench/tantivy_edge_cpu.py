@@ -31,22 +31,11 @@ on_path("src", "adapters/common", "adapters/tantivy", "bench")
 import tantivy  # noqa: E402
 from memdock_tantivy import docs, facts, implied, keys, store  # noqa: E402
 from peers import write_notes  # noqa: E402
-from tantivy_edges import new_index  # noqa: E402
+from tantivy_edges import journal, new_index  # noqa: E402
 
-from memdock.engine.journal import Journal, read  # noqa: E402
 from memdock.sdk.implied import KEY, expand, explicit  # noqa: E402
 
 SHORT = keys.Keys(store.schema(), compact=True)
-
-
-def journal(store_dir: Path) -> dict[str, list[dict[str, Any]]]:
-    """The records the store's journal holds, by type (entries as sent: with their `implied_edges`)."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for segment in Journal(store_dir / "journal").segments():
-        reader = read(segment)
-        for rtype in reader.record_types():
-            out.setdefault(rtype, []).extend(reader.records(rtype))
-    return out
 
 
 def best(reps: int, fn: Callable[[], Any]) -> tuple[float, Any]:

@@ -40,13 +40,19 @@ SHORT = keys.Keys(store.schema(), compact=True)  # layout 6's terms
 AS_IS = keys.Keys(store.schema(), compact=False)  # layout 5's and before
 
 
-def records(store_dir: Path) -> dict[str, list[dict[str, Any]]]:
-    """The journal's records, each implied entry as itself and the edge records it stands for (sdk/implied.py)."""
+def journal(store_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """The records the store's journal holds, by type (entries as sent: with their `implied_edges`)."""
     out: dict[str, list[dict[str, Any]]] = {}
     for segment in Journal(store_dir / "journal").segments():
         reader = read(segment)
         for rtype in reader.record_types():
             out.setdefault(rtype, []).extend(reader.records(rtype))
+    return out
+
+
+def records(store_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """The journal's records, each implied entry as itself and the edge records it stands for (sdk/implied.py)."""
+    out = journal(store_dir)
     for entry in out.get("entry", []):
         out.setdefault("edge", []).extend(implied.expand(entry))
     out["entry"] = [implied.explicit(entry) for entry in out.get("entry", [])]

@@ -70,12 +70,13 @@ def test_this_adapter_writes_and_answers_as_main_did(
     was = _add(SubprocessBackend(Registry().get(main_adapter), tmp_path / "main", workers=1), source, fmt, monkeypatch)
     now = _add(backend(tmp_path / "this", workers=1), source, fmt, monkeypatch)
     try:
-        assert _exported(now, tmp_path / "out-this") == _exported(was, tmp_path / "out-main")
+        exports = [_exported(b, tmp_path / f"out-{label}") for label, b in (("main", was), ("this", now))]
         q = _questions(tmp_path / "out-main")
-        before, after = _queries(was, q), _queries(now, q)
+        before, after = (_queries(b, q) for b in (was, now))
     finally:
-        was.close()
-        now.close()
+        for b in (was, now):
+            b.close()
+    assert exports[0] == exports[1]
     assert sum(bool(v.get("hits") or v.get("item")) for v in before.values()) > len(q["edges"])  # not all empty
     assert [k for k in before if before[k] != after[k]] == []
     files = index_files(tmp_path / "this")

@@ -15,17 +15,22 @@ from tantivy_support import gate, in_adapter
 
 pytestmark = [*gate, pytest.mark.timeout(300)]
 
-SAME_BYTES = r"""
-import json
-from memdock.sdk.implied import expand
-from memdock_tantivy import compact_edges, docs
-from memdock_tantivy.implied import Made
-
+ENTRIES = r"""
 entries = []
 for i, when in enumerate((None, "2026-03-02T10:00:00Z")):
     spec = {"follows": f"entry:p{i}", "mentions": ["entity:person:a", "entity:file:b\x1fc", "entity:x:"]}
     e = {"id": f"entry:e{i}", "thread_id": "thread:t", "implied_edges": spec, "ingestion_time": "2026-03-03T00:00:00Z"}
     entries.append({**e, "event_time": when} if when else e)
+"""  # implied entries, with and without a time, naming ends with odd characters
+
+SAME_BYTES = (
+    ENTRIES
+    + r"""
+import json
+from memdock.sdk.implied import expand
+from memdock_tantivy import compact_edges, docs
+from memdock_tantivy.implied import Made
+
 made = [edge for e in entries for edge in expand(e)]
 odd = [{**made[0], "weight": 0.5}, {**made[0], "thread_id": ""}, {**made[0], "thread_id": 7},
        {**made[0], "target_id": ""}]
@@ -40,6 +45,7 @@ for edge in made + odd:
     fast += compact_edges.encode_made(edge) is not None  # no source_kind: the long way
 print(json.dumps({"edges": (len(made) + len(odd)) * 5, "same": same, "fast": fast}))
 """
+)
 
 ONLY_MADE = r"""
 import json
@@ -72,17 +78,14 @@ def test_only_the_edges_implied_made_take_the_short_way():
     assert ["edge", "edge:mentions:made-otherwise", False] in rows
 
 
-SAME_DOCS = r"""
+SAME_DOCS = (
+    ENTRIES
+    + r"""
 import json
 from memdock.sdk.implied import expand
 from memdock_tantivy import docs, keys, store
 from memdock_tantivy.implied import Made
 
-entries = []
-for i, when in enumerate((None, "2026-03-02T10:00:00Z")):
-    spec = {"follows": f"entry:p{i}", "mentions": ["entity:person:a", "entity:file:b\x1fc", "entity:x:"]}
-    e = {"id": f"entry:e{i}", "thread_id": "thread:t", "implied_edges": spec, "ingestion_time": "2026-03-03T00:00:00Z"}
-    entries.append({**e, "event_time": when} if when else e)
 made = [Made(edge) for e in entries for edge in expand(e)]
 made += [Made({k: v for k, v in made[0].items() if k != "thread_id"}), Made({**made[0], "thread_id": ""})]
 out = {"docs": 0, "same": 0, "untouched": 0}
@@ -100,6 +103,7 @@ for compact in (True, False):
                 out["untouched"] += edge == before
 print(json.dumps(out))
 """
+)
 
 
 def test_a_derived_edge_s_document_is_the_long_way_s_field_for_field():
