@@ -99,7 +99,7 @@ def test_a_layout_3_store_keeps_its_chunks_as_json(tmp_path):
     assert stored(tmp_path / "store") == (310, 0)
     exact(b, range(0, 310, 23))
     health = b.healthcheck()
-    assert health.checks["layout"] == 3 and "store layout 3" in health.message and "layout 6" in health.message
+    assert health.checks["layout"] == 3 and "store layout 3" in health.message and "layout 7" in health.message
 
 
 def test_a_lost_dictionary_is_named_and_never_replaced(tmp_path):
