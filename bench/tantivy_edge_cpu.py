@@ -82,11 +82,14 @@ def main() -> int:
         cpu, long = best(
             args.reps,
             lambda: [
-                docs.edge_doc({**e, "source_kind": k}, f, ok, SHORT, compact=True, made=True) for e, (f, ok, k) in pairs
+                docs.edge_doc({**e, "source_kind": k}, f, ok, SHORT, compact=docs.BINARY, made=True)
+                for e, (f, ok, k) in pairs
             ],
         )
         steps.append(("documents, the long way", cpu))
-        cpu, short = best(args.reps, lambda: [docs.made_edge_doc(e, k, f, ok, SHORT) for e, (f, ok, k) in pairs])
+        cpu, short = best(
+            args.reps, lambda: [docs.made_edge_doc(e, k, f, ok, SHORT, docs.BINARY) for e, (f, ok, k) in pairs]
+        )
         steps.append(("documents, the short way", cpu))
         if [d.to_dict() for d in long] != [d.to_dict() for d in short]:
             raise SystemExit("the short way built other documents than the long way")
@@ -97,7 +100,7 @@ def main() -> int:
         for rep in range(2):
             for label, fact in (("as the adapter writes them", True), ("without their facts' terms", False)):
                 documents = [
-                    docs.made_edge_doc(e, k, f if fact else "", ok, SHORT) for e, (f, ok, k) in pairs
+                    docs.made_edge_doc(e, k, f if fact else "", ok, SHORT, docs.BINARY) for e, (f, ok, k) in pairs
                 ]  # an empty fact adds no token: the document without the fact's terms
                 cpu, wall = indexed(work / f"g{rep}-{fact}", documents)
                 print(f"  {label:<34} {cpu:6.3f}  {wall:6.3f}")
