@@ -72,7 +72,7 @@ def marker(store: Path) -> dict:
 def test_a_new_store_packs_its_chunks_with_a_dictionary_trained_on_them(tmp_path):
     b = backend(tmp_path / "store")
     send(b, bundle(tmp_path / "b1", 0, 300))
-    assert marker(tmp_path / "store") == {"format": "memdock-tantivy", "schema_version": 6, "dictionary": DICT}
+    assert marker(tmp_path / "store") == {"format": "memdock-tantivy", "schema_version": 7, "dictionary": DICT}
     assert (tmp_path / "store" / "data" / DICT).is_file()
     assert stored(tmp_path / "store") == (0, 300)
     exact(b, range(0, 300, 37))

@@ -17,6 +17,7 @@ is `thread` or `entry` are flags. On bench/peers.py's 20k notes the graph index'
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from memdock.sdk.implied import edge_id
@@ -27,6 +28,7 @@ MARKS = (MARK, MARK_BINARY)
 _NO_THREAD, _THREAD_IS_SOURCE, _KIND_NONE, _KIND_THREAD, _KIND_ENTRY = 1, 2, 4, 8, 16
 _KINDS = {None: _KIND_NONE, "thread": _KIND_THREAD, "entry": _KIND_ENTRY}
 _HEX = frozenset("0123456789abcdef")
+_FLAGS = [MARK_BINARY + bytes((f,)) for f in range(32)]
 SEP = "\x1f"
 FIELDS = ("type", "source_id", "target_id", "thread_id", "source_kind")
 KEPT = frozenset({"kind", "id", *FIELDS})
@@ -77,6 +79,7 @@ def encode_made_as(edge: dict[str, Any], source_kind: str | None, binary: bool =
     return _binary(etype, source, target, thread, source_kind) if binary else MARK + text.encode()
 
 
+@lru_cache(maxsize=65536)  # a run names each thread, entity and type, and most entries, in several edges
 def _field(value: str) -> bytes:
     """VALUE behind its length: an id's hex tail as its 8 bytes (the length's low bit set), anything else as UTF-8."""
     if len(value) > 17 and value[-17] == ":" and _HEX.issuperset(value[-16:]):
@@ -87,6 +90,8 @@ def _field(value: str) -> bytes:
 
 
 def _varint(n: int) -> bytes:
+    if n < 0x80:
+        return bytes((n,))
     out = bytearray()
     while n >= 0x80:
         out.append(n & 0x7F | 0x80)
@@ -102,12 +107,12 @@ def _binary(etype: str, source: str, target: str, thread: str, source_kind: str 
         flags |= _NO_THREAD
     elif thread == source:
         flags |= _THREAD_IS_SOURCE
-    parts = [MARK_BINARY, bytes((flags,)), _field(etype), _field(source), _field(target)]
+    out = _FLAGS[flags] + _field(etype) + _field(source) + _field(target)
     if not flags & (_NO_THREAD | _THREAD_IS_SOURCE):
-        parts.append(_field(thread))
+        out += _field(thread)
     if not flags & (_KIND_NONE | _KIND_THREAD | _KIND_ENTRY):
-        parts.append(_field(source_kind or ""))
-    return b"".join(parts)
+        out += _field(source_kind or "")
+    return out
 
 
 def _fields(raw: bytes, at: int) -> list[str]:
