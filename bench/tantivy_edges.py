@@ -4,12 +4,12 @@
     python bench/tantivy_edges.py [--notes 20000]
 
 `memdock add -b tantivy` of bench/peers.py's short notes, then the graph index built again from the records the
-store's journal holds, with the adapter's own document builders, one commit each: as layout 6 writes it, as
-layout 5 did (ids' terms as they are), as layout 4 did (edges' records as JSON, ids as they are), and without
-each part of an edge document (its fact's terms, its id, its ends, its stored record, the edge documents
-altogether), so each part's bytes are the difference to the first row. Then the chunks' index in one commit, in
-four (a segment per commit, each with its own terms) and in one with its ids' terms as layout 5 wrote them. Bytes
-per file kind of each index, in MB and × the text.
+store's journal holds, with the adapter's own document builders, one commit each: as layout 7 writes it, as
+layout 6 did (edges' records as text), as layout 5 did (ids' terms as they are), as layout 4 did (edges' records
+as JSON, ids as they are), and without each part of an edge document (its fact's terms, its id, its ends, its
+stored record, the edge documents altogether), so each part's bytes are the difference to the first row. Then
+the chunks' index in one commit, in four (a segment per commit, each with its own terms) and in one with its ids'
+terms as layout 5 wrote them. Bytes per file kind of each index, in MB and × the text.
 """
 
 from __future__ import annotations
@@ -40,13 +40,19 @@ SHORT = keys.Keys(store.schema(), compact=True)  # layout 6's terms
 AS_IS = keys.Keys(store.schema(), compact=False)  # layout 5's and before
 
 
-def records(store_dir: Path) -> dict[str, list[dict[str, Any]]]:
-    """The journal's records, each implied entry as itself and the edge records it stands for (sdk/implied.py)."""
+def journal(store_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """The records the store's journal holds, by type (entries as sent: with their `implied_edges`)."""
     out: dict[str, list[dict[str, Any]]] = {}
     for segment in Journal(store_dir / "journal").segments():
         reader = read(segment)
         for rtype in reader.record_types():
             out.setdefault(rtype, []).extend(reader.records(rtype))
+    return out
+
+
+def records(store_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """The journal's records, each implied entry as itself and the edge records it stands for (sdk/implied.py)."""
+    out = journal(store_dir)
     for entry in out.get("entry", []):
         out.setdefault("edge", []).extend(implied.expand(entry))
     out["entry"] = [implied.explicit(entry) for entry in out.get("entry", [])]
@@ -63,12 +69,16 @@ def bare(r: dict[str, Any], fact: str, *, id_: bool = True, ends: bool = True, s
     if fact:
         doc.add_text("fact", fact)
     if stored:
-        doc.add_bytes("rec", docs.stored_bytes("edge", r, compact=True))
+        doc.add_bytes("rec", docs.stored_bytes("edge", r, compact=docs.BINARY))
     return doc
 
 
 VARIANTS: dict[str, tuple[keys.Keys, Edge]] = {
-    "layout 6": (
+    "layout 7": (
+        SHORT,
+        lambda r, fact, ok, kind: docs.edge_doc({**r, "source_kind": kind}, fact, ok, SHORT, compact=docs.BINARY),
+    ),
+    "layout 6 (edges' records as text)": (
         SHORT,
         lambda r, fact, ok, kind: docs.edge_doc({**r, "source_kind": kind}, fact, ok, SHORT, compact=True),
     ),
@@ -144,7 +154,7 @@ def show(label: str, found: dict[str, int], text_bytes: int, first: int | None) 
     total = sum(found.values())
     parts = "  ".join(f"{k[1:]} {v / 1e6:5.2f}" for k, v in sorted(found.items()))
     delta = f"{(total - first) / 1e6:+6.2f}" if first is not None else "      "
-    print(f"{label:<28} {total / 1e6:7.2f} MB {total / text_bytes:5.2f}× {delta}   {parts}")
+    print(f"{label:<34} {total / 1e6:7.2f} MB {total / text_bytes:5.2f}× {delta}   {parts}")
     return total
 
 
@@ -160,12 +170,12 @@ def main() -> int:
         subprocess.run([sys.executable, "-m", "memdock", *add], check=True, stdout=subprocess.DEVNULL)
         recs = records(work / "s")
         print(f"{args.notes:,} notes ({text_bytes / 1e6:.2f} MB of text), {len(recs.get('edge', [])):,} edges")
-        print(f"{'graph index':<28} {'total':>10} {'×text':>6} {'Δ MB':>6}   by file kind (MB)")
+        print(f"{'graph index':<34} {'total':>10} {'×text':>6} {'Δ MB':>6}   by file kind (MB)")
         first = None
         for i, (label, (ids, edge)) in enumerate(VARIANTS.items()):
             total = show(label, graph(recs, work / f"g{i}", ids, edge), text_bytes, first)
             first = total if first is None else first
-        print(f"\n{'chunks index':<28} {'total':>10} {'×text':>6} {'Δ MB':>6}   by file kind (MB)")
+        print(f"\n{'chunks index':<34} {'total':>10} {'×text':>6} {'Δ MB':>6}   by file kind (MB)")
         one = show("one commit", chunks(recs, work / "c1", 1), text_bytes, None)
         show("four commits", chunks(recs, work / "c4", 4), text_bytes, one)
         show("one commit, ids as they are", chunks(recs, work / "c5", 1, AS_IS), text_bytes, one)

@@ -106,7 +106,7 @@ class TantivyAdapter(Adapter):
                 on_commit=derived.on_commit,
                 batch_size=settings.batch_size,
                 text_once_=index.version >= store.TEXT_ONCE,
-                compact_edges=index.version >= store.COMPACT_EDGES,
+                compact_edges=store.edge_form(index.version),
                 one_commit=ctx.streamed,
             )
             derived.lookup, derived.stale = run.get, run.doomed

@@ -24,6 +24,7 @@ _AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
 INHERITED = ("author", "role", "entry_type", "event_time")
 Pack = Callable[[bytes], bytes]
 UNREAD = frozenset({"content_hash", "token_count", "ingestion_time", "metadata"})
+COMPACT, BINARY = 1, 2  # an edge's stored form where it has one: compact_edges' text (layouts 5-6), binary (7)
 
 
 @lru_cache(maxsize=65536)  # a thread's entries and chunks share times; a corpus has few authors
@@ -43,15 +44,16 @@ def author_keys(author: str | None) -> tuple[str, ...]:
     return (low, *(k for k in (m.group(1).strip(), m.group(2).strip()) if k)) if m else (low,)
 
 
-def stored_bytes(kind: str, stored: dict[str, Any], *, compact: bool = False, made: bool = False) -> bytes:
-    """The record as stored (JSON, or an edge's compact form when COMPACT and it has one), before any packing.
-    MADE: an edge record sdk/implied.py's `expand` made (compact_edges.encode_made)."""
-    if made and compact and (raw := compact_edges.encode_made(stored)) is not None:
+def stored_bytes(kind: str, stored: dict[str, Any], *, compact: int = 0, made: bool = False) -> bytes:
+    """The record as stored (JSON, or an edge's compact form when COMPACT and it has one: BINARY its layout 7 form),
+    before any packing. MADE: an edge record sdk/implied.py's `expand` made (compact_edges.encode_made)."""
+    binary = compact == BINARY
+    if made and compact and (raw := compact_edges.encode_made(stored, binary)) is not None:
         return raw
     fields = {"kind": kind, **stored}
     for key in UNREAD.intersection(stored):  # deleting keeps the others' order: the same bytes as a filtered copy
         del fields[key]
-    return (compact and compact_edges.encode(fields)) or orjson.dumps(fields)
+    return (compact and compact_edges.encode(fields, binary)) or orjson.dumps(fields)
 
 
 def _base(
@@ -60,7 +62,7 @@ def _base(
     stored: dict[str, Any],
     keys: Keys,
     *,
-    compact: bool = False,
+    compact: int = 0,
     made: bool = False,
     raw: bytes | None = None,
 ) -> tantivy.Document:
@@ -131,11 +133,11 @@ def chunk_doc(r: dict[str, Any], keys: Keys, stored: bytes | None = None) -> tan
 
 
 def edge_doc(
-    r: dict[str, Any], fact: str, resolved: bool, keys: Keys, *, compact: bool = False, made: bool = False
+    r: dict[str, Any], fact: str, resolved: bool, keys: Keys, *, compact: int = 0, made: bool = False
 ) -> tantivy.Document:
     """FACT is indexed, not stored: it is rendered again from the edge's ends when read (`Reader`). COMPACT (layout
-    5): stored in compact_edges' form where the edge has one. MADE: R is an edge `expand` made (its id not hashed
-    again)."""
+    5; BINARY, layout 7): stored in compact_edges' form where the edge has one. MADE: R is an edge `expand` made (its
+    id not hashed again)."""
     doc = _base("edge", r, r, keys, compact=compact, made=made)
     keys.add(doc, "source_id", r["source_id"])
     keys.add(doc, "target_id", r["target_id"])
@@ -147,10 +149,33 @@ def edge_doc(
     return doc
 
 
+def made_edge_doc(
+    r: dict[str, Any], source_kind: str | None, fact: str, resolved: bool, keys: Keys, compact: int = COMPACT
+) -> tantivy.Document:
+    """`edge_doc`'s document (COMPACT, MADE) for R, an edge record implied.Made, with its SOURCE_KIND: the same fields
+    and bytes, added without a copy of R or the checks a record sent as such needs (a run derives ~3 a note)."""
+    raw = compact_edges.encode_made_as(r, source_kind, compact == BINARY)
+    if raw is None:  # a time or an odd value: JSON, the long way
+        return edge_doc({**r, "source_kind": source_kind}, fact, resolved, keys, compact=compact)
+    doc = tantivy.Document()
+    keys.add_own(doc, r["id"])
+    doc.add_text("kind", "edge")
+    doc.add_bytes("rec", raw)
+    term = keys.id_term
+    doc.add_text("source_id", term(r["source_id"]))
+    doc.add_text("target_id", term(r["target_id"]))
+    if thread := r.get("thread_id"):
+        doc.add_text("thread_id", term(thread))
+    if not resolved:
+        doc.add_text("unresolved", "1")
+    doc.add_text("fact", fact)
+    return doc
+
+
 def record(doc: tantivy.Document, unpack: Pack | None = None) -> dict[str, Any]:
     stored = doc.get_first("rec")
     if stored is None:
         raise ValueError("a tantivy document without its stored record (not written by this adapter)")
-    if stored[:1] == compact_edges.MARK:
+    if stored[:1] in compact_edges.MARKS:
         return compact_edges.decode(stored)
     return orjson.loads(unpack(stored) if unpack is not None else stored)

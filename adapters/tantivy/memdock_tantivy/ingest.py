@@ -60,7 +60,7 @@ class Ingest:
         on_commit: Callable[[list[str]], None],
         batch_size: int = BATCH,
         text_once_: bool = False,
-        compact_edges: bool = False,
+        compact_edges: int = 0,
         one_commit: bool = False,
     ):
         self.writer, self.reader, self.on_commit, self.batch_size = writer, reader, on_commit, batch_size
@@ -78,7 +78,7 @@ class Ingest:
         self._pending: list[tuple[str, str, tantivy.Document]] = []
         self.held = text_once.Held(text_once_)
         self._checked: set[str] = set()  # entries sent in this run, or whose stored text was checked
-        self.compact = compact_edges  # layout 5: structural edges stored in compact_edges' form
+        self.compact = compact_edges  # layout 5 (7: binary): structural edges stored in compact_edges' form
         self._phrases: sdk_facts.Phrases = {}  # what facts said of each node, while no node is written
         self.keys = reader.indexes.keys
 
@@ -248,9 +248,9 @@ class Ingest:
         if rtype == "entity":
             return docs.entity_doc(r, self.keys)
         text, resolved, source_kind = facts.render(self.get, r, self._phrases)
-        edge = {**r, "source_kind": source_kind}
-        made = type(r) is implied.Made
-        return docs.edge_doc(edge, text, resolved, self.keys, compact=self.compact, made=made)
+        if self.compact and type(r) is implied.Made:
+            return docs.made_edge_doc(r, source_kind, text, resolved, self.keys, self.compact)
+        return docs.edge_doc({**r, "source_kind": source_kind}, text, resolved, self.keys, compact=self.compact)
 
     def refresh_unresolved(self) -> int:
         """Render again the facts whose endpoints were missing; returns how many are now resolved."""
