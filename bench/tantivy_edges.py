@@ -143,7 +143,7 @@ def chunks(recs: dict[str, list[dict[str, Any]]], folder: Path, commits: int, id
     w = new_index(folder / "index", store.CHUNK_TEXTS)
     every = max(1, -(-len(rows) // commits))
     for i, r in enumerate(rows, 1):
-        w.add_document(docs.chunk_doc(r, ids, packer.pack(docs.stored_bytes("chunk", r))))
+        w.add_document(docs.chunk_doc(r, None, ids, packer.pack))
         if i % every == 0 or i == len(rows):
             w.commit()
     w.wait_merging_threads()

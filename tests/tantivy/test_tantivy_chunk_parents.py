@@ -22,8 +22,6 @@ lookups = []
 
 class Packer:
     untrained = ready = False
-    def pack_all(self, records):
-        return records
 
 class Indexes:
     keys = Keys(None, compact=True)

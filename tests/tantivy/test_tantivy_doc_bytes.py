@@ -53,7 +53,7 @@ def scores(with_empty_head):
     index.register_tokenizer(store.ANALYZER, store.analyzer())
     writer = index.writer(50_000_000, 1)
     for r in chunks:
-        doc = docs.chunk_doc(r, k)
+        doc = docs.chunk_doc(r, None, k)
         if with_empty_head and not r.get("header"):
             doc.add_text("head", "")
         writer.add_document(doc)
@@ -62,7 +62,7 @@ def scores(with_empty_head):
     query = index.parse_query("apple pear", ["head", "body"], field_boosts={"head": 2.0})
     found = index.searcher().search(query, 10).hits
     return [[score, docs.record(index.searcher().doc(addr))["id"]] for score, addr in found]
-print(json.dumps([scores(False), scores(True), [sorted(docs.chunk_doc(r, k).to_dict()) for r in chunks]]))
+print(json.dumps([scores(False), scores(True), [sorted(docs.chunk_doc(r, None, k).to_dict()) for r in chunks]]))
 """
 
 CHUNKS = [

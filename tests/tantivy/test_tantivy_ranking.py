@@ -57,7 +57,7 @@ entry = {"id": "entry:old", "thread_id": "thread:old", "position": 0, "body": "a
 w.add_document(docs.entry_doc(entry, text_keys))
 chunk = {"id": "chunk:old", "entry_id": "entry:old", "thread_id": "thread:old", "position": 0,
          "text": entry["body"], "start": 0, "end": len(entry["body"]), "token_count": 4, "content_hash": "sha256:0"}
-w.add_document(docs.chunk_doc(chunk, text_keys))
+w.add_document(docs.chunk_doc(chunk, None, text_keys))
 w.commit()
 w.wait_merging_threads()
 (data / store.MARKER).write_text(json.dumps({"format": "memdock-tantivy", "schema_version": 1}))

@@ -61,16 +61,16 @@ def _base(
     r: dict[str, Any],
     stored: dict[str, Any],
     keys: Keys,
+    pack: Pack | None = None,
     *,
     compact: int = 0,
     made: bool = False,
-    raw: bytes | None = None,
 ) -> tantivy.Document:
-    """RAW: the stored record's bytes when the caller made them (`chunk_doc`)."""
     doc = tantivy.Document()
     keys.add_own(doc, r["id"])
     doc.add_text("kind", kind)
-    doc.add_bytes("rec", stored_bytes(kind, stored, compact=compact, made=made) if raw is None else raw)
+    raw = stored_bytes(kind, stored, compact=compact, made=made)
+    doc.add_bytes("rec", pack(raw) if pack is not None else raw)
     ts = timestamp(stored.get("event_time"))
     if ts is not None:
         doc.add_float("ts", ts)
@@ -119,10 +119,12 @@ def inherit(r: dict[str, Any], parent: dict[str, Any] | None) -> dict[str, Any]:
     return r
 
 
-def chunk_doc(r: dict[str, Any], keys: Keys, stored: bytes | None = None) -> tantivy.Document:
-    """R as `inherit` gave it; STORED its record's bytes as stored when the caller made them (`stored_bytes`,
-    packed where the store packs: a batch's at once, `packed.Packer.pack_all`), else its JSON."""
-    doc = _base("chunk", r, r, keys, raw=stored)
+def chunk_doc(
+    r: dict[str, Any], parent: dict[str, Any] | None, keys: Keys, pack: Pack | None = None
+) -> tantivy.Document:
+    """PARENT supplies what the chunk lacks (`inherit`); PACK, when given, compresses the stored record."""
+    r = inherit(r, parent)
+    doc = _base("chunk", r, r, keys, pack)
     keys.add(doc, "entry_id", r["entry_id"])
     keys.add(doc, "thread_id", r["thread_id"])
     _filters(doc, r)

@@ -236,9 +236,8 @@ class Ingest:
         if packer.untrained:
             first = islice(zip(batch, parents), packed.SAMPLES)
             packer.train([docs.stored_bytes("chunk", docs.inherit(r, p)) for r, p in first])
-        records = [docs.inherit(r, p) for r, p in zip(batch, parents)]
-        stored = packer.pack_all([docs.stored_bytes("chunk", r) for r in records])
-        return [docs.chunk_doc(r, self.keys, raw) for r, raw in zip(records, stored)]
+        pack = packer.pack if packer.ready else None
+        return [docs.chunk_doc(r, p, self.keys, pack) for r, p in zip(batch, parents)]
 
     def _doc(self, rtype: str, r: dict[str, Any], extra: Any) -> tantivy.Document:
         if rtype == "entry":

@@ -92,17 +92,6 @@ class Packer:
     def pack(self, record: bytes) -> bytes:
         return self._pack.compress(record) if self._pack is not None else record
 
-    def pack_all(self, records: list[bytes]) -> list[bytes]:
-        """RECORDS packed, the same bytes as `pack` gives each, in one call into zstd: one release of the GIL for
-        the batch rather than one per record, which the adapter's stream-reading thread took each time, so the
-        compressing thread waited its turn back (py-spy: pack was a quarter of the main thread on 100k chunks)."""
-        if self._pack is None or not records:
-            return records
-        many = getattr(self._pack, "multi_compress_to_buffer", None)  # the C backend's
-        if many is None:
-            return [self._pack.compress(r) for r in records]
-        return [bytes(seg) for seg in many(records, threads=1)]
-
     def unpack(self, stored: bytes) -> bytes:
         if stored[:1] == b"{":
             return stored
