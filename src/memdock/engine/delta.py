@@ -118,8 +118,8 @@ class DeltaSink:
         rid = rec["id"]
         if rtype == "edge" and not derived and rid in self.implied:
             raise InvalidInputError(
-                f"{self.where or self.w.path}: edge {rid} ({rec.get('type')}) is both an edge record and implied by entry "
-                f"{self.implied[rid]} (its implied_edges): give it one way, not both",
+                f"{self.where or self.w.path}: edge {rid} ({rec.get('type')}) is both an edge record and implied by "
+                f"entry {self.implied[rid]} (its implied_edges): give it one way, not both",
                 details={"record_id": rid, "entry_id": self.implied[rid], "field": KEY},
             )
         if rtype == "thread":
