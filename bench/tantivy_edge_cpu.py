@@ -82,8 +82,7 @@ def main() -> int:
         cpu, long = best(
             args.reps,
             lambda: [
-                docs.edge_doc({**e, "source_kind": k}, f, ok, SHORT, compact=docs.BINARY, made=True)
-                for e, (f, ok, k) in pairs
+                docs.edge_doc({**e, "source_kind": k}, f, ok, SHORT, compact=docs.BINARY) for e, (f, ok, k) in pairs
             ],
         )
         steps.append(("documents, the long way", cpu))

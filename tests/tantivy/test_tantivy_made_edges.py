@@ -1,5 +1,5 @@
 """The edges the tantivy adapter derives from implied entries (memdock_tantivy.implied) take a short way to their
-stored record (compact_edges.encode_made: no stored fields built, no id hashed again). It must store exactly the
+stored record (compact_edges.encode_made_as: no stored fields built, no id hashed again). It must store exactly the
 bytes the long way stores, for every edge it takes, and leave the rest to the long way; and only the edges
 `Implied` made take it, never an edge record sent as such (its id is checked against its type and ends).
 
@@ -37,12 +37,10 @@ odd = [{**made[0], "weight": 0.5}, {**made[0], "thread_id": ""}, {**made[0], "th
 fast = same = 0
 for edge in made + odd:
     for kind in (None, "entry", "entity", "", "a\x1fb"):
-        rec = {**edge, "source_kind": kind}
-        short = docs.stored_bytes("edge", rec, compact=True, made=True)
-        long = docs.stored_bytes("edge", rec, compact=True)
-        fast += compact_edges.encode_made(rec) is not None
-        same += short == long
-    fast += compact_edges.encode_made(edge) is not None  # no source_kind: the long way
+        long = docs.stored_bytes("edge", {**edge, "source_kind": kind}, compact=True)
+        made_as = compact_edges.encode_made_as(edge, kind)
+        fast += made_as is not None
+        same += (made_as or long) == long
 print(json.dumps({"edges": (len(made) + len(odd)) * 5, "same": same, "fast": fast}))
 """
 )
@@ -97,7 +95,7 @@ for compact, form in ((True, docs.COMPACT), (False, docs.COMPACT), (True, docs.B
                 before = dict(edge)
                 fact = f"{edge['source_id']} {edge['type']} {edge['target_id']}"
                 short = docs.made_edge_doc(edge, kind, fact, resolved, ids, form).to_dict()
-                long = docs.edge_doc({**edge, "source_kind": kind}, fact, resolved, ids, compact=form, made=True)
+                long = docs.edge_doc({**edge, "source_kind": kind}, fact, resolved, ids, compact=form)
                 out["docs"] += 1
                 out["same"] += short == long.to_dict()
                 out["untouched"] += edge == before

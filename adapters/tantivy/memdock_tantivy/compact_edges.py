@@ -27,6 +27,8 @@ MARK_BINARY = b"\x02"  # first byte of a layout 7 record
 MARKS = (MARK, MARK_BINARY)
 _NO_THREAD, _THREAD_IS_SOURCE, _KIND_NONE, _KIND_THREAD, _KIND_ENTRY = 1, 2, 4, 8, 16
 _KINDS = {None: _KIND_NONE, "thread": _KIND_THREAD, "entry": _KIND_ENTRY}
+_THREAD_FLAGS, _KIND_FLAGS = _NO_THREAD | _THREAD_IS_SOURCE, _KIND_NONE | _KIND_THREAD | _KIND_ENTRY
+_KIND_OF = {_KIND_NONE: "", _KIND_THREAD: "thread", _KIND_ENTRY: "entry"}
 _HEX = frozenset("0123456789abcdef")
 _FLAGS = [MARK_BINARY + bytes((f,)) for f in range(32)]
 SEP = "\x1f"
@@ -53,17 +55,11 @@ def encode(stored: dict[str, Any], binary: bool = False) -> bytes | None:
     return _binary(etype, source, target, thread, source_kind) if binary else MARK + text.encode()
 
 
-def encode_made(edge: dict[str, Any], binary: bool = False) -> bytes | None:
-    """`encode`'s record for EDGE, an edge record sdk/implied.py's `expand` made (so its id is `edge_id` of its type
-    and ends) with its `source_kind`, read from it as it is: no stored fields built first, no id hashed again. None
-    where `encode` could not take it (an event_time, an empty or odd value), for the caller to store it the long
-    way."""
-    return None if "source_kind" not in edge else encode_made_as(edge, edge["source_kind"], binary)
-
-
 def encode_made_as(edge: dict[str, Any], source_kind: str | None, binary: bool = False) -> bytes | None:
-    """`encode_made`'s record for EDGE (with no `source_kind` of its own, or that one) with SOURCE_KIND: an edge is
-    not copied to add its source's kind (docs.made_edge_doc). BINARY: layout 7's."""
+    """`encode`'s record for EDGE, an edge record sdk/implied.py's `expand` made (so its id is `edge_id` of its type
+    and ends), with SOURCE_KIND, read from it as it is: no stored fields built first, no id hashed again, and the edge
+    not copied to add its source's kind (docs.made_edge_doc). None where `encode` could not take it (an event_time,
+    an empty or odd value), for the caller to store it the long way. BINARY: layout 7's."""
     if not _MADE.issuperset(edge) or "event_time" in edge:
         return None
     etype, source, target = edge.get("type"), edge.get("source_id"), edge.get("target_id")
@@ -108,9 +104,9 @@ def _binary(etype: str, source: str, target: str, thread: str, source_kind: str 
     elif thread == source:
         flags |= _THREAD_IS_SOURCE
     out = _FLAGS[flags] + _field(etype) + _field(source) + _field(target)
-    if not flags & (_NO_THREAD | _THREAD_IS_SOURCE):
+    if not flags & _THREAD_FLAGS:
         out += _field(thread)
-    if not flags & (_KIND_NONE | _KIND_THREAD | _KIND_ENTRY):
+    if not flags & _KIND_FLAGS:
         out += _field(source_kind or "")
     return out
 
@@ -145,13 +141,13 @@ def _decode_binary(raw: bytes) -> tuple[str, ...]:
     if len(raw) < 2 or raw[1] & ~31:
         raise ValueError(f"a binary edge record without its flags or with unknown ones: {raw[:120]!r}")
     flags, fields = raw[1], _fields(raw, 2)
-    want = 3 + (not flags & (_NO_THREAD | _THREAD_IS_SOURCE)) + (not flags & (_KIND_NONE | _KIND_THREAD | _KIND_ENTRY))
+    want = 3 + (not flags & _THREAD_FLAGS) + (not flags & _KIND_FLAGS)
     if len(fields) != want or not all(fields[:3]):
         raise ValueError(f"a binary edge record that is not {want} fields: {raw[:120]!r}")
     etype, source, target = fields[:3]
     rest = iter(fields[3:])
     thread = "" if flags & _NO_THREAD else source if flags & _THREAD_IS_SOURCE else next(rest)
-    kind = {_KIND_NONE: "", _KIND_THREAD: "thread", _KIND_ENTRY: "entry"}.get(flags & 28)
+    kind = _KIND_OF.get(flags & _KIND_FLAGS)
     return etype, source, target, thread, next(rest) if kind is None else kind
 
 

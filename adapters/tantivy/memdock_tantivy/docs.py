@@ -44,12 +44,10 @@ def author_keys(author: str | None) -> tuple[str, ...]:
     return (low, *(k for k in (m.group(1).strip(), m.group(2).strip()) if k)) if m else (low,)
 
 
-def stored_bytes(kind: str, stored: dict[str, Any], *, compact: int = 0, made: bool = False) -> bytes:
+def stored_bytes(kind: str, stored: dict[str, Any], *, compact: int = 0) -> bytes:
     """The record as stored (JSON, or an edge's compact form when COMPACT and it has one: BINARY its layout 7 form),
-    before any packing. MADE: an edge record sdk/implied.py's `expand` made (compact_edges.encode_made)."""
+    before any packing. (An edge `expand` made takes a shorter way to the same bytes: `made_edge_doc`.)"""
     binary = compact == BINARY
-    if made and compact and (raw := compact_edges.encode_made(stored, binary)) is not None:
-        return raw
     fields = {"kind": kind, **stored}
     for key in UNREAD.intersection(stored):  # deleting keeps the others' order: the same bytes as a filtered copy
         del fields[key]
@@ -64,12 +62,11 @@ def _base(
     pack: Pack | None = None,
     *,
     compact: int = 0,
-    made: bool = False,
 ) -> tantivy.Document:
     doc = tantivy.Document()
     keys.add_own(doc, r["id"])
     doc.add_text("kind", kind)
-    raw = stored_bytes(kind, stored, compact=compact, made=made)
+    raw = stored_bytes(kind, stored, compact=compact)
     doc.add_bytes("rec", pack(raw) if pack is not None else raw)
     ts = timestamp(stored.get("event_time"))
     if ts is not None:
@@ -134,28 +131,18 @@ def chunk_doc(
     return doc
 
 
-def edge_doc(
-    r: dict[str, Any], fact: str, resolved: bool, keys: Keys, *, compact: int = 0, made: bool = False
-) -> tantivy.Document:
+def edge_doc(r: dict[str, Any], fact: str, resolved: bool, keys: Keys, *, compact: int = 0) -> tantivy.Document:
     """FACT is indexed, not stored: it is rendered again from the edge's ends when read (`Reader`). COMPACT (layout
-    5; BINARY, layout 7): stored in compact_edges' form where the edge has one. MADE: R is an edge `expand` made (its
-    id not hashed again)."""
-    doc = _base("edge", r, r, keys, compact=compact, made=made)
-    keys.add(doc, "source_id", r["source_id"])
-    keys.add(doc, "target_id", r["target_id"])
-    if r.get("thread_id"):
-        keys.add(doc, "thread_id", r["thread_id"])
-    if not resolved:
-        doc.add_text("unresolved", "1")
-    doc.add_text("fact", fact)
-    return doc
+    5; BINARY, layout 7): stored in compact_edges' form where the edge has one."""
+    return _edge_fields(_base("edge", r, r, keys, compact=compact), r, fact, resolved, keys)
 
 
 def made_edge_doc(
     r: dict[str, Any], source_kind: str | None, fact: str, resolved: bool, keys: Keys, compact: int = COMPACT
 ) -> tantivy.Document:
-    """`edge_doc`'s document (COMPACT, MADE) for R, an edge record implied.Made, with its SOURCE_KIND: the same fields
-    and bytes, added without a copy of R or the checks a record sent as such needs (a run derives ~3 a note)."""
+    """`edge_doc`'s document (COMPACT) for R, an edge record implied.Made, with its SOURCE_KIND: the same fields and
+    bytes, added without a copy of R or the checks a record sent as such needs (a run derives ~3 a note): its id is
+    `edge_id` of its type and ends, not hashed again (compact_edges.encode_made_as)."""
     raw = compact_edges.encode_made_as(r, source_kind, compact == BINARY)
     if raw is None:  # a time or an odd value: JSON, the long way
         return edge_doc({**r, "source_kind": source_kind}, fact, resolved, keys, compact=compact)
@@ -163,6 +150,11 @@ def made_edge_doc(
     keys.add_own(doc, r["id"])
     doc.add_text("kind", "edge")
     doc.add_bytes("rec", raw)
+    return _edge_fields(doc, r, fact, resolved, keys)
+
+
+def _edge_fields(doc: tantivy.Document, r: dict[str, Any], fact: str, resolved: bool, keys: Keys) -> tantivy.Document:
+    """DOC with edge R's ends and thread as the store's id terms, its unresolved mark and its FACT."""
     term = keys.id_term
     doc.add_text("source_id", term(r["source_id"]))
     doc.add_text("target_id", term(r["target_id"]))
