@@ -9,6 +9,10 @@ short by at most one --poll interval). Linux only.
 
     python bench/tantivy_thread_cpu.py                   # 20,000 notes
     python bench/tantivy_thread_cpu.py --chunks 100000   # chunks only
+    python bench/tantivy_thread_cpu.py --reps 3 --baseline ../base --baseline-home ../basehome  # main beside
+
+With --baseline (another checkout, its adapter venv in --baseline-home), each repetition runs it and this checkout
+on the same input, in turn, and prints both: compare CPU seconds, which load on the box moves less than wall time.
 """
 
 from __future__ import annotations
@@ -105,6 +109,9 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--poll", type=float, default=0.05, help="seconds between readings of /proc")
     ap.add_argument("--tmp", default=None, help="where the corpus and stores go (default: the system's temp dir)")
+    ap.add_argument("--baseline", type=Path, default=None, help="another checkout, run beside this one")
+    ap.add_argument("--baseline-home", type=Path, default=None, help="MEMDOCK_HOME of the baseline's adapter venvs")
+    ap.add_argument("--config", action="append", default=[], help="KEY=VALUE for the adapter (repeatable)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tantivy-threads-", dir=args.tmp)).resolve()
     try:
@@ -123,20 +130,28 @@ def run(args: argparse.Namespace, work: Path) -> None:
         source = work / "notes.jsonl"
         write_notes(source, args.notes)
         how = ["add", str(source), "-f", "jsonl"]
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    trees = [("this", ROOT, None)]
+    if args.baseline is not None:
+        trees.insert(0, ("base", args.baseline.resolve(), args.baseline_home))
     for rep in range(args.reps):
-        store = work / f"store-{rep}"
-        load = os.getloadavg()[0]
-        cmd = [sys.executable, "-m", "memdock", *how, "-b", "tantivy", "--data-dir", str(store), "-q"]
-        groups, whole = watch(cmd, store, args.poll, env)
-        runner = groups.pop("runner processes", 0.0)
-        adapter = sum(groups.values())
-        parts = "  ".join(f"{k} {v:5.2f} s ({v / adapter:4.0%})" for k, v in sorted(groups.items()))
-        print(
-            f"rep {rep}  whole command {whole:6.2f} s = parent and runner {whole - adapter:5.2f} s (runner processes "
-            f"{runner:4.2f}) + adapter {adapter:5.2f} s: {parts}  load {load:.1f}",
-            flush=True,
-        )
+        for label, tree, home in trees:
+            env = dict(os.environ, PYTHONPATH=str(tree / "src"))
+            if home is not None:
+                env["MEMDOCK_HOME"] = str(home.resolve())
+            store = work / f"store-{label}-{rep}"
+            load = os.getloadavg()[0]
+            cmd = [sys.executable, "-m", "memdock", *how, "-b", "tantivy", "--data-dir", str(store), "-q"]
+            cmd += [arg for kv in args.config for arg in ("--config", kv)]
+            groups, whole = watch(cmd, store, args.poll, env)
+            shutil.rmtree(store, ignore_errors=True)
+            runner = groups.pop("runner processes", 0.0)
+            adapter = sum(groups.values())
+            parts = "  ".join(f"{k} {v:5.2f} s ({v / adapter:4.0%})" for k, v in sorted(groups.items()))
+            print(
+                f"rep {rep} {label}  whole command {whole:6.2f} s = parent and runner {whole - adapter:5.2f} s "
+                f"(runner processes {runner:4.2f}) + adapter {adapter:5.2f} s: {parts}  load {load:.1f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

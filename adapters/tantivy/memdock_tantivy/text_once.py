@@ -50,10 +50,12 @@ def _digest(text: str) -> bytes:
 
 
 def _covers(body: str, parts: list[dict[str, Any]]) -> bool:
-    """Whether PARTS (length and digest of each chunk body), in position order, are BODY exactly."""
+    """Whether PARTS (length and digest of each chunk body, no digest where the chunk body is BODY itself), in
+    position order, are BODY exactly."""
     at = 0
     for p in sorted(parts, key=lambda p: p["position"]):
-        if _digest(body[at : at + p["length"]]) != p["digest"]:
+        piece = body[at : at + p["length"]]
+        if piece != body if p["digest"] is None else _digest(piece) != p["digest"]:
             return False
         at += p["length"]
     return at == len(body)
@@ -79,10 +81,13 @@ class Held:
 
     def saw(self, chunk: dict[str, Any]) -> None:
         """Note a chunk of a held entry: its place and a digest of its body (not the text, held once already)."""
-        if chunk["entry_id"] in self.entries:
+        entry = self.entries.get(chunk["entry_id"])
+        if entry is not None:
             body = chunk_body(chunk)
+            # a chunk that is its entry's whole body (every short note) is compared as text, held already: no digest
+            digest = None if body == entry["body"] else _digest(body)
             self.parts.setdefault(chunk["entry_id"], []).append(
-                {"id": chunk["id"], "position": chunk["position"], "length": len(body), "digest": _digest(body)}
+                {"id": chunk["id"], "position": chunk["position"], "length": len(body), "digest": digest}
             )
 
     def release(self, stored_chunks) -> list[tuple[dict[str, Any], bool]]:
