@@ -94,13 +94,13 @@ def extract_entities(entry: dict[str, Any]) -> Iterator[dict[str, Any]]:
     if author:
         found += [{"id": i, "entity_type": kind, "name": name} for i, kind, name in _authored(author)]
     scrubbed = body
-    if "://" in body:
+    if "/" in body and "://" in body:  # a character looked for first (memchr): the three in a row cost more
         found += [_entity("url", u) for u in _URL.findall(body)]
         scrubbed = _URL.sub(" ", body)
     # The character tests skip patterns that cannot match: each pattern's look-behind makes a full scan costly.
     if "@" in scrubbed:
         found += [_entity("person", m) for m in _MENTION.findall(scrubbed)]
-    if "#" in scrubbed or "GH-" in scrubbed:
+    if "#" in scrubbed or ("G" in scrubbed and "GH-" in scrubbed):
         found += [_entity("issue", f"#{n}") for n in _ISSUE.findall(scrubbed)]
     if "/" in scrubbed or _EXTENSION.search(scrubbed):
         found += [_entity("file", p) for p in _paths(scrubbed)]
