@@ -19,11 +19,6 @@ from typing import Any
 
 from .errors import ConfigError
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10: an adapter's interpreter, which never reads memdock.toml
-    tomllib = None  # type: ignore[assignment]
-
 DEFAULT_BACKEND = "sqlite"
 
 
@@ -63,8 +58,10 @@ def load_file(path: Path | None) -> dict[str, Any]:
     `sandox = "strict"` must not run unsandboxed silently)."""
     if path is None:
         return {}
-    if tomllib is None:
-        raise ConfigError(f"{path}: reading memdock.toml needs Python 3.11 or newer")
+    try:  # imported here: a command line without a memdock.toml (most) does not pay for it
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: an adapter's interpreter, which never reads memdock.toml
+        raise ConfigError(f"{path}: reading memdock.toml needs Python 3.11 or newer") from None
     try:
         loaded = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -23,6 +23,8 @@ def content_hash(text: str) -> str:
 
 
 def slug(text: str, max_len: int = 48) -> str:
+    if len(text) <= max_len and text.isascii() and text.isalnum():  # safe as it is (a source's hex or numeric id)
+        return text
     s = _UNSAFE.sub("-", text).strip("-._:@/+=~")
     return s[:max_len].rstrip("-._:@/+=~")
 

@@ -95,6 +95,18 @@ def test_held_rows_add_take_and_spill() -> None:
     assert not held.spilled
 
 
+def test_rows_that_all_fit_are_held_as_one_by_one_the_last_of_an_id_winning() -> None:
+    """`HeldRows.add` takes a batch that fits under the bound in one call: the same rows held, and a batch given as
+    an iterator, or one that reaches exactly the bound, no different."""
+    a1, b1, a2, c1 = (b"ka", b"h1", 1, 2), (b"kb", b"h2", 1, 2), (b"ka", b"h3", 1, 2), (b"kc", b"h4", 1, 2)
+    held = HeldRows(limit=3)
+    assert held.add(iter([("a", a1), ("b", b1), ("a", a2)])) == []  # 3 rows, 2 ids: under the bound
+    assert held.add([("c", c1)]) == [] and not held.spilled  # exactly at the bound: held
+    assert held.rows == {"a": a2, "b": b1, "c": c1}
+    d1 = (b"kd", b"h5", 1, 2)
+    assert held.add([("b", b1), ("d", d1)]) == [d1] and held.spilled  # past it: b replaced, d to the table
+
+
 def test_a_commit_makes_keys_only_for_the_ids_it_does_not_hold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ledger = Ledger(tmp_path / "ledger.sqlite")
     ledger.begin_run("a")

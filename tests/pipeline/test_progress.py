@@ -85,3 +85,22 @@ def test_the_first_frames_show_no_eta_until_the_rate_means_something():
     assert "ETA" not in bar.line(40, 1_000_000, 0.002)
     assert "ETA" not in bar.line(5_000, 1_000_000, 3.0), "0.5% done: too little to tell"
     assert "ETA 10s" in bar.line(500_000, 1_000_000, 10.0)
+
+
+def test_a_silent_bar_gives_the_import_no_progress_to_follow(tmp_path, monkeypatch):
+    """`memdock add` off a terminal, or with -q, gives its import no on_bytes: the import then neither counts each
+    file's lines nor looks at each thread's entries for a bar that draws nothing; on a terminal it does."""
+    import argparse
+
+    from memdock.cli import output
+    from memdock.cli.pipeline import _feed
+    from memdock.engine.sources import Plan
+
+    args = argparse.Namespace(
+        sources=[str(tmp_path)], format="jsonl", max_tokens=900, overlap=100, tokenizer="approx", header="auto"
+    )
+    quiet = Progress("importing", quiet=True)
+    assert _feed(args, Plan("o"), quiet).on_bytes is None
+    monkeypatch.setattr(output, "is_tty", lambda stream: True)
+    drawn = Progress("importing")
+    assert drawn.enabled and _feed(args, Plan("o"), drawn).on_bytes == drawn.update

@@ -80,3 +80,21 @@ def test_version_is_answered_before_the_parser_is_built():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == [f"memdock {__version__}", "[]"]
+
+
+def test_tomllib_is_imported_only_to_read_a_memdock_toml(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "memdock.toml").write_text('backend = "sqlite"\n')
+    code = (
+        "import sys; from memdock.config import load_file; from pathlib import Path;"
+        "print('tomllib' in sys.modules); print(load_file(Path(sys.argv[1])) if sys.argv[1:] else '');"
+        "print('tomllib' in sys.modules)"
+    )
+    without = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert without.stdout.split() == ["False", "False"]
+    read = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "memdock.toml")], capture_output=True, text=True, check=True
+    )
+    assert read.stdout.splitlines() == ["False", "{'backend': 'sqlite'}", "True"]

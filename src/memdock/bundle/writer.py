@@ -128,9 +128,10 @@ class _Part:
         block = data if stored is lines else b"".join(stored)
         self.pending.append(block)
         self.pending_bytes += size
-        self.sample[0] += len(lines)
-        if stored is not lines:
-            self.sample[1] += sum(line[:1] == b"@" for line in stored)
+        if self.zip is None:  # the sample picks the first block's level (`_level`): after it, no line is looked at
+            self.sample[0] += len(lines)
+            if stored is not lines:
+                self.sample[1] += sum(line[:1] == b"@" for line in stored)
         if self.pending_bytes >= _BUFFER_BYTES:
             self._deflate()
 

@@ -342,7 +342,10 @@ def _feed(args: argparse.Namespace, files: Plan, bar: output.Progress) -> Import
             output.warn(f"{moved}: changed while it was imported; indexed as read, `memdock add` again reads it as is")
 
     opts = ChunkOptions(max_tokens=args.max_tokens, overlap=args.overlap, tokenizer=args.tokenizer, header=args.header)
-    return ImportFeed(args.sources, args.format, opts, skip=set(files.skip), on_bytes=bar.update, on_imported=imported)
+    # a silent bar (quiet, or off a terminal) is given no progress to follow: the import then neither counts the
+    # file's lines nor looks at each thread's entries for how far it is
+    on_bytes = bar.update if bar.enabled else None
+    return ImportFeed(args.sources, args.format, opts, skip=set(files.skip), on_bytes=on_bytes, on_imported=imported)
 
 
 def run_index(args: argparse.Namespace) -> int:

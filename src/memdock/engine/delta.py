@@ -94,7 +94,7 @@ class DeltaSink:
         self.where = where
         self.ledger, self.w, self.delta, self.fresh, self.made = ledger, w, delta, fresh, made
         self.begin = begin if fresh else None
-        self.batches: dict[str, list[tuple[bytes, Item, dict[str, Any]]]] = {}
+        self.batches: dict[str, _Batch] = {}
         self.threads: set[str] = set()
         self.implied: dict[str, str] = {}  # edge id: the entry of this input that implies it
 
@@ -129,9 +129,11 @@ class DeltaSink:
             thread = rec.get("thread_id")
         batch = self.batches.get(rtype)
         if batch is None:
-            batch = self.batches[rtype] = []
-        batch.append((line, (rid, _hash(rec), thread, rtype), rec))
-        if len(batch) >= _BATCH:
+            batch = self.batches[rtype] = _Batch()
+        batch.lines.append(line)
+        batch.items.append((rid, _hash(rec), thread, rtype))
+        batch.records.append(rec)
+        if len(batch.lines) >= _BATCH:
             self.flush(upto=rtype)
 
     def flush(self, upto: str | None = None) -> None:
@@ -240,21 +242,42 @@ def _hash(rec: dict) -> bytes:
     return _sha256(orjson.dumps(rec, option=orjson.OPT_SORT_KEYS)).digest()[:16]
 
 
-def _flush(batch: list, rtype: str, sink: DeltaSink) -> None:
-    if not batch:
+class _Batch:
+    """Records of one type waiting to be diffed and written: their lines, ledger items and records, side by side
+    (three lists rather than a tuple a record, which `_flush` would take apart again)."""
+
+    __slots__ = ("items", "lines", "records")
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+        self.items: list[Item] = []
+        self.records: list[dict[str, Any]] = []
+
+    def keep(self, flags: list[bool]) -> int:
+        """Keep the records whose FLAGS are true; returns how many went."""
+        kept = [i for i, changed in enumerate(flags) if changed]
+        if len(kept) < len(flags):
+            self.lines = [self.lines[i] for i in kept]
+            self.items = [self.items[i] for i in kept]
+            self.records = [self.records[i] for i in kept]
+        return len(flags) - len(kept)
+
+    def clear(self) -> None:
+        self.lines, self.items, self.records = [], [], []
+
+
+def _flush(batch: _Batch, rtype: str, sink: DeltaSink) -> None:
+    if not batch.lines:
         return
     ledger, delta = sink.ledger, sink.delta
     if not sink.fresh:
-        flags = ledger.changed([item for _, item, _ in batch])
-        kept = [b for b, changed in zip(batch, flags, strict=True) if changed]
-        delta.skipped += len(batch) - len(kept)
-        batch[:] = kept
+        delta.skipped += batch.keep(ledger.changed(batch.items))
     # entries and chunks go with their records: the journal finds a chunk's span of its entry's body in them
-    records = [rec for _, _, rec in batch] if rtype in _SPANNED else None
-    sink.w.write_lines(rtype, [line for line, _, _ in batch], records, made=sink.made)
+    records = batch.records if rtype in _SPANNED else None
+    sink.w.write_lines(rtype, batch.lines, records, made=sink.made)
     if rtype == "entry" and records:
-        delta.implied_sent += sum(implied_count(rec) for rec in records)
-    pending = [item for _, item, _ in batch]
+        delta.implied_sent += sum(map(implied_count, records))
+    pending = batch.items
     ledger.add_pending(pending)
     if pending:
         delta.sent[rtype] = delta.sent.get(rtype, 0) + len(pending)

@@ -383,7 +383,7 @@ class Ledger:
         rows = self._held.take_by_id()
         self.db.execute("BEGIN")
         try:
-            self._write_held(sorted(rows.values()))
+            self._write_held(sorted(rows.values(), key=itemgetter(0)))  # keys are unique: no tuple compares
         except BaseException as exc:
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")

@@ -45,7 +45,13 @@ class HeldRows:
 
     def add(self, rows: Iterable[tuple[str, Row]]) -> list[Row]:
         """Hold ROWS ((id, row) each) while there is room; returns the rows that go to the table instead."""
-        held, out = self.rows, []
+        held = self.rows
+        out: list[Row] = []
+        if not isinstance(rows, list):
+            rows = list(rows)
+        if not self.spilled and len(held) + len(rows) <= self.limit:  # room for them all: held in one call
+            held.update(rows)
+            return out
         for rid, row in rows:
             if rid in held or (not self.spilled and len(held) < self.limit):
                 held[rid] = row

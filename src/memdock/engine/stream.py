@@ -21,6 +21,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import IO, Any
 
@@ -91,8 +92,9 @@ class InputStream:
         if lines:
             self.open()
             head = rtype.encode() + b" "
-            data = head.join([b"", *lines])  # one copy of the lines (`head + head.join(lines)` made two)
-            if data.count(b"\n") != len(lines):  # a line without its newline (a line never holds one inside)
+            if _newline_ended(lines):
+                data = head.join([b"", *lines])  # one copy of the lines (`head + head.join(lines)` made two)
+            else:  # a line without its newline
                 data = b"".join(head + (line if line.endswith(b"\n") else line + b"\n") for line in lines)
             self._write(data)
             self.sent += len(lines)
@@ -137,6 +139,15 @@ class InputStream:
 PIPE_BYTES = 1 << 20
 """What the kernel holds of the stream for the adapter (Linux gives a pipe 64 KiB): while the adapter writes a group
 of records, the pass goes on making the next ones instead of waiting on a full pipe."""
+
+
+def _newline_ended(lines: Sequence[bytes]) -> bool:
+    """Whether each of LINES ends with its newline (a line never holds one inside), found from each line's last
+    byte: counting the newlines of all their bytes cost the pass 1-2% of its CPU."""
+    try:
+        return all(map(bytes.endswith, lines, repeat(b"\n")))
+    except TypeError:  # a line that is no bytes object (a bytearray): asked one by one
+        return all(line.endswith(b"\n") for line in lines)
 
 
 def _widen(pipe: IO[bytes]) -> None:

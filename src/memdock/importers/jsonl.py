@@ -30,6 +30,9 @@ _ALIASES = {
     "created": "time",
 }
 
+_ENTRY_FIELDS = frozenset(("id", "thread_id", "body", "time", "author", "role", "entry_type", "title"))
+"""The fields an entry takes from its line; the line's others go into its metadata."""
+
 
 class JsonlImporter:
     name = "jsonl"
@@ -156,11 +159,7 @@ class JsonlImporter:
             t = parse_time(str(obj["time"]), ctx, path, n)
             if t:
                 entry["event_time"] = t
-        meta = {
-            k: v
-            for k, v in obj.items()
-            if k not in ("id", "thread_id", "body", "time", "author", "role", "entry_type", "title")
-        }
+        meta = {k: v for k, v in obj.items() if k not in _ENTRY_FIELDS}
         if source_id is not None:
             meta["source_id"] = str(source_id)
         if meta:
