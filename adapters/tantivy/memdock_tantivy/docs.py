@@ -100,9 +100,13 @@ def entity_doc(r: dict[str, Any], keys: Keys) -> tantivy.Document:
     return doc
 
 
-def entry_doc(r: dict[str, Any], keys: Keys, in_chunks: bool = False) -> tantivy.Document:
-    """IN_CHUNKS: the body is indexed, and stored only in the entry's chunks (text_once)."""
-    stored = {**{k: v for k, v in r.items() if k != "body"}, text_once.FLAG: True} if in_chunks else r
+def entry_doc(r: dict[str, Any], keys: Keys, in_chunks: int = 0) -> tantivy.Document:
+    """IN_CHUNKS (text_once.JOINED or, in a layout 8 store, SPANS): the body is indexed, and stored only in the
+    entry's chunks (text_once); a layout before 8 stores an entry its chunks hold as SPANS with its body."""
+    if in_chunks == text_once.SPANS and not keys.records:
+        in_chunks = 0
+    flag = True if in_chunks == text_once.JOINED else in_chunks
+    stored = {**{k: v for k, v in r.items() if k != "body"}, text_once.FLAG: flag} if in_chunks else r
     doc = _base("entry", r, stored, keys)
     keys.add(doc, "thread_id", r["thread_id"])
     _filters(doc, r)
