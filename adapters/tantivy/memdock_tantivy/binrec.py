@@ -60,7 +60,6 @@ _CODE = {k: i + 1 for i, k in enumerate(KEYS)}
 STR, HEX_ID, INT, NEG, TRUE, FALSE, NONE, JSON, MADE_ID = range(9)
 _HEX = frozenset("0123456789abcdef")
 _CONSTANTS = {TRUE: True, FALSE: False, NONE: None}
-_TO_MAKE = object()  # the value read for a chunk id that is made again
 
 
 def _varint(n: int) -> bytes:
@@ -151,46 +150,53 @@ def encode(fields: dict[str, Any]) -> bytes:
     return b"".join(out)
 
 
-def _read(raw: bytes, at: int) -> tuple[Any, int]:
-    """The value at offset AT of RAW (after its key), and the offset after it."""
-    kind = raw[at]
-    at += 1
-    if kind in _CONSTANTS:
-        return _CONSTANTS[kind], at
-    if kind == MADE_ID:
-        return _TO_MAKE, at
+def _long(raw: bytes, at: int, kind: int) -> tuple[Any, int]:
+    """The value of type KIND at offset AT of RAW (after its type byte) when it is not a short string or id."""
     n, at = _read_varint(raw, at)
     if kind in (INT, NEG):
         return n if kind == INT else -n, at
     if kind not in (STR, HEX_ID, JSON) or at + n + 8 * (kind == HEX_ID) > len(raw):
         raise ValueError(f"a binary record with an unknown or cut value: {raw[:120]!r}")
-    text = raw[at : at + n]
-    at += n
     if kind == JSON:
-        return orjson.loads(text), at
+        return orjson.loads(raw[at : at + n]), at + n
     if kind == HEX_ID:
-        at += 8
-        return text.decode() + raw[at - 8 : at].hex(), at
-    return text.decode(), at
+        return raw[at : at + n].decode() + raw[at + n : at + n + 8].hex(), at + n + 8
+    return raw[at : at + n].decode(), at + n
+
+
+def _fields(raw: bytes) -> tuple[dict[str, Any], bool]:
+    """The fields of RAW, and whether its id is to be made."""
+    out: dict[str, Any] = {}
+    at, end, made = 1, len(raw), False
+    while at < end:
+        code, kind = raw[at], raw[at + 1]
+        if code:
+            key, at = KEYS[code - 1], at + 2
+        else:
+            n, at = _read_varint(raw, at + 1)
+            key, at = raw[at : at + n].decode(), at + n
+            kind, at = raw[at], at + 1
+        n = raw[at] if at < end else 0x80  # a length under 128: one byte
+        if kind == STR and n < 0x80 and at + 1 + n <= end:
+            out[key], at = raw[at + 1 : at + 1 + n].decode(), at + 1 + n
+        elif kind == HEX_ID and n < 0x80 and at + 9 + n <= end:
+            at += 1 + n
+            out[key], at = raw[at - n : at].decode() + raw[at : at + 8].hex(), at + 8
+        elif kind in _CONSTANTS:
+            out[key] = _CONSTANTS[kind]
+        elif kind == MADE_ID:
+            out[key], made = None, True
+        else:
+            out[key], at = _long(raw, at, kind)
+    return out, made
 
 
 def decode(raw: bytes) -> dict[str, Any]:
     """The record `encode` was given, its fields in their order."""
-    out: dict[str, Any] = {}
-    at, made = 1, False
     try:
-        while at < len(raw):
-            code = raw[at]
-            at += 1
-            if code:
-                key = KEYS[code - 1]
-            else:
-                n, at = _read_varint(raw, at)
-                key, at = raw[at : at + n].decode(), at + n
-            out[key], at = _read(raw, at)
-            made = made or out[key] is _TO_MAKE
-    except (IndexError, UnicodeDecodeError) as exc:
-        raise ValueError(f"a binary record cut short or unreadable ({exc}): {raw[:120]!r}") from None
-    if made:
-        out["id"] = chunk_id(out["entry_id"], out["position"], out["text"])
+        out, made = _fields(raw)
+        if made:
+            out["id"] = chunk_id(out["entry_id"], out["position"], out["text"])
+    except (IndexError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"a binary record cut short or unreadable ({exc!r}): {raw[:120]!r}") from None
     return out
