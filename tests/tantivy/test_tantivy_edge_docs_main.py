@@ -1,7 +1,7 @@
 """Layout 7 (structural edges' stored records in binary, compact_edges) and the implied edges' documents built the
 short way (docs.made_edge_doc) answer as main's adapter (layout 6) did: the adapter as of MAIN (taken from git) and
-this one each `memdock add` a shared corpus with implied edges; every index file but the graph's doc store is the
-same byte for byte (postings, terms, norms: the same documents in the same order) and that store is smaller; the
+this one each `memdock add` a shared corpus with implied edges; every index file but the doc stores (the chunks'
+too since layout 8) is the same byte for byte (postings, terms, norms: the same documents in the same order); the
 two export the same bundle; search_facts (scores included), get_edge, get_node (its edges: the graph walk),
 search_nodes and query answer alike; deletes remove the same records and leave the same lookups. Main's layout 6
 store is read and written by this adapter in its own layout, and main's adapter still reads it afterwards."""
@@ -29,6 +29,7 @@ from memdock.runner.backend import SubprocessBackend
 MAIN = "9f02a372d215afe8a897576988c46ded67e3074e"  # layout 6; the edges' documents built the long way
 CORPUS_NAMES = ("watercooler", "notes", "irc")  # replies_to records among implied edges; 1 thread; many threads
 STORE = "index/*.store"
+CHUNK_STORE = "chunks/*.store"
 pytestmark = [*gate, pytest.mark.timeout(1200)]
 
 
@@ -67,12 +68,13 @@ graph = store.open_index(Path(sys.argv[1]), write=False).graph
 searcher = graph.searcher()
 hits = searcher.search(tantivy.Query.term_query(graph.schema, "kind", "edge"), 1000000).hits
 raw = [searcher.doc(addr).get_first("rec")[:1] for _, addr in hits]
-print(raw.count(c.MARK), raw.count(c.MARK_BINARY), raw.count(b"{"))
+print(raw.count(c.MARK), raw.count(c.MARK_BINARY), len(raw) - raw.count(c.MARK) - raw.count(c.MARK_BINARY))
 """
 
 
 def edge_forms(store: Path) -> tuple[int, ...]:
-    """How many of the graph index's edges are stored in compact text (layouts 5-6), in binary (7), as JSON."""
+    """How many of the graph index's edges are stored in compact text (layouts 5-6), in binary (7), otherwise (JSON;
+    binrec's form from layout 8)."""
     return tuple(int(n) for n in in_adapter(FORMS, str(store / "data")).split())
 
 
@@ -103,9 +105,10 @@ def test_layout_7_answers_as_main_s_layout_6_did_in_less_space(
     assert exports[0] == exports[1]
     assert sum(bool(v.get("hits") or v.get("item")) for v in before.values()) > len(q["edges"])  # not all empty
     assert [k for k in before if before[k] != after[k]] == []
-    assert (layout(tmp_path / "old"), layout(tmp_path / "new")) == (6, 7)
+    assert (layout(tmp_path / "old"), layout(tmp_path / "new")) == (6, 8)
     files, main_files = index_files(tmp_path / "new"), index_files(tmp_path / "old")
-    assert files.pop(STORE) != main_files.pop(STORE) and files == main_files
+    assert files.pop(STORE) != main_files.pop(STORE)
+    assert files.pop(CHUNK_STORE) != main_files.pop(CHUNK_STORE) and files == main_files  # layout 8: binrec
     assert doc_store(tmp_path / "new") < doc_store(tmp_path / "old")
     text, binary, as_json = edge_forms(tmp_path / "old")
     assert text > 0 == binary and edge_forms(tmp_path / "new") == (0, text, as_json)
@@ -122,7 +125,7 @@ def test_layout_7_answers_as_main_s_layout_6_did_in_less_space(
 def test_main_s_layout_6_store_is_read_and_written_in_its_own_layout(
     shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, main_adapter: Path, name: str
 ) -> None:
-    """Main's store, read by this adapter as it is (layout 6, `memdock health` naming layout 7), then a source
+    """Main's store, read by this adapter as it is (layout 6, `memdock health` naming layout 8), then a source
     added to it by this adapter and to a copy by main's: the two copies end the same, file for file (this adapter
     wrote layout 6's edge records there), and answer alike."""
     rel, fmt = CORPORA[name]
@@ -138,7 +141,7 @@ def test_main_s_layout_6_store_is_read_and_written_in_its_own_layout(
         _exported(was, tmp_path / "out")
         q = _questions(tmp_path / "out")
         health = now.healthcheck()
-        assert health.checks["layout"] == 6 and "store layout 6" in health.message and "layout 7" in health.message
+        assert health.checks["layout"] == 6 and "store layout 6" in health.message and "layout 8" in health.message
         assert _queries(now, q) == _queries(was, q)
         for b in (was, now):
             _add(b, more, more_fmt, monkeypatch)

@@ -45,7 +45,7 @@ for name, chunks in cases.items():
     for k, c in enumerate(chunks):
         held.saw({"id": f"chunk:{k}", "entry_id": "entry:e", "position": k, **c})
     (got,) = held.release(lambda ids: [])
-    out[name] = [got[1], by_digests(B, [{"position": k, **c} for k, c in enumerate(chunks)])]
+    out[name] = [got[1] == text_once.JOINED, by_digests(B, [{"position": k, **c} for k, c in enumerate(chunks)])]
 print(json.dumps(out))
 """
 

@@ -27,12 +27,13 @@ chunks = store.open_index(Path(sys.argv[1]), write=False).chunks
 searcher = chunks.searcher()
 hits = searcher.search(tantivy.Query.term_query(chunks.schema, "kind", "chunk"), 100000).hits
 raw = [searcher.doc(addr).get_first("rec") for _, addr in hits]
-print(sum(r[:1] == b"{" for r in raw), sum(r[:1] != b"{" for r in raw))
+print(sum(r[:1] in b"{\x03" for r in raw), sum(r[:1] not in b"{\x03" for r in raw))
 """
 
 
 def stored(store: Path) -> tuple[int, int]:
-    """How many chunks are stored as JSON, and how many packed, read from the index itself."""
+    """How many chunks are stored unpacked (JSON; binrec's form from layout 8), and how many packed, read from the
+    index itself."""
     out = in_adapter(STORED, str(store / "data")).split()
     return int(out[0]), int(out[1])
 
@@ -72,7 +73,7 @@ def marker(store: Path) -> dict:
 def test_a_new_store_packs_its_chunks_with_a_dictionary_trained_on_them(tmp_path):
     b = backend(tmp_path / "store")
     send(b, bundle(tmp_path / "b1", 0, 300))
-    assert marker(tmp_path / "store") == {"format": "memdock-tantivy", "schema_version": 7, "dictionary": DICT}
+    assert marker(tmp_path / "store") == {"format": "memdock-tantivy", "schema_version": 8, "dictionary": DICT}
     assert (tmp_path / "store" / "data" / DICT).is_file()
     assert stored(tmp_path / "store") == (0, 300)
     exact(b, range(0, 300, 37))
@@ -99,7 +100,7 @@ def test_a_layout_3_store_keeps_its_chunks_as_json(tmp_path):
     assert stored(tmp_path / "store") == (310, 0)
     exact(b, range(0, 310, 23))
     health = b.healthcheck()
-    assert health.checks["layout"] == 3 and "store layout 3" in health.message and "layout 7" in health.message
+    assert health.checks["layout"] == 3 and "store layout 3" in health.message and "layout 8" in health.message
 
 
 def test_a_lost_dictionary_is_named_and_never_replaced(tmp_path):

@@ -55,7 +55,7 @@ def test_a_new_store_keeps_field_norms_of_ranked_fields_only(tmp_path, fixture_c
     b = backend(tmp_path / "store")
     b.index(fixture_chunks)
     data = tmp_path / "store" / "data"
-    assert json.loads((data / "memdock-tantivy.json").read_text())["schema_version"] == 7
+    assert json.loads((data / "memdock-tantivy.json").read_text())["schema_version"] == 8
     for folder, ranked in (("chunks", {"head", "body"}), ("index", {"name", "text", "fact"})):
         meta = json.loads((data / folder / "meta.json").read_text())
         normed = {f["name"] for f in meta["schema"] if f["type"] == "text" and f["options"]["indexing"]["fieldnorms"]}

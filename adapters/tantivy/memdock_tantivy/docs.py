@@ -17,7 +17,7 @@ import tantivy
 
 from memdock import times
 
-from . import compact_edges, text_once
+from . import binrec, compact_edges, text_once
 from .keys import Keys
 
 _AGENT_USER = re.compile(r"^(.*?)\s*\(([^()]*)\)$")
@@ -44,14 +44,16 @@ def author_keys(author: str | None) -> tuple[str, ...]:
     return (low, *(k for k in (m.group(1).strip(), m.group(2).strip()) if k)) if m else (low,)
 
 
-def stored_bytes(kind: str, stored: dict[str, Any], *, compact: int = 0) -> bytes:
-    """The record as stored (JSON, or an edge's compact form when COMPACT and it has one: BINARY its layout 7 form),
-    before any packing. (An edge `expand` made takes a shorter way to the same bytes: `made_edge_doc`.)"""
-    binary = compact == BINARY
+def stored_bytes(kind: str, stored: dict[str, Any], *, compact: int = 0, binary: bool = False) -> bytes:
+    """The record as stored (JSON, or an edge's compact form when COMPACT and it has one: BINARY its layout 7 form;
+    BINARY: any other record in binrec's form, layout 8), before any packing. (An edge `expand` made takes a
+    shorter way to the same bytes: `made_edge_doc`.)"""
     fields = {"kind": kind, **stored}
     for key in UNREAD.intersection(stored):  # deleting keeps the others' order: the same bytes as a filtered copy
         del fields[key]
-    return (compact and compact_edges.encode(fields, binary)) or orjson.dumps(fields)
+    if compact and (edge := compact_edges.encode(fields, compact == BINARY)):
+        return edge
+    return binrec.encode(fields) if binary else orjson.dumps(fields)
 
 
 def _base(
@@ -85,7 +87,7 @@ def _base_fields(
     *,
     compact: int = 0,
 ) -> dict[str, Any]:
-    raw = stored_bytes(kind, stored, compact=compact)
+    raw = stored_bytes(kind, stored, compact=compact, binary=keys.records)
     fields: dict[str, Any] = {"id": keys.own_term(r["id"]), "kind": kind, "rec": pack(raw) if pack is not None else raw}
     ts = timestamp(stored.get("event_time"))
     if ts is not None:
@@ -117,9 +119,13 @@ def entity_doc(r: dict[str, Any], keys: Keys) -> tantivy.Document:
     return _made(fields, keys)
 
 
-def entry_doc(r: dict[str, Any], keys: Keys, in_chunks: bool = False) -> tantivy.Document:
-    """IN_CHUNKS: the body is indexed, and stored only in the entry's chunks (text_once)."""
-    stored = {**{k: v for k, v in r.items() if k != "body"}, text_once.FLAG: True} if in_chunks else r
+def entry_doc(r: dict[str, Any], keys: Keys, in_chunks: int = 0) -> tantivy.Document:
+    """IN_CHUNKS (text_once.JOINED or, in a layout 8 store, SPANS): the body is indexed, and stored only in the
+    entry's chunks (text_once); a layout before 8 stores an entry its chunks hold as SPANS with its body."""
+    if in_chunks == text_once.SPANS and not keys.records:
+        in_chunks = 0
+    flag = True if in_chunks == text_once.JOINED else in_chunks
+    stored = {**{k: v for k, v in r.items() if k != "body"}, text_once.FLAG: flag} if in_chunks else r
     fields = _base_fields("entry", r, stored, keys)
     fields["thread_id"] = keys.id_term(r["thread_id"])
     _filters(fields, r)
@@ -188,6 +194,10 @@ def record(doc: tantivy.Document, unpack: Pack | None = None) -> dict[str, Any]:
     stored = doc.get_first("rec")
     if stored is None:
         raise ValueError("a tantivy document without its stored record (not written by this adapter)")
-    if stored[:1] in compact_edges.MARKS:
+    mark = stored[:1]
+    if mark in compact_edges.MARKS:
         return compact_edges.decode(stored)
-    return orjson.loads(unpack(stored) if unpack is not None else stored)
+    if mark == binrec.MARK:
+        return binrec.decode(stored)
+    raw = unpack(stored) if unpack is not None else stored
+    return binrec.decode(raw) if raw[:1] == binrec.MARK else orjson.loads(raw)

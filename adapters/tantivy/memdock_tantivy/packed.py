@@ -10,7 +10,8 @@ The dictionary is `<data dir>/chunks.zdict`, written (and synced) before the fir
 with it, then named in the store's marker file, and never replaced: a store whose marker names it but has lost
 the file stores new chunks as JSON and names the file when a packed one is read. A run with fewer than
 MIN_SAMPLES chunks before the store has a dictionary stores its chunks as plain JSON, as layouts 1-3 do; a record
-is read by its first byte (`{` is JSON, anything else a zstd frame), so a store can hold both.
+is read by its first byte (`{` is JSON, 0x03 binrec's form of layout 8, anything else a zstd frame), so a
+store can hold both. Layout 8 packs binrec's records; its dictionary is trained on them.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ MIN_SAMPLES = 256  # chunks a dictionary is trained on, at the least
 SAMPLES = 4000  # and at the most (training takes time in proportion: about 0.05 s for these)
 DICT_BYTES = 112_640  # zstd's default dictionary size
 LEVEL = 3
+UNPACKED = (b"{", b"\x03")  # the first byte of a record stored as it is: JSON, binrec's form (layout 8)
 
 
 class Packer:
@@ -93,7 +95,7 @@ class Packer:
         return self._pack.compress(record) if self._pack is not None else record
 
     def unpack(self, stored: bytes) -> bytes:
-        if stored[:1] == b"{":
+        if stored[:1] in UNPACKED:
             return stored
         if self._unpack is None:
             raise BackendError(

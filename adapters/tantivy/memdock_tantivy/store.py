@@ -5,15 +5,18 @@ The store is `<data dir>/index/` (threads, entries, entities and edges), `<data 
 tantivy's BM25 takes the document count and the average field length over every document of an index: with the
 graph's records beside them, a chunk query ranked as if the corpus were five times larger and its chunks five
 times longer than average, and shared 0.72 of raw tantivy-py's top 10 on the same texts (docs/concepts/ranking.md).
-New stores are version 7: a structural edge's stored record is binary, its ids' hex tails as bytes
-(compact_edges). Since version 6 the hash that ends an id is written shorter in its terms (keys); since version 5 a
-structural edge's stored record is its type, ends, thread and source kind, its id put back from them when read
-(compact_edges); since version 4 a chunk's stored record is compressed with the store's zstd dictionary (packed);
-since version 3 an entry's text may be held by its chunks alone (text_once), and field norms are kept for ranked
-fields only (store_layout). A version 6 store (edges' records as text), 5 (ids as terms as they are), 4 (edges
-stored as JSON), 3 (chunks stored as JSON), 2 (every entry's body stored) or 1 (one index for every kind) is still
-read and written as it is. A directory with index files but no marker, or with a marker from a newer adapter, is
-refused and left as it was.
+New stores are version 8: threads', entries', entities' and chunks' stored records are binary, an id's hex tail as
+its 8 bytes, a chunk's id made again from its entry, position and text (binrec), and an entry whose chunks overlap
+but hold all of its body is stored without it (text_once.SPANS). Since version 7 a structural edge's stored record
+is binary, its ids' hex tails as bytes (compact_edges); since version 6 the hash that ends an id is written shorter
+in its terms (keys); since version 5 a structural edge's stored record is its type, ends, thread and source kind,
+its id put back from them when read (compact_edges); since version 4 a chunk's stored record is compressed with the
+store's zstd dictionary (packed); since version 3 an entry's text may be held by its chunks alone (text_once), and
+field norms are kept for ranked fields only (store_layout). A version 7 store (other records than structural
+edges' as JSON, an entry whose chunks overlap stored with its body), 6 (edges' records as text), 5 (ids as terms as
+they are), 4 (edges stored as JSON), 3 (chunks stored as JSON), 2 (every entry's body stored) or 1 (one index for
+every kind) is still read and written as it is. A directory with index files but no marker, or with a marker from
+a newer adapter, is refused and left as it was.
 """
 
 from __future__ import annotations
@@ -30,13 +33,14 @@ from . import docs, keys, store_layout
 from .packed import Packer
 from .settings import Settings
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 ONE_INDEX = 1  # the schema version whose chunks share the graph's index
 TEXT_ONCE = 3  # from this version an entry's text may be stored in its chunks only (text_once)
 PACKED = 4  # from this version chunks' stored records may be compressed with the store's dictionary (packed)
 COMPACT_EDGES = 5  # from this version structural edges may be stored in compact_edges' form
 COMPACT_IDS = 6  # from this version the id fields hold keys.compact's terms
 BINARY_EDGES = 7  # from this version structural edges may be stored in compact_edges' binary form
+BINARY_RECORDS = 8  # from this version every other record is stored in binrec's binary form
 MARKER = "memdock-tantivy.json"
 INDEX_DIR = "index"
 CHUNKS_DIR = "chunks"
@@ -117,7 +121,8 @@ def older(version: int) -> str:
     return (
         f"store layout {version}, read and written as it is; this adapter writes layout {SCHEMA_VERSION} "
         "(entries' text held once, by their chunks, compressed with a zstd dictionary; structural edges stored "
-        "compactly, in binary; ids' hashes written shorter in their terms) into new stores: "
+        "compactly, in binary, and every other record in binary; ids' hashes written shorter in their terms) "
+        "into new stores: "
         "`memdock migrate -b tantivy --data-dir OLD "
         "--to tantivy --to-data-dir NEW` copies it into one"
     )
@@ -194,7 +199,7 @@ class Indexes:
         self.graph, self.chunks, self.version, self.packer = graph, chunks, version, packer
         self.all = [graph] if chunks is graph else [graph, chunks]
         self.schema = graph.schema
-        self.keys = keys.Keys(self.schema, compact=version >= COMPACT_IDS)
+        self.keys = keys.Keys(self.schema, compact=version >= COMPACT_IDS, records=version >= BINARY_RECORDS)
 
     def of(self, kind: str | None) -> tantivy.Index:
         return self.chunks if kind == "chunk" else self.graph

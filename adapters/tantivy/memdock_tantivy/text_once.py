@@ -1,5 +1,12 @@
 """The text once (layout 3): an entry whose chunks' bodies, joined in position order, are exactly its body is
-stored without it (`in_chunks` in its stored record) and read back by joining them.
+stored without it (`in_chunks` true in its stored record) and read back by joining them.
+
+Layout 8 also stores without its body an entry whose chunks overlap (the chunker's windows share text at their
+edges) but still hold all of it: each chunk's body is the entry's body from the chunk's `start` to its `end`, the
+first starts at 0, each starts no later than the one before ends, and the last ends with the body. Its flag is
+SPANS (2), and it is read back by joining each chunk's body less what the chunks before it already gave. On the
+20 MB of watercooler markdown of bench/peers.py those entries (1,655 of 11,335, most of the text) kept 13.4 MB of
+bodies in the graph's doc store before.
 
 The entry's words are still indexed (search_nodes ranks on them); only the stored copy goes. Whether the chunks
 join to the body is known once a run's chunks have been seen, so `Held` keeps the run's entries (up to HELD_CHARS
@@ -15,6 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 FLAG = "in_chunks"
+JOINED, SPANS = 1, 2  # how an entry's chunks hold its body: end to end (stored as true), or overlapping (layout 8)
 HELD_CHARS = 64_000_000  # entries' bodies held in memory until the run's chunks are done
 
 
@@ -24,8 +32,16 @@ def chunk_body(r: dict[str, Any]) -> str:
     return text[len(header) + 1 :] if header and text.startswith(header + "\n") else text
 
 
-def joined(chunks: Iterable[dict[str, Any]]) -> str:
-    return "".join(chunk_body(c) for c in sorted(chunks, key=lambda c: c["position"]))
+def joined(chunks: Iterable[dict[str, Any]], spans: bool = False) -> str:
+    """The body CHUNKS hold: their bodies end to end, or (SPANS) each less what the ones before it gave."""
+    ordered = sorted(chunks, key=lambda c: c["position"])
+    if not spans:
+        return "".join(chunk_body(c) for c in ordered)
+    out, end = [], 0
+    for c in ordered:
+        out.append(chunk_body(c)[end - c["start"] :])
+        end = c["end"]
+    return "".join(out)
 
 
 def fill(recs: list[dict[str, Any]], chunks_of) -> None:
@@ -37,7 +53,7 @@ def fill(recs: list[dict[str, Any]], chunks_of) -> None:
     for c in chunks_of(sorted(need)):
         parts.setdefault(c["entry_id"], []).append(c)
     for entry_id, rec in need.items():
-        rec["body"] = joined(parts[entry_id])
+        rec["body"] = joined(parts[entry_id], rec[FLAG] == SPANS)
 
 
 def with_body(rec: dict[str, Any]) -> dict[str, Any]:
@@ -49,16 +65,31 @@ def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 
-def _covers(body: str, parts: list[dict[str, Any]]) -> bool:
-    """Whether PARTS (length and digest of each chunk body, no digest where the chunk body is BODY itself), in
-    position order, are BODY exactly."""
-    at = 0
-    for p in sorted(parts, key=lambda p: p["position"]):
-        piece = body[at : at + p["length"]]
-        if piece != body if p["digest"] is None else _digest(piece) != p["digest"]:
-            return False
+def _matches(piece: str, body: str, digest: bytes | None) -> bool:
+    """Whether PIECE is the chunk body a part noted: BODY itself where it kept no digest, else by its digest."""
+    return piece == body if digest is None else _digest(piece) == digest
+
+
+def _covers(body: str, parts: list[dict[str, Any]]) -> int:
+    """How PARTS (length, digest, start and end of each chunk body), in position order, hold BODY: JOINED (end to
+    end), SPANS (overlapping, each the body from its start to its end), or 0 (not all of it, or not exactly)."""
+    ordered, at = sorted(parts, key=lambda p: p["position"]), 0
+    for p in ordered:
+        if not _matches(body[at : at + p["length"]], body, p["digest"]):
+            break
         at += p["length"]
-    return at == len(body)
+    else:
+        if at == len(body):
+            return JOINED
+    end = 0
+    for p in ordered:
+        start, stop = p["start"], p["end"]
+        if type(start) is not int or type(stop) is not int or not 0 <= start <= end <= stop:
+            return 0
+        if stop - start != p["length"] or not _matches(body[start:stop], body, p["digest"]):
+            return 0
+        end = stop
+    return SPANS if end == len(body) else 0
 
 
 class Held:
@@ -87,17 +118,25 @@ class Held:
             # a chunk that is its entry's whole body (every short note) is compared as text, held already: no digest
             digest = None if body == entry["body"] else _digest(body)
             self.parts.setdefault(chunk["entry_id"], []).append(
-                {"id": chunk["id"], "position": chunk["position"], "length": len(body), "digest": digest}
+                {
+                    "id": chunk["id"],
+                    "position": chunk["position"],
+                    "length": len(body),
+                    "digest": digest,
+                    "start": chunk.get("start"),
+                    "end": chunk.get("end"),
+                }
             )
 
-    def release(self, stored_chunks) -> list[tuple[dict[str, Any], bool]]:
-        """Each held entry and whether its chunks hold its text; STORED_CHUNKS(entry ids) gives the chunks already
-        stored for those entries (any not sent again in this run stays, so the entry keeps its body)."""
+    def release(self, stored_chunks) -> list[tuple[dict[str, Any], int]]:
+        """Each held entry and how its chunks hold its text (JOINED, SPANS, 0: they do not); STORED_CHUNKS(entry
+        ids) gives the chunks already stored for those entries (any not sent again in this run stays, so the entry
+        keeps its body)."""
         entries, self.entries, self.chars = self.entries, {}, 0
         parts, self.parts = self.parts, {}
-        joins = {i for i, r in entries.items() if i in parts and _covers(r["body"], parts[i])}
+        joins = {i: how for i, r in entries.items() if i in parts and (how := _covers(r["body"], parts[i]))}
         sent = {p["id"] for i in joins for p in parts[i]}
         for c in stored_chunks(sorted(joins)) if joins else []:
             if c["id"] not in sent:
-                joins.discard(c["entry_id"])
-        return [(r, i in joins) for i, r in entries.items()]
+                joins.pop(c["entry_id"], None)
+        return [(r, joins.get(i, 0)) for i, r in entries.items()]

@@ -1,0 +1,202 @@
+"""Threads', entries', entities' and chunks' stored records in binary (layout 8).
+
+Layouts 1-7 store these records as JSON: every record spells its keys, and the hash that ends an id as 16 hex
+digits, which neither tantivy's lz4 blocks (the graph's records) nor the chunks' zstd dictionary (packed) shorten
+much. Layout 8 writes each field as a byte naming its key (KEYS; 0 and the key spelled out for any other), a byte
+naming its value's type, and the value: a string behind its length, an id's hex tail as the 8 bytes it spells, an
+integer as a varint, true / false / null as the type alone, anything else (a float, a list, an object) as JSON.
+A chunk's id, when it is the one the core's chunker makes from its entry, position and text
+(`chunk:` + digest(entry id, position, content hash of the text)), is not stored but made again when read.
+
+Fields keep their order, so a record reads back as the dict that was stored, key for key. A record starts with
+MARK (JSON starts with `{`, a zstd frame with 0x28, compact_edges' records with 0x01 or 0x02); a chunk's is then
+packed as before. Both forms are read whatever the layout; a store writes its layout's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from typing import Any
+
+import orjson
+
+MARK = b"\x03"
+KEYS = (
+    "kind",
+    "id",
+    "thread_id",
+    "entry_id",
+    "position",
+    "text",
+    "start",
+    "end",
+    "header",
+    "author",
+    "role",
+    "entry_type",
+    "event_time",
+    "source",
+    "source_line",
+    "title",
+    "in_chunks",
+    "name",
+    "entity_type",
+    "aliases",
+    "format",
+    "topic",
+    "status",
+    "ball",
+    "source_kind",
+    "body",
+    "metadata",
+    "type",
+    "source_id",
+    "target_id",
+    "fact",
+    "weight",
+)
+_CODE = {k: i + 1 for i, k in enumerate(KEYS)}
+STR, HEX_ID, INT, NEG, TRUE, FALSE, NONE, JSON, MADE_ID = range(9)
+_HEX = frozenset("0123456789abcdef")
+_CONSTANTS = {TRUE: True, FALSE: False, NONE: None}
+
+
+def _varint(n: int) -> bytes:
+    if n < 0x80:
+        return bytes((n,))
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _read_varint(raw: bytes, at: int) -> tuple[int, int]:
+    n = shift = 0
+    while True:
+        byte = raw[at]
+        at += 1
+        n |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return n, at
+
+
+def chunk_id(entry_id: str, position: int, text: str) -> str:
+    """The id the core's chunker gives the chunk of ENTRY_ID at POSITION holding TEXT (memdock.ids.digest of the
+    entry id, the position and the text's content hash): written out here, so that the stored form does not
+    change with the core's."""
+    content = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    return "chunk:" + hashlib.sha256(f"{entry_id}\x1f{position}\x1f{content}".encode()).hexdigest()[:16]
+
+
+_KEY = {k: bytes((i,)) for k, i in _CODE.items()}
+_INTS = [bytes((INT,)) + _varint(n) for n in range(4096)]
+_SIMPLE = {True: bytes((TRUE,)), False: bytes((FALSE,)), None: bytes((NONE,))}
+_MADE = bytes((MADE_ID,))
+
+
+def _key(key: str) -> bytes:
+    return _KEY.get(key) or b"\0" + _varint(len(raw := key.encode())) + raw
+
+
+def _other(value: Any) -> bytes:
+    """A value that is not a string: an integer, true / false / null, or JSON."""
+    if type(value) is int:
+        if 0 <= value < 4096:
+            return _INTS[value]
+        return bytes((INT,)) + _varint(value) if value >= 0 else bytes((NEG,)) + _varint(-value)
+    if value is True or value is False or value is None:
+        return _SIMPLE[value]
+    raw = orjson.dumps(value)
+    return bytes((JSON,)) + _varint(len(raw)) + raw
+
+
+def _made(fields: dict[str, Any]) -> bool:
+    """Whether FIELDS are a chunk's whose id is the one the chunker makes (`chunk_id`)."""
+    entry, position, text = fields.get("entry_id"), fields.get("position"), fields.get("text")
+    if not isinstance(entry, str) or not isinstance(text, str) or type(position) is not int:
+        return False
+    return fields.get("id") == chunk_id(entry, position, text)
+
+
+@lru_cache(maxsize=65536)  # kinds, threads, authors, sources: a run names each in many records
+def _field(key: str, value: str) -> bytes:
+    """KEY and its string VALUE (an id's hex tail as its 8 bytes, anything else as UTF-8, behind its length)."""
+    if len(value) > 17 and value[-17] == ":" and _HEX.issuperset(value[-16:]):
+        head = value[:-16].encode()
+        return _key(key) + bytes((HEX_ID,)) + _varint(len(head)) + head + bytes.fromhex(value[-16:])
+    raw = value.encode()
+    return _key(key) + bytes((STR,)) + _varint(len(raw)) + raw
+
+
+def encode(fields: dict[str, Any]) -> bytes:
+    """FIELDS (a stored record, `kind` included; string keys) in binary."""
+    made = fields.get("kind") == "chunk" and _made(fields)
+    out = [MARK]
+    for key, value in fields.items():
+        if made and key == "id":
+            out.append(_key(key) + _MADE)
+        elif type(value) is str:
+            if len(value) < 200:
+                out.append(_field(key, value))
+            else:
+                raw = value.encode()
+                out.append(_key(key) + bytes((STR,)) + _varint(len(raw)) + raw)
+        else:
+            out.append(_key(key) + _other(value))
+    return b"".join(out)
+
+
+def _long(raw: bytes, at: int, kind: int) -> tuple[Any, int]:
+    """The value of type KIND at offset AT of RAW (after its type byte) when it is not a short string or id."""
+    n, at = _read_varint(raw, at)
+    if kind in (INT, NEG):
+        return n if kind == INT else -n, at
+    if kind not in (STR, HEX_ID, JSON) or at + n + 8 * (kind == HEX_ID) > len(raw):
+        raise ValueError(f"a binary record with an unknown or cut value: {raw[:120]!r}")
+    if kind == JSON:
+        return orjson.loads(raw[at : at + n]), at + n
+    if kind == HEX_ID:
+        return raw[at : at + n].decode() + raw[at + n : at + n + 8].hex(), at + n + 8
+    return raw[at : at + n].decode(), at + n
+
+
+def _fields(raw: bytes) -> tuple[dict[str, Any], bool]:
+    """The fields of RAW, and whether its id is to be made."""
+    out: dict[str, Any] = {}
+    at, end, made = 1, len(raw), False
+    while at < end:
+        code, kind = raw[at], raw[at + 1]
+        if code:
+            key, at = KEYS[code - 1], at + 2
+        else:
+            n, at = _read_varint(raw, at + 1)
+            key, at = raw[at : at + n].decode(), at + n
+            kind, at = raw[at], at + 1
+        n = raw[at] if at < end else 0x80  # a length under 128: one byte
+        if kind == STR and n < 0x80 and at + 1 + n <= end:
+            out[key], at = raw[at + 1 : at + 1 + n].decode(), at + 1 + n
+        elif kind == HEX_ID and n < 0x80 and at + 9 + n <= end:
+            at += 1 + n
+            out[key], at = raw[at - n : at].decode() + raw[at : at + 8].hex(), at + 8
+        elif kind in _CONSTANTS:
+            out[key] = _CONSTANTS[kind]
+        elif kind == MADE_ID:
+            out[key], made = None, True
+        else:
+            out[key], at = _long(raw, at, kind)
+    return out, made
+
+
+def decode(raw: bytes) -> dict[str, Any]:
+    """The record `encode` was given, its fields in their order."""
+    try:
+        out, made = _fields(raw)
+        if made:
+            out["id"] = chunk_id(out["entry_id"], out["position"], out["text"])
+    except (IndexError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"a binary record cut short or unreadable ({exc!r}): {raw[:120]!r}") from None
+    return out
