@@ -67,3 +67,15 @@ class Writer:
     def rollback(self):
         events.append("rollback")
 """
+
+
+def but_nodes(answers: dict[str, Any]) -> dict[str, Any]:
+    """ANSWERS less search_nodes' (the keys "nodes ..."), to compare a store of layout 8 or later with an older one:
+    from layout 8 an entry its chunks hold is found through them, ranked by its title or its best chunk
+    (test_tantivy_chunked_entries.py), so those answers differ by design."""
+    return {k: v for k, v in answers.items() if not k.startswith("nodes ")}
+
+
+def chunk_files(files: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The chunks index's part of `index_files`: from layout 8 the graph's postings lack the bodies chunks hold."""
+    return {k: v for k, v in files.items() if k.startswith("chunks/")}

@@ -25,6 +25,7 @@ class Packer:
 
 class Indexes:
     keys = Keys(None, compact=True)
+    version = 8
     packer = Packer()
 
 class Reader:

@@ -20,6 +20,7 @@ from memdock_tantivy.keys import Keys
     + r"""
 class Indexes:
     keys = Keys(None, compact=True)
+    version = 8
 
 class Reader:
     num_docs = int(sys.argv[2])

@@ -119,9 +119,11 @@ def entity_doc(r: dict[str, Any], keys: Keys) -> tantivy.Document:
     return _made(fields, keys)
 
 
-def entry_doc(r: dict[str, Any], keys: Keys, in_chunks: int = 0) -> tantivy.Document:
-    """IN_CHUNKS (text_once.JOINED or, in a layout 8 store, SPANS): the body is indexed, and stored only in the
-    entry's chunks (text_once); a layout before 8 stores an entry its chunks hold as SPANS with its body."""
+def entry_doc(r: dict[str, Any], keys: Keys, in_chunks: int = 0, *, searched: bool = True) -> tantivy.Document:
+    """IN_CHUNKS (text_once.JOINED or, in a layout 8 store, SPANS): the body is stored only in the entry's chunks
+    (text_once); a layout before 8 stores an entry its chunks hold as SPANS with its body. SEARCHED: the body is
+    indexed too; otherwise the entry is found by its title here and by its body through its chunks
+    (store.CHUNKED_ENTRIES)."""
     if in_chunks == text_once.SPANS and not keys.records:
         in_chunks = 0
     flag = True if in_chunks == text_once.JOINED else in_chunks
@@ -130,7 +132,8 @@ def entry_doc(r: dict[str, Any], keys: Keys, in_chunks: int = 0) -> tantivy.Docu
     fields["thread_id"] = keys.id_term(r["thread_id"])
     _filters(fields, r)
     fields["name"] = r.get("title", "")
-    fields["text"] = r["body"]
+    if searched:
+        fields["text"] = r["body"]
     return _made(fields, keys)
 
 

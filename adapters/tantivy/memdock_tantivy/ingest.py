@@ -21,7 +21,7 @@ from memdock.sdk import facts as sdk_facts
 from . import docs, facts, implied, packed, text_once
 from .reader import Reader
 from .settings import BATCH
-from .store import Writers
+from .store import CHUNKED_ENTRIES, Writers
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
 TYPE_FLUSH = 1000  # at a change of record type, flush what is pending once it is this many records (a stream's
@@ -83,6 +83,7 @@ class Ingest:
         self.compact = compact_edges  # layout 5 (7: binary): structural edges stored in compact_edges' form
         self._phrases: sdk_facts.Phrases = {}  # what facts said of each node, while no node is written
         self.keys = reader.indexes.keys
+        self.chunked_entries = reader.indexes.version >= CHUNKED_ENTRIES  # bodies its chunks hold not indexed
 
     def _fresh(self) -> Reader:
         if self._stale:
@@ -171,7 +172,8 @@ class Ingest:
             return
         stored = (lambda ids: self._fresh().where("entry_id", ids, kind="chunk")) if self.replace else lambda ids: []
         for r, in_chunks in self.held.release(stored):
-            self._pending.append(("entry", r["id"], docs.entry_doc(r, self.keys, in_chunks)))
+            doc = docs.entry_doc(r, self.keys, in_chunks, searched=not (in_chunks and self.chunked_entries))
+            self._pending.append(("entry", r["id"], doc))
 
     def finish(self) -> None:
         """After the last `run()`: add what is held, commit what is pending."""

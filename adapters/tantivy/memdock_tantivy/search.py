@@ -7,13 +7,14 @@ from typing import Any
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import group_ids, limit_of, query_text, record_id
 
-from . import hits, queries
+from . import hits, queries, store
 from .reader import Reader
 
 NO_WORDS = "the query has no searchable words"
 NEIGHBOURS = 50
 CHUNK_FIELDS = {"head": queries.HEADER_BOOST, "body": 1.0}
 NODE_FIELDS = {"name": queries.HEADER_BOOST, "text": 1.0}
+CHUNKS_PER_HIT = 5  # entries found through their chunks: the first LIMIT distinct among the best 5 * LIMIT chunks
 
 
 def _answer(found: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
@@ -49,7 +50,9 @@ def search_nodes(
     """Threads, entries and entities whose name or text matches; entries only when EPISODES.
 
     A group (thread) restricts threads and entries to it; entities, which belong to no thread, are kept only
-    when an edge of that thread mentions them."""
+    when an edge of that thread mentions them. In a store of layout 8 or later an entry whose chunks hold its text
+    is indexed by its title only, and found through its chunks as well: it ranks by its title's BM25 or its best
+    chunk's, whichever is better (as the sqlite adapter ranks entries)."""
     terms, limit, groups = words.terms(query_text(params)), limit_of(params), group_ids(params)
     if not terms:
         return _answer([], reason=NO_WORDS)
@@ -65,12 +68,41 @@ def search_nodes(
         required.append(in_group)
     q = queries.combine(queries.text_query(reader.schema, terms, NODE_FIELDS), required)
     ranked = reader.search(q, limit)
+    if reader.indexes.version >= store.CHUNKED_ENTRIES:
+        ranked = _better(ranked, _entries_by_chunk(reader, terms, limit, groups), limit)
     return _answer(
         [
             hits.node_hit(rec, queries.score(s), rank, as_episode=episodes, extra={"bm25": s})
             for rank, (s, rec) in enumerate(ranked, 1)
         ]
     )
+
+
+def _entries_by_chunk(
+    reader: Reader, terms: list[str], limit: int, groups: list[str] | None
+) -> list[tuple[float, dict[str, Any]]]:
+    """The entries whose chunks match best, each with its best chunk's BM25 (in GROUPS' threads when given)."""
+    required = [queries.key(reader.keys, "thread_id", groups)] if groups else []
+    q = queries.combine(queries.text_query(reader.schema, terms, CHUNK_FIELDS), required)
+    best: dict[str, float] = {}
+    for s, rec in reader.search(q, CHUNKS_PER_HIT * limit, chunks=True):
+        if rec["entry_id"] not in best and len(best) < limit:
+            best[rec["entry_id"]] = s
+    if not best:
+        return []
+    entries = {r["id"]: r for r in reader.every(queries.key(reader.keys, "id", list(best)), "entry")}
+    return [(s, entries[i]) for i, s in best.items() if i in entries]
+
+
+def _better(
+    ranked: list[tuple[float, dict[str, Any]]], more: list[tuple[float, dict[str, Any]]], limit: int
+) -> list[tuple[float, dict[str, Any]]]:
+    """RANKED and MORE as one ranking, each node once with its better score (ties in the order given)."""
+    found = {rec["id"]: (s, rec) for s, rec in ranked}
+    for s, rec in more:
+        if rec["id"] not in found or s > found[rec["id"]][0]:
+            found[rec["id"]] = (s, rec)
+    return sorted(found.values(), key=lambda hit: -hit[0])[:limit]
 
 
 def search_facts(reader: Reader, words: queries.Words, params: dict[str, Any]) -> dict[str, Any]:

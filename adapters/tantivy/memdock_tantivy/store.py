@@ -41,6 +41,7 @@ COMPACT_EDGES = 5  # from this version structural edges may be stored in compact
 COMPACT_IDS = 6  # from this version the id fields hold keys.compact's terms
 BINARY_EDGES = 7  # from this version structural edges may be stored in compact_edges' binary form
 BINARY_RECORDS = 8  # from this version every other record is stored in binrec's binary form
+CHUNKED_ENTRIES = 8  # from this version an entry its chunks hold is searched through them, its body not indexed
 MARKER = "memdock-tantivy.json"
 INDEX_DIR = "index"
 CHUNKS_DIR = "chunks"

@@ -1,0 +1,127 @@
+"""Layout 8: an entry whose chunks hold its text is indexed in the graph by its title only and found through its
+chunks, so its words are indexed once. search_nodes and search_episodes rank it by its title's BM25 or its best
+chunk's, whichever is better (as the sqlite adapter ranks entries); an entry whose chunks do not hold its text keeps
+its body indexed in the graph."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tantivy_support import backend, gate, in_adapter
+
+from memdock.bundle import BundleWriter
+from memdock.ids import content_hash
+
+pytestmark = gate
+
+T0 = "2026-01-05T10:00:00Z"
+# entry id, thread, title, body; e:own's chunk does not hold its body (another text), so the graph indexes it
+ENTRIES = [
+    ("e:calib", "thread:lab", "", "Ana calibrated the quartz sensors before the humidity run."),
+    ("e:vents", "thread:lab", "Humidity log", "Bo logged humidity spikes near the vents, humidity again at noon."),
+    ("e:field", "thread:field", "", "Cy measured humidity in the greenhouse."),
+    ("e:own", "thread:field", "", "Dee wrote the quartz order and the humidity budget."),
+]
+OWN_CHUNK = "Dee wrote the order."
+
+GRAPH_TEXT = """
+import sys, tantivy
+from pathlib import Path
+from memdock_tantivy import docs, store
+graph = store.open_index(Path(sys.argv[1]), write=False).graph
+searcher = graph.searcher()
+q = tantivy.Query.term_query(graph.schema, "text", sys.argv[2])
+for _, addr in searcher.search(q, 100).hits:
+    print(docs.record(searcher.doc(addr))["id"])
+"""
+
+
+def _bundle(path: Path) -> Path:
+    with BundleWriter(path, "chunks") as w:
+        for tid in ("thread:lab", "thread:field"):
+            w.write("thread", {"id": tid, "title": tid.split(":")[1], "ingestion_time": T0})
+        for i, (eid, tid, title, body) in enumerate(ENTRIES):
+            entry = {"id": eid, "thread_id": tid, "position": i, "body": body, "author": "ana", "ingestion_time": T0}
+            w.write("entry", {**entry, **({"title": title} if title else {})})
+        for eid, tid, _, body in ENTRIES:
+            text = OWN_CHUNK if eid == "e:own" else body
+            w.write("chunk", _chunk(eid, tid, text))
+    return path
+
+
+def _chunk(entry_id: str, thread_id: str, text: str) -> dict[str, Any]:
+    return {
+        "id": f"chunk:{entry_id}",
+        "entry_id": entry_id,
+        "thread_id": thread_id,
+        "position": 0,
+        "text": text,
+        "start": 0,
+        "end": len(text),
+        "token_count": len(text.split()),
+        "content_hash": content_hash(text),
+        "event_time": T0,
+    }
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Any:
+    base = tmp_path_factory.mktemp("chunked-entries")
+    b = backend(base / "store")
+    b.call("index", {"bundle": str(_bundle(base / "bundle"))})
+    yield b, base / "store"
+    b.close()
+
+
+def _graph_text(store: Path, term: str) -> set[str]:
+    """The ids of the graph index's documents whose indexed text holds TERM (analysed form)."""
+    return set(in_adapter(GRAPH_TEXT, str(store / "data"), term).split())
+
+
+def _best_chunk_bm25(b: Any, text: str) -> dict[str, float]:
+    best: dict[str, float] = {}
+    for hit in b.call("query", {"text": text, "limit": 50})["hits"]:
+        best.setdefault(hit["provenance"]["entry_id"], hit["extra"]["bm25"])
+    return best
+
+
+def test_only_the_entry_its_chunks_do_not_hold_is_indexed_by_its_body(store) -> None:
+    b, path = store
+    assert b.call("get_node", {"id": "e:calib"})["item"]["text"] == ENTRIES[0][3]  # read back from its chunk
+    assert _graph_text(path, "humid") == {"e:own"}
+    assert _graph_text(path, "quartz") == {"e:own"}
+
+
+def test_an_entry_is_found_through_its_chunks_with_its_best_chunk_s_score(store) -> None:
+    b, _ = store
+    chunks = _best_chunk_bm25(b, "quartz sensors")
+    hits = b.call("search_episodes", {"text": "quartz sensors", "limit": 10})["hits"]
+    by_id = {h["id"]: h for h in hits}
+    assert set(by_id) == {"e:calib", "e:own"}
+    assert by_id["e:calib"]["extra"]["bm25"] == chunks["e:calib"]
+    assert by_id["e:own"]["extra"]["bm25"] > 0  # its body, from the graph: its chunk lacks the words
+    assert [h["rank"] for h in hits] == [1, 2] and hits[0]["score"] >= hits[1]["score"]
+
+
+def test_an_entry_ranks_by_its_title_or_its_best_chunk_whichever_is_better(store) -> None:
+    b, _ = store
+    chunks = _best_chunk_bm25(b, "humidity")
+    hits = b.call("search_nodes", {"text": "humidity", "limit": 10})["hits"]
+    ids = [h["id"] for h in hits]
+    assert len(ids) == len(set(ids)) and {"e:calib", "e:vents", "e:field", "e:own"} <= set(ids)
+    vents = next(h for h in hits if h["id"] == "e:vents")
+    assert vents["extra"]["bm25"] >= chunks["e:vents"]
+    for h in hits:
+        if h["id"] in ("e:calib", "e:field"):
+            assert h["extra"]["bm25"] == chunks[h["id"]]
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+
+
+def test_a_thread_scope_keeps_the_entries_found_through_chunks_in_it(store) -> None:
+    b, _ = store
+    hits = b.call("search_episodes", {"text": "humidity", "limit": 10, "group_ids": ["thread:field"]})["hits"]
+    assert {h["id"] for h in hits} == {"e:field", "e:own"}
+    few = b.call("search_episodes", {"text": "humidity", "limit": 1})["hits"]
+    assert len(few) == 1
