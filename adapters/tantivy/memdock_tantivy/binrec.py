@@ -122,14 +122,17 @@ def _made(fields: dict[str, Any]) -> bool:
     return fields.get("id") == chunk_id(entry, position, text)
 
 
-@lru_cache(maxsize=65536)  # kinds, threads, authors, sources: a run names each in many records
-def _field(key: str, value: str) -> bytes:
+def _string(key: str, value: str) -> bytes:
     """KEY and its string VALUE (an id's hex tail as its 8 bytes, anything else as UTF-8, behind its length)."""
     if len(value) > 17 and value[-17] == ":" and _HEX.issuperset(value[-16:]):
         head = value[:-16].encode()
         return _key(key) + bytes((HEX_ID,)) + _varint(len(head)) + head + bytes.fromhex(value[-16:])
     raw = value.encode()
     return _key(key) + bytes((STR,)) + _varint(len(raw)) + raw
+
+
+_field = lru_cache(maxsize=65536)(_string)  # for REPEATED keys: a run names each value in many records
+REPEATED = frozenset({"kind", "thread_id", "entry_id", "author", "role", "entry_type", "source", "format", "type"})
 
 
 def encode(fields: dict[str, Any]) -> bytes:
@@ -140,11 +143,7 @@ def encode(fields: dict[str, Any]) -> bytes:
         if made and key == "id":
             out.append(_key(key) + _MADE)
         elif type(value) is str:
-            if len(value) < 200:
-                out.append(_field(key, value))
-            else:
-                raw = value.encode()
-                out.append(_key(key) + bytes((STR,)) + _varint(len(raw)) + raw)
+            out.append(_field(key, value) if key in REPEATED else _string(key, value))
         else:
             out.append(_key(key) + _other(value))
     return b"".join(out)
