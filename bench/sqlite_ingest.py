@@ -11,6 +11,12 @@ bodies, CPU to pack them all, CPU µs to read one back, in random order, from a 
     python bench/sqlite_ingest.py --baseline /path/to/other/checkout --reps 2
     python bench/sqlite_ingest.py --blocks --markdown-mb 20
     python bench/sqlite_ingest.py --fts --reps 2
+    python bench/sqlite_ingest.py --sent --baseline /path/to/other/checkout --reps 3
+
+With --sent, instead: what `memdock add notes.jsonl -f jsonl` sends the adapter (its journal segment: entries with
+their implied edges), read into memory first, then given to each checkout's ingest as the adapter's bulk index run
+gives it (implied.Implied, `whole`), in the groups a stream comes in (entries and chunks in turns, GROUP of each):
+the adapter's main-thread CPU seconds (thread time) per phase, the file's pages and free pages before the VACUUM.
 """
 
 from __future__ import annotations
@@ -41,10 +47,12 @@ sys.path[:0] = [tree + "/adapters/sqlite", tree + "/src"]
 from pathlib import Path
 from memdock.bundle.reader import BundleReader
 from memdock_sqlite import bulk, db, facts, ingest
+import inspect
+WHOLE = {"whole": True} if "whole" in inspect.signature(ingest.Ingest).parameters else {}  # as the adapter's bulk run
 reader = BundleReader(bundle, validate=False, sealed=True, checked=True)
 out, clock = {}, time.process_time
 with bulk.load(Path(store)) as conn:
-    run = ingest.Ingest(conn, on_commit=lambda ids: None, batch_size=bulk.BATCH)
+    run = ingest.Ingest(conn, on_commit=lambda ids: None, batch_size=bulk.BATCH, **WHOLE)
     for rtype in [t for t in ingest.ORDER if t in reader.record_types()]:
         t = clock(); run.run(rtype, reader.records(rtype)); out[rtype] = clock() - t
     t = clock(); run.finish()
@@ -57,11 +65,77 @@ print(json.dumps(out))
 """
 
 
-def phases(tree: Path, bundle: Path, store: Path) -> dict[str, float]:
+# --sent: run in a child with TREE's src and adapter; prints {phase: main-thread CPU seconds, ...} as JSON.
+CHILD_SENT = """import inspect, json, sys, time
+tree, bundle, store, group = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+sys.path[:0] = [tree + "/adapters/sqlite", tree + "/adapters/common", tree + "/src"]
+from pathlib import Path
+from memdock.bundle.reader import BundleReader
+from memdock.sdk import gc_pace
+from memdock_sqlite import bulk, db, facts, implied, ingest
+reader = BundleReader(bundle, validate=False, sealed=True, checked=True)
+recs = {t: list(reader.records(t)) for t in ingest.ORDER if t in reader.record_types()}
+WHOLE = {"whole": True} if "whole" in inspect.signature(ingest.Ingest).parameters else {}
+
+def groups():  # threads and entities first, then entries and chunks in turns, as a stream of a notes file
+    for t in ("thread", "entity"):
+        yield from ([(t, iter(recs[t]))] if t in recs else [])
+    entries, chunks = recs.get("entry", []), recs.get("chunk", [])
+    for k in range(0, max(len(entries), len(chunks)), group):
+        yield from (("entry", iter(entries[k : k + group])), ("chunk", iter(chunks[k : k + group])))
+
+out, clock, pages = {}, time.thread_time, {}
+reclaimable = bulk._reclaimable
+def seen(conn):
+    pages.update(pages=conn.execute("PRAGMA page_count").fetchone()[0],
+                 free=conn.execute("PRAGMA freelist_count").fetchone()[0])
+    return reclaimable(conn)
+bulk._reclaimable = seen
+with gc_pace.paced():
+    with bulk.load(Path(store)) as conn, db.transaction(conn, "indexing"):
+        derived = implied.Implied(lambda ids: None)
+        run = ingest.Ingest(conn, on_commit=derived.on_commit, batch_size=bulk.BATCH, **WHOLE)
+        run.implied = derived
+        t = clock()
+        for rtype, records in derived.groups(groups()):
+            run.run(rtype, records)
+            now = clock(); out[rtype] = out.get(rtype, 0) + now - t; t = now
+        derived.release()
+        run.finish()
+        with db.transaction(conn, "indexing"):
+            facts.refresh_unresolved(conn)
+        now = clock(); out["finish"] = now - t; t = now
+    out["put in place"] = clock() - t
+out = {"main": sum(out.values()), **out}
+print(json.dumps({**{k: round(v, 3) for k, v in out.items()}, **pages}))
+"""
+GROUP = 5000  # memdock.sdk.stream.GROUP
+
+
+def phases(tree: Path, bundle: Path, store: Path, child: str = CHILD, *extra: str) -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(tree), str(bundle), str(store)], check=True, capture_output=True, text=True
+        [sys.executable, "-c", child, str(tree), str(bundle), str(store), *extra],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return json.loads(done.stdout)
+
+
+def sent(args: argparse.Namespace, work: Path) -> None:
+    """--sent: the journal segment of a `memdock add` of the notes, ingested by each checkout as described above."""
+    write_notes(work / "notes.jsonl", args.notes)
+    store = work / "added"
+    how = ["add", str(work / "notes.jsonl"), "-f", "jsonl", "-b", "sqlite", "--data-dir", str(store), "-q"]
+    subprocess.run([sys.executable, "-m", "memdock", *how], check=True, stdout=subprocess.DEVNULL)
+    segment = next(p for p in sorted((store / "journal").iterdir()) if p.is_dir())
+    trees = {"this": ROOT, "baseline": args.baseline.resolve()}
+    print(f"{args.notes} notes as `memdock add` sends them, the adapter's main-thread CPU seconds per phase")
+    for rep in range(args.reps):
+        for name, tree in trees.items():
+            got = phases(tree, segment, work / f"{name}-{rep}", CHILD_SENT, str(GROUP))
+            cells = "  ".join(f"{k} {v:5.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in got.items())
+            print(f"rep {rep} {name:8} {cells}", flush=True)
 
 
 FTS_SETTINGS = {  # FTS5 options tried for a first load (https://sqlite.org/fts5.html#fts5_options)
@@ -203,7 +277,15 @@ def main() -> int:
     ap.add_argument("--blocks", action="store_true", help="compare ways of storing chunk bodies instead")
     ap.add_argument("--markdown-mb", type=float, default=0.0, help="with --blocks: markdown besides the notes")
     ap.add_argument("--fts", action="store_true", help="only the chunk texts into FTS5 alone, in each way")
+    ap.add_argument("--sent", action="store_true", help="what `memdock add` sends, as the adapter's run takes it")
+    ap.add_argument("--tmp", type=Path, default=None, help="where the stores go (a temporary directory)")
     args = ap.parse_args()
+    if args.sent:
+        if args.baseline is None:
+            ap.error("--sent needs --baseline")
+        with tempfile.TemporaryDirectory(prefix="sqlite-sent-", dir=args.tmp) as tmp:
+            sent(args, Path(tmp))
+        return 0
     if args.fts:
         from memdock.chunking import chunk_bundle
         from memdock.importers.pipeline import import_corpus

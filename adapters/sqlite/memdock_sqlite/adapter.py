@@ -169,7 +169,7 @@ class SqliteAdapter(Adapter):
             deferred = bulk.Deferred(lambda done: ctx.progress(done, total))
             # one transaction: nothing reads the file before it is in place
             with bulk.load(ctx.data_dir) as conn, db.transaction(conn, "indexing"):
-                run, details = self._ingest(conn, reader, present, deferred, max(size, bulk.BATCH))
+                run, details = self._ingest(conn, reader, present, deferred, max(size, bulk.BATCH), whole=True)
             deferred.report(committed)
         else:
             conn = db.open_writer(ctx.data_dir)
@@ -210,10 +210,11 @@ class SqliteAdapter(Adapter):
         held.report(committed)
         return done
 
-    def _ingest(self, conn: sqlite3.Connection, reader, present, on_commit, size: int):
-        """Every record of READER into CONN, then what follows from them (node text, late facts)."""
+    def _ingest(self, conn: sqlite3.Connection, reader, present, on_commit, size: int, *, whole: bool = False):
+        """Every record of READER into CONN, then what follows from them (node text, late facts); WHOLE: kept all
+        or none (ingest.Ingest)."""
         derived = implied.Implied(on_commit)
-        run = ingest.Ingest(conn, on_commit=derived.on_commit, batch_size=size)
+        run = ingest.Ingest(conn, on_commit=derived.on_commit, batch_size=size, whole=whole)
         run.implied = derived
         for rtype, records in derived.groups(record_groups(reader, present)):
             self._sql(run.run, rtype, records)

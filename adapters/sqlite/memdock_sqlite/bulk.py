@@ -56,11 +56,11 @@ def load(data_dir: Path) -> Iterator[sqlite3.Connection]:
     _discard(loading)
     conn = db.open_writer(data_dir, loading=loading)
     try:
-        for name in db.CHUNK_INDEXES:  # built by the run once its rows are in (ingest.Ingest._built)
-            conn.execute(f"DROP INDEX {name}")
+        for name in db.LOAD_INDEXES:  # built by the run once its rows are in (ingest.Ingest._built)
+            conn.execute(f"DROP {'TRIGGER' if name in db.LOAD_TRIGGERS else 'INDEX'} {name}")
         yield conn
         with disk_full_as_error(loading, "putting the loaded database in place"):
-            for sql in first_load.missing_indexes(conn):  # a load that ran no Ingest to its end
+            for sql in first_load.missing_indexes(conn).values():  # a load that ran no Ingest to its end
                 conn.execute(sql)
             db.merge_fts(conn)
             if _reclaimable(conn):
@@ -80,11 +80,14 @@ def load(data_dir: Path) -> Iterator[sqlite3.Connection]:
 
 def _reclaimable(conn: sqlite3.Connection) -> bool:
     """Whether VACUUM gives pages back: free pages (FTS5 segments merged away, text blocks swept), or node rows,
-    whose pages entries' texts left to their chunks leave part-empty. A load of chunks alone into one FTS5 segment
-    leaves neither (its secondary indexes are built whole at its end): VACUUM would copy every page of it again
-    (0.11 CPU s on bench/peers.py's 100k chunks) for 0.2 % of the pages (the id index, filled in id order)."""
+    whose pages entries' texts left to their chunks leave part-empty, unless the load never wrote those texts
+    (db.set_loose, first_load.FirstLoad.unwritten). A load of chunks alone into one FTS5 segment leaves neither
+    (its secondary indexes are built whole at its end): VACUUM would copy every page of it again (0.11 CPU s on
+    bench/peers.py's 100k chunks) for 0.2 % of the pages (the id index, filled in id order)."""
     if conn.execute("PRAGMA freelist_count").fetchone()[0]:
         return True
+    if not getattr(conn, "loose", True):
+        return False
     return conn.execute("SELECT 1 FROM node_rows LIMIT 1").fetchone() is not None
 
 

@@ -227,11 +227,23 @@ _NODE_COLUMNS = (
 )
 CHUNK_INDEXES = ("chunks_entry", "chunks_own_thread", "chunks_block")
 """chunk_rows' secondary indexes: a bulk load builds them once its rows are in (first_load.missing_indexes)."""
+LATE_INDEXES = ("links_key24", "links_source", "links_target", "nodes_thread", "nodes_unindexed")
+"""The links' and node_rows' secondary indexes, which a bulk load builds once its nodes are indexed: from the sorted
+rows at the end, instead of row by row as the links (random keys) go in and as every pending node goes in and out of
+nodes_unindexed (first_load.missing_indexes; `python bench/sqlite_ingest.py --sent`)."""
+LOAD_TRIGGERS = ("nodes_au",)
+"""Triggers a bulk load adds once its rows are in, before its nodes are indexed: nodes_au does nothing before (no
+node is indexed), and while it is there every insert into node_rows opens a statement journal, whose savepoint makes
+FTS5 write out the chunk terms it holds: a segment for each group of entries a stream sends between chunks, merged
+again at the end (db.merge_fts), leaving free pages that cost a VACUUM."""
+LOAD_INDEXES = CHUNK_INDEXES + LOAD_TRIGGERS + LATE_INDEXES
+"""What a bulk load leaves out of the schema while its rows go in (bulk.load), in the order it is made again."""
 
 
 def index_sql(name: str) -> str:
-    """DDL's statement that creates the index NAME."""
-    return next(s for s in _statements(DDL) if s.startswith(f"CREATE INDEX IF NOT EXISTS {name} "))
+    """DDL's statement that creates the index (or trigger) NAME."""
+    heads = (f"CREATE INDEX IF NOT EXISTS {name} ", f"CREATE TRIGGER IF NOT EXISTS {name} ")
+    return next(s for s in _statements(DDL) if s.startswith(heads))
 
 
 @contextlib.contextmanager
@@ -414,9 +426,18 @@ def open_db(data_dir: Path, *, write: bool, loading: Path | None = None) -> sqli
 
 
 class Connection(sqlite3.Connection):
-    """A connection that can keep what is read once per connection (link_facts.py: the links' facts' words)."""
+    """A connection that can keep what is read once per connection (link_facts.py: the links' facts' words), and
+    whether its writes may have left pages part-empty (`set_loose`)."""
 
     link_facts: Any = None
+    loose: bool = True
+
+
+def set_loose(conn: sqlite3.Connection, loose: bool) -> None:
+    """Mark whether CONN's writes may have left node_rows' pages part-empty (an entry's text written, then left to
+    its chunks): a bulk load that did not gives no page back by a VACUUM but free ones (bulk._reclaimable)."""
+    if isinstance(conn, Connection):
+        conn.loose = loose
 
 
 def _connect(uri: str) -> sqlite3.Connection:

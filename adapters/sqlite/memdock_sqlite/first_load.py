@@ -1,11 +1,11 @@
 """What an index run into an empty store knows without asking the database: every row in it is one it wrote.
 
 A run that starts with no node, chunk, edge or link stored (a bulk load into a new file, or a first run into an
-empty database) keeps, as it writes, what it would otherwise read back: the rowid each chunk gets, the fields of
-each entry its chunks inherit, and whether an entry's chunks join to its text (db.JOINS: then node_rows need not
-hold it). Each answer is one the database would give, since nothing but this run wrote to it; where the run sends
-something twice (an id again, a chunk out of position order, a chunk before its entry) the answer is left to the
-database (`Joins.unknown`).
+empty database) keeps, as it writes, what it would otherwise read back: the rowid each chunk and node gets, the
+fields of each entry its chunks inherit, and whether an entry's chunks join to its text (db.JOINS: then node_rows
+need not hold it). Each answer is one the database would give, since nothing but this run wrote to it; where the
+run sends something twice (an id again, a chunk out of position order, a chunk before its entry) the answer is left
+to the database (`Joins.unknown`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from . import db
 
+Row = tuple[Any, ...]
 Fields = tuple[Any, Any, Any, Any]  # an entry's author, role, entry_type, event_time as stored
 HELD_BYTES = 64 << 20  # entries' texts held until their chunks are checked; past it, the database checks
 
@@ -25,12 +26,13 @@ def empty(conn: sqlite3.Connection) -> bool:
     return not any(conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() for t in tables)
 
 
-def missing_indexes(conn: sqlite3.Connection) -> list[str]:
-    """The statements that create those of chunk_rows' secondary indexes CONN's store lacks: a bulk load leaves them
-    out (bulk.load) for the run to build once its rows are in, from the sorted rows, instead of entry by entry as
-    each row goes in (`python bench/sqlite_chunk_load.py`)."""
-    have = {name for (name,) in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'index'")}
-    return [db.index_sql(name) for name in db.CHUNK_INDEXES if name not in have]
+def missing_indexes(conn: sqlite3.Connection) -> dict[str, str]:
+    """The statements that create those of the secondary indexes of chunk_rows, links and node_rows (and the
+    triggers, db.LOAD_TRIGGERS) CONN's store lacks (db.LOAD_INDEXES), by name: a bulk load leaves them out
+    (bulk.load) for the run to build once its rows are in, from the sorted rows, instead of row by row as each goes
+    in (`python bench/sqlite_chunk_load.py`)."""
+    have = {name for (name,) in conn.execute("SELECT name FROM sqlite_schema WHERE type IN ('index', 'trigger')")}
+    return {name: db.index_sql(name) for name in db.LOAD_INDEXES if name not in have}
 
 
 class Joins:
@@ -97,9 +99,53 @@ class Joins:
 
 class FirstLoad:
     """The rows an index run into an empty store wrote, as far as later batches of the run ask about them. Valid
-    while no id comes twice (Ingest drops it at the first that does)."""
+    while no id comes twice (Ingest drops it at the first that does).
 
-    def __init__(self) -> None:
+    In a WHOLE run (one kept all or none: a bulk load), an entry whose text `Joins` holds goes into node_rows
+    without it (NULL, what node_rows holds of an entry its chunks spell): the text is kept here (`unwritten`, up to
+    HELD_BYTES) and written at `write_back`, before anything reads it, unless the entry's chunks join to it. Their
+    texts then never fill node_rows' pages only to leave them part-empty, and the load needs no VACUUM for them
+    (db.set_loose)."""
+
+    def __init__(self, whole: bool = False) -> None:
         self.fields: dict[str, dict[str, Any]] = {}  # node id: what its chunks inherit or compare with, as stored
+        self.rowids: dict[str, int] = {}  # node id: its rowid (what implied links join)
         self.chunks: set[str] = set()
         self.joins = Joins()
+        self.whole = whole
+        self.unwritten: dict[str, str] = {}  # entry: its text, which its node row does not hold (yet)
+        self.unwritten_bytes = 0
+        self.written: set[str] = set()  # a whole run's entries whose rows hold their texts
+
+    def left_out(self, rows: list[Row]) -> list[Row]:
+        """ROWS (ingest._NODE_SQL's) as a whole run stores them: an entry whose text `Joins` holds without it (kept
+        in `unwritten`)."""
+        if not self.whole:
+            return rows
+        out: list[Row] = []
+        held, unwritten = self.joins.text, self.unwritten
+        for r in rows:
+            if r[1] == "entry" and r[3]:
+                text = r[3]
+                if r[0] in held and self.unwritten_bytes + len(text) <= HELD_BYTES:
+                    unwritten[r[0]] = text
+                    self.unwritten_bytes += len(text)
+                    r = (*r[:3], None, *r[4:])
+                else:
+                    self.written.add(r[0])
+            out.append(r)
+        return out
+
+    def write_back(self, conn: sqlite3.Connection, *, joined: bool = False) -> None:
+        """Write the texts `left_out` left out, but those of entries whose chunks so far spell them (JOINED: all)."""
+        if not self.unwritten:
+            return
+        back = [(t, i) for i, t in self.unwritten.items() if joined or i not in self.joins.joined]
+        conn.executemany("UPDATE node_rows SET text = ? WHERE id = ?", back)
+        for _, i in back:
+            self.unwritten_bytes -= len(self.unwritten.pop(i))
+            self.written.add(i)
+
+    def loose(self) -> bool:
+        """Whether node_text.index_pending (given `joins`) may leave to its chunks an entry's text its row holds."""
+        return not (self.written.isdisjoint(self.joins.joined) and self.written.isdisjoint(self.joins.unknown))

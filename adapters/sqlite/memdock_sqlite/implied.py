@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from memdock.sdk.implied import KEY, check_ends, explicit
+from memdock.sdk.implied import KEY, check_ends
 
 from . import implied_links, links
 from .implied_links import Derived
@@ -72,8 +72,7 @@ class Implied:
                 held.pop(r["id"], None)
                 held[r["id"]] = {k: r[k] for k in _KEPT if k in r}
                 self.held.add(r["id"])
-                r = explicit(r)
-            yield r
+            yield r  # as it came: its node's attrs leave KEY out (ingest.entry_row), as if it had none
 
     def _edges(self, records: Iterable[dict[str, Any]]) -> Iterator[Any]:
         for r in records:
@@ -94,13 +93,16 @@ class Implied:
             if tid == thread:
                 return
 
-    def write(self, conn: sqlite3.Connection, items: list[Derived]) -> list[dict[str, Any]]:
+    def write(
+        self, conn: sqlite3.Connection, items: list[Derived], rowids: dict[str, int] | None = None
+    ) -> list[dict[str, Any]]:
         """Write ITEMS' links and facts (implied_links.py) after checking their ends and removing the links of
         their entries that those entries no longer imply; returns the edge records to write instead when the
-        links cannot all be made straight (none when they were)."""
+        links cannot all be made straight (none when they were). ROWIDS, when given, are those of every node
+        stored (a first load's, first_load.FirstLoad.rowids)."""
         entries = {it[0]["id"]: it[0] for it in items}
         others = implied_links.named(entries.values()) - entries.keys()
-        ends = self.nodes.read(conn, entries, others)
+        ends = self.nodes.read(conn, entries, others, rowids)
         kind = _kind(ends)
         for entry in entries.values():
             check_ends(entry, kind)

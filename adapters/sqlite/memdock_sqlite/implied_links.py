@@ -82,11 +82,23 @@ class Nodes:
     def clear(self) -> None:
         self.kept.clear()
 
-    def read(self, conn: sqlite3.Connection, entries: dict[str, dict[str, Any]], others: set[str]) -> dict[str, Node]:
-        """The stored nodes among ENTRIES (held) and OTHERS, by id."""
-        rows = conn.execute(  # the id index alone: a held entry is stored as an entry of its thread
-            "SELECT id, rowid FROM node_rows WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(entries)),)
-        )
+    def read(
+        self,
+        conn: sqlite3.Connection,
+        entries: dict[str, dict[str, Any]],
+        others: set[str],
+        rowids: dict[str, int] | None = None,
+    ) -> dict[str, Node]:
+        """The stored nodes among ENTRIES (held) and OTHERS, by id; ENTRIES' rowids from ROWIDS (every stored node's)
+        when given."""
+        if rowids is None:
+            rows: Iterable[tuple[str, int]] = conn.execute(  # the id index alone: a held entry is stored as an
+                # entry of its thread
+                "SELECT id, rowid FROM node_rows WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(entries)),),
+            )
+        else:
+            rows = ((i, rowids[i]) for i in entries if i in rowids)
         out = {i: (rowid, "entry", entries[i]["thread_id"]) for i, rowid in rows}
         missing = [i for i in others if i not in self.kept and i not in out]
         if missing:

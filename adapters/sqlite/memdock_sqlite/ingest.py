@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from memdock.sdk.implied import KINDS
+from memdock.sdk.implied import KEY, KINDS
 from memdock.times import parse_datetime
 
 from . import block_worker, chunk_attrs, db, facts, first_load, links, node_text, packed_text, text_blocks
@@ -75,7 +75,11 @@ ON CONFLICT(id) DO UPDATE SET type=excluded.type, source_id=excluded.source_id, 
 
 _THREAD_KNOWN = frozenset(("id", "title", "topic", "event_time"))
 _ENTITY_KNOWN = frozenset(("id", "entity_type", "name"))
-_ENTRY_KNOWN = frozenset(("id", "thread_id", "position", "author", "role", "entry_type", "title", "body", "event_time"))
+# An entry's `implied_edges` are its links' (implied.py), not its attrs: stored as sdk.implied.explicit leaves it, with
+# no copy of the record made.
+_ENTRY_KNOWN = frozenset(
+    ("id", "thread_id", "position", "author", "role", "entry_type", "title", "body", "event_time", KEY)
+)
 _CHUNK_KNOWN = frozenset(
     (
         "id",
@@ -233,12 +237,21 @@ def _batches(items: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[s
 class Ingest:
     """Writes batches of one record type in a transaction; calls ON_COMMIT with the committed ids."""
 
-    def __init__(self, conn: sqlite3.Connection, *, on_commit: Callable[[list[str]], None], batch_size: int = BATCH):
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        on_commit: Callable[[list[str]], None],
+        batch_size: int = BATCH,
+        whole: bool = False,
+    ):
+        """WHOLE: the run's rows are kept all or none (a bulk load's, bulk.py), so a first load may leave entries'
+        texts out of node_rows until it knows their chunks do not hold them (first_load.FirstLoad.unwritten)."""
         self.conn, self.on_commit, self.batch_size = conn, on_commit, batch_size
         self.counts: dict[str, int] = {}
         # what the run wrote, while the store held nothing else and no id came twice (first_load.py)
-        self.first = first_load.FirstLoad() if first_load.empty(conn) else None
-        self.unbuilt = first_load.missing_indexes(conn) if self.first is not None else []  # built by `_built`
+        self.first = first_load.FirstLoad(whole) if first_load.empty(conn) else None
+        self.unbuilt = first_load.missing_indexes(conn) if self.first is not None else {}  # built by `_built`
         self.chunked: set[str] = set()  # entries whose chunks this run wrote
         self.dictionaries = packed_text.Dictionaries(conn)
         self.implied: Any = None  # implied.Implied: the edges entries imply (implied.py)
@@ -259,6 +272,9 @@ class Ingest:
         return {r[0]: dict(zip(("author", "role", "entry_type", "event_time", "thread_id"), r[1:])) for r in rows}
 
     def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:
+        if rtype == "edge" and self.first is not None and self.first.unwritten:  # a fact may name an entry by its text
+            with db.batch(self.conn):
+                self.first.write_back(self.conn)
         for batch in _batches(records, self.batch_size):
             with db.batch(self.conn):
                 self._write(rtype, batch)
@@ -288,7 +304,8 @@ class Ingest:
         (implied.Derived: written by implied.py, or given back as records), in their order."""
         for made, part in itertools.groupby(_last_of_each_id(batch), key=lambda r: not isinstance(r, dict)):
             items = list(part)
-            records = self.implied.write(self.conn, items) if made else items
+            rowids = None if self.first is None else self.first.rowids
+            records = self.implied.write(self.conn, items, rowids) if made else items
             if records:
                 self._write_records(_last_of_each_id(records) if made else records)
 
@@ -331,49 +348,64 @@ class Ingest:
         _index(c, "fact_fts(rowid, fact)", new)
 
     def _asked(self) -> None:
-        """The database answers from here on: what the run knew is dropped, and the indexes the answers read built."""
+        """The database answers from here on: what the run knew is dropped (every text it left out written), and
+        the indexes the answers read built."""
+        if self.first is not None:
+            self.first.write_back(self.conn, joined=True)
+            db.set_loose(self.conn, True)
         self.first = None
         self._built()
 
-    def _built(self) -> None:
-        """The chunk indexes a bulk load left out, built (first_load.missing_indexes)."""
-        for sql in self.unbuilt:
-            self.conn.execute(sql)
-        self.unbuilt = []
+    def _built(self, names: tuple[str, ...] = db.LOAD_INDEXES) -> None:
+        """Those of NAMES among the indexes a bulk load left out, built (first_load.missing_indexes)."""
+        for name in names:
+            if name in self.unbuilt:
+                self.conn.execute(self.unbuilt[name])
+        self.unbuilt = {name: sql for name, sql in self.unbuilt.items() if name not in names}
 
     def finish(self) -> int:
-        """Index the nodes this run (or a killed one before it) stored; returns how many."""
-        self._built()
+        """Index the nodes this run (or a killed one before it) stored; returns how many. The chunk indexes and the
+        triggers a bulk load left out are made before (the nodes' indexing looks chunks up by entry), the rest
+        after."""
+        self._built(db.CHUNK_INDEXES + db.LOAD_TRIGGERS)
         with transaction(self.conn, "indexing"):
             if self.first is not None:  # every node is pending: no other can be left to its chunks
+                self.first.write_back(self.conn)
+                if self.first.whole:
+                    db.set_loose(self.conn, self.first.loose())
                 joins = self.first.joins
-                return node_text.index_pending(self.conn, joined=joins.joined, unknown=joins.unknown)
-            indexed = node_text.index_pending(self.conn)
-            node_text.hold_in_chunks(self.conn, self.chunked)
+                indexed = node_text.index_pending(self.conn, joined=joins.joined, unknown=joins.unknown)
+            else:
+                indexed = node_text.index_pending(self.conn)
+                node_text.hold_in_chunks(self.conn, self.chunked)
+            self._built()
             return indexed
 
     def _upsert_nodes(self, rtype: str, rows: list[Row]) -> None:
         """Upsert nodes, left for `finish` to index (an entry's text is indexed only if it has no chunks)."""
         rows = self._packed_attrs(rtype, _last_of_each(rows))
-        self._first_nodes(rows)
+        rows = self._first_nodes(rows)
         if self.first is None:
             db.keep_threads(self.conn, json.dumps([(r[0], r[4]) for r in rows]))
         self.conn.executemany(_NODE_SQL, rows)
 
-    def _first_nodes(self, rows: list[Row]) -> None:
+    def _first_nodes(self, rows: list[Row]) -> list[Row]:
         """Keep what a first load asks later of the nodes ROWS (_NODE_SQL's) store: their fields that chunks
-        inherit, entries' texts for the check that chunks join to them."""
+        inherit, entries' texts for the check that chunks join to them; returns ROWS as they are stored (a whole
+        run's entries without the texts it holds, first_load.FirstLoad.unwritten)."""
         first = self.first
         if first is None:
-            return
-        fields = first.fields
+            return rows
+        fields, rowids = first.fields, first.rowids
         if any(r[0] in fields for r in rows):
             self._asked()
-            return
-        for r in rows:
+            return rows
+        for rowid, r in enumerate(rows, len(rowids) + 1):  # the rowid SQLite gives it: one past the last
             fields[r[0]] = {"author": r[6], "role": r[7], "entry_type": r[8], "event_time": r[9], "thread_id": r[4]}
+            rowids[r[0]] = rowid
             if r[1] == "entry":
                 first.joins.entry(r[0], r[3])
+        return first.left_out(rows)
 
     def _packed_attrs(self, rtype: str, rows: list[Row]) -> list[Row]:
         """ROWS with their attrs (the last column) as stored (packed_text.py)."""
