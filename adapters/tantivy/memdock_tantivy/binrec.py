@@ -1,21 +1,20 @@
-"""Threads', entries', entities' and chunks' stored records in binary (layout 8).
+"""Threads', entries' and entities' stored records in binary (layout 8).
 
 Layouts 1-7 store these records as JSON: every record spells its keys, and the hash that ends an id as 16 hex
-digits, which neither tantivy's lz4 blocks (the graph's records) nor the chunks' zstd dictionary (packed) shorten
-much. Layout 8 writes each field as a byte naming its key (KEYS; 0 and the key spelled out for any other), a byte
-naming its value's type, and the value: a string behind its length, an id's hex tail as the 8 bytes it spells, an
-integer as a varint, true / false / null as the type alone, anything else (a float, a list, an object) as JSON.
-A chunk's id, when it is the one the core's chunker makes from its entry, position and text
-(`chunk:` + digest(entry id, position, content hash of the text)), is not stored but made again when read.
+digits, which tantivy's lz4 blocks shorten little. Layout 8 writes each field as a byte naming its key (KEYS; 0 and
+the key spelled out for any other), a byte naming its value's type, and the value: a string behind its length, an
+id's hex tail as the 8 bytes it spells, an integer as a varint, true / false / null as the type alone, anything
+else (a float, a list, an object) as JSON. Chunks' records stay JSON, packed with the store's zstd dictionary
+(packed.py): decoding one in Python took 4.9 µs against orjson's 0.8, which showed in `query`'s p50 (0.54 against
+0.48 ms on bench/peers.py's 20k notes, 300 queries) for 0.04x the text of store.
 
 Fields keep their order, so a record reads back as the dict that was stored, key for key. A record starts with
-MARK (JSON starts with `{`, a zstd frame with 0x28, compact_edges' records with 0x01 or 0x02); a chunk's is then
-packed as before. Both forms are read whatever the layout; a store writes its layout's.
+MARK (JSON starts with `{`, a zstd frame with 0x28, compact_edges' records with 0x01 or 0x02). Both forms are read
+whatever the layout; a store writes its layout's.
 """
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 from typing import Any
 
@@ -57,7 +56,7 @@ KEYS = (
     "weight",
 )
 _CODE = {k: i + 1 for i, k in enumerate(KEYS)}
-STR, HEX_ID, INT, NEG, TRUE, FALSE, NONE, JSON, MADE_ID = range(9)
+STR, HEX_ID, INT, NEG, TRUE, FALSE, NONE, JSON = range(8)
 _HEX = frozenset("0123456789abcdef")
 _CONSTANTS = {TRUE: True, FALSE: False, NONE: None}
 
@@ -84,18 +83,9 @@ def _read_varint(raw: bytes, at: int) -> tuple[int, int]:
             return n, at
 
 
-def chunk_id(entry_id: str, position: int, text: str) -> str:
-    """The id the core's chunker gives the chunk of ENTRY_ID at POSITION holding TEXT (memdock.ids.digest of the
-    entry id, the position and the text's content hash): written out here, so that the stored form does not
-    change with the core's."""
-    content = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
-    return "chunk:" + hashlib.sha256(f"{entry_id}\x1f{position}\x1f{content}".encode()).hexdigest()[:16]
-
-
 _KEY = {k: bytes((i,)) for k, i in _CODE.items()}
 _INTS = [bytes((INT,)) + _varint(n) for n in range(4096)]
 _SIMPLE = {True: bytes((TRUE,)), False: bytes((FALSE,)), None: bytes((NONE,))}
-_MADE = bytes((MADE_ID,))
 
 
 def _key(key: str) -> bytes:
@@ -114,14 +104,6 @@ def _other(value: Any) -> bytes:
     return bytes((JSON,)) + _varint(len(raw)) + raw
 
 
-def _made(fields: dict[str, Any]) -> bool:
-    """Whether FIELDS are a chunk's whose id is the one the chunker makes (`chunk_id`)."""
-    entry, position, text = fields.get("entry_id"), fields.get("position"), fields.get("text")
-    if not isinstance(entry, str) or not isinstance(text, str) or type(position) is not int:
-        return False
-    return fields.get("id") == chunk_id(entry, position, text)
-
-
 def _string(key: str, value: str) -> bytes:
     """KEY and its string VALUE (an id's hex tail as its 8 bytes, anything else as UTF-8, behind its length)."""
     if len(value) > 17 and value[-17] == ":" and _HEX.issuperset(value[-16:]):
@@ -137,12 +119,9 @@ REPEATED = frozenset({"kind", "thread_id", "entry_id", "author", "role", "entry_
 
 def encode(fields: dict[str, Any]) -> bytes:
     """FIELDS (a stored record, `kind` included; string keys) in binary."""
-    made = fields.get("kind") == "chunk" and _made(fields)
     out = [MARK]
     for key, value in fields.items():
-        if made and key == "id":
-            out.append(_key(key) + _MADE)
-        elif type(value) is str:
+        if type(value) is str:
             out.append(_field(key, value) if key in REPEATED else _string(key, value))
         else:
             out.append(_key(key) + _other(value))
@@ -163,10 +142,9 @@ def _long(raw: bytes, at: int, kind: int) -> tuple[Any, int]:
     return raw[at : at + n].decode(), at + n
 
 
-def _fields(raw: bytes) -> tuple[dict[str, Any], bool]:
-    """The fields of RAW, and whether its id is to be made."""
+def _fields(raw: bytes) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    at, end, made = 1, len(raw), False
+    at, end = 1, len(raw)
     while at < end:
         code, kind = raw[at], raw[at + 1]
         if code:
@@ -183,19 +161,15 @@ def _fields(raw: bytes) -> tuple[dict[str, Any], bool]:
             out[key], at = raw[at - n : at].decode() + raw[at : at + 8].hex(), at + 8
         elif kind in _CONSTANTS:
             out[key] = _CONSTANTS[kind]
-        elif kind == MADE_ID:
-            out[key], made = None, True
         else:
             out[key], at = _long(raw, at, kind)
-    return out, made
+    return out
 
 
 def decode(raw: bytes) -> dict[str, Any]:
     """The record `encode` was given, its fields in their order."""
     try:
-        out, made = _fields(raw)
-        if made:
-            out["id"] = chunk_id(out["entry_id"], out["position"], out["text"])
+        out = _fields(raw)
     except (IndexError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as exc:
         raise ValueError(f"a binary record cut short or unreadable ({exc!r}): {raw[:120]!r}") from None
     return out

@@ -87,7 +87,7 @@ def _base_fields(
     *,
     compact: int = 0,
 ) -> dict[str, Any]:
-    raw = stored_bytes(kind, stored, compact=compact, binary=keys.records)
+    raw = stored_bytes(kind, stored, compact=compact, binary=keys.records and kind != "chunk")
     fields: dict[str, Any] = {"id": keys.own_term(r["id"]), "kind": kind, "rec": pack(raw) if pack is not None else raw}
     ts = timestamp(stored.get("event_time"))
     if ts is not None:

@@ -251,7 +251,7 @@ class Ingest:
         packer = self.reader.indexes.packer
         if packer.untrained:
             first = islice(zip(batch, parents), packed.SAMPLES)
-            packer.train([docs.stored_bytes("chunk", docs.inherit(r, p), binary=self.keys.records) for r, p in first])
+            packer.train([docs.stored_bytes("chunk", docs.inherit(r, p)) for r, p in first])
         pack = packer.pack if packer.ready else None
         return [docs.chunk_doc(r, p, self.keys, pack) for r, p in zip(batch, parents)]
 

@@ -64,7 +64,7 @@ class Keys:
 
     def __init__(self, schema: tantivy.Schema, *, compact: bool, records: bool = False):
         self.schema, self.compact = schema, compact
-        self.records = records  # layout 8: threads', entries', entities' and chunks' records stored in binary (binrec)
+        self.records = records  # layout 8: threads', entries' and entities' records stored in binary (binrec)
         self.id_term: Callable[[str], str] = _compact if compact else _as_is  # bound once: a run adds ~355k keys
         # a record's own id is named once a run: caching it would only evict the ids named again
         self.own_term: Callable[[str], str] = _term if compact else _as_is

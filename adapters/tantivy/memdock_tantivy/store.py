@@ -3,20 +3,21 @@
 The store is `<data dir>/index/` (threads, entries, entities and edges), `<data dir>/chunks/` (chunks alone) and
 `<data dir>/memdock-tantivy.json`, a marker naming the schema version. Chunks have an index of their own because
 tantivy's BM25 takes the document count and the average field length over every document of an index: with the
-graph's records beside them, a chunk query ranked as if the corpus were five times larger and its chunks five
-times longer than average, and shared 0.72 of raw tantivy-py's top 10 on the same texts (docs/concepts/ranking.md).
-New stores are version 8: threads', entries', entities' and chunks' stored records are binary, an id's hex tail as
-its 8 bytes, a chunk's id made again from its entry, position and text (binrec), and an entry whose chunks overlap
-but hold all of its body is stored without it (text_once.SPANS). Since version 7 a structural edge's stored record
-is binary, its ids' hex tails as bytes (compact_edges); since version 6 the hash that ends an id is written shorter
-in its terms (keys); since version 5 a structural edge's stored record is its type, ends, thread and source kind,
-its id put back from them when read (compact_edges); since version 4 a chunk's stored record is compressed with the
-store's zstd dictionary (packed); since version 3 an entry's text may be held by its chunks alone (text_once), and
-field norms are kept for ranked fields only (store_layout). A version 7 store (other records than structural
-edges' as JSON, an entry whose chunks overlap stored with its body), 6 (edges' records as text), 5 (ids as terms as
-they are), 4 (edges stored as JSON), 3 (chunks stored as JSON), 2 (every entry's body stored) or 1 (one index for
-every kind) is still read and written as it is. A directory with index files but no marker, or with a marker from
-a newer adapter, is refused and left as it was.
+graph's records beside them, a chunk query ranked as if the corpus were five times larger and its chunks five times
+longer than average, and shared 0.72 of raw tantivy-py's top 10 on the same texts (docs/concepts/ranking.md). New
+stores are version 8: threads', entries' and entities' stored records are binary, an id's hex tail as its 8 bytes
+(binrec), an entry whose chunks overlap but hold all of its body is stored without it (text_once.SPANS), and an
+entry its chunks hold is searched through them, its body not indexed in the graph (search.search_nodes). Since
+version 7 a structural edge's stored record is binary, its ids' hex tails as bytes (compact_edges); since version 6
+the hash that ends an id is written shorter in its terms (keys); since version 5 a structural edge's stored record
+is its type, ends, thread and source kind, its id put back from them when read (compact_edges); since version 4 a
+chunk's stored record is compressed with the store's zstd dictionary (packed); since version 3 an entry's text may
+be held by its chunks alone (text_once), and field norms are kept for ranked fields only (store_layout). A version
+7 store (other records than structural edges' as JSON, an entry whose chunks overlap stored with its body), 6
+(edges' records as text), 5 (ids as terms as they are), 4 (edges stored as JSON), 3 (chunks stored as JSON), 2
+(every entry's body stored) or 1 (one index for every kind) is still read and written as it is. A directory with
+index files but no marker, or with a marker from a newer adapter, is
+refused and left as it was.
 """
 
 from __future__ import annotations

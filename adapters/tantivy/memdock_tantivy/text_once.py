@@ -8,7 +8,8 @@ SPANS (2), and it is read back by joining each chunk's body less what the chunks
 20 MB of watercooler markdown of bench/peers.py those entries (1,655 of 11,335, most of the text) kept 13.4 MB of
 bodies in the graph's doc store before.
 
-The entry's words are still indexed (search_nodes ranks on them); only the stored copy goes. Whether the chunks
+Up to layout 7 the entry's words are still indexed in the graph (search_nodes ranks on them) and only the stored
+copy goes; from layout 8 they are indexed only in its chunks, through which search_nodes finds it. Whether the chunks
 join to the body is known once a run's chunks have been seen, so `Held` keeps the run's entries (up to HELD_CHARS
 of bodies; past that an entry is stored with its body) until its chunks are done. An entry is stored without its
 body only when the chunks that will be stored for it are exactly the ones this run sent. Before a chunk of such an
