@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from .compact_edges import varint
+
 MARK = b"\x03"
 KEYS = (
     "kind",
@@ -61,17 +63,6 @@ _HEX = frozenset("0123456789abcdef")
 _CONSTANTS = {TRUE: True, FALSE: False, NONE: None}
 
 
-def _varint(n: int) -> bytes:
-    if n < 0x80:
-        return bytes((n,))
-    out = bytearray()
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def _read_varint(raw: bytes, at: int) -> tuple[int, int]:
     n = shift = 0
     while True:
@@ -84,12 +75,12 @@ def _read_varint(raw: bytes, at: int) -> tuple[int, int]:
 
 
 _KEY = {k: bytes((i,)) for k, i in _CODE.items()}
-_INTS = [bytes((INT,)) + _varint(n) for n in range(4096)]
+_INTS = [bytes((INT,)) + varint(n) for n in range(4096)]
 _SIMPLE = {True: bytes((TRUE,)), False: bytes((FALSE,)), None: bytes((NONE,))}
 
 
 def _key(key: str) -> bytes:
-    return _KEY.get(key) or b"\0" + _varint(len(raw := key.encode())) + raw
+    return _KEY.get(key) or b"\0" + varint(len(raw := key.encode())) + raw
 
 
 def _other(value: Any) -> bytes:
@@ -97,20 +88,20 @@ def _other(value: Any) -> bytes:
     if type(value) is int:
         if 0 <= value < 4096:
             return _INTS[value]
-        return bytes((INT,)) + _varint(value) if value >= 0 else bytes((NEG,)) + _varint(-value)
+        return bytes((INT,)) + varint(value) if value >= 0 else bytes((NEG,)) + varint(-value)
     if value is True or value is False or value is None:
         return _SIMPLE[value]
     raw = orjson.dumps(value)
-    return bytes((JSON,)) + _varint(len(raw)) + raw
+    return bytes((JSON,)) + varint(len(raw)) + raw
 
 
 def _string(key: str, value: str) -> bytes:
     """KEY and its string VALUE (an id's hex tail as its 8 bytes, anything else as UTF-8, behind its length)."""
     if len(value) > 17 and value[-17] == ":" and _HEX.issuperset(value[-16:]):
         head = value[:-16].encode()
-        return _key(key) + bytes((HEX_ID,)) + _varint(len(head)) + head + bytes.fromhex(value[-16:])
+        return _key(key) + bytes((HEX_ID,)) + varint(len(head)) + head + bytes.fromhex(value[-16:])
     raw = value.encode()
-    return _key(key) + bytes((STR,)) + _varint(len(raw)) + raw
+    return _key(key) + bytes((STR,)) + varint(len(raw)) + raw
 
 
 _field = lru_cache(maxsize=65536)(_string)  # for REPEATED keys: a run names each value in many records

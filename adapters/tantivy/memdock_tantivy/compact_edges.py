@@ -80,12 +80,13 @@ def _field(value: str) -> bytes:
     """VALUE behind its length: an id's hex tail as its 8 bytes (the length's low bit set), anything else as UTF-8."""
     if len(value) > 17 and value[-17] == ":" and _HEX.issuperset(value[-16:]):
         head = value[:-16].encode()
-        return _varint(len(head) << 1 | 1) + head + bytes.fromhex(value[-16:])
+        return varint(len(head) << 1 | 1) + head + bytes.fromhex(value[-16:])
     raw = value.encode()
-    return _varint(len(raw) << 1) + raw
+    return varint(len(raw) << 1) + raw
 
 
-def _varint(n: int) -> bytes:
+def varint(n: int) -> bytes:
+    """N (>= 0) in LEB128: seven bits a byte, the high bit set on every byte but the last (binrec's too)."""
     if n < 0x80:
         return bytes((n,))
     out = bytearray()
