@@ -125,3 +125,23 @@ def test_a_thread_scope_keeps_the_entries_found_through_chunks_in_it(store) -> N
     assert {h["id"] for h in hits} == {"e:field", "e:own"}
     few = b.call("search_episodes", {"text": "humidity", "limit": 1})["hits"]
     assert len(few) == 1
+
+
+def test_an_entry_whose_chunk_is_sent_in_another_thread_is_found_in_its_own_thread_only(tmp_path) -> None:
+    """A chunk may be sent with another thread than its entry's (conformance golden.CROSSED): a thread's search
+    still finds the entry by its body, as before layout 8, and never an entry of another thread by its chunk."""
+    text = "Walruses bask on the ice floes at dawn."
+    with BundleWriter(tmp_path / "bundle", "chunks") as w:
+        for tid in ("thread:lab", "thread:field"):
+            w.write("thread", {"id": tid, "title": tid.split(":")[1], "ingestion_time": T0})
+        w.write("entry", {"id": "e:x", "thread_id": "thread:lab", "position": 0, "body": text, "ingestion_time": T0})
+        w.write("chunk", _chunk("e:x", "thread:field", text))
+    b = backend(tmp_path / "store")
+    try:
+        b.call("index", {"bundle": str(tmp_path / "bundle")})
+        for verb in ("search_nodes", "search_episodes"):
+            for tid, want in (("thread:lab", ["e:x"]), ("thread:field", [])):
+                hits = b.call(verb, {"text": "walruses", "limit": 10, "group_ids": [tid]})["hits"]
+                assert [h["id"] for h in hits] == want, (verb, tid)
+    finally:
+        b.close()

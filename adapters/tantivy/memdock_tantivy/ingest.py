@@ -172,7 +172,9 @@ class Ingest:
             return
         stored = (lambda ids: self._fresh().where("entry_id", ids, kind="chunk")) if self.replace else lambda ids: []
         for r, in_chunks in self.held.release(stored):
-            doc = docs.entry_doc(r, self.keys, in_chunks, searched=not (in_chunks and self.chunked_entries))
+            # an entry with a chunk in another thread keeps its body indexed: a thread's search finds it by it
+            apart = not self.chunked_entries or r["id"] in self.held.crossed
+            doc = docs.entry_doc(r, self.keys, in_chunks, searched=not in_chunks or apart)
             self._pending.append(("entry", r["id"], doc))
 
     def finish(self) -> None:

@@ -81,7 +81,8 @@ def search_nodes(
 def _entries_by_chunk(
     reader: Reader, terms: list[str], limit: int, groups: list[str] | None
 ) -> list[tuple[float, dict[str, Any]]]:
-    """The entries whose chunks match best, each with its best chunk's BM25 (in GROUPS' threads when given)."""
+    """The entries whose chunks match best, each with its best chunk's BM25 (in GROUPS' threads when given: the
+    entry's thread, not its chunk's, which may be sent with another)."""
     required = [queries.key(reader.keys, "thread_id", groups)] if groups else []
     q = queries.combine(queries.text_query(reader.schema, terms, CHUNK_FIELDS), required)
     best: dict[str, float] = {}
@@ -91,7 +92,9 @@ def _entries_by_chunk(
     if not best:
         return []
     entries = {r["id"]: r for r in reader.every(queries.key(reader.keys, "id", list(best)), "entry")}
-    return [(s, entries[i]) for i, s in best.items() if i in entries]
+    return [
+        (s, entries[i]) for i, s in best.items() if i in entries and (not groups or entries[i]["thread_id"] in groups)
+    ]
 
 
 def _better(
