@@ -145,3 +145,28 @@ def test_an_entry_whose_chunk_is_sent_in_another_thread_is_found_in_its_own_thre
                 assert [h["id"] for h in hits] == want, (verb, tid)
     finally:
         b.close()
+
+
+def test_a_chunk_left_from_an_entry_s_earlier_text_does_not_find_it(tmp_path) -> None:
+    """An entry sent again with another text keeps its body (a chunk of its earlier text stays stored): it is found
+    by the words it holds, not through that chunk by words it no longer holds (as before layout 8)."""
+    old, new = "Walruses bask at dawn. Narwhals sing at dusk.", "Seals sleep on the rocks."
+    entry = {"id": "e:x", "thread_id": "thread:lab", "position": 0, "ingestion_time": T0}
+    with BundleWriter(tmp_path / "first", "chunks") as w:
+        w.write("thread", {"id": "thread:lab", "title": "lab", "ingestion_time": T0})
+        w.write("entry", {**entry, "body": old})
+        w.write("chunk", {**_chunk("e:x", "thread:lab", old[:22]), "id": "chunk:1", "end": 22})
+        w.write("chunk", {**_chunk("e:x", "thread:lab", old[23:]), "id": "chunk:2", "position": 1, "start": 23})
+    with BundleWriter(tmp_path / "again", "chunks") as w:
+        w.write("entry", {**entry, "body": new})
+        w.write("chunk", {**_chunk("e:x", "thread:lab", new), "id": "chunk:1"})
+    b = backend(tmp_path / "store")
+    try:
+        for name in ("first", "again"):
+            b.call("index", {"bundle": str(tmp_path / name)})
+        assert b.call("get_node", {"id": "e:x"})["item"]["text"] == new
+        for verb in ("search_nodes", "search_episodes"):
+            assert [h["id"] for h in b.call(verb, {"text": "seals", "limit": 5})["hits"]] == ["e:x"]
+            assert b.call(verb, {"text": "narwhals", "limit": 5})["hits"] == []
+    finally:
+        b.close()
