@@ -170,3 +170,30 @@ def test_a_chunk_left_from_an_entry_s_earlier_text_does_not_find_it(tmp_path) ->
             assert b.call(verb, {"text": "narwhals", "limit": 5})["hits"] == []
     finally:
         b.close()
+
+
+def test_an_entry_whose_chunk_is_sent_for_another_entry_is_stored_again_with_its_body(tmp_path) -> None:
+    """A chunk of an entry its chunks hold (overlapping, layout 8) sent again for another entry: the first entry
+    keeps its whole text, and is found by the words that chunk held."""
+    text = "Walruses bask on the ice floes at dawn. Narwhals sing under the moon tonight."
+    entry = {"thread_id": "thread:lab", "ingestion_time": T0}
+    moved = {"id": "chunk:2", "position": 1, "start": 40, "end": len(text)}
+    with BundleWriter(tmp_path / "first", "chunks") as w:
+        w.write("thread", {"id": "thread:lab", "title": "lab", "ingestion_time": T0})
+        w.write("entry", {**entry, "id": "e:x", "position": 0, "body": text})
+        w.write("entry", {**entry, "id": "e:y", "position": 1, "body": "Penguins huddle."})
+        w.write("chunk", {**_chunk("e:x", "thread:lab", text[:50]), "id": "chunk:1", "end": 50})
+        w.write("chunk", {**_chunk("e:x", "thread:lab", text[40:]), **moved})
+        w.write("chunk", _chunk("e:y", "thread:lab", "Penguins huddle."))
+    with BundleWriter(tmp_path / "again", "chunks") as w:
+        w.write("chunk", {**_chunk("e:y", "thread:lab", text[40:]), **moved})
+    b = backend(tmp_path / "store")
+    try:
+        b.call("index", {"bundle": str(tmp_path / "first")})
+        assert _graph_text(tmp_path / "store", "narwhal") == set()  # held by its chunks: the premise
+        b.call("index", {"bundle": str(tmp_path / "again")})
+        assert b.call("get_node", {"id": "e:x"})["item"]["text"] == text
+        hits = b.call("search_episodes", {"text": "narwhals", "limit": 5})["hits"]
+        assert "e:x" in {h["id"] for h in hits}
+    finally:
+        b.close()
