@@ -125,3 +125,75 @@ def test_a_thread_scope_keeps_the_entries_found_through_chunks_in_it(store) -> N
     assert {h["id"] for h in hits} == {"e:field", "e:own"}
     few = b.call("search_episodes", {"text": "humidity", "limit": 1})["hits"]
     assert len(few) == 1
+
+
+def test_an_entry_whose_chunk_is_sent_in_another_thread_is_found_in_its_own_thread_only(tmp_path) -> None:
+    """A chunk may be sent with another thread than its entry's (conformance golden.CROSSED): a thread's search
+    still finds the entry by its body, as before layout 8, and never an entry of another thread by its chunk."""
+    text = "Walruses bask on the ice floes at dawn."
+    with BundleWriter(tmp_path / "bundle", "chunks") as w:
+        for tid in ("thread:lab", "thread:field"):
+            w.write("thread", {"id": tid, "title": tid.split(":")[1], "ingestion_time": T0})
+        w.write("entry", {"id": "e:x", "thread_id": "thread:lab", "position": 0, "body": text, "ingestion_time": T0})
+        w.write("chunk", _chunk("e:x", "thread:field", text))
+    b = backend(tmp_path / "store")
+    try:
+        b.call("index", {"bundle": str(tmp_path / "bundle")})
+        for verb in ("search_nodes", "search_episodes"):
+            for tid, want in (("thread:lab", ["e:x"]), ("thread:field", [])):
+                hits = b.call(verb, {"text": "walruses", "limit": 10, "group_ids": [tid]})["hits"]
+                assert [h["id"] for h in hits] == want, (verb, tid)
+    finally:
+        b.close()
+
+
+def test_a_chunk_left_from_an_entry_s_earlier_text_does_not_find_it(tmp_path) -> None:
+    """An entry sent again with another text keeps its body (a chunk of its earlier text stays stored): it is found
+    by the words it holds, not through that chunk by words it no longer holds (as before layout 8)."""
+    old, new = "Walruses bask at dawn. Narwhals sing at dusk.", "Seals sleep on the rocks."
+    entry = {"id": "e:x", "thread_id": "thread:lab", "position": 0, "ingestion_time": T0}
+    with BundleWriter(tmp_path / "first", "chunks") as w:
+        w.write("thread", {"id": "thread:lab", "title": "lab", "ingestion_time": T0})
+        w.write("entry", {**entry, "body": old})
+        w.write("chunk", {**_chunk("e:x", "thread:lab", old[:22]), "id": "chunk:1", "end": 22})
+        w.write("chunk", {**_chunk("e:x", "thread:lab", old[23:]), "id": "chunk:2", "position": 1, "start": 23})
+    with BundleWriter(tmp_path / "again", "chunks") as w:
+        w.write("entry", {**entry, "body": new})
+        w.write("chunk", {**_chunk("e:x", "thread:lab", new), "id": "chunk:1"})
+    b = backend(tmp_path / "store")
+    try:
+        for name in ("first", "again"):
+            b.call("index", {"bundle": str(tmp_path / name)})
+        assert b.call("get_node", {"id": "e:x"})["item"]["text"] == new
+        for verb in ("search_nodes", "search_episodes"):
+            assert [h["id"] for h in b.call(verb, {"text": "seals", "limit": 5})["hits"]] == ["e:x"]
+            assert b.call(verb, {"text": "narwhals", "limit": 5})["hits"] == []
+    finally:
+        b.close()
+
+
+def test_an_entry_whose_chunk_is_sent_for_another_entry_is_stored_again_with_its_body(tmp_path) -> None:
+    """A chunk of an entry its chunks hold (overlapping, layout 8) sent again for another entry: the first entry
+    keeps its whole text, and is found by the words that chunk held."""
+    text = "Walruses bask on the ice floes at dawn. Narwhals sing under the moon tonight."
+    entry = {"thread_id": "thread:lab", "ingestion_time": T0}
+    moved = {"id": "chunk:2", "position": 1, "start": 40, "end": len(text)}
+    with BundleWriter(tmp_path / "first", "chunks") as w:
+        w.write("thread", {"id": "thread:lab", "title": "lab", "ingestion_time": T0})
+        w.write("entry", {**entry, "id": "e:x", "position": 0, "body": text})
+        w.write("entry", {**entry, "id": "e:y", "position": 1, "body": "Penguins huddle."})
+        w.write("chunk", {**_chunk("e:x", "thread:lab", text[:50]), "id": "chunk:1", "end": 50})
+        w.write("chunk", {**_chunk("e:x", "thread:lab", text[40:]), **moved})
+        w.write("chunk", _chunk("e:y", "thread:lab", "Penguins huddle."))
+    with BundleWriter(tmp_path / "again", "chunks") as w:
+        w.write("chunk", {**_chunk("e:y", "thread:lab", text[40:]), **moved})
+    b = backend(tmp_path / "store")
+    try:
+        b.call("index", {"bundle": str(tmp_path / "first")})
+        assert _graph_text(tmp_path / "store", "narwhal") == set()  # held by its chunks: the premise
+        b.call("index", {"bundle": str(tmp_path / "again")})
+        assert b.call("get_node", {"id": "e:x"})["item"]["text"] == text
+        hits = b.call("search_episodes", {"text": "narwhals", "limit": 5})["hits"]
+        assert "e:x" in {h["id"] for h in hits}
+    finally:
+        b.close()

@@ -155,12 +155,15 @@ class Ingest:
     def _before_chunks(self, batch: list[dict[str, Any]]) -> None:
         """Note the chunks of held entries; an entry stored earlier with its text in its chunks is stored again
         with its body before any of them changes (checked at its first chunk of the run, against the last commit,
-        which holds none of this run's chunks of it yet)."""
+        which holds none of this run's chunks of it yet), or is sent for another entry."""
         for r in batch:
             self.held.saw(r)
         if not self.replace:
             return
-        first = {r["entry_id"] for r in batch} - self._checked
+        first = {r["entry_id"] for r in batch}
+        # a chunk sent for another entry than the one it was stored for leaves that one's text short
+        moved = {c["entry_id"] for c in self._fresh().where("id", [r["id"] for r in batch], kind="chunk")} - first
+        first = (first | moved) - self._checked
         self._checked |= first
         for rec in self._fresh().where("id", first, kind="entry") if first else []:
             if rec.get(text_once.FLAG):
@@ -172,7 +175,9 @@ class Ingest:
             return
         stored = (lambda ids: self._fresh().where("entry_id", ids, kind="chunk")) if self.replace else lambda ids: []
         for r, in_chunks in self.held.release(stored):
-            doc = docs.entry_doc(r, self.keys, in_chunks, searched=not (in_chunks and self.chunked_entries))
+            # an entry with a chunk in another thread keeps its body indexed: a thread's search finds it by it
+            apart = not self.chunked_entries or r["id"] in self.held.crossed
+            doc = docs.entry_doc(r, self.keys, in_chunks, searched=not in_chunks or apart)
             self._pending.append(("entry", r["id"], doc))
 
     def finish(self) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from memdock.errors import InvalidInputError
 from memdock.sdk.params import group_ids, limit_of, query_text, record_id
 
-from . import hits, queries, store
+from . import hits, queries, store, text_once
 from .reader import Reader
 
 NO_WORDS = "the query has no searchable words"
@@ -81,17 +81,24 @@ def search_nodes(
 def _entries_by_chunk(
     reader: Reader, terms: list[str], limit: int, groups: list[str] | None
 ) -> list[tuple[float, dict[str, Any]]]:
-    """The entries whose chunks match best, each with its best chunk's BM25 (in GROUPS' threads when given)."""
+    """The entries whose chunks match best, each with its best chunk's BM25 (in GROUPS' threads when given: the
+    entry's thread, not its chunk's, which may be sent with another)."""
     required = [queries.key(reader.keys, "thread_id", groups)] if groups else []
     q = queries.combine(queries.text_query(reader.schema, terms, CHUNK_FIELDS), required)
     best: dict[str, float] = {}
     for s, rec in reader.search(q, CHUNKS_PER_HIT * limit, chunks=True):
-        if rec["entry_id"] not in best and len(best) < limit:
-            best[rec["entry_id"]] = s
+        best.setdefault(rec["entry_id"], s)
     if not best:
         return []
+    # only an entry stored as its chunks hold it: another keeps its body indexed (and ranks by it, as before layout
+    # 8), and a chunk left from an earlier text of it must not find it by words it no longer holds
     entries = {r["id"]: r for r in reader.every(queries.key(reader.keys, "id", list(best)), "entry")}
-    return [(s, entries[i]) for i, s in best.items() if i in entries]
+    found = [
+        (s, entries[i])
+        for i, s in best.items()
+        if i in entries and entries[i].get(text_once.FLAG) and (not groups or entries[i]["thread_id"] in groups)
+    ]
+    return found[:limit]
 
 
 def _better(

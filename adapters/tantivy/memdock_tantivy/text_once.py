@@ -101,6 +101,7 @@ class Held:
         self.entries: dict[str, dict[str, Any]] = {}
         self.parts: dict[str, list[dict[str, Any]]] = {}
         self.chars = 0
+        self.crossed: set[str] = set()  # the last release's entries with a chunk sent in another thread than theirs
 
     def keep(self, r: dict[str, Any]) -> bool:
         """Hold entry R (True), or leave it to be stored with its body now (False)."""
@@ -126,6 +127,7 @@ class Held:
                     "digest": digest,
                     "start": chunk.get("start"),
                     "end": chunk.get("end"),
+                    "thread_id": chunk.get("thread_id"),
                 }
             )
 
@@ -136,6 +138,7 @@ class Held:
         entries, self.entries, self.chars = self.entries, {}, 0
         parts, self.parts = self.parts, {}
         joins = {i: how for i, r in entries.items() if i in parts and (how := _covers(r["body"], parts[i]))}
+        self.crossed = {i for i in joins if any(p["thread_id"] != entries[i]["thread_id"] for p in parts[i])}
         sent = {p["id"] for i in joins for p in parts[i]}
         for c in stored_chunks(sorted(joins)) if joins else []:
             if c["id"] not in sent:
