@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.records_factory import chunk
 from tantivy_support import backend, gate, in_adapter
 
 from memdock.bundle import BundleWriter
-from memdock.ids import content_hash
 
 pytestmark = gate
 
@@ -52,18 +52,7 @@ def _bundle(path: Path) -> Path:
 
 
 def _chunk(entry_id: str, thread_id: str, text: str) -> dict[str, Any]:
-    return {
-        "id": f"chunk:{entry_id}",
-        "entry_id": entry_id,
-        "thread_id": thread_id,
-        "position": 0,
-        "text": text,
-        "start": 0,
-        "end": len(text),
-        "token_count": len(text.split()),
-        "content_hash": content_hash(text),
-        "event_time": T0,
-    }
+    return chunk(text=text, id=f"chunk:{entry_id}", entry_id=entry_id, thread_id=thread_id, event_time=T0)
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """A document's stored record and id term are the ones a plain build gives: `docs.stored_bytes` drops the unread
-fields from a copy in place (not by a filtered copy) and `Keys.add_own` writes a record's own id uncached, both
+fields from a copy in place (not by a filtered copy) and `Keys.own_term` makes a record's own id uncached, both
 for speed; the bytes and terms must not move (old stores are read, and compared, byte for byte)."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ for compact in (False, True):
     k = keys.Keys(store.schema(), compact=compact)
     for kind in ("chunk", "edge"):
         for r in records:
-            doc = docs._base(kind, r, r, k)
+            doc = docs._made(docs._base_fields(kind, r, r, k), k)
             out.append([
                 docs.stored_bytes(kind, r) == plain(kind, r),
                 bytes(doc.to_dict()["rec"][0]) == plain(kind, r),

@@ -56,18 +56,6 @@ def stored_bytes(kind: str, stored: dict[str, Any], *, compact: int = 0, binary:
     return binrec.encode(fields) if binary else orjson.dumps(fields)
 
 
-def _base(
-    kind: str,
-    r: dict[str, Any],
-    stored: dict[str, Any],
-    keys: Keys,
-    pack: Pack | None = None,
-    *,
-    compact: int = 0,
-) -> tantivy.Document:
-    return _made(_base_fields(kind, r, stored, keys, pack, compact=compact), keys)
-
-
 def _made(fields: dict[str, Any], keys: Keys) -> tantivy.Document:
     """The document of FIELDS (a field's name: its value, or a list of them) in one call, typed by the schema:
     tantivy-py keeps a document's values by field name (a BTreeMap), so it is the document that one `add_*` call a

@@ -72,13 +72,6 @@ class Keys:
     def term(self, field: str, value: str) -> str:
         return self.id_term(value) if field in ID_FIELDS else value
 
-    def add(self, doc: tantivy.Document, field: str, value: str) -> None:
-        doc.add_text(field, self.id_term(value) if field in ID_FIELDS else value)
-
-    def add_own(self, doc: tantivy.Document, record_id: str) -> None:
-        """DOC's `id` term."""
-        doc.add_text("id", self.own_term(record_id))
-
     def delete(self, writer: tantivy.IndexWriter, record_id: str) -> None:
         """Drop, in WRITER's next commit, every document whose id is RECORD_ID."""
         writer.delete_documents_by_term("id", self.term("id", record_id))

@@ -76,12 +76,17 @@ class Reader:
     def every(self, query: tantivy.Query, kind: str | None = None, *, bare: bool = False) -> list[dict[str, Any]]:
         """Every stored record matching QUERY (for cascades and refreshes, not for ranking), of KIND's index or
         of both when KIND is None; BARE: no edge fact put back (entry bodies are)."""
+        out = self.stored(query, kind)
+        return self.bodies(out) if bare or kind in ("entry", "thread", "entity") else self.complete(out)
+
+    def stored(self, query: tantivy.Query, kind: str | None = None) -> list[dict[str, Any]]:
+        """Every record matching QUERY as stored: entry bodies held by their chunks and edge facts left out."""
         out = []
         for searcher in self.all if kind is None else [self.chunks if kind == "chunk" else self.graph]:
             first: Any = searcher.search(query, PAGE, count=True)  # the bindings' stubs lack SearchResult.count
             hits = first.hits if first.count <= PAGE else searcher.search(query, first.count, count=False).hits
             out += [record(searcher.doc(addr), self.unpack) for _, addr in hits]
-        return self.bodies(out) if bare or kind in ("entry", "thread", "entity") else self.complete(out)
+        return out
 
     def get(self, record_id: str) -> dict[str, Any] | None:
         q = queries.key(self.keys, "id", [record_id])

@@ -92,13 +92,14 @@ def _entries_by_chunk(
         return []
     # only an entry stored as its chunks hold it: another keeps its body indexed (and ranks by it, as before layout
     # 8), and a chunk left from an earlier text of it must not find it by words it no longer holds
-    entries = {r["id"]: r for r in reader.every(queries.key(reader.keys, "id", list(best)), "entry")}
+    entries = {r["id"]: r for r in reader.stored(queries.key(reader.keys, "id", list(best)), "entry")}
     found = [
         (s, entries[i])
         for i, s in best.items()
         if i in entries and entries[i].get(text_once.FLAG) and (not groups or entries[i]["thread_id"] in groups)
-    ]
-    return found[:limit]
+    ][:limit]
+    reader.bodies([rec for _, rec in found])  # only the kept ones' bodies are read from their chunks
+    return found
 
 
 def _better(
