@@ -374,7 +374,8 @@ class Ingest:
                 if self.first.whole:
                     db.set_loose(self.conn, self.first.loose())
                 joins = self.first.joins
-                indexed = node_text.index_pending(self.conn, joined=joins.joined, unknown=joins.unknown)
+                rowids = self.first.rowids
+                indexed = node_text.index_pending(self.conn, joined=joins.joined, unknown=joins.unknown, rowids=rowids)
             else:
                 indexed = node_text.index_pending(self.conn)
                 node_text.hold_in_chunks(self.conn, self.chunked)
