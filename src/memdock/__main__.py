@@ -1,6 +1,4 @@
-import sys
-
-from .cli.main import main
+from .cli.main import run
 
 if __name__ == "__main__":  # not when a tool imports the package's modules (the docs build inspects them)
-    sys.exit(main())
+    run()

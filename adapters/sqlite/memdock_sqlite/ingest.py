@@ -374,7 +374,8 @@ class Ingest:
                 if self.first.whole:
                     db.set_loose(self.conn, self.first.loose())
                 joins = self.first.joins
-                indexed = node_text.index_pending(self.conn, joined=joins.joined, unknown=joins.unknown)
+                rowids = self.first.rowids
+                indexed = node_text.index_pending(self.conn, joined=joins.joined, unknown=joins.unknown, rowids=rowids)
             else:
                 indexed = node_text.index_pending(self.conn)
                 node_text.hold_in_chunks(self.conn, self.chunked)
@@ -383,34 +384,23 @@ class Ingest:
 
     def _upsert_nodes(self, rtype: str, rows: list[Row]) -> None:
         """Upsert nodes, left for `finish` to index (an entry's text is indexed only if it has no chunks)."""
-        rows = self._packed_attrs(rtype, _last_of_each(rows))
-        rows = self._first_nodes(rows)
+        rows = _last_of_each(rows)
+        attrs = self.dictionaries.pack_attrs(rtype, [r[-1] for r in rows], [r[0] for r in rows])  # as stored
+        rows = self._first_nodes(rows, attrs)
         if self.first is None:
             db.keep_threads(self.conn, json.dumps([(r[0], r[4]) for r in rows]))
         self.conn.executemany(_NODE_SQL, rows)
 
-    def _first_nodes(self, rows: list[Row]) -> list[Row]:
-        """Keep what a first load asks later of the nodes ROWS (_NODE_SQL's) store: their fields that chunks
-        inherit, entries' texts for the check that chunks join to them; returns ROWS as they are stored (a whole
-        run's entries without the texts it holds, first_load.FirstLoad.unwritten)."""
+    def _first_nodes(self, rows: list[Row], attrs: list[str | bytes]) -> list[Row]:
+        """ROWS (_NODE_SQL's) with their ATTRS as stored; on a first load, what later batches ask of them kept as they
+        go (first_load.FirstLoad.nodes: a whole run's entries without the texts it holds)."""
         first = self.first
+        if first is not None and not first.fields.keys().isdisjoint([r[0] for r in rows]):
+            self._asked()  # a node sent again
+            first = None
         if first is None:
-            return rows
-        fields, rowids = first.fields, first.rowids
-        if any(r[0] in fields for r in rows):
-            self._asked()
-            return rows
-        for rowid, r in enumerate(rows, len(rowids) + 1):  # the rowid SQLite gives it: one past the last
-            fields[r[0]] = {"author": r[6], "role": r[7], "entry_type": r[8], "event_time": r[9], "thread_id": r[4]}
-            rowids[r[0]] = rowid
-            if r[1] == "entry":
-                first.joins.entry(r[0], r[3])
-        return first.left_out(rows)
-
-    def _packed_attrs(self, rtype: str, rows: list[Row]) -> list[Row]:
-        """ROWS with their attrs (the last column) as stored (packed_text.py)."""
-        packed = self.dictionaries.pack_attrs(rtype, [r[-1] for r in rows], [r[0] for r in rows])
-        return [(*r[:-1], a) for r, a in zip(rows, packed)]
+            return [(*r[:-1], a) for r, a in zip(rows, attrs)]
+        return first.nodes(rows, attrs)
 
     def _upsert_chunks(self, batch: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> None:
         """Upsert chunks (bodies packed in blocks) and index the new ones in chunk_fts with the text as given, not

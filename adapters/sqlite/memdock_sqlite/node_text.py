@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 from .db import JOINED
 from .db import JOINS as _JOINS
@@ -26,11 +26,16 @@ _CHUNKED = "node_rows.kind = 'entry' AND EXISTS (SELECT 1 FROM chunks c WHERE c.
 
 
 def index_pending(
-    conn: sqlite3.Connection, *, joined: Collection[str] | None = None, unknown: Collection[str] = ()
+    conn: sqlite3.Connection,
+    *,
+    joined: Collection[str] | None = None,
+    unknown: Collection[str] = (),
+    rowids: Mapping[str, int] | None = None,
 ) -> int:
     """Index the nodes not in node_fts yet (inside the caller's transaction); returns how many. JOINED, when
     given, are the pending entries known to join to their chunks (first_load.Joins), UNKNOWN the only others that
-    may: the rest are not checked."""
+    may: the rest are not checked. ROWIDS, when given, holds the rowid of each of JOINED (a first load's,
+    first_load.FirstLoad.rowids): their rows are then found by rowid, in rowid order, not through the id index."""
     joined_now = 0
     conn.execute(
         "INSERT INTO node_fts(rowid, name, text) "
@@ -41,8 +46,12 @@ def index_pending(
     else:
         which = "indexed = 0 AND id IN (SELECT value FROM json_each(?))"
         # an entry that joins has chunks: indexed as `done` would set it, in the same write of its row
-        joins = f"UPDATE node_rows SET text = NULL, indexed = 2 WHERE {which} AND kind = 'entry'"
-        joined_now = conn.execute(joins, (json.dumps(list(joined)),)).rowcount
+        joins = "UPDATE node_rows SET text = NULL, indexed = 2 WHERE {} AND kind = 'entry'"
+        if rowids is None:
+            joined_now = conn.execute(joins.format(which), (json.dumps(list(joined)),)).rowcount
+        else:  # 20,000 notes: 0.027 CPU s against 0.040 through the id index
+            by_rowid = "indexed = 0 AND rowid IN (SELECT value FROM json_each(?))"
+            joined_now = conn.execute(joins.format(by_rowid), (json.dumps(sorted(rowids[i] for i in joined)),)).rowcount
         conn.execute(f"UPDATE node_rows SET text = NULL WHERE {which} AND {_JOINS}", (json.dumps(list(unknown)),))
     # What is left is stored compressed where that is smaller (no trigger: these rows are not in node_fts yet).
     conn.execute("UPDATE node_rows SET text = pack(text) WHERE indexed = 0 AND typeof(text) = 'text'")

@@ -13,6 +13,7 @@ from .. import PAYLOAD_VERSION, PROTOCOL_VERSION
 from ..atomic import write_atomic
 from ..diskfull import disk_full, is_disk_full
 from ..errors import BackendError, ConfigError, InvalidInputError, MemdockError, UnsupportedOperationError, VersionError
+from ..exiting import end
 from ..operations import FEATURES, OPERATIONS
 from .params import min_score_of
 
@@ -456,23 +457,5 @@ def serve(adapter: Adapter, argv: list[str] | None = None) -> NoReturn:
 
 
 def _exit(code: int) -> NoReturn:
-    """End the process with CODE after what Python promises at exit, without the interpreter's teardown.
-
-    Python runs the threading module's exit hooks and joins the threads that are not daemons, runs the atexit
-    handlers and flushes the standard streams; it does not promise that objects still alive are finalized. The
-    teardown that would free every object and collect garbage cost a one-shot call more than its request.
-    This is how the standard library ends its own forked workers (multiprocessing: threading._shutdown, the
-    streams flushed, os._exit), plus the atexit handlers."""
-    import atexit
-
-    threading = sys.modules.get("threading")
-    if threading is not None:
-        threading._shutdown()
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):  # __stdout__: kept by a logger, say
-        if stream is not None:
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-    os._exit(code)
+    """End the process with CODE as `memdock.exiting.end` does (the CLI ends so too)."""
+    end(code)
