@@ -8,6 +8,7 @@ term and an add in the same commit, so re-indexing the same records leaves one c
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable
 from itertools import islice
@@ -64,6 +65,8 @@ class Ingest:
         text_once_: bool = False,
         compact_edges: int = 0,
         one_commit: bool = False,
+        spool_dir: str | os.PathLike[str] | None = None,
+        held_chars: int = text_once.HELD_CHARS,
     ):
         self.writer, self.reader, self.on_commit, self.batch_size = writer, reader, on_commit, batch_size
         self.one_commit = one_commit  # a stream: documents go to the writer as they come, a slice at a time
@@ -78,7 +81,7 @@ class Ingest:
         self._stale = False
         self._known: dict[str, dict[str, Any] | None] = {}
         self._pending: list[tuple[str, str, tantivy.Document]] = []
-        self.held = text_once.Held(text_once_)
+        self.held = text_once.Held(text_once_, spool_dir, held_chars)
         self._checked: set[str] = set()  # entries sent in this run, or whose stored text was checked
         self.compact = compact_edges  # layout 5 (7: binary): structural edges stored in compact_edges' form
         self._phrases: sdk_facts.Phrases = {}  # what facts said of each node, while no node is written
@@ -143,6 +146,8 @@ class Ingest:
             else:
                 docs_ = [self._doc(rtype, r, extra) for r, extra in zip(batch, context)]
             self._pending += [(rtype, r["id"], d) for r, d in zip(batch, docs_)]
+            if rtype == "chunk":
+                self.held.ready()  # the entries its chunks now hold leave memory (their text for the spool)
             if self.one_commit or len(self._pending) >= self.batch_size:
                 self.flush()
 
@@ -171,18 +176,20 @@ class Ingest:
 
     def release(self) -> None:
         """Add the held entries, each without its body where this run's chunks hold it."""
-        if not self.held.entries:
+        if not self.held.order:
             return
         stored = (lambda ids: self._fresh().where("entry_id", ids, kind="chunk")) if self.replace else lambda ids: []
-        for r, in_chunks in self.held.release(stored):
-            # an entry with a chunk in another thread keeps its body indexed: a thread's search finds it by it
-            apart = not self.chunked_entries or r["id"] in self.held.crossed
-            doc = docs.entry_doc(r, self.keys, in_chunks, searched=not in_chunks or apart)
-            self._pending.append(("entry", r["id"], doc))
+        for released in self.held.release(stored):
+            for r, in_chunks, crossed in released:
+                # an entry with a chunk in another thread keeps its body indexed: a thread's search finds it by it
+                apart = not self.chunked_entries or crossed
+                doc = docs.entry_doc(r, self.keys, in_chunks, searched=not in_chunks or apart)
+                self._pending.append(("entry", r["id"], doc))
 
     def finish(self) -> None:
         """After the last `run()`: add what is held, commit what is pending."""
         self.release()
+        self.held.close()
         self.flush(final=True)
 
     def flush(self, *, final: bool = False) -> None:
