@@ -81,6 +81,7 @@ class Ingest:
         self._stale = False
         self._known: dict[str, dict[str, Any] | None] = {}
         self._pending: list[tuple[str, str, tantivy.Document]] = []
+        self._handed = 0  # documents given to the writers since the last flush, before it (`release`)
         self.held = text_once.Held(text_once_, spool_dir, held_chars)
         self._checked: set[str] = set()  # entries sent in this run, or whose stored text was checked
         self.compact = compact_edges  # layout 5 (7: binary): structural edges stored in compact_edges' form
@@ -124,7 +125,7 @@ class Ingest:
             self.release()
         if rtype != "edge" or len(self._phrases) >= CACHE:
             self._phrases.clear()
-        if len(self._pending) >= min(TYPE_FLUSH, self.batch_size):  # a slice's room is then what is left
+        if self._waiting() >= min(TYPE_FLUSH, self.batch_size):  # a slice's room is then what is left
             self.flush()
         it = iter(records)
         while batch := list(islice(it, self._room())):
@@ -148,13 +149,13 @@ class Ingest:
             self._pending += [(rtype, r["id"], d) for r, d in zip(batch, docs_)]
             if rtype == "chunk":
                 self.held.ready()  # the entries its chunks now hold leave memory (their text for the spool)
-            if self.one_commit or len(self._pending) >= self.batch_size:
+            if self.one_commit or self._waiting() >= self.batch_size:
                 self.flush()
 
     def _room(self) -> int:
         """How many records the next slice takes: a stream's go to the writers a slice at a time, so tantivy's
         indexing thread works while this one builds the next documents."""
-        room = self.batch_size - len(self._pending)
+        room = self.batch_size - self._waiting()
         return min(room, STREAM_SLICE) if self.one_commit else room
 
     def _before_chunks(self, batch: list[dict[str, Any]]) -> None:
@@ -185,6 +186,8 @@ class Ingest:
                 apart = not self.chunked_entries or crossed
                 doc = docs.entry_doc(r, self.keys, in_chunks, searched=not in_chunks or apart)
                 self._pending.append(("entry", r["id"], doc))
+            if len(self._pending) >= TYPE_FLUSH:  # to the writers now, not all the run's entries' documents at once
+                self._hand()
 
     def finish(self) -> None:
         """After the last `run()`: add what is held, commit what is pending."""
@@ -196,17 +199,27 @@ class Ingest:
         """Add the pending documents to the writers; commit them (and report them committed) unless this is a
         stream before its FINAL flush, or before its input is whole or batch_size records came since the last
         commit."""
+        self._hand()
+        self._handed = 0
+        if final or not self.one_commit or (self.whole and len(self._added) >= self.batch_size):
+            self._commit()
+            added, self._added = self._added, []
+            if added:
+                self.on_commit(added)
+
+    def _waiting(self) -> int:
+        """Documents since the last flush: pending, or given to the writers before it."""
+        return len(self._pending) + self._handed
+
+    def _hand(self) -> None:
+        """Add the pending documents to the writers (committed by the next flush)."""
         pending, self._pending = self._pending, []
         if pending or self.doomed:
             self._add(pending)
             for rtype, n in Counter(map(itemgetter(0), pending)).items():
                 self.counts[rtype] = self.counts.get(rtype, 0) + n
             self._added += map(itemgetter(1), pending)
-        if final or not self.one_commit or (self.whole and len(self._added) >= self.batch_size):
-            self._commit()
-            added, self._added = self._added, []
-            if added:
-                self.on_commit(added)
+            self._handed += len(pending)
 
     def commit(self, documents: list[tuple[str, str, tantivy.Document]]) -> None:
         """DOCUMENTS as (record type, id, document), each added to its type's index, then committed."""
@@ -244,7 +257,7 @@ class Ingest:
 
     def rollback(self) -> None:
         """Drop what was added since the last commit (a failed run: none of it was reported committed)."""
-        self._added, self._uncommitted = [], False
+        self._added, self._uncommitted, self._handed = [], False, 0
         self.writer.rollback()
 
     def _context(self, rtype: str, batch: list[dict[str, Any]]) -> list[Any]:
