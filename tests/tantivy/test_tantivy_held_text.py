@@ -39,19 +39,25 @@ cases = {
 }
 out = {}
 for name, chunks in cases.items():
-    held = text_once.Held(True)
-    entry = {"id": "entry:e", "thread_id": "thread:t", "body": B}
-    assert held.keep(entry)
-    for k, c in enumerate(chunks):
-        held.saw({"id": f"chunk:{k}", "entry_id": "entry:e", "position": k, **c})
-    (got,) = held.release(lambda ids: [])
-    out[name] = [got[1] == text_once.JOINED, by_digests(B, [{"position": k, **c} for k, c in enumerate(chunks)])]
+    decided = []
+    for early in (False, True):  # early: `ready` after each chunk (the entry to the spool once they hold it)
+        held = text_once.Held(True)
+        entry = {"id": "entry:e", "thread_id": "thread:t", "body": B}
+        assert held.keep(entry)
+        for k, c in enumerate(chunks):
+            held.saw({"id": f"chunk:{k}", "entry_id": "entry:e", "thread_id": "thread:t", "position": k, **c})
+            if early:
+                held.ready()
+        ((got, how, crossed),) = [x for part in held.release(lambda ids: []) for x in part]
+        assert got == entry and not crossed
+        decided.append(how == text_once.JOINED)
+    out[name] = [*decided, by_digests(B, [{"position": k, **c} for k, c in enumerate(chunks)])]
 print(json.dumps(out))
 """
 
 
 def test_a_whole_body_chunk_compared_as_text_decides_as_digests_do() -> None:
     out = json.loads(in_adapter(SCRIPT))
-    assert all(got == want for got, want in out.values()), out
-    assert out["one chunk, the body"] == [True, True] and out["two halves"] == [True, True]
+    assert all(got == early == want for got, early, want in out.values()), out
+    assert out["one chunk, the body"] == [True] * 3 and out["two halves"] == [True] * 3
     assert out["the body twice"][0] is False and out["the body, then a half"][0] is False

@@ -108,6 +108,8 @@ class TantivyAdapter(Adapter):
                 text_once_=index.version >= store.TEXT_ONCE,
                 compact_edges=store.edge_form(index.version),
                 one_commit=ctx.streamed,
+                spool_dir=ctx.work_dir,
+                held_chars=int(settings.held_mb * 1_000_000),
             )
             derived.lookup, derived.stale = run.get, run.doomed
             stored = (lambda field, ids: run.reader.where(field, ids, kind="edge")) if run.replace else None

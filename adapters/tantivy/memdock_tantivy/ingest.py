@@ -8,6 +8,7 @@ term and an add in the same commit, so re-indexing the same records leaves one c
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Iterable
 from itertools import islice
@@ -64,6 +65,8 @@ class Ingest:
         text_once_: bool = False,
         compact_edges: int = 0,
         one_commit: bool = False,
+        spool_dir: str | os.PathLike[str] | None = None,
+        held_chars: int = text_once.HELD_CHARS,
     ):
         self.writer, self.reader, self.on_commit, self.batch_size = writer, reader, on_commit, batch_size
         self.one_commit = one_commit  # a stream: documents go to the writer as they come, a slice at a time
@@ -78,7 +81,8 @@ class Ingest:
         self._stale = False
         self._known: dict[str, dict[str, Any] | None] = {}
         self._pending: list[tuple[str, str, tantivy.Document]] = []
-        self.held = text_once.Held(text_once_)
+        self._handed = 0  # documents given to the writers since the last flush, before it (`release`)
+        self.held = text_once.Held(text_once_, spool_dir, held_chars)
         self._checked: set[str] = set()  # entries sent in this run, or whose stored text was checked
         self.compact = compact_edges  # layout 5 (7: binary): structural edges stored in compact_edges' form
         self._phrases: sdk_facts.Phrases = {}  # what facts said of each node, while no node is written
@@ -121,7 +125,7 @@ class Ingest:
             self.release()
         if rtype != "edge" or len(self._phrases) >= CACHE:
             self._phrases.clear()
-        if len(self._pending) >= min(TYPE_FLUSH, self.batch_size):  # a slice's room is then what is left
+        if self._waiting() >= min(TYPE_FLUSH, self.batch_size):  # a slice's room is then what is left
             self.flush()
         it = iter(records)
         while batch := list(islice(it, self._room())):
@@ -143,13 +147,15 @@ class Ingest:
             else:
                 docs_ = [self._doc(rtype, r, extra) for r, extra in zip(batch, context)]
             self._pending += [(rtype, r["id"], d) for r, d in zip(batch, docs_)]
-            if self.one_commit or len(self._pending) >= self.batch_size:
+            if rtype == "chunk":
+                self.held.ready()  # the entries its chunks now hold leave memory (their text for the spool)
+            if self.one_commit or self._waiting() >= self.batch_size:
                 self.flush()
 
     def _room(self) -> int:
         """How many records the next slice takes: a stream's go to the writers a slice at a time, so tantivy's
         indexing thread works while this one builds the next documents."""
-        room = self.batch_size - len(self._pending)
+        room = self.batch_size - self._waiting()
         return min(room, STREAM_SLICE) if self.one_commit else room
 
     def _before_chunks(self, batch: list[dict[str, Any]]) -> None:
@@ -171,35 +177,49 @@ class Ingest:
 
     def release(self) -> None:
         """Add the held entries, each without its body where this run's chunks hold it."""
-        if not self.held.entries:
+        if not self.held.order:
             return
         stored = (lambda ids: self._fresh().where("entry_id", ids, kind="chunk")) if self.replace else lambda ids: []
-        for r, in_chunks in self.held.release(stored):
-            # an entry with a chunk in another thread keeps its body indexed: a thread's search finds it by it
-            apart = not self.chunked_entries or r["id"] in self.held.crossed
-            doc = docs.entry_doc(r, self.keys, in_chunks, searched=not in_chunks or apart)
-            self._pending.append(("entry", r["id"], doc))
+        for released in self.held.release(stored):
+            for r, in_chunks, crossed in released:
+                # an entry with a chunk in another thread keeps its body indexed: a thread's search finds it by it
+                apart = not self.chunked_entries or crossed
+                doc = docs.entry_doc(r, self.keys, in_chunks, searched=not in_chunks or apart)
+                self._pending.append(("entry", r["id"], doc))
+            if len(self._pending) >= TYPE_FLUSH:  # to the writers now, not all the run's entries' documents at once
+                self._hand()
 
     def finish(self) -> None:
         """After the last `run()`: add what is held, commit what is pending."""
         self.release()
+        self.held.close()
         self.flush(final=True)
 
     def flush(self, *, final: bool = False) -> None:
         """Add the pending documents to the writers; commit them (and report them committed) unless this is a
         stream before its FINAL flush, or before its input is whole or batch_size records came since the last
         commit."""
+        self._hand()
+        self._handed = 0
+        if final or not self.one_commit or (self.whole and len(self._added) >= self.batch_size):
+            self._commit()
+            added, self._added = self._added, []
+            if added:
+                self.on_commit(added)
+
+    def _waiting(self) -> int:
+        """Documents since the last flush: pending, or given to the writers before it."""
+        return len(self._pending) + self._handed
+
+    def _hand(self) -> None:
+        """Add the pending documents to the writers (committed by the next flush)."""
         pending, self._pending = self._pending, []
         if pending or self.doomed:
             self._add(pending)
             for rtype, n in Counter(map(itemgetter(0), pending)).items():
                 self.counts[rtype] = self.counts.get(rtype, 0) + n
             self._added += map(itemgetter(1), pending)
-        if final or not self.one_commit or (self.whole and len(self._added) >= self.batch_size):
-            self._commit()
-            added, self._added = self._added, []
-            if added:
-                self.on_commit(added)
+            self._handed += len(pending)
 
     def commit(self, documents: list[tuple[str, str, tantivy.Document]]) -> None:
         """DOCUMENTS as (record type, id, document), each added to its type's index, then committed."""
@@ -237,7 +257,7 @@ class Ingest:
 
     def rollback(self) -> None:
         """Drop what was added since the last commit (a failed run: none of it was reported committed)."""
-        self._added, self._uncommitted = [], False
+        self._added, self._uncommitted, self._handed = [], False, 0
         self.writer.rollback()
 
     def _context(self, rtype: str, batch: list[dict[str, Any]]) -> list[Any]:

@@ -18,3 +18,4 @@ class Settings(SchemaSettings):
     batch_size: int = BATCH
     writer_heap_mb: int = 128
     writer_threads: int = 1  # 0: tantivy chooses (a thread per core, a segment per thread and commit)
+    held_mb: float = 64.0  # text_once.Held's bound

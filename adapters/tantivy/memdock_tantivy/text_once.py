@@ -10,8 +10,11 @@ bodies in the graph's doc store before.
 
 Up to layout 7 the entry's words are still indexed in the graph (search_nodes ranks on them) and only the stored
 copy goes; from layout 8 they are indexed only in its chunks, through which search_nodes finds it. Whether the chunks
-join to the body is known once a run's chunks have been seen, so `Held` keeps the run's entries (up to HELD_CHARS
-of bodies; past that an entry is stored with its body) until its chunks are done. An entry is stored without its
+join to the body is known once the entry's chunks have been seen, so `Held` keeps the run's entries (up to HELD_CHARS
+of bodies in memory, settings `held_mb`; past that an entry is stored with its body) until then: an entry whose
+chunks seen hold all of its body leaves memory for a spool file at once (a stream sends each entry's chunks just
+after it: on 100 MB of markdown every entry was held to the end of the run before, and the last third of the text went
+past the bound), and the entries are released, in the order they came, at the run's end. An entry is stored without its
 body only when the chunks that will be stored for it are exactly the ones this run sent. Before a chunk of such an
 entry is rewritten or deleted without the entry itself, the entry is stored again with its body (`materialise`).
 """
@@ -19,12 +22,15 @@ entry is rewritten or deleted without the entry itself, the entry is stored agai
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
-from typing import Any
+import os
+import pickle
+import tempfile
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
 
 FLAG = "in_chunks"
 JOINED, SPANS = 1, 2  # how an entry's chunks hold its body: end to end (stored as true), or overlapping (layout 8)
-HELD_CHARS = 64_000_000  # entries' bodies held in memory until the run's chunks are done
+HELD_CHARS = 64_000_000  # entries' bodies held in memory until their chunks are seen (settings `held_mb`)
 
 
 def chunk_body(r: dict[str, Any]) -> str:
@@ -94,53 +100,136 @@ def _covers(body: str, parts: list[dict[str, Any]]) -> int:
 
 
 class Held:
-    """A run's entries, kept until its chunks are seen (ENABLED: the store's layout holds texts once)."""
+    """A run's entries, kept until their chunks are seen (ENABLED: the store's layout holds texts once), then
+    released in the order they came (their documents go to the writers then, as they always did).
 
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
-        self.entries: dict[str, dict[str, Any]] = {}
+    An entry whose chunks seen hold all of its body leaves memory at once (`ready`) for a spool file in SPOOL_DIR,
+    read back at `release`: a stream sends each entry's chunks just after it, so a big corpus keeps in memory only
+    the entries whose chunks are still to come, never HELD_CHARS (past which an entry is stored with its body). A
+    chunk that comes for an entry in the spool (a bundle may send its chunks in any order) takes it back into
+    memory with the chunks seen before, so each entry is released as all of the run's chunks of it say."""
+
+    def __init__(self, enabled: bool, spool_dir: str | os.PathLike[str] | None = None, limit: int = HELD_CHARS):
+        self.enabled, self.spool_dir, self.limit = enabled, spool_dir, limit
+        self.order: dict[str, None] = {}  # every entry held in this run, in the order it came
+        self.entries: dict[str, dict[str, Any]] = {}  # those in memory
         self.parts: dict[str, list[dict[str, Any]]] = {}
+        self.seen: dict[str, int] = {}  # characters of chunk bodies seen for each entry in memory
+        self.due: set[str] = set()  # entries in memory whose chunks seen may hold all of their body
         self.chars = 0
-        self.crossed: set[str] = set()  # the last release's entries with a chunk sent in another thread than theirs
+        self.spooled: dict[str, int] = {}  # entries `ready` sent to the spool, each at its place there
+        self._spool: IO[bytes] | None = None
 
     def keep(self, r: dict[str, Any]) -> bool:
         """Hold entry R (True), or leave it to be stored with its body now (False)."""
         body = r.get("body") or ""
-        if not self.enabled or not body or self.chars + len(body) > HELD_CHARS or r["id"] in self.entries:
+        if not self.enabled or not body or self.chars + len(body) > self.limit or r["id"] in self.order:
             return False
-        self.entries[r["id"]] = r
-        self.chars += len(body)
+        self.order[r["id"]] = None
+        self._hold(r, [])
         return True
+
+    def _hold(self, r: dict[str, Any], parts: list[dict[str, Any]]) -> None:
+        self.entries[r["id"]] = r
+        self.parts[r["id"]] = parts
+        self.seen[r["id"]] = sum(p["length"] for p in parts)
+        self.chars += len(r["body"])
 
     def saw(self, chunk: dict[str, Any]) -> None:
         """Note a chunk of a held entry: its place and a digest of its body (not the text, held once already)."""
-        entry = self.entries.get(chunk["entry_id"])
-        if entry is not None:
-            body = chunk_body(chunk)
-            # a chunk that is its entry's whole body (every short note) is compared as text, held already: no digest
-            digest = None if body == entry["body"] else _digest(body)
-            self.parts.setdefault(chunk["entry_id"], []).append(
-                {
-                    "id": chunk["id"],
-                    "position": chunk["position"],
-                    "length": len(body),
-                    "digest": digest,
-                    "start": chunk.get("start"),
-                    "end": chunk.get("end"),
-                    "thread_id": chunk.get("thread_id"),
-                }
-            )
+        entry_id = chunk["entry_id"]
+        entry = self.entries.get(entry_id)
+        if entry is None:
+            if entry_id not in self.spooled:
+                return
+            entry = self._back(entry_id)
+        body = chunk_body(chunk)
+        # a chunk that is its entry's whole body (every short note) is compared as text, held already: no digest
+        digest = None if body == entry["body"] else _digest(body)
+        self.parts[entry_id].append(
+            {
+                "id": chunk["id"],
+                "position": chunk["position"],
+                "length": len(body),
+                "digest": digest,
+                "start": chunk.get("start"),
+                "end": chunk.get("end"),
+                "thread_id": chunk.get("thread_id"),
+            }
+        )
+        self.seen[entry_id] += len(body)
+        if self.seen[entry_id] >= len(entry["body"]):  # fewer characters cannot hold it
+            self.due.add(entry_id)
 
-    def release(self, stored_chunks) -> list[tuple[dict[str, Any], int]]:
-        """Each held entry and how its chunks hold its text (JOINED, SPANS, 0: they do not); STORED_CHUNKS(entry
+    def ready(self) -> int:
+        """Send to the spool the entries in memory whose chunks seen hold all of their body; returns how many."""
+        due, self.due = self.due, set()
+        joins = {i: how for i in due if i in self.entries and (how := _covers(self.entries[i]["body"], self.parts[i]))}
+        if joins:
+            spool = self._spool_file()
+            for i, how in joins.items():
+                self.spooled[i] = spool.tell()
+                r, parts = self._drop(i)
+                pickle.dump((r, parts, how), spool, pickle.HIGHEST_PROTOCOL)
+        return len(joins)
+
+    def release(self, stored_chunks, slice_: int = 2000) -> Iterator[list[tuple[dict[str, Any], int, bool]]]:
+        """Each held entry (SLICE_ at a time, in the order they came), how its chunks hold its text (JOINED, SPANS,
+        0: they do not), and whether one of them was sent in another thread than the entry's; STORED_CHUNKS(entry
         ids) gives the chunks already stored for those entries (any not sent again in this run stays, so the entry
         keeps its body)."""
-        entries, self.entries, self.chars = self.entries, {}, 0
-        parts, self.parts = self.parts, {}
-        joins = {i: how for i, r in entries.items() if i in parts and (how := _covers(r["body"], parts[i]))}
-        self.crossed = {i for i in joins if any(p["thread_id"] != entries[i]["thread_id"] for p in parts[i])}
+        order, self.order = list(self.order), {}
+        try:
+            for at in range(0, len(order), slice_):
+                yield self._released(order[at : at + slice_], stored_chunks)
+        finally:
+            self.close()
+
+    def _released(self, ids: list[str], stored_chunks) -> list[tuple[dict[str, Any], int, bool]]:
+        entries, parts, joins = {}, {}, {}
+        for i in ids:
+            if i in self.spooled:
+                entries[i], parts[i], joins[i] = self._load(self.spooled.pop(i))
+            else:
+                entries[i], parts[i] = self._drop(i)
+                if how := _covers(entries[i]["body"], parts[i]):
+                    joins[i] = how
+        crossed = {i for i in joins if any(p["thread_id"] != entries[i]["thread_id"] for p in parts[i])}
         sent = {p["id"] for i in joins for p in parts[i]}
         for c in stored_chunks(sorted(joins)) if joins else []:
             if c["id"] not in sent:
                 joins.pop(c["entry_id"], None)
-        return [(r, joins.get(i, 0)) for i, r in entries.items()]
+        return [(r, joins.get(i, 0), i in crossed) for i, r in entries.items()]
+
+    def _drop(self, entry_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Entry ENTRY_ID and its chunks seen, out of memory."""
+        r = self.entries.pop(entry_id)
+        self.chars -= len(r["body"])
+        del self.seen[entry_id]
+        return r, self.parts.pop(entry_id)
+
+    def _spool_file(self) -> IO[bytes]:
+        if self._spool is None:
+            self._spool = tempfile.TemporaryFile(dir=self.spool_dir)  # noqa: SIM115  # closed by `close`
+        return self._spool
+
+    def _load(self, offset: int) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+        spool = self._spool_file()
+        spool.seek(offset)
+        got = pickle.load(spool)
+        spool.seek(0, os.SEEK_END)
+        return got
+
+    def _back(self, entry_id: str) -> dict[str, Any]:
+        """Entry ENTRY_ID, in the spool, back in memory with the chunks seen of it then."""
+        r, parts, _ = self._load(self.spooled.pop(entry_id))
+        self._hold(r, parts)
+        return r
+
+    def close(self) -> None:
+        """Drop what is held and the spool (the run is over, or failed)."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
+        self.order, self.spooled, self.entries, self.parts, self.seen = {}, {}, {}, {}, {}
+        self.due, self.chars = set(), 0
