@@ -41,7 +41,7 @@ out = {}
 for name, chunks in cases.items():
     decided = []
     for early in (False, True):  # early: `ready` after each chunk (the entry to the spool once they hold it)
-        held = text_once.Held(True)
+        held = text_once.Held(True, spool_above=0 if early else None)
         entry = {"id": "entry:e", "thread_id": "thread:t", "body": B}
         assert held.keep(entry)
         for k, c in enumerate(chunks):
