@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -26,10 +27,22 @@ def end(code: int) -> NoReturn:
     if threading is not None:
         threading._shutdown()
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):  # __stdout__: kept by a logger, say
-        if stream is not None:
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-    os._exit(code)
+    os._exit(_flushed(code))
+
+
+def _flushed(code: int) -> int:
+    """CODE once the standard streams are flushed, or 120 where one of them could not be written, as Python's
+    teardown ends (output lost to a full disk must not end as a success); a closed pipe (`| head`) keeps CODE, as
+    `cli.main` treats one met before the end."""
+    streams = (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)  # __stdout__: kept by a logger, say
+    for stream in {id(s): s for s in streams if s is not None}.values():
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):  # ValueError: closed, nothing to flush
+            pass
+        except OSError as exc:
+            code = 120
+            name = getattr(stream, "name", "a stream")
+            with contextlib.suppress(OSError):
+                os.write(2, f"memdock: output lost, {name} could not be written: {exc}\n".encode())
+    return code

@@ -51,3 +51,19 @@ def test_the_exit_code_is_mains(tmp_path):
 def test_python_m_memdock_runs_it(tmp_path):
     done = subprocess.run([sys.executable, "-m", "memdock", "--version"], capture_output=True, text=True, check=True)
     assert done.stdout.startswith("memdock ")
+
+
+def test_output_that_cannot_be_written_at_the_end_fails_the_program_as_python_does(tmp_path):
+    """stdout block-buffered to a full disk: the write fails only at the last flush. Python's teardown then says so
+    on stderr and exits 120; swallowing it would report success with the output lost (`memdock export > f`)."""
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-c", PROGRAM, str(tmp_path), "--version"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+    assert done.returncode == 120
+    assert "No space left on device" in done.stderr
