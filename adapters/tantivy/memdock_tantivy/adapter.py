@@ -98,6 +98,7 @@ class TantivyAdapter(Adapter):
         settings = Settings.from_config(ctx.config)
         writer = store.Writers(index, settings)
         derived = implied.Implied(committed)
+        run: ingest.Ingest | None = None
         try:
             index.reload()
             run = ingest.Ingest(
@@ -124,6 +125,8 @@ class TantivyAdapter(Adapter):
             resolved = run.refresh_unresolved() if edges else 0
         except BaseException:
             writer.rollback()
+            if run is not None:
+                run.held.close()  # its spool too: an in-process adapter lives on
             raise
         finally:
             writer.wait()
