@@ -31,10 +31,11 @@ from typing import IO, Any
 FLAG = "in_chunks"
 JOINED, SPANS = 1, 2  # how an entry's chunks hold its body: end to end (stored as true), or overlapping (layout 8)
 HELD_CHARS = 64_000_000  # entries' bodies held in memory until their chunks are seen (settings `held_mb`)
-SPOOL_SHARE = 4
+SPOOL_SHARE = 2
 """Entries go to the spool only once their bodies held pass this share of the bound: sending each one there and
-reading it back cost the 20k notes' `memdock add -b tantivy` 0.3-0.5 CPU s of the adapter's 3.9-4.0 (10 %), for
-entries that fit in memory anyway."""
+reading it back cost the 20k notes' `memdock add -b tantivy` 0.3-0.5 CPU s of the adapter's 3.9-4.0 (10 %), and
+with a quarter of the bound the 20 MB markdown's 1-3 CPU s (`/usr/bin/time` of two adds each, against
+`-c held_mb=1000`), for entries that fit in memory anyway."""
 
 
 def chunk_body(r: dict[str, Any]) -> str:
