@@ -9,6 +9,8 @@ from typing import ClassVar
 from memdock.sdk import adapter_json
 from memdock.sdk.kit.settings import SchemaSettings
 
+from .text_once import HELD_CHARS
+
 BATCH = 100_000  # a commit (two segment flushes and fsyncs) per 10,000 records cost 15 % of the CPU of a 20k-note run
 
 
@@ -18,4 +20,4 @@ class Settings(SchemaSettings):
     batch_size: int = BATCH
     writer_heap_mb: int = 128
     writer_threads: int = 1  # 0: tantivy chooses (a thread per core, a segment per thread and commit)
-    held_mb: float = 64.0  # text_once.Held's bound
+    held_mb: float = HELD_CHARS / 1_000_000  # text_once.Held's bound
