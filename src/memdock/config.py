@@ -4,7 +4,9 @@ Precedence for the backend, highest first: the --backend flag, MEMDOCK_BACKEND,
 `backend` in memdock.toml (MEMDOCK_CONFIG, else ./memdock.toml), then the
 embedded default `sqlite`. The store of a backend is --data-dir when given,
 else `data_dir` in memdock.toml, else MEMDOCK_HOME/stores/<backend>
-(MEMDOCK_HOME defaults to the user's data directory). Secrets are never read
+(MEMDOCK_HOME defaults to the user's data directory). A store that records the
+backend that wrote it (engine.store_backend) answers with that backend when none
+is named, and refuses another. Secrets are never read
 from files: a config field marked x-secret comes only from its environment
 variable.
 """
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .engine.store_backend import BACKEND_FILE, other_backend, recorded_backend
 from .errors import ConfigError
 
 DEFAULT_BACKEND = "sqlite"
@@ -140,6 +143,7 @@ def resolve(
         store = Path(str(file_cfg["data_dir"])).expanduser()
     else:
         store = memdock_home(env) / "stores" / Path(name).name
+    name, source = _store_backend(store, name, source)
     adapters = file_cfg.get("adapters", {})
     adapter_cfg = dict(adapters.get(Path(name).name, {})) if isinstance(adapters, dict) else {}
     sandbox = file_cfg.get("sandbox")
@@ -153,6 +157,17 @@ def resolve(
         config_file=path,
         sandbox=sandbox,
     )
+
+
+def _store_backend(store: Path, name: str, source: str) -> tuple[str, str]:
+    """A store named by its folder answers with the backend that wrote it when none is named; one named that is
+    not the store's is refused before anything runs (`engine.store.Store.bind` guards the writes the same way)."""
+    recorded = recorded_backend(store)
+    if recorded is None or recorded == Path(name).name or recorded == name:
+        return name, source
+    if source == "default":
+        return recorded, str(store / BACKEND_FILE)
+    raise ConfigError(other_backend(store.resolve(), recorded, name), details={"store": str(store)})
 
 
 def secret_fields(config_schema: Mapping[str, Any] | None) -> set[str]:

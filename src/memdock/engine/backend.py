@@ -84,7 +84,10 @@ class StoreBackend:
         )
 
     def _write(self, operation: str, params: dict[str, Any], **kw: Any) -> dict[str, Any]:
-        with disk_full_as_error(self.store.root, f"running {operation}"), self.store.write_lock(self.lock_timeout):
+        with (
+            disk_full_as_error(self.store.root, f"running {operation}"),
+            self.store.write_lock(self.lock_timeout, self.name),
+        ):
             return self.call(operation, params, **kw)
 
     # -- MemoryBackend ---------------------------------------------------------------------------
@@ -232,7 +235,7 @@ class StoreBackend:
         noted in the ledger first, so a forget killed midway is finished by the next one, or the next index. The
         temp folders killed memdock processes left (a `remember`'s notes, a `migrate`'s export) go too."""
         sweep()
-        with disk_full_as_error(self.store.root, "deleting"), self.store.write_lock(self.lock_timeout):
+        with disk_full_as_error(self.store.root, "deleting"), self.store.write_lock(self.lock_timeout, self.name):
             ledger = Ledger(self.store.ensure().ledger_path)
             try:
                 self._finish_forgets(ledger, timeout)

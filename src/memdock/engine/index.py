@@ -90,7 +90,10 @@ class IndexRun:
         caps = self.backend.get_capabilities()
         self.implied = implied_mode(caps)
         writers = self.plan_writers(caps)  # a bad executor fails before any work
-        with disk_full_as_error(self.store.root, "indexing"), self.store.write_lock(self.backend.lock_timeout):
+        with (
+            disk_full_as_error(self.store.root, "indexing"),
+            self.store.write_lock(self.backend.lock_timeout, self.backend.name),
+        ):
             self.ledger = Ledger(self.store.ensure().ledger_path)
             try:
                 result = self.in_journal(reader, caps, writers)

@@ -5,6 +5,7 @@
     <store>/write.lock     held by prepare, index and delete
     <store>/work/<run>/    one per call: request, result, stderr.log, tmp/ (removed after success)
     <store>/.memdock-store the marker that makes the folder memdock's own
+    <store>/backend        the name of the backend whose memory it holds, written by its first write
 
 A folder becomes a store only if it is new or empty (the marker is written then), already carries the marker,
 or is a store an older memdock made (nothing in it but the names above, and a ledger, a lock or memdock-named
@@ -35,6 +36,7 @@ from ..atomic import temp_pattern, write_atomic
 from ..config import memdock_home
 from ..errors import ConfigError, InvalidInputError, TransientError
 from ..ids import digest
+from .store_backend import BACKEND_FILE, other_backend, recorded_backend
 
 KEEP_FAILED_RUNS = 20
 MARKER = ".memdock-store"
@@ -42,6 +44,7 @@ MARKER_TEXT = "memdock store, format 1\n"
 _OWN_NAMES = frozenset(
     {
         MARKER,
+        BACKEND_FILE,
         "data",
         "work",
         "journal",
@@ -180,9 +183,24 @@ class Store:
         for old in runs[:-keep] if keep else runs:
             shutil.rmtree(old, ignore_errors=True)
 
+    def backend(self) -> str | None:
+        """The backend whose memory this store holds, as its first write recorded it (None before, or in a store
+        an older memdock wrote)."""
+        return recorded_backend(self.root)
+
+    def bind(self, backend: str) -> None:
+        """Record BACKEND as this store's at its first write; refuse a write by another backend, whose data would
+        sit beside the first one's in data/ while the ledger, shared by both, counted the records as stored."""
+        recorded = self.backend()
+        if recorded is None:
+            write_atomic(self.root / BACKEND_FILE, f"{backend}\n".encode())
+        elif recorded != backend:
+            raise ConfigError(other_backend(self.root, recorded, backend), details={"store": str(self.root)})
+
     @contextlib.contextmanager
-    def write_lock(self, timeout: float = 10.0) -> Iterator[None]:
-        """Only one writer per store. A lock held past TIMEOUT is a clear, retryable error."""
+    def write_lock(self, timeout: float = 10.0, backend: str | None = None) -> Iterator[None]:
+        """Only one writer per store. A lock held past TIMEOUT is a clear, retryable error. BACKEND: the writer's
+        backend, recorded as the store's or refused if the store holds another's (`bind`)."""
         self.ensure()
         self.check_writable()
         lock = FileLock(str(self.lock_path))
@@ -198,6 +216,8 @@ class Store:
             ) from None
         try:
             owner.write_text(f"pid {os.getpid()}")
+            if backend is not None:
+                self.bind(backend)
             yield
         finally:
             owner.unlink(missing_ok=True)

@@ -1,0 +1,77 @@
+"""A store belongs to the backend that first wrote it: named by its folder alone it answers with that backend, and
+another backend is refused before it writes anything (it would put a second store in data/ under the same ledger)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.cli import memdock
+
+from memdock.config import resolve
+from memdock.engine.store import Store
+from memdock.engine.store_backend import BACKEND_FILE
+from memdock.errors import ConfigError
+
+NOTE = b'{"text": "the staging database moves on Friday", "thread": "infra"}\n'
+
+
+def test_a_store_is_bound_at_its_first_write(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    assert store.backend() is None
+    with store.write_lock(backend="null"):
+        pass
+    assert (store.root / BACKEND_FILE).read_text() == "null\n"
+    with store.write_lock(backend="null"):
+        pass
+    refused = pytest.raises(ConfigError, match=r"holds a memory indexed by the null backend.*not sqlite")
+    with refused, store.write_lock(backend="sqlite"):
+        raise AssertionError("a write by another backend ran")
+    assert store.backend() == "null"
+
+
+def test_an_older_store_is_bound_by_its_next_write(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    with store.write_lock():  # what a memdock from before the file did
+        pass
+    assert store.backend() is None
+    with store.write_lock(backend="sqlite"):
+        pass
+    assert store.backend() == "sqlite"
+
+
+def test_resolve_takes_the_store_backend_unless_another_is_named(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    root.mkdir()
+    (root / BACKEND_FILE).write_text("tantivy\n")
+    env = {"MEMDOCK_HOME": str(tmp_path / "home")}
+    picked = resolve(data_dir=root, env=env, cwd=tmp_path)
+    assert (picked.backend, picked.backend_source) == ("tantivy", str(root / BACKEND_FILE))
+    assert resolve(backend="tantivy", data_dir=root, env=env, cwd=tmp_path).backend == "tantivy"
+    for named in ({"backend": "sqlite"}, {"env": {**env, "MEMDOCK_BACKEND": "sqlite"}}):
+        kwargs = {"data_dir": root, "env": env, "cwd": tmp_path, **named}
+        with pytest.raises(ConfigError, match=r"recorded in .*backend.*--backend tantivy.*memdock migrate"):
+            resolve(**kwargs)  # type: ignore[arg-type]
+    assert resolve(env=env, cwd=tmp_path).backend == "sqlite"  # a default store is its backend's own
+
+
+def test_the_cli_keeps_to_the_store_backend(tmp_path: Path) -> None:
+    home, store, notes = tmp_path / "home", tmp_path / "store", tmp_path / "notes.jsonl"
+    notes.write_bytes(NOTE)
+    added = memdock("add", str(notes), "-f", "jsonl", "-b", "null", "--data-dir", str(store), home=home)
+    assert added.returncode == 0, added.stderr
+    assert (store / BACKEND_FILE).read_text() == "null\n"
+    data_before = sorted(p.name for p in (store / "data").iterdir())
+
+    more = tmp_path / "more.jsonl"
+    more.write_bytes(NOTE.replace(b"Friday", b"Monday"))
+    again = memdock("add", str(more), "-f", "jsonl", "--data-dir", str(store), home=home)  # no --backend
+    assert again.returncode == 0, again.stderr
+    assert "indexed into null" in again.stdout + again.stderr
+
+    other = memdock("add", str(notes), "-f", "jsonl", "-b", "sqlite", "--data-dir", str(store), home=home)
+    assert other.returncode != 0
+    assert f"recorded in {store / BACKEND_FILE}" in other.stderr
+    assert "--backend null" in other.stderr
+    assert sorted(p.name for p in (store / "data").iterdir()) == data_before  # no memory.sqlite beside it
+    assert (store / BACKEND_FILE).read_text() == "null\n"
