@@ -163,8 +163,8 @@ def _store_backend(store: Path, name: str, source: str) -> tuple[str, str]:
     """A store named by its folder answers with the backend that wrote it when none is named; one named that is
     not the store's is refused before anything runs (`engine.store.Store.bind` guards the writes the same way)."""
     recorded = recorded_backend(store)
-    if recorded is None or recorded == Path(name).name or recorded == name:
-        return name, source
+    if recorded is None or recorded == name or (Path(name) / "adapter.json").is_file():
+        return name, source  # an adapter named by its folder is checked by its own name when it writes
     if source == "default":
         return recorded, str(store / BACKEND_FILE)
     raise ConfigError(other_backend(store.resolve(), recorded, name), details={"store": str(store)})

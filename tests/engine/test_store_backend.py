@@ -53,6 +53,10 @@ def test_resolve_takes_the_store_backend_unless_another_is_named(tmp_path: Path)
         with pytest.raises(ConfigError, match=r"recorded in .*backend.*--backend tantivy.*memdock migrate"):
             resolve(**kwargs)  # type: ignore[arg-type]
     assert resolve(env=env, cwd=tmp_path).backend == "sqlite"  # a default store is its backend's own
+    folder = tmp_path / "tantivy-fork"
+    folder.mkdir()
+    (folder / "adapter.json").write_text("{}")
+    assert resolve(backend=str(folder), data_dir=root, env=env, cwd=tmp_path).backend == str(folder)
 
 
 def test_the_cli_keeps_to_the_store_backend(tmp_path: Path) -> None:
