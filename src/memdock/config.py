@@ -162,12 +162,19 @@ def resolve(
 def _store_backend(store: Path, name: str, source: str) -> tuple[str, str]:
     """A store named by its folder answers with the backend that wrote it when none is named; one named that is
     not the store's is refused before anything runs (`engine.store.Store.bind` guards the writes the same way)."""
+    store = store.resolve()
     recorded = recorded_backend(store)
     if recorded is None or recorded == name or (Path(name) / "adapter.json").is_file():
         return name, source  # an adapter named by its folder is checked by its own name when it writes
     if source == "default":
+        if (Path(recorded) / "adapter.json").is_file():  # Registry.get would run that folder's adapter
+            raise ConfigError(
+                f"{store / BACKEND_FILE} names {recorded!r}, which is also an adapter's folder here: a store's file "
+                "never picks an adapter by path; name the backend with --backend",
+                details={"file": str(store / BACKEND_FILE)},
+            )
         return recorded, str(store / BACKEND_FILE)
-    raise ConfigError(other_backend(store.resolve(), recorded, name), details={"store": str(store)})
+    raise ConfigError(other_backend(store, recorded, name), details={"store": str(store)})
 
 
 def secret_fields(config_schema: Mapping[str, Any] | None) -> set[str]:

@@ -3,6 +3,8 @@ another backend is refused before it writes anything (it would put a second stor
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 import pytest
@@ -79,3 +81,41 @@ def test_the_cli_keeps_to_the_store_backend(tmp_path: Path) -> None:
     assert "--backend null" in other.stderr
     assert sorted(p.name for p in (store / "data").iterdir()) == data_before  # no memory.sqlite beside it
     assert (store / BACKEND_FILE).read_text() == "null\n"
+
+
+@pytest.mark.parametrize("damage", ["directory", "symlink", "fifo", "empty", "junk", "path"])
+def test_a_damaged_backend_file_is_named_not_taken_over(tmp_path: Path, damage: str) -> None:
+    """A `backend` file memdock did not write is refused naming it: never read as "no backend yet" (the next write
+    would bind the store to another backend), never blocks (a FIFO), never names an adapter to run by path."""
+    store = Store(tmp_path / "s")
+    with store.write_lock(backend="null"):
+        pass
+    path = store.root / BACKEND_FILE
+    path.unlink()
+    if damage == "directory":
+        path.mkdir()
+    elif damage == "symlink":
+        (tmp_path / "elsewhere").write_text("null\n")
+        path.symlink_to(tmp_path / "elsewhere")
+    elif damage == "fifo":
+        os.mkfifo(path)
+    else:
+        path.write_text({"empty": "", "junk": "null extra\nline\n", "path": "./evil\n"}[damage])
+    named = pytest.raises(ConfigError, match=re.escape(str(path)))
+    with named:
+        resolve(data_dir=store.root, env={"MEMDOCK_HOME": str(tmp_path / "home")}, cwd=tmp_path)
+    with named, store.write_lock(backend="sqlite"):
+        raise AssertionError("a write ran on a store whose backend file is damaged")
+
+
+def test_a_store_file_never_picks_an_adapter_by_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`data_dir` in a project's memdock.toml may name a store in that project; its `backend` file naming a folder
+    beside it that holds an adapter.json must not make memdock run that adapter (a project config may not)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "evil").mkdir()
+    (tmp_path / "evil" / "adapter.json").write_text("{}")
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / BACKEND_FILE).write_text("evil\n")
+    (tmp_path / "memdock.toml").write_text('data_dir = "store"\n')
+    with pytest.raises(ConfigError, match="never picks an adapter by path"):
+        resolve(env={"MEMDOCK_HOME": str(tmp_path / "home")}, cwd=tmp_path)

@@ -3,24 +3,53 @@
 A store's data/ is one adapter's and its ledger counts what that adapter holds, so a store written by tantivy and
 then by sqlite would hold two half memories under one ledger. Kept apart from `engine.store` so that `config`
 (which `engine.store` imports) can read it when it picks a backend.
+
+The file is read as untrusted: memdock writes only an adapter's name there (adapter.json's `name` pattern), so
+anything else (a directory, a link, a FIFO, an empty file, a path) is refused naming the file, never taken as
+a backend to run nor as "no backend yet" (which would let the next write take the store over).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import stat
 from pathlib import Path
 
+from ..errors import ConfigError
+
 BACKEND_FILE = "backend"
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # adapter.schema.json's `name`
 
 
 def recorded_backend(root: str | os.PathLike[str]) -> str | None:
-    """The backend name ROOT's `backend` file records, if it has one."""
+    """The backend name ROOT's `backend` file records, if it has one (None: no file, a store not yet bound)."""
+    path = Path(root) / BACKEND_FILE
     try:
-        with open(Path(root) / BACKEND_FILE, "rb") as f:
-            name = f.read(1024).decode("utf-8", "replace").strip()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    return name or None
+    except OSError as exc:
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+        raise _damaged(path, why) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise _damaged(path, "it is not a regular file")
+    with open(fd, "rb") as f:
+        text = f.read(1024).decode("utf-8", "replace").strip()
+    if not _NAME.fullmatch(text):
+        raise _damaged(path, f"it holds {text[:80]!r}, not a backend's name")
+    return text
+
+
+def _damaged(path: Path, why: str) -> ConfigError:
+    return ConfigError(
+        f"cannot tell which backend the store at {path.parent} belongs to from {path} ({why}): memdock writes the "
+        "name of the backend that first wrote the store there; write that name into it (e.g. `sqlite`), or remove "
+        "it if the store is new (its next write records it again)",
+        details={"file": str(path)},
+    )
 
 
 def other_backend(root: Path, recorded: str, asked: str) -> str:
