@@ -174,7 +174,7 @@ def _store_backend(store: Path, name: str, source: str) -> tuple[str, str]:
                 details={"file": str(store / BACKEND_FILE)},
             )
         return recorded, str(store / BACKEND_FILE)
-    raise ConfigError(other_backend(store, recorded, name), details={"store": str(store)})
+    raise ConfigError(other_backend(store, recorded, name, source), details={"store": str(store)})
 
 
 def secret_fields(config_schema: Mapping[str, Any] | None) -> set[str]:

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from support.cli import memdock
+from support.cli import memdock, run_memdock
 
 from memdock.config import resolve
 from memdock.engine.store import Store
@@ -32,11 +32,16 @@ def test_a_store_is_bound_at_its_first_write(tmp_path: Path) -> None:
     assert store.backend() == "null"
 
 
-def test_an_older_store_is_bound_by_its_next_write(tmp_path: Path) -> None:
+def test_an_older_store_is_bound_only_while_its_data_is_empty(tmp_path: Path) -> None:
+    """A store an older memdock wrote has no record of its backend: with files in data/ (whose adapter is not
+    known here) it stays unbound, so a write by the wrong backend cannot lock its own out; with none it is bound."""
     store = Store(tmp_path / "s")
     with store.write_lock():  # what a memdock from before the file did
+        (store.data_dir / "memdock-tantivy.json").write_text("{}")
+    with store.write_lock(backend="sqlite"):
         pass
     assert store.backend() is None
+    (store.data_dir / "memdock-tantivy.json").unlink()
     with store.write_lock(backend="sqlite"):
         pass
     assert store.backend() == "sqlite"
@@ -50,9 +55,11 @@ def test_resolve_takes_the_store_backend_unless_another_is_named(tmp_path: Path)
     picked = resolve(data_dir=root, env=env, cwd=tmp_path)
     assert (picked.backend, picked.backend_source) == ("tantivy", str(root / BACKEND_FILE))
     assert resolve(backend="tantivy", data_dir=root, env=env, cwd=tmp_path).backend == "tantivy"
-    for named in ({"backend": "sqlite"}, {"env": {**env, "MEMDOCK_BACKEND": "sqlite"}}):
+    flag = r"not sqlite \(from --backend\): use it with --backend tantivy \(or without --backend\)"
+    variable = r"not sqlite \(from MEMDOCK_BACKEND\): use it with --backend tantivy"
+    for named, said in (({"backend": "sqlite"}, flag), ({"env": {**env, "MEMDOCK_BACKEND": "sqlite"}}, variable)):
         kwargs = {"data_dir": root, "env": env, "cwd": tmp_path, **named}
-        with pytest.raises(ConfigError, match=r"recorded in .*backend.*--backend tantivy.*memdock migrate"):
+        with pytest.raises(ConfigError, match=rf"recorded in .*backend.*{said}, or copy it into sqlite with `memdock"):
             resolve(**kwargs)  # type: ignore[arg-type]
     assert resolve(env=env, cwd=tmp_path).backend == "sqlite"  # a default store is its backend's own
     folder = tmp_path / "tantivy-fork"
@@ -119,3 +126,16 @@ def test_a_store_file_never_picks_an_adapter_by_path(tmp_path: Path, monkeypatch
     (tmp_path / "memdock.toml").write_text('data_dir = "store"\n')
     with pytest.raises(ConfigError, match="never picks an adapter by path"):
         resolve(env={"MEMDOCK_HOME": str(tmp_path / "home")}, cwd=tmp_path)
+
+
+def test_doctor_reports_a_configured_backend_the_store_refuses(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / ".memdock-store").write_text("memdock store, format 1\n")
+    (store / BACKEND_FILE).write_text("null\n")
+    config = tmp_path / "memdock.toml"
+    config.write_text(f'backend = "sqlite"\ndata_dir = "{store}"\n')
+    env = {"MEMDOCK_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "MEMDOCK_CONFIG": str(config)}
+    done = run_memdock("doctor", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "refused: the store at" in done.stdout and "indexed by the null backend" in done.stdout

@@ -10,6 +10,7 @@ import sys
 
 from .. import PAYLOAD_VERSION, PROTOCOL_VERSION, __version__
 from ..config import resolve
+from ..errors import ConfigError
 from ..installs import interpreter_of
 from ..registry import Registry
 from ..runner import landlock
@@ -59,7 +60,11 @@ def _importable(module: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = resolve()
+    try:
+        settings = resolve()
+        backend, store = f"{settings.backend} (from {settings.backend_source})", str(settings.store)
+    except ConfigError as exc:  # e.g. memdock.toml names a backend its data_dir's store is not bound to
+        backend, store = f"refused: {exc}", "-"
     registry = Registry.default()
     found, broken = registry.discover(), registry.broken()
     report = {
@@ -75,8 +80,8 @@ def run(args: argparse.Namespace) -> int:
         "descendants": descendant_control(),
         "validator": get_engine().name,
         "node": shutil.which("node") or "not found",
-        "backend": f"{settings.backend} (from {settings.backend_source})",
-        "store": str(settings.store),
+        "backend": backend,
+        "store": store,
         "adapters": sorted(found),
         "adapter interpreters": [
             f"{n}: {interpreter_of(found[n])}" for n in sorted(found) if found[n].runtime["kind"] == "python"

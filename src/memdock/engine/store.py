@@ -190,9 +190,13 @@ class Store:
 
     def bind(self, backend: str) -> None:
         """Record BACKEND as this store's at its first write; refuse a write by another backend, whose data would
-        sit beside the first one's in data/ while the ledger, shared by both, counted the records as stored."""
+        sit beside the first one's in data/ while the ledger, shared by both, counted the records as stored. A
+        store whose data/ already holds files and no record (an older memdock's) is left unbound: which adapter
+        wrote them is not known here, and binding it to whichever wrote next could lock out its own."""
         recorded = self.backend()
         if recorded is None:
+            if any(self.data_dir.iterdir()):
+                return
             write_atomic(self.root / BACKEND_FILE, f"{backend}\n".encode())
         elif recorded != backend:
             raise ConfigError(other_backend(self.root, recorded, backend), details={"store": str(self.root)})

@@ -52,10 +52,13 @@ def _damaged(path: Path, why: str) -> ConfigError:
     )
 
 
-def other_backend(root: Path, recorded: str, asked: str) -> str:
-    """Why ASKED may not use the store at ROOT, which holds RECORDED's memory, and what to run instead."""
+def other_backend(root: Path, recorded: str, asked: str, source: str | None = None) -> str:
+    """Why ASKED (named by SOURCE: --backend, MEMDOCK_BACKEND or a config file) may not use the store at ROOT,
+    which holds RECORDED's memory, and what to run instead."""
+    named = f"{asked} (from {source})" if source else asked
+    instead = f"--backend {recorded}" + (" (or without --backend)" if source == "--backend" else "")
     return (
         f"the store at {root} holds a memory indexed by the {recorded} backend (recorded in {root / BACKEND_FILE}), "
-        f"not {asked}: use it with --backend {recorded} (or without --backend), or copy it into {asked} with "
+        f"not {named}: use it with {instead}, or copy it into {asked} with "
         f"`memdock migrate --backend {recorded} --data-dir {root} --to {asked} --to-data-dir NEW_FOLDER`"
     )
