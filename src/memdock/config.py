@@ -164,10 +164,10 @@ def _store_backend(store: Path, name: str, source: str) -> tuple[str, str]:
     not the store's is refused before anything runs (`engine.store.Store.bind` guards the writes the same way)."""
     store = store.resolve()
     recorded = recorded_backend(store)
-    if recorded is None or recorded == name or (Path(name) / "adapter.json").is_file():
+    if recorded is None or recorded == name or _adapter_folder(name):
         return name, source  # an adapter named by its folder is checked by its own name when it writes
     if source == "default":
-        if (Path(recorded) / "adapter.json").is_file():  # Registry.get would run that folder's adapter
+        if _adapter_folder(recorded):  # Registry.get would run that folder's adapter
             raise ConfigError(
                 f"{store / BACKEND_FILE} names {recorded!r}, which is also an adapter's folder here: a store's file "
                 "never picks an adapter by path; name the backend with --backend",
@@ -175,6 +175,12 @@ def _store_backend(store: Path, name: str, source: str) -> tuple[str, str]:
             )
         return recorded, str(store / BACKEND_FILE)
     raise ConfigError(other_backend(store, recorded, name, source), details={"store": str(store)})
+
+
+def _adapter_folder(name: str) -> bool:
+    """NAME is a folder holding an adapter (descriptor.DESCRIPTOR, which imports this module), as Registry.get
+    takes it."""
+    return (Path(name) / "adapter.json").is_file()
 
 
 def secret_fields(config_schema: Mapping[str, Any] | None) -> set[str]:

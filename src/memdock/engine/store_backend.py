@@ -11,13 +11,12 @@ a backend to run nor as "no backend yet" (which would let the next write take th
 
 from __future__ import annotations
 
-import errno
 import os
 import re
-import stat
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..untrusted import NotRegularFile, open_regular, read_upto
 
 BACKEND_FILE = "backend"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # adapter.schema.json's `name`
@@ -27,17 +26,14 @@ def recorded_backend(root: str | os.PathLike[str]) -> str | None:
     """The backend name ROOT's `backend` file records, if it has one (None: no file, a store not yet bound)."""
     path = Path(root) / BACKEND_FILE
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with open_regular(path) as (fd, _):
+            text = b"".join(read_upto(fd, 1024)).decode("utf-8", "replace").strip()
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except NotRegularFile as exc:
+        raise _damaged(path, f"it is {exc.kind}") from None
     except OSError as exc:
-        why = "it is a symbolic link" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
-        raise _damaged(path, why) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise _damaged(path, "it is not a regular file")
-    with open(fd, "rb") as f:
-        text = f.read(1024).decode("utf-8", "replace").strip()
+        raise _damaged(path, exc.strerror or str(exc)) from None
     if not _NAME.fullmatch(text):
         raise _damaged(path, f"it holds {text[:80]!r}, not a backend's name")
     return text
