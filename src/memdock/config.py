@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from .engine.store_backend import BACKEND_FILE, other_backend, recorded_backend
 from .errors import ConfigError
 
@@ -87,7 +89,7 @@ def check_project_config(path: Path | None, file_cfg: Mapping[str, Any], env: Ma
     what: str | None
     if file_cfg.get("sandbox") == "off":
         what = 'sandbox = "off"'
-    elif "/" in backend or backend.startswith("."):
+    elif "/" in backend or backend.startswith(".") or _adapter_folder(backend, path.parent):
         what = f"backend = {backend!r} (an adapter by path)"
     elif file_cfg.get("python_interpreters"):
         what = "python_interpreters (programs memdock runs to ask their version)"
@@ -164,8 +166,12 @@ def _store_backend(store: Path, name: str, source: str) -> tuple[str, str]:
     not the store's is refused before anything runs (`engine.store.Store.bind` guards the writes the same way)."""
     store = store.resolve()
     recorded = recorded_backend(store)
-    if recorded is None or recorded == name or _adapter_folder(name):
-        return name, source  # an adapter named by its folder is checked by its own name when it writes
+    if recorded is None or recorded == name:
+        return name, source
+    if _adapter_folder(name):  # its folder's name need not be its adapter's
+        if _folder_adapter_name(name) in (None, recorded):
+            return name, source  # a descriptor without a name is the registry's to report
+        raise ConfigError(other_backend(store, recorded, name, source), details={"store": str(store)})
     if source == "default":
         if _adapter_folder(recorded):  # Registry.get would run that folder's adapter
             raise ConfigError(
@@ -177,10 +183,20 @@ def _store_backend(store: Path, name: str, source: str) -> tuple[str, str]:
     raise ConfigError(other_backend(store, recorded, name, source), details={"store": str(store)})
 
 
-def _adapter_folder(name: str) -> bool:
+def _folder_adapter_name(folder: str) -> str | None:
+    """The name FOLDER's adapter.json gives its adapter, where it gives one."""
+    try:
+        raw = orjson.loads((Path(folder) / "adapter.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    name = raw.get("name") if isinstance(raw, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _adapter_folder(name: str, *within: Path) -> bool:
     """NAME is a folder holding an adapter (descriptor.DESCRIPTOR, which imports this module), as Registry.get
-    takes it."""
-    return (Path(name) / "adapter.json").is_file()
+    takes it (from the current directory), or within one of WITHIN."""
+    return bool(name) and any((folder / name / "adapter.json").is_file() for folder in (Path(), *within))
 
 
 def secret_fields(config_schema: Mapping[str, Any] | None) -> set[str]:

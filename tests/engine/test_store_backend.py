@@ -64,7 +64,22 @@ def test_resolve_takes_the_store_backend_unless_another_is_named(tmp_path: Path)
     assert resolve(env=env, cwd=tmp_path).backend == "sqlite"  # a default store is its backend's own
     folder = tmp_path / "tantivy-fork"
     folder.mkdir()
-    (folder / "adapter.json").write_text("{}")
+    (folder / "adapter.json").write_text('{"name": "tantivy"}')
+    assert resolve(backend=str(folder), data_dir=root, env=env, cwd=tmp_path).backend == str(folder)
+
+
+def test_an_adapter_named_by_its_folder_is_held_to_its_own_name(tmp_path: Path) -> None:
+    """A folder's adapter that is not the store's is refused before it reads (its writes were refused already)."""
+    root = tmp_path / "s"
+    root.mkdir()
+    (root / BACKEND_FILE).write_text("tantivy\n")
+    env = {"MEMDOCK_HOME": str(tmp_path / "home")}
+    folder = tmp_path / "tantivy-fork"
+    folder.mkdir()
+    (folder / "adapter.json").write_text('{"name": "sqlite"}')
+    with pytest.raises(ConfigError, match=rf"indexed by the tantivy backend.*not {re.escape(str(folder))} \(from"):
+        resolve(backend=str(folder), data_dir=root, env=env, cwd=tmp_path)
+    (folder / "adapter.json").write_text("{not json")  # the registry names what is wrong with it
     assert resolve(backend=str(folder), data_dir=root, env=env, cwd=tmp_path).backend == str(folder)
 
 

@@ -32,6 +32,7 @@ def planted(tmp_path: Path, toml: str) -> Path:
 @pytest.mark.parametrize(
     "toml,named",
     [('backend = "./evil"\ndata_dir = "store"\n', "an adapter by path"),
+     ('backend = "evil"\ndata_dir = "store"\n', "an adapter by path"),
      ('sandbox = "off"\ndata_dir = "store"\n', 'sandbox = "off"')],
 )  # fmt: skip
 def test_a_project_config_cannot_run_an_adapter_from_a_path_or_unsandboxed(tmp_path, toml, named):
