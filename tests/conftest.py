@@ -31,3 +31,15 @@ def _isolated_home(tmp_path_factory, monkeypatch):
 _hsettings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     _hsettings.load_profile("ci")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest tests first, by the budget their timeout marker declares: xdist hands tests out in this order,
+    so the heaviest (a kit over a real backend, minutes each) start while every worker is busy rather than running
+    alone at the end of the run."""
+    items.sort(key=lambda item: -_budget(item))
+
+
+def _budget(item: pytest.Item) -> float:
+    marker = item.get_closest_marker("timeout")
+    return float(marker.args[0]) if marker is not None and marker.args else 0.0
