@@ -47,6 +47,61 @@ def test_an_older_store_is_bound_only_while_its_data_is_empty(tmp_path: Path) ->
     assert store.backend() == "sqlite"
 
 
+def test_an_older_store_is_bound_by_the_files_its_backend_names(tmp_path: Path) -> None:
+    """An older store (no `backend` file) whose data/ holds the files the writer's adapter.json names, or whose
+    ledger noted them (a store the backend lost, to be restored), is the writer's; one holding another backend's
+    files is refused before anything is written, naming the store and what data/ holds."""
+    store = Store(tmp_path / "s")
+    with store.write_lock():
+        (store.data_dir / "memory.sqlite").write_bytes(b"")
+    with store.write_lock(backend="sqlite", store_files=["memory.sqlite"]):
+        pass
+    assert store.backend() == "sqlite"
+
+    other = Store(tmp_path / "t")
+    with other.write_lock():
+        (other.data_dir / "index").mkdir()
+        (other.data_dir / "memdock-tantivy.json").write_text("{}")
+    refused = pytest.raises(ConfigError, match=r"older memdock with another backend than sqlite: its data/ holds index")
+    with refused, other.write_lock(backend="sqlite", store_files=["memory.sqlite"]):
+        raise AssertionError("a write by another backend ran")
+    assert other.backend() is None and sorted(p.name for p in other.data_dir.iterdir()) == [
+        "index",
+        "memdock-tantivy.json",
+    ]
+
+
+def test_an_older_store_whose_backend_lost_its_files_is_still_its_own(tmp_path: Path) -> None:
+    home, root, notes = tmp_path / "home", tmp_path / "store", tmp_path / "notes.jsonl"
+    notes.write_bytes(NOTE)
+    assert memdock("add", str(notes), "-f", "jsonl", "--data-dir", str(root), home=home).returncode == 0
+    (root / BACKEND_FILE).unlink()  # as an older memdock left it
+    (root / "data" / "memory.sqlite").unlink()
+    (root / "data" / "stray").write_text("left by hand")
+    again = memdock("add", str(notes), "-f", "jsonl", "--data-dir", str(root), home=home)
+    assert again.returncode == 0, again.stderr
+    assert (root / BACKEND_FILE).read_text() == "sqlite\n"
+    found = memdock("recall", "staging database", "--data-dir", str(root), home=home)
+    assert "Friday" in found.stdout, found.stdout + found.stderr
+
+
+def test_the_cli_refuses_the_default_backend_on_an_older_store_of_another(tmp_path: Path) -> None:
+    """The hole an older store keeps: written by tantivy before stores recorded their backend, then a plain
+    `memdock add` (sqlite by default) would restore a second store from the journal beside tantivy's."""
+    home, root, notes = tmp_path / "home", tmp_path / "store", tmp_path / "notes.jsonl"
+    notes.write_bytes(NOTE)
+    assert memdock("add", str(notes), "-f", "jsonl", "-b", "null", "--data-dir", str(root), home=home).returncode == 0
+    (root / BACKEND_FILE).unlink()
+    (root / "data" / "memdock-tantivy.json").write_text("{}")
+    before = sorted(p.name for p in (root / "data").iterdir())
+    again = memdock("add", str(notes), "-f", "jsonl", "--data-dir", str(root), home=home)
+    assert again.returncode == 3, again.stdout + again.stderr
+    assert f"the store at {root} was written by an older memdock" in again.stderr
+    assert "Traceback" not in again.stderr
+    assert sorted(p.name for p in (root / "data").iterdir()) == before  # no memory.sqlite beside it
+    assert not (root / BACKEND_FILE).exists()
+
+
 def test_resolve_takes_the_store_backend_unless_another_is_named(tmp_path: Path) -> None:
     root = tmp_path / "s"
     root.mkdir()

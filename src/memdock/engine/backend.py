@@ -7,6 +7,7 @@ export and entry lookups read the journal. How the adapter is reached is the tra
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -83,10 +84,13 @@ class StoreBackend:
             timeout=timeout,
         )
 
+    def _write_lock(self) -> contextlib.AbstractContextManager[None]:
+        return self.store.write_lock(self.lock_timeout, self.name, self.transport.store_files)
+
     def _write(self, operation: str, params: dict[str, Any], **kw: Any) -> dict[str, Any]:
         with (
             disk_full_as_error(self.store.root, f"running {operation}"),
-            self.store.write_lock(self.lock_timeout, self.name),
+            self._write_lock(),
         ):
             return self.call(operation, params, **kw)
 
@@ -235,7 +239,7 @@ class StoreBackend:
         noted in the ledger first, so a forget killed midway is finished by the next one, or the next index. The
         temp folders killed memdock processes left (a `remember`'s notes, a `migrate`'s export) go too."""
         sweep()
-        with disk_full_as_error(self.store.root, "deleting"), self.store.write_lock(self.lock_timeout, self.name):
+        with disk_full_as_error(self.store.root, "deleting"), self._write_lock():
             ledger = Ledger(self.store.ensure().ledger_path)
             try:
                 self._finish_forgets(ledger, timeout)

@@ -92,7 +92,7 @@ class IndexRun:
         writers = self.plan_writers(caps)  # a bad executor fails before any work
         with (
             disk_full_as_error(self.store.root, "indexing"),
-            self.store.write_lock(self.backend.lock_timeout, self.backend.name),
+            self.store.write_lock(self.backend.lock_timeout, self.backend.name, self.transport.store_files),
         ):
             self.ledger = Ledger(self.store.ensure().ledger_path)
             try:

@@ -27,7 +27,7 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -36,7 +36,8 @@ from ..atomic import temp_pattern, write_atomic
 from ..config import memdock_home
 from ..errors import ConfigError, InvalidInputError, TransientError
 from ..ids import digest
-from .store_backend import BACKEND_FILE, other_backend, recorded_backend
+from .ledger import Ledger
+from .store_backend import BACKEND_FILE, older_store_owner, other_backend, recorded_backend
 
 KEEP_FAILED_RUNS = 20
 MARKER = ".memdock-store"
@@ -188,23 +189,38 @@ class Store:
         an older memdock wrote)."""
         return recorded_backend(self.root)
 
-    def bind(self, backend: str) -> None:
+    def bind(self, backend: str, store_files: Sequence[str] = ()) -> None:
         """Record BACKEND as this store's at its first write; refuse a write by another backend, whose data would
         sit beside the first one's in data/ while the ledger, shared by both, counted the records as stored. A
-        store whose data/ already holds files and no record (an older memdock's) is left unbound: which adapter
-        wrote them is not known here, and binding it to whichever wrote next could lock out its own."""
+        store whose data/ already holds files and no record (an older memdock's) is bound by what its files say
+        (`older_store_owner`, from the STORE_FILES the writer's adapter.json declares), or left unbound where they
+        cannot tell: binding it to whichever wrote next could lock out its own."""
         recorded = self.backend()
         if recorded is None:
-            if any(self.data_dir.iterdir()):
+            held = sorted(p.name for p in self.data_dir.iterdir())
+            if held and not older_store_owner(self.root, backend, store_files, held, self._ledger_store_files()):
                 return
             write_atomic(self.root / BACKEND_FILE, f"{backend}\n".encode())
         elif recorded != backend:
             raise ConfigError(other_backend(self.root, recorded, backend), details={"store": str(self.root)})
 
+    def _ledger_store_files(self) -> list[str]:
+        """The files the ledger noted as holding the backend's store at its last write (none for an older one)."""
+        if not self.ledger_path.exists():
+            return []
+        ledger = Ledger.reader(self.ledger_path)
+        try:
+            return list(ledger.store_files())
+        finally:
+            ledger.close()
+
     @contextlib.contextmanager
-    def write_lock(self, timeout: float = 10.0, backend: str | None = None) -> Iterator[None]:
+    def write_lock(
+        self, timeout: float = 10.0, backend: str | None = None, store_files: Sequence[str] = ()
+    ) -> Iterator[None]:
         """Only one writer per store. A lock held past TIMEOUT is a clear, retryable error. BACKEND: the writer's
-        backend, recorded as the store's or refused if the store holds another's (`bind`)."""
+        backend, recorded as the store's or refused if the store holds another's (`bind`, with the STORE_FILES its
+        adapter.json declares)."""
         self.ensure()
         self.check_writable()
         lock = FileLock(str(self.lock_path))
@@ -221,7 +237,7 @@ class Store:
         try:
             owner.write_text(f"pid {os.getpid()}")
             if backend is not None:
-                self.bind(backend)
+                self.bind(backend, store_files)
             yield
         finally:
             owner.unlink(missing_ok=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -57,4 +58,24 @@ def other_backend(root: Path, recorded: str, asked: str, source: str | None = No
         f"the store at {root} holds a memory indexed by the {recorded} backend (recorded in {root / BACKEND_FILE}), "
         f"not {named}: use it with {instead}, or copy it into {asked} with "
         f"`memdock migrate --backend {recorded} --data-dir {root} --to {asked} --to-data-dir NEW_FOLDER`"
+    )
+
+
+def older_store_owner(
+    root: Path, backend: str, store_files: Sequence[str], held: Sequence[str], ledger_files: Sequence[str]
+) -> bool:
+    """Whether the files HELD in the data/ of a store an older memdock wrote (no `backend` file) are BACKEND's,
+    which names STORE_FILES in its adapter.json: True when they, or the ledger's note of them (LEDGER_FILES, a
+    store the backend lost), are there; False when BACKEND names none (nothing tells). A backend that names its
+    files and finds neither them nor the note would write a second store beside another backend's: refused."""
+    if not store_files:
+        return False
+    if all(name in held or name in ledger_files for name in store_files):
+        return True
+    shown = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
+    raise ConfigError(
+        f"the store at {root} was written by an older memdock with another backend than {backend}: its data/ holds "
+        f"{shown}, not {backend}'s {', '.join(store_files)}. Name the backend that wrote it with --backend (its next "
+        f"write records it in {root / BACKEND_FILE}), or copy the memory into {backend} with `memdock migrate`",
+        details={"store": str(root)},
     )
