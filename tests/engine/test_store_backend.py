@@ -13,7 +13,7 @@ from support.cli import memdock, run_memdock
 from memdock.config import resolve
 from memdock.engine.store import Store
 from memdock.engine.store_backend import BACKEND_FILE
-from memdock.errors import ConfigError
+from memdock.errors import BackendError, ConfigError
 
 NOTE = b'{"text": "the staging database moves on Friday", "thread": "infra"}\n'
 
@@ -69,6 +69,49 @@ def test_an_older_store_is_bound_by_the_files_its_backend_names(tmp_path: Path) 
         "index",
         "memdock-tantivy.json",
     ]
+
+
+@pytest.mark.parametrize(
+    "left",
+    [["memory.sqlite-shm", "memory.sqlite-wal"], ["memory.sqlite.loading"], ["memory.sqlite.corrupt"]],
+)
+def test_an_older_store_holding_files_named_after_the_writers_is_its_own(tmp_path: Path, left: list[str]) -> None:
+    """A 0.1.0 store (its ledger noted no store files) whose database went while its WAL and SHM stayed, whose
+    first load was killed, or whose corrupt database was moved aside as the docs advise, is sqlite's: refusing it
+    left no way on, since naming sqlite with --backend is refused the same way."""
+    store = Store(tmp_path / "s")
+    with store.write_lock():
+        for name in left:
+            (store.data_dir / name).write_bytes(b"")
+    with store.write_lock(backend="sqlite", store_files=["memory.sqlite"]):
+        pass
+    assert store.backend() == "sqlite"
+
+
+def test_a_refused_older_store_names_how_to_bind_it_to_the_writer(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s")
+    with store.write_lock():
+        (store.data_dir / "vector-cache.sqlite").write_bytes(b"")
+    refused = pytest.raises(ConfigError, match=rf"if it is sqlite's .*write `sqlite` into {re.escape(str(store.root))}")
+    with refused, store.write_lock(backend="sqlite", store_files=["memory.sqlite"]):
+        raise AssertionError("a write by another backend ran")
+
+
+def test_an_older_store_with_a_damaged_ledger_names_it(tmp_path: Path) -> None:
+    """The ledger bind reads to tell an older store's owner is named when it is damaged (it was a traceback)."""
+    store = Store(tmp_path / "s")
+    with store.write_lock():
+        (store.data_dir / "stray").write_bytes(b"")
+    store.ledger_path.write_bytes(b"not a database " * 16)
+    with (
+        pytest.raises(BackendError, match=r"ledger cannot be opened"),
+        store.write_lock(backend="sqlite", store_files=["memory.sqlite"]),
+    ):
+        raise AssertionError("a write ran")
+    (store.data_dir / "memory.sqlite").write_bytes(b"")  # its own file: the ledger is not read to bind it
+    with store.write_lock(backend="sqlite", store_files=["memory.sqlite"]):
+        pass
+    assert store.backend() == "sqlite"
 
 
 def test_an_older_store_whose_backend_lost_its_files_is_still_its_own(tmp_path: Path) -> None:

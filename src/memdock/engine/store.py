@@ -198,17 +198,19 @@ class Store:
         recorded = self.backend()
         if recorded is None:
             held = sorted(p.name for p in self.data_dir.iterdir())
-            if held and not older_store_owner(self.root, backend, store_files, held, self._ledger_store_files()):
+            if held and not older_store_owner(self.root, backend, store_files, held, self._ledger_store_files):
                 return
             write_atomic(self.root / BACKEND_FILE, f"{backend}\n".encode())
         elif recorded != backend:
             raise ConfigError(other_backend(self.root, recorded, backend), details={"store": str(self.root)})
 
     def _ledger_store_files(self) -> list[str]:
-        """The files the ledger noted as holding the backend's store at its last write (none for an older one)."""
+        """The files the ledger noted as holding the backend's store at its last write (none for an older one).
+        Opened as the write about to run opens it (the lock is held), so a damaged ledger is named, not a
+        traceback."""
         if not self.ledger_path.exists():
             return []
-        ledger = Ledger.reader(self.ledger_path)
+        ledger = Ledger(self.ledger_path)
         try:
             return list(ledger.store_files())
         finally:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -62,20 +62,31 @@ def other_backend(root: Path, recorded: str, asked: str, source: str | None = No
 
 
 def older_store_owner(
-    root: Path, backend: str, store_files: Sequence[str], held: Sequence[str], ledger_files: Sequence[str]
+    root: Path, backend: str, store_files: Sequence[str], held: Sequence[str], noted: Callable[[], Sequence[str]]
 ) -> bool:
     """Whether the files HELD in the data/ of a store an older memdock wrote (no `backend` file) are BACKEND's,
-    which names STORE_FILES in its adapter.json: True when they, or the ledger's note of them (LEDGER_FILES, a
-    store the backend lost), are there; False when BACKEND names none (nothing tells). A backend that names its
-    files and finds neither them nor the note would write a second store beside another backend's: refused."""
+    which names STORE_FILES in its adapter.json: True when each is there, or a file named after it (its SQLite
+    `-wal`, `-shm` or `-journal`, a load's `.loading`, a copy moved aside as `.corrupt`), or the ledger noted it
+    (NOTED, read only when needed: a store the backend lost); False when BACKEND names none (nothing tells). A
+    backend that names its files and finds none of them would write a second store beside another backend's:
+    refused, naming how to bind the store to the backend that wrote it."""
     if not store_files:
         return False
-    if all(name in held or name in ledger_files for name in store_files):
+    if all(any(_named_after(name, file) for name in held) for file in store_files):
+        return True
+    ledger_files = noted()
+    if all(file in ledger_files or any(_named_after(name, file) for name in held) for file in store_files):
         return True
     shown = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
     raise ConfigError(
         f"the store at {root} was written by an older memdock with another backend than {backend}: its data/ holds "
         f"{shown}, not {backend}'s {', '.join(store_files)}. Name the backend that wrote it with --backend (its next "
-        f"write records it in {root / BACKEND_FILE}), or copy the memory into {backend} with `memdock migrate`",
+        f"write records it in {root / BACKEND_FILE}); if it is {backend}'s and its files were moved away, write "
+        f"`{backend}` into {root / BACKEND_FILE}; or copy the memory into {backend} with `memdock migrate`",
         details={"store": str(root)},
     )
+
+
+def _named_after(name: str, store_file: str) -> bool:
+    """NAME is STORE_FILE, or a file named after it (`memory.sqlite-wal`, `memory.sqlite.loading`)."""
+    return name == store_file or name.startswith((f"{store_file}-", f"{store_file}."))
