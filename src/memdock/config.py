@@ -168,7 +168,8 @@ def _store_backend(store: Path, name: str, source: str) -> tuple[str, str]:
     recorded = recorded_backend(store)
     if recorded is None or recorded == name:
         return name, source
-    if _adapter_folder(name):  # its folder's name need not be its adapter's
+    # a folder's name need not be its adapter's; a bare name is an adapter's before a folder's (Registry.get)
+    if not bare_name(name) and _adapter_folder(name):
         if _folder_adapter_name(name) in (None, recorded):
             return name, source  # a descriptor without a name is the registry's to report
         raise ConfigError(other_backend(store, recorded, name, source), details={"store": str(store)})
@@ -181,6 +182,11 @@ def _store_backend(store: Path, name: str, source: str) -> tuple[str, str]:
             )
         return recorded, str(store / BACKEND_FILE)
     raise ConfigError(other_backend(store, recorded, name, source), details={"store": str(store)})
+
+
+def bare_name(name: str) -> bool:
+    """NAME reads as an adapter's name rather than a path: no separator, not `.`-led nor `~`-led."""
+    return not (os.sep in name or (os.altsep and os.altsep in name) or name.startswith((".", "~")))
 
 
 def _folder_adapter_name(folder: str) -> str | None:

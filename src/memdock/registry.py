@@ -5,7 +5,8 @@ schemas/v1/adapter.schema.json) and its program. Lookup order: a path to such
 a folder; then MEMDOCK_ADAPTER_PATH (colon-separated; each entry an adapter
 folder or a folder of them), then the `memdock.adapters` entry points (each
 loads to a folder path or a callable returning one), then the bundled
-adapters/. The first adapter found under a name wins.
+adapters/. The first adapter found under a name wins. A bare name is a folder of the current directory only
+when no adapter has that name (a folder there never shadows an installed or bundled adapter).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import orjson
 
+from .config import bare_name
 from .descriptor import DESCRIPTOR as DESCRIPTOR
 from .descriptor import SHARED_ADAPTER_CODE as SHARED_ADAPTER_CODE
 from .descriptor import AdapterDescriptor as AdapterDescriptor
@@ -127,10 +129,14 @@ class Registry:
         return [d for d in self.scan() if isinstance(d, BrokenAdapter)]
 
     def get(self, name_or_path: str | os.PathLike[str]) -> AdapterDescriptor:
+        """The adapter NAME_OR_PATH names: a path to an adapter folder, else an adapter's name. A bare name (no
+        separator, not starting with `.`) is a folder of the current directory only when no adapter has that
+        name: a cloned repository's `sqlite/adapter.json` must not take over `memdock add` run there."""
         p = Path(name_or_path)
-        if (p / DESCRIPTOR).is_file():
-            return AdapterDescriptor.load(p, "path")
         name = str(name_or_path)
+        folder = (p / DESCRIPTOR).is_file()
+        if folder and not bare_name(name):
+            return AdapterDescriptor.load(p, "path")
         skipped: list[BrokenAdapter] = []
         for d in self.scan():
             if isinstance(d, AdapterDescriptor):
@@ -140,6 +146,8 @@ class Registry:
                 raise ConfigError(f"adapter {name!r} ({d.origin}) is broken: {d.describe()}")
             else:
                 skipped.append(d)
+        if folder:
+            return AdapterDescriptor.load(p, "path")
         known = ", ".join(sorted(self.discover())) or "none"
         hint = f"; skipped broken: {'; '.join(b.describe() for b in skipped)}" if skipped else ""
         raise ConfigError(f"no adapter named {name!r} (known: {known}; add folders with MEMDOCK_ADAPTER_PATH){hint}")

@@ -6,6 +6,7 @@ from memdock.config import resolve
 from memdock.connect import open_backend
 from memdock.errors import ConfigError
 from memdock.registry import Registry
+from memdock.resources import bundled_adapters_dir
 
 ADAPTERS = Path(__file__).resolve().parents[1] / "adapters"
 
@@ -68,3 +69,17 @@ def test_one_public_factory_opens_backends():
     import memdock.runner.backend
 
     assert not hasattr(memdock.runner, "open_backend") and not hasattr(memdock.runner.backend, "open_backend")
+
+
+def test_a_folder_here_never_shadows_an_adapter_named_bare(tmp_path, monkeypatch):
+    """A cloned repository holding `null/adapter.json` (or `sqlite/`): `memdock add` run there with the default
+    backend, or MEMDOCK_BACKEND=null, ran that folder's command. A bare name is the known adapter's; the folder is
+    reached by a path, and a bare name no adapter has still finds it."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("null", "myfork"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "adapter.json").write_bytes((bundled_adapters_dir() / "null" / "adapter.json").read_bytes())
+    registry = Registry.default(env={})
+    assert registry.get("null").origin == "bundled"
+    assert registry.get("./null").origin == "path" and registry.get(tmp_path / "null").origin == "path"
+    assert registry.get("myfork").origin == "path"
