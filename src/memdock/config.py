@@ -202,7 +202,8 @@ def _folder_adapter_name(folder: str) -> str | None:
 def _adapter_folder(name: str, *within: Path) -> bool:
     """NAME is a folder holding an adapter (descriptor.DESCRIPTOR, which imports this module), as Registry.get
     takes it (from the current directory), or within one of WITHIN."""
-    return bool(name) and any((folder / name / "adapter.json").is_file() for folder in (Path(), *within))
+    # os.path.isfile: a name too long for a path is no folder (Path.is_file raised ENAMETOOLONG, a traceback)
+    return bool(name) and any(os.path.isfile(folder / name / "adapter.json") for folder in (Path(), *within))
 
 
 def secret_fields(config_schema: Mapping[str, Any] | None) -> set[str]:

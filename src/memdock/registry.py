@@ -134,7 +134,7 @@ class Registry:
         name: a cloned repository's `sqlite/adapter.json` must not take over `memdock add` run there."""
         p = Path(name_or_path)
         name = str(name_or_path)
-        folder = (p / DESCRIPTOR).is_file()
+        folder = os.path.isfile(p / DESCRIPTOR)  # False for a name too long to be a path (no traceback)
         if folder and not bare_name(name):
             return AdapterDescriptor.load(p, "path")
         skipped: list[BrokenAdapter] = []

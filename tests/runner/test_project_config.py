@@ -168,3 +168,14 @@ def test_a_project_config_cannot_name_interpreters_memdock_would_run(tmp_path, m
     with pytest.raises(ConfigError, match="python_interpreters"):
         find_interpreter(">=3.0", "adapter x", env={"PATH": os.defpath})
     assert not ran.exists()
+
+
+def test_a_backend_name_too_long_for_a_path_is_an_error_not_a_traceback(tmp_path):
+    """ENAMETOOLONG from looking for NAME/adapter.json (the project-config check, then the registry) was a
+    traceback."""
+    long = "a" * 300
+    (tmp_path / "memdock.toml").write_text(f'backend = "{long}"\n')
+    (tmp_path / "elsewhere").mkdir()
+    for out in (memdock(tmp_path, "recall", "x"), memdock(tmp_path / "elsewhere", "recall", "x", "-b", long)):
+        assert out.returncode != 0 and "Traceback" not in out.stderr, out.stderr
+        assert f"no adapter named {long!r}" in out.stderr, out.stderr
