@@ -19,6 +19,19 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_home(tmp_path_factory):
+    """Module- and session-scoped fixtures start before a test's own home is set: where the environment names no
+    home, theirs is a temporary one, never the user's ~/.local/share/memdock (its seal key, its caches)."""
+    if os.environ.get("MEMDOCK_HOME"):
+        yield
+        return
+    patch = pytest.MonkeyPatch()
+    patch.setenv("MEMDOCK_HOME", str(tmp_path_factory.mktemp("session-home")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("memdock-home")
