@@ -54,5 +54,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def _budget(item: pytest.Item) -> float:
+    """The test's timeout marker, or the suite's `timeout` where it has none."""
     marker = item.get_closest_marker("timeout")
-    return float(marker.args[0]) if marker is not None and marker.args else 0.0
+    if marker is not None and marker.args:
+        return float(marker.args[0])
+    return float(item.config.getini("timeout") or 0)
