@@ -55,9 +55,9 @@ def test_a_new_store_holds_the_same_links_in_fewer_bytes_and_answers_as_schema_1
 def test_a_schema_11_store_reads_as_it_is_and_answers_the_same_once_migrated(both, tmp_path):
     old, _, bundle, base = both
     layouts, answered = migrated(both, tmp_path / "copy", "fact_fts")
-    assert answered["version"] == db.SCHEMA_VERSION == db.LINKS_KEY24
+    assert answered["version"] == db.SCHEMA_VERSION >= db.LINKS_KEY24
     assert layouts["before"].startswith("schema 11 (read as it is"), layouts
-    assert layouts["after"].startswith("schema 12"), layouts
+    assert layouts["after"].startswith(f"schema {db.SCHEMA_VERSION}"), layouts
     assert _rows(tmp_path / "copy", _LINKS) == _rows(base / "old", _LINKS)
     assert _rows(tmp_path / "copy", _INDEXES) == [("links_key24",), ("links_source",), ("links_target",)]
     assert _rows(tmp_path / "copy", "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%old_links%'") == [(0,)]

@@ -82,7 +82,7 @@ def document_frequency(conn: sqlite3.Connection, term: str) -> int:
 
 def plan(conn: sqlite3.Connection, terms: list[str], filters: dict[str, Any] | None = None) -> Plan:
     dfs = {term: document_frequency(conn, term) for term in terms}
-    return Plan(terms, dfs, filtered=bool(where(filters, "c")[0]))
+    return Plan(terms, dfs, filtered=bool(where(filters, "c", conn)[0]))
 
 
 def rank(
@@ -130,7 +130,7 @@ def bm25_ranking(
     conn: sqlite3.Connection, match: str, filters: dict[str, Any] | None, k: int, since: int | None = None
 ) -> list[tuple[int, float]]:
     """The K best chunks for MATCH by FTS5's BM25 (most negative first), of those at rowid SINCE or later."""
-    conds, args = where(filters, "c")
+    conds, args = where(filters, "c", conn)
     window = "" if since is None else " AND chunk_fts.rowid >= ?"
     if since is not None:
         args = [since, *args]

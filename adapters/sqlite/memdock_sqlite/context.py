@@ -15,13 +15,14 @@ import sqlite3
 
 from memdock_entries.rerank import ordered
 
+from . import db
 from .values import Ranked, Turn, rank_values, turns
 
 CONTEXT_WEIGHT = 0.5
 CONTEXT_TURNS = 2
 
 _AROUND = (
-    "SELECT (SELECT c.rowid FROM chunks c WHERE c.entry_id = n.id ORDER BY c.position LIMIT 1) FROM nodes n "
+    "SELECT (SELECT k.rowid FROM chunk_rows k WHERE {of} ORDER BY k.position LIMIT 1) FROM nodes n "
     "WHERE n.thread_id = ? AND n.kind = 'entry' AND n.position BETWEEN ? AND ? AND n.position != ?"
 )
 
@@ -32,7 +33,8 @@ def around(conn: sqlite3.Connection, turn: Turn, width: int) -> list[int]:
     if turn.position is None:
         return []
     p = turn.position
-    found = conn.execute(_AROUND, (turn.thread, p - width, p + width, p)).fetchall()
+    sql = _AROUND.replace("{of}", db.entry_of(conn).format(k="k", n="n"))
+    found = conn.execute(sql, (turn.thread, p - width, p + width, p)).fetchall()
     return [rid for (rid,) in found if rid is not None]
 
 

@@ -21,11 +21,12 @@ from . import chunk_attrs, fts, packed_text, text_blocks
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # every FTS5 table's (link_facts.py tokenizes with it too)
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
 LINKS_KEY24 = 12  # the schema from which links are found by their key's top 24 bits (links.KEY_SQL)
 ATTRS_BY_ID = 12  # the schema from which nodes' attrs are packed with their ids (packed_text.attrs_packer)
+ENTRY_ROWIDS = 13  # the schema from which a chunk names its entry by the entry's rowid (chunk_rows.entry_id)
 FTS_HASH_BYTES = 64 << 20
 """chunk_fts's `hashsize` (a table setting, kept in the database): the terms a writer holds in memory before it
 writes them out as a segment. FTS5's 1 MiB wrote a segment a megabyte and kept merging them: FTS5 alone loaded and
@@ -71,7 +72,9 @@ END;
 CREATE TABLE IF NOT EXISTS chunk_rows(
     rowid INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
-    entry_id TEXT NOT NULL,
+    entry_id NOT NULL,             -- its entry's node_rows.rowid (INTEGER); its entry's id (TEXT) where no node had
+                                   -- that id when the chunk was written, or its node was deleted (schema 12 and
+                                   -- before: the id, TEXT). No affinity: an id of digits is not a rowid (ENTRY_OF)
     thread_id TEXT NOT NULL,       -- '': its entry's (read through the chunks view; schema 9 and before: stored)
     position INTEGER NOT NULL,
     header TEXT NOT NULL DEFAULT '',
@@ -92,6 +95,10 @@ CREATE TABLE IF NOT EXISTS chunk_rows(
 CREATE INDEX IF NOT EXISTS chunks_entry ON chunk_rows(entry_id);
 CREATE INDEX IF NOT EXISTS chunks_own_thread ON chunk_rows(thread_id) WHERE thread_id <> '';
 CREATE INDEX IF NOT EXISTS chunks_block ON chunk_rows(block) WHERE block IS NOT NULL;
+-- A deleted node's chunks name it by its id again: its rowid may be given to another node.
+CREATE TRIGGER IF NOT EXISTS nodes_chunks_ad AFTER DELETE ON node_rows BEGIN
+    UPDATE chunk_rows SET entry_id = old.id WHERE entry_id = +old.rowid;
+END;
 -- Chunk bodies, several consecutive ones zlib-compressed together; a block is never changed, and its id is
 -- never given to another (text_blocks.py).
 CREATE TABLE IF NOT EXISTS text_blocks(id INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL);
@@ -106,7 +113,7 @@ WHEN old.block IS NOT NULL AND old.block IS NOT new.block BEGIN
     {stale}
 END;
 -- What every reader reads: the chunks with their bodies unpacked (unpack() is registered on every connection).
-CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, entry_id, {thread} AS thread_id, position,
+CREATE VIEW IF NOT EXISTS chunks AS SELECT rowid AS rowid, id, {entry} AS entry_id, {thread} AS thread_id, position,
     {header} AS header, {body} AS body, start, "end", token_count, author, role, entry_type, event_time, event_ts,
     {hash} AS content_hash, {attrs} AS attrs FROM chunk_rows;
 -- Body first, so the index marks no column number on the body's terms (fts.BODY_FIRST; schema 10 and before:
@@ -177,13 +184,23 @@ CREATE TRIGGER IF NOT EXISTS edges_au AFTER UPDATE OF fact ON edges BEGIN
     INSERT INTO fact_fts(rowid, fact) VALUES (new.rowid, new.fact);
 END;
 """
+# The chunk rows K of node N (aliases): those naming it by its rowid or by its id, through chunks_entry (the `+`s: no
+# affinity either side, so an id of digits never matches a rowid). Schema 12 and before named it by its id
+# (`entry_of`).
+ENTRY_OF = "{k}.entry_id IN (+{n}.rowid, +{n}.id)"
+ENTRY_OF_12 = "{k}.entry_id = {n}.id"
 # An entry's chunks' bodies joined in position order, each without what it repeats of the one before (chunks made
 # with overlap start before the previous one ends, at offsets into the entry's text); where this equals its text,
-# node_rows.text is NULL (node_text.py). Schema 4 to 6 joined the bodies whole (JOINED_6).
-JOINED = (
+# node_rows.text is NULL (node_text.py). Schema 12 and before found them by id (JOINED_12), schema 4 to 6 joined
+# the bodies whole (JOINED_6).
+_JOINED = (
     "(SELECT group_concat(substr(body, 1 + coalesce(max(prev - start, 0), 0)), '') FROM (SELECT body, start, "
-    'lag("end") OVER (ORDER BY c.position) AS prev FROM chunks c WHERE c.entry_id = {t}.id ORDER BY c.position))'
+    'lag("end") OVER (ORDER BY c.position) AS prev FROM chunks c WHERE {which} ORDER BY c.position))'
 )
+JOINED = _JOINED.replace(
+    "{which}", "c.rowid IN (SELECT k.rowid FROM chunk_rows k WHERE " + ENTRY_OF.format(k="k", n="{t}") + ")"
+)
+JOINED_12 = _JOINED.replace("{which}", "c.entry_id = {t}.id")
 JOINED_6 = (
     "(SELECT group_concat(body, '') FROM (SELECT body FROM chunks c WHERE c.entry_id = {t}.id ORDER BY c.position))"
 )
@@ -193,16 +210,37 @@ _STALE = (
     "INSERT INTO stale_blocks(block) SELECT old.block "
     "WHERE NOT EXISTS (SELECT 1 FROM stale_blocks WHERE block = old.block);"
 )
+# Column C of a chunk row's entry's node (C: of node_rows n): by rowid, or by id where the row names it by id.
+OF_ENTRY = (
+    "iif(typeof({t}entry_id) = 'integer', (SELECT {c} FROM node_rows n WHERE n.rowid = {t}entry_id), "
+    "(SELECT {c} FROM node_rows n WHERE n.id = {t}entry_id))"
+)
+# A chunk row's entry id (the chunks view's entry_id): its entry's, from its row where it names it by rowid.
+ENTRY = "iif(typeof(entry_id) = 'integer', (SELECT n.id FROM node_rows n WHERE n.rowid = entry_id), entry_id)"
 # A chunk row's thread: its own, or where it is '' its entry's (ingest stores '' where they are equal).
-THREAD = "iif(thread_id = '', (SELECT n.thread_id FROM node_rows n WHERE n.id = chunk_rows.entry_id), thread_id)"
+THREAD = "iif(thread_id = '', " + OF_ENTRY.format(c="n.thread_id", t="chunk_rows.") + ", thread_id)"
 # The rowids of the chunks in any of the threads of a JSON array (given twice), through nodes_thread and chunks_entry
 # for chunks that read their entry's thread, through chunks_own_thread for the others: read through the chunks view,
 # every chunk's thread would be looked up. Schema 4 and before is read through a temporary chunk_rows (`open_db`).
 IN_THREADS = (
-    "SELECT k.rowid FROM nodes n JOIN chunk_rows k ON k.entry_id = n.id "
+    "SELECT k.rowid FROM nodes n JOIN chunk_rows k ON {of} "
     "WHERE n.thread_id IN (SELECT value FROM json_each(?)) AND k.thread_id = '' UNION ALL "
     "SELECT rowid FROM chunk_rows WHERE thread_id IN (SELECT value FROM json_each(?)) AND thread_id <> ''"
 )
+
+
+def entry_of(conn: sqlite3.Connection) -> str:
+    """The condition that chunk row K is node N's (ENTRY_OF, with {k} and {n} to fill), in the schema CONN's store
+    is of. Read at each query: a writer may migrate the store under a reader's open connection."""
+    return ENTRY_OF if conn.execute("PRAGMA user_version").fetchone()[0] >= ENTRY_ROWIDS else ENTRY_OF_12
+
+
+def in_threads(conn: sqlite3.Connection | None) -> str:
+    """IN_THREADS in the schema CONN's store is of (None: this schema)."""
+    of = ENTRY_OF if conn is None else entry_of(conn)
+    return IN_THREADS.replace("{of}", of.format(k="k", n="n"))
+
+
 # A chunk row's body (T: a trigger's "old." or "new."): from its block, or from its body column.
 BODY = "iif({t}block IS NULL, unpack({t}body), unblock({t}block, {t}span))"
 # A chunk row's header: from its block, the HEAD bytes before its body, or from its header column.
@@ -215,6 +253,7 @@ DDL = (
     .replace("{new_header}", HEADER.format(t="new."))
     .replace("{body}", BODY.format(t=""))
     .replace("{thread}", THREAD)
+    .replace("{entry}", ENTRY)
     .replace("{attrs}", chunk_attrs.VIEW_SQL)
     .replace("{old_body}", BODY.format(t="old."))
     .replace("{new_body}", BODY.format(t="new."))
@@ -417,8 +456,10 @@ def open_db(data_dir: Path, *, write: bool, loading: Path | None = None) -> sqli
             return None
         elif version < 3:  # read as it is, with no links (a writer migrates it)
             conn.execute(f"CREATE TEMP TABLE links({_LINK_COLUMNS})")
-        if not write and 0 < version < 5:  # chunks was a table (IN_THREADS reads chunk_rows)
-            conn.execute("CREATE TEMP VIEW chunk_rows AS SELECT rowid AS rowid, entry_id, thread_id FROM chunks")
+        if not write and 0 < version < 5:  # chunks was a table (IN_THREADS, context and neighbours read chunk_rows)
+            conn.execute(
+                "CREATE TEMP VIEW chunk_rows AS SELECT rowid AS rowid, entry_id, thread_id, position FROM chunks"
+            )
     except BaseException:
         conn.close()
         raise
@@ -488,8 +529,8 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             _into_blocks(conn)
         if 3 <= version < LINKS_KEY24:
             _links_aside(conn)
-        if 3 < version < ATTRS_BY_ID:  # the nodes view of schema 4 to 11 reads attrs without their node's id
-            conn.execute("DROP VIEW IF EXISTS nodes")
+        if 3 < version < ENTRY_ROWIDS:  # the nodes view of schema 4 to 12 reads attrs without their node's id
+            conn.execute("DROP VIEW IF EXISTS nodes")  # (to 11) and finds chunks by their entry's id
         if 0 < version < 10:  # the chunks view of schema 9 and before reads thread_id as stored
             conn.execute("DROP VIEW IF EXISTS chunks")
             conn.execute("DROP INDEX IF EXISTS chunks_thread")
@@ -497,8 +538,14 @@ def _initialise(conn: sqlite3.Connection, version: int, *, bulk: bool = False) -
             conn.execute("DROP TABLE IF EXISTS chunk_fts")
             _headed(conn)  # drops the chunks view, which read chunks' attrs as stored too
             chunk_attrs.store_existing(conn)
+        if 5 <= version < ENTRY_ROWIDS:
+            _chunks_aside(conn)
         for statement in _statements(DDL):
             conn.execute(statement)
+        if 5 <= version < ENTRY_ROWIDS:
+            _chunks_back(conn)
+        if 0 < version < ENTRY_ROWIDS:
+            entry_rowids(conn)
         if 0 < version < fts.BODY_FIRST:
             conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')")
         if 0 < version < 6:
@@ -532,7 +579,7 @@ def inherit_threads(conn: sqlite3.Connection) -> None:
     20k notes of bench/peers.py, and an index of them no query used): '' where it is its entry's."""
     conn.execute(
         "UPDATE chunk_rows SET thread_id = '' WHERE thread_id <> '' "
-        "AND thread_id IS (SELECT n.thread_id FROM node_rows n WHERE n.id = chunk_rows.entry_id)"
+        f"AND thread_id IS {OF_ENTRY.format(c='n.thread_id', t='chunk_rows.')}"
     )
 
 
@@ -540,11 +587,41 @@ def keep_threads(conn: sqlite3.Connection, nodes: str) -> None:
     """Before nodes are upserted (NODES: a JSON array of [id, thread id] pairs), their chunks that read their
     thread from them (thread_id '') are given it, where the upsert changes it: a chunk keeps the thread it was sent
     with."""
+    changed = (
+        "SELECT {} FROM json_each(?1) j JOIN node_rows n ON n.id = json_extract(j.value, '$[0]') "
+        "WHERE n.thread_id IS NOT json_extract(j.value, '$[1]')"
+    )
     conn.execute(
-        "UPDATE chunk_rows SET thread_id = (SELECT n.thread_id FROM node_rows n WHERE n.id = chunk_rows.entry_id) "
-        "WHERE thread_id = '' AND entry_id IN (SELECT n.id FROM json_each(?) j JOIN node_rows n "
-        "ON n.id = json_extract(j.value, '$[0]') WHERE n.thread_id IS NOT json_extract(j.value, '$[1]'))",
+        f"UPDATE chunk_rows SET thread_id = {OF_ENTRY.format(c='n.thread_id', t='chunk_rows.')} "
+        f"WHERE thread_id = '' AND entry_id IN ({changed.format('+n.rowid')} UNION ALL {changed.format('+n.id')})",
         (nodes,),
+    )
+
+
+def _chunks_aside(conn: sqlite3.Connection) -> None:
+    """Schema 5 to 12 declared chunk_rows.entry_id TEXT (an integer stored there would become text): the rows are
+    set aside (in temp.old_chunks) for `_chunks_back` to move into the table DDL makes, with its indexes and
+    triggers; the chunks view is made again over it."""
+    conn.execute("DROP VIEW IF EXISTS chunks")
+    columns = ", ".join(f'"{r[1]}"' for r in conn.execute("PRAGMA table_info(chunk_rows)") if r[1] != "rowid")
+    conn.execute(f"CREATE TEMP TABLE old_chunks AS SELECT rowid AS r, {columns} FROM chunk_rows ORDER BY rowid")
+    conn.execute("DROP TABLE chunk_rows")
+
+
+def _chunks_back(conn: sqlite3.Connection) -> None:
+    """The chunk rows `_chunks_aside` set aside, into the chunk_rows of this schema, rowids and every column kept
+    (chunk_fts and chunk_vectors are keyed by the rowids; no trigger fires on an insert)."""
+    columns = ", ".join(f'"{r[1]}"' for r in conn.execute("PRAGMA temp.table_info(old_chunks)") if r[1] != "r")
+    conn.execute(f"INSERT INTO chunk_rows(rowid, {columns}) SELECT r, {columns} FROM temp.old_chunks ORDER BY r")
+    conn.execute("DROP TABLE temp.old_chunks")
+
+
+def entry_rowids(conn: sqlite3.Connection) -> None:
+    """Schema 12 and before named a chunk's entry by its id (about 22 bytes a chunk, and as much again in
+    chunks_entry, on the 20k notes of bench/peers.py): by the node's rowid where a node has that id."""
+    conn.execute(
+        "UPDATE chunk_rows SET entry_id = (SELECT n.rowid FROM node_rows n WHERE n.id = chunk_rows.entry_id) "
+        "WHERE typeof(entry_id) = 'text' AND EXISTS (SELECT 1 FROM node_rows n WHERE n.id = chunk_rows.entry_id)"
     )
 
 
@@ -577,9 +654,9 @@ def _links_back(conn: sqlite3.Connection) -> None:
 
 def _unjoin(conn: sqlite3.Connection, version: int) -> None:
     """Schema 4 to 6 left an entry's text to its chunks where their bodies joined whole to it: stored again where
-    they do not join so now (JOINED), before the views and triggers that read either are replaced."""
+    they do not join so now (JOINED_12), before the views and triggers that read either are replaced."""
     conn.execute("DROP TRIGGER IF EXISTS nodes_au")  # no trigger: node_fts holds these entries' names only
-    old, new = JOINED_6.format(t="node_rows"), JOINED.format(t="node_rows")
+    old, new = JOINED_6.format(t="node_rows"), JOINED_12.format(t="node_rows")
     differ = f"text IS NULL AND kind = 'entry' AND {old} IS NOT {new}"
     conn.execute(f"UPDATE node_rows SET text = pack({old}) WHERE {differ}")
     if version == 6:
@@ -603,7 +680,7 @@ def _text_once(conn: sqlite3.Connection) -> None:
     for trigger in ("nodes_ad", "nodes_au"):
         conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
     conn.execute(next(s for s in _statements(DDL) if s.startswith("CREATE TABLE IF NOT EXISTS node_rows")))
-    joined = JOINED.format(t="nodes")
+    joined = JOINED_12.format(t="nodes")
     text = f"CASE WHEN indexed = 2 AND text <> '' AND text = {joined} THEN NULL ELSE text END"
     conn.execute(
         f"INSERT INTO node_rows({_NODE_COLUMNS}, indexed) "

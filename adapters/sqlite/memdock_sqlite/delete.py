@@ -10,12 +10,19 @@ from typing import Any
 from memdock.errors import InvalidInputError
 
 from . import links, node_text, text_blocks, vectors
-from .db import transaction
+from .db import ENTRY_OF, transaction
 
 _EXISTS = (
     "SELECT id FROM nodes WHERE id IN (SELECT id FROM doomed) UNION ALL "
     "SELECT id FROM chunks WHERE id IN (SELECT id FROM doomed) UNION ALL "
     "SELECT id FROM edges WHERE id IN (SELECT id FROM doomed)"
+)
+
+# The chunks of doomed nodes, and those naming a doomed id no node has (db.ENTRY_OF).
+_CHUNKS_OF_DOOMED = (
+    "INSERT OR IGNORE INTO doomed SELECT k.id FROM doomed d JOIN node_rows n ON n.id = d.id JOIN chunk_rows k ON "
+    + ENTRY_OF.format(k="k", n="n")
+    + " UNION ALL SELECT k.id FROM doomed d JOIN chunk_rows k ON k.entry_id = +d.id"
 )
 
 # A chunk sent with a thread its entry is not in answers as that thread's (db.THREAD): it goes with the thread.
@@ -43,7 +50,7 @@ def _cascade(conn: sqlite3.Connection, ids: list[str]) -> dict[str, Any]:
         "INSERT OR IGNORE INTO doomed SELECT n.id FROM nodes n WHERE n.kind = 'entry' AND n.thread_id IN "
         "(SELECT t.id FROM nodes t WHERE t.kind = 'thread' AND t.id IN (SELECT id FROM doomed))"
     )
-    conn.execute("INSERT OR IGNORE INTO doomed SELECT c.id FROM chunks c WHERE c.entry_id IN (SELECT id FROM doomed)")
+    conn.execute(_CHUNKS_OF_DOOMED)
     conn.execute(_SENT_WITH_DOOMED_THREAD)
     touched = {
         r[0]

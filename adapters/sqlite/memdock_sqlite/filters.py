@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from typing import Any
 
 from memdock.errors import InvalidInputError
 
-from .db import IN_THREADS
+from . import db
 from .ingest import timestamp
 
 
@@ -62,7 +63,9 @@ def _metadata(matching: dict[str, list[Any]], alias: str) -> tuple[list[str], li
     return conds, args
 
 
-def where(filters: dict[str, Any] | None, alias: str) -> tuple[list[str], list[Any]]:
+def where(
+    filters: dict[str, Any] | None, alias: str, conn: sqlite3.Connection | None = None
+) -> tuple[list[str], list[Any]]:
     """SQL conditions and their parameters. Authors match case-insensitively, and "Codex (lee)" matches
     "codex" or "lee" as well as itself, because watercooler authors are written as "agent (user)"."""
     if not filters:
@@ -74,7 +77,7 @@ def where(filters: dict[str, Any] | None, alias: str) -> tuple[list[str], list[A
     if filters.get("thread_ids"):
         threads = json.dumps(list(filters["thread_ids"]))
         if alias == "c":  # chunks: their own thread or their entry's (db.THREAD)
-            conds.append(f"c.rowid IN ({IN_THREADS})")
+            conds.append(f"c.rowid IN ({db.in_threads(conn)})")
             args += [threads, threads]
         else:
             conds.append(f"{alias}.thread_id IN (SELECT value FROM json_each(?))")

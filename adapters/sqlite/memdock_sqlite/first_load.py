@@ -127,7 +127,14 @@ class FirstLoad:
         out: list[Row] = []
         for rowid, r, a in zip(itertools.count(len(rowids) + 1), rows, attrs):
             i = r[0]
-            fields[i] = {"author": r[6], "role": r[7], "entry_type": r[8], "event_time": r[9], "thread_id": r[4]}
+            fields[i] = {
+                "author": r[6],
+                "role": r[7],
+                "entry_type": r[8],
+                "event_time": r[9],
+                "thread_id": r[4],
+                "rowid": rowid,
+            }
             rowids[i] = rowid
             if r[1] == "entry":
                 entry(i, r[3])

@@ -169,8 +169,9 @@ _ATTRS = 15  # chunk_row's attrs, its last column
 
 
 def chunk_row(r: dict[str, Any], parent: dict[str, Any]) -> Row:
-    """The chunk_rows row of chunk R; PARENT holds its entry's stored fields (those it inherits, and thread_id);
-    its attrs as they are (`Ingest._upsert_chunks` stores them as chunk_attrs.py does)."""
+    """The chunk_rows row of chunk R; PARENT holds its entry's stored fields (those it inherits, thread_id, and its
+    rowid, by which the row names it: by its id where no node has it); its attrs as they are
+    (`Ingest._upsert_chunks` stores them as chunk_attrs.py does)."""
     get = r.get
     header = get("header") or ""
     body = body_of(header, r["text"])
@@ -183,7 +184,7 @@ def chunk_row(r: dict[str, Any], parent: dict[str, Any]) -> Row:
         event_time = event_time if event_time is not None else parent.get("event_time")
     return (
         r["id"],
-        r["entry_id"],
+        parent.get("rowid", r["entry_id"]),  # db.ENTRY_OF
         "" if thread == parent.get("thread_id") else thread,  # '': its entry's (db.THREAD)
         r["position"],
         header,
@@ -234,6 +235,9 @@ def _batches(items: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[s
         yield batch
 
 
+_FIELDS = ("author", "role", "entry_type", "event_time", "thread_id", "rowid")  # Ingest._entry_fields
+
+
 class Ingest:
     """Writes batches of one record type in a transaction; calls ON_COMMIT with the committed ids."""
 
@@ -257,7 +261,8 @@ class Ingest:
         self.implied: Any = None  # implied.Implied: the edges entries imply (implied.py)
 
     def _entry_fields(self, batch: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        """The stored fields of the entries behind BATCH's chunks, fetched in one query (known, on a first load)."""
+        """The stored fields and rowids of the entries behind BATCH's chunks, fetched in one query (known, on a
+        first load)."""
         if self.first is not None:
             known = self.first.fields
             if not known:  # no node came (a chunks-only bundle)
@@ -265,11 +270,11 @@ class Ingest:
             return {eid: known[eid] for eid in {r["entry_id"] for r in batch} if eid in known}
         ids = json.dumps(list({r["entry_id"] for r in batch}))
         rows = self.conn.execute(
-            "SELECT id, author, role, entry_type, event_time, thread_id FROM node_rows "
+            "SELECT id, author, role, entry_type, event_time, thread_id, rowid FROM node_rows "
             "WHERE id IN (SELECT value FROM json_each(?))",
             (ids,),
         )
-        return {r[0]: dict(zip(("author", "role", "entry_type", "event_time", "thread_id"), r[1:])) for r in rows}
+        return {r[0]: dict(zip(_FIELDS, r[1:])) for r in rows}
 
     def run(self, rtype: str, records: Iterator[dict[str, Any]]) -> None:
         if rtype == "edge" and self.first is not None and self.first.unwritten:  # a fact may name an entry by its text
@@ -412,7 +417,9 @@ class Ingest:
         attrs = chunk_attrs.store(c, [r[_ATTRS] for r in rows])
         headers, bodies = [r[4] for r in rows], [r[5] for r in rows]
         if self.first is not None:  # compressed on its thread while the rows are indexed
-            self._first_chunks(rows, attrs, headers, bodies, block_worker.Packing(c, headers, bodies))
+            eids = {r["id"]: r["entry_id"] for r in batch}
+            packing = block_worker.Packing(c, headers, bodies)
+            self._first_chunks(rows, [eids[r[0]] for r in rows], attrs, headers, bodies, packing)
             return
         rows = [(*r[:_ATTRS], a) for r, a in zip(rows, attrs)]
         rows = list(_with_blocks(rows, text_blocks.place(c, headers, bodies)))
@@ -427,9 +434,16 @@ class Ingest:
         text_blocks.sweep(c)
 
     def _first_chunks(
-        self, rows: list[Row], attrs: list[str], headers: list[str], bodies: list[str], packing: block_worker.Packing
+        self,
+        rows: list[Row],
+        eids: list[str],
+        attrs: list[str],
+        headers: list[str],
+        bodies: list[str],
+        packing: block_worker.Packing,
     ) -> None:
-        """ROWS (chunk_row's, ATTRS their attrs as stored, HEADERS and BODIES theirs) as new chunks of a first load:
+        """ROWS (chunk_row's, EIDS their entries' ids, ATTRS their attrs as stored, HEADERS and BODIES theirs) as
+        new chunks of a first load:
         each gets the rowid SQLite would give it (one past the last, all of them this run's), and goes into chunk_fts
         with it while PACKING compresses their blocks; no block is left stale (none held a chunk before)."""
         assert self.first is not None
@@ -443,11 +457,11 @@ class Ingest:
         )
         self.conn.executemany(_NEW_CHUNK_SQL, _new_rows(nxt, rows, attrs, packing.placed()))
         chunks.update(r[0] for r in rows)
-        if joins.before_entries([r[1] for r in rows]):
+        if joins.before_entries(eids):
             return
         chunk = joins.chunk
-        for r, body in zip(rows, bodies):
-            chunk(r[1], r[3], r[6], r[7], body)
+        for r, eid, body in zip(rows, eids, bodies):
+            chunk(eid, r[3], r[6], r[7], body)
 
 
 def _index(conn: sqlite3.Connection, table: str, rows: list[Row], *, ordered: bool = False) -> None:

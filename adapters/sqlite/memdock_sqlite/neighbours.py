@@ -26,6 +26,7 @@ from typing import Any
 
 from memdock_entries.answers import CONVERSATION_WEIGHT, CONVERSATIONS, QUESTION_MARKS, SKIPPED_ENTRIES, asks
 
+from . import db
 from .scoring import TIE_DIGITS
 
 __all__ = ["CONVERSATIONS", "CONVERSATION_WEIGHT", "QUESTION_MARKS", "SKIPPED_ENTRIES", "asks", "expand"]
@@ -37,7 +38,7 @@ _HITS = (
     "FROM chunks c JOIN nodes n ON n.id = c.entry_id LEFT JOIN nodes t ON t.id = c.thread_id WHERE c.rowid IN ({})"
 )
 _NEXT_ENTRIES = "SELECT id FROM nodes WHERE thread_id = ? AND kind = 'entry' AND position > ? ORDER BY position LIMIT ?"
-_FIRST_CHUNK = "SELECT rowid FROM chunks WHERE entry_id = ? ORDER BY position LIMIT 1"
+_FIRST_CHUNK = "SELECT k.rowid FROM node_rows n JOIN chunk_rows k ON {of} WHERE n.id = ? ORDER BY k.position LIMIT 1"
 
 
 def _answer(conn: sqlite3.Connection, thread: str, entry_position: int | None) -> int | None:
@@ -45,8 +46,9 @@ def _answer(conn: sqlite3.Connection, thread: str, entry_position: int | None) -
     nodes(thread_id, position) and chunks(entry_id), whatever the thread's size)."""
     if entry_position is None:
         return None
+    first_chunk = _FIRST_CHUNK.replace("{of}", db.entry_of(conn).format(k="k", n="n"))
     for (following,) in conn.execute(_NEXT_ENTRIES, (thread, entry_position, SKIPPED_ENTRIES + 1)).fetchall():
-        row = conn.execute(_FIRST_CHUNK, (following,)).fetchone()
+        row = conn.execute(first_chunk, (following,)).fetchone()
         if row is not None:
             return row[0]
     return None

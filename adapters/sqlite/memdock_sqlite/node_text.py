@@ -19,10 +19,11 @@ import json
 import sqlite3
 from collections.abc import Collection, Iterable, Mapping
 
-from .db import JOINED
+from .db import ENTRY_OF, JOINED
 from .db import JOINS as _JOINS
 
-_CHUNKED = "node_rows.kind = 'entry' AND EXISTS (SELECT 1 FROM chunks c WHERE c.entry_id = node_rows.id)"
+_HAS_CHUNKS = "EXISTS (SELECT 1 FROM chunk_rows k WHERE " + ENTRY_OF.format(k="k", n="node_rows") + ")"
+_CHUNKED = f"node_rows.kind = 'entry' AND {_HAS_CHUNKS}"
 
 
 def index_pending(
@@ -78,10 +79,7 @@ def materialise(conn: sqlite3.Connection, entry_ids: Iterable[str]) -> None:
 
 def unhide_unchunked(conn: sqlite3.Connection, entry_ids: Iterable[str]) -> None:
     """Index by their text again the entries among ENTRY_IDS that were indexed by name only and have no chunk left."""
-    which = (
-        "indexed = 2 AND id IN (SELECT value FROM json_each(?)) "
-        "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.entry_id = node_rows.id)"
-    )
+    which = f"indexed = 2 AND id IN (SELECT value FROM json_each(?)) AND NOT {_HAS_CHUNKS}"
     ids = json.dumps(list(entry_ids))
     conn.execute(
         "INSERT INTO node_fts(node_fts, rowid, name, text) "

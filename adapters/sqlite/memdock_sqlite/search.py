@@ -24,7 +24,7 @@ the first MIN_CANDIDATES before the named-date step (rerank.py) can raise them. 
 
 
 def _allowed(conn: sqlite3.Connection, filters: dict[str, Any] | None) -> set[int] | None:
-    conds, args = where(filters, "c")
+    conds, args = where(filters, "c", conn)
     if not conds:
         return None
     return {r[0] for r in conn.execute(f"SELECT c.rowid FROM chunks c WHERE {' AND '.join(conds)}", args)}
