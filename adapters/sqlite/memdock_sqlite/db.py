@@ -610,9 +610,14 @@ def _chunks_aside(conn: sqlite3.Connection) -> None:
 
 def _chunks_back(conn: sqlite3.Connection) -> None:
     """The chunk rows `_chunks_aside` set aside, into the chunk_rows of this schema, rowids and every column kept
-    (chunk_fts and chunk_vectors are keyed by the rowids; no trigger fires on an insert)."""
-    columns = ", ".join(f'"{r[1]}"' for r in conn.execute("PRAGMA temp.table_info(old_chunks)") if r[1] != "r")
-    conn.execute(f"INSERT INTO chunk_rows(rowid, {columns}) SELECT r, {columns} FROM temp.old_chunks ORDER BY r")
+    (chunk_fts and chunk_vectors are keyed by the rowids; no trigger fires on an insert), each naming its entry by
+    rowid where a node has its id (as `entry_rowids` would after, but the rows go in at their size)."""
+    columns = [f'"{r[1]}"' for r in conn.execute("PRAGMA temp.table_info(old_chunks)") if r[1] != "r"]
+    entry = "coalesce((SELECT n.rowid FROM node_rows n WHERE n.id = o.entry_id), o.entry_id)"
+    values = ", ".join(entry if c == '"entry_id"' else f"o.{c}" for c in columns)
+    conn.execute(
+        f"INSERT INTO chunk_rows(rowid, {', '.join(columns)}) SELECT o.r, {values} FROM temp.old_chunks o ORDER BY o.r"
+    )
     conn.execute("DROP TABLE temp.old_chunks")
 
 
