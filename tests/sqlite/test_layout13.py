@@ -151,3 +151,23 @@ def test_a_deleted_nodes_rowid_given_again_does_not_take_its_chunks(tmp_path):
     assert _in_threads(conn, ["thread:a"]) == []
     _run(conn, ("entry", [_entry(2, eid="entry:2")]))  # back, with another rowid: found through its id
     assert _read(conn)["chunk:2"] == "entry:2 thread:a" and _in_threads(conn, ["thread:a"]) == ["chunk:2"]
+
+
+def test_a_read_request_sees_one_schema_though_a_writer_migrates_meanwhile(tmp_path):
+    """The schema a query is built for (db.entry_of, read at each query) is the one it reads: a read request runs
+    in one read transaction (adapter._snapshot), so a migration committed between the two is not seen by it."""
+    from memdock_sqlite.adapter import _snapshot
+
+    writer = db.open_writer(tmp_path)
+    _run(writer, ("thread", [{"id": "thread:a"}]), ("entry", [_entry(1)]), ("chunk", [_chunk(1, "1")]))
+    reader = db.open_db(tmp_path, write=False)
+    assert reader is not None
+
+    def request(conn: sqlite3.Connection) -> tuple[str, str]:
+        built = db.entry_of(conn)
+        writer.execute("PRAGMA user_version = 12")  # as a migration's commit changes it, between two queries
+        return built, db.entry_of(conn)
+
+    built, read = _snapshot(request, reader)
+    assert built == read == db.ENTRY_OF and not reader.in_transaction
+    assert db.entry_of(reader) == db.ENTRY_OF_12  # the next request sees the writer's commit

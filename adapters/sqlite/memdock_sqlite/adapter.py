@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from typing import Any
 
 from memdock.diskfull import is_disk_full
 from memdock.errors import BackendError, MemdockError
@@ -231,6 +232,7 @@ class SqliteAdapter(Adapter):
             return dict(EMPTY)
         settings = Settings.from_config(ctx.config)
         return self._sql(
+            _snapshot,
             search.run,
             conn,
             ctx.params,
@@ -245,7 +247,7 @@ class SqliteAdapter(Adapter):
         conn, _ = self._read(ctx)
         if conn is None:
             return dict(EMPTY)
-        return self._sql(lambda: fn(conn, ctx.params, **kw))
+        return self._sql(_snapshot, lambda c: fn(c, ctx.params, **kw), conn)
 
     def search_nodes(self, ctx: Context) -> dict:
         return self._graph(ctx, graph.search_nodes)
@@ -260,7 +262,7 @@ class SqliteAdapter(Adapter):
         conn, _ = self._read(ctx)
         if conn is None:
             return {"item": None}
-        return self._sql(fn, conn, ctx.params)
+        return self._sql(_snapshot, fn, conn, ctx.params)
 
     def get_node(self, ctx: Context) -> dict:
         return self._get(ctx, graph.get_node)
@@ -286,3 +288,16 @@ class SqliteAdapter(Adapter):
         if self._reader:
             self._reader[1].close()
             self._reader = None
+
+
+def _snapshot(fn: Any, conn: sqlite3.Connection, *args: Any, **kwargs: Any) -> Any:
+    """FN(CONN, ...) in one read transaction: the schema its queries are built for (db.entry_of reads it at each)
+    is the one they read, though a writer migrates the store meanwhile."""
+    if conn.in_transaction:
+        return fn(conn, *args, **kwargs)
+    conn.execute("BEGIN")
+    try:
+        return fn(conn, *args, **kwargs)
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
