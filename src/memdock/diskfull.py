@@ -27,6 +27,12 @@ _SQLITE_FULL = 13
 _SQLITE_IOERR = 10
 _NEARLY_FULL = 1 << 20
 _SAID = re.compile(r"no space left on device|disk full|database or disk is full|disk quota exceeded|\bENOSPC\b", re.I)
+# the errno as text: Rust's io::Error says "No space left on device (os error 28)", and a library built on it
+# (tantivy) hands Python that text alone, in a ValueError
+_ERRNO_SAID = re.compile(
+    "|".join([*(re.escape(os.strerror(e)) for e in sorted(_ERRNOS)), *(rf"\(os error {e}\)" for e in sorted(_ERRNOS))]),
+    re.I,
+)
 
 
 def _is_sqlite_error(exc: BaseException) -> bool:
@@ -46,7 +52,13 @@ def is_disk_full(exc: BaseException, near: str | os.PathLike[str] | None = None)
         return getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL or "database or disk is full" in str(exc)
     if isinstance(exc, MemdockError):
         return exc.details.get("reason") == "disk_full"
-    return False
+    return says_disk_full(str(exc))
+
+
+def says_disk_full(text: str) -> bool:
+    """Whether an error's TEXT gives ENOSPC or EDQUOT, as its strerror or as Rust's "(os error 28)": the one
+    place a library that reports its I/O errors as text only (tantivy) is understood."""
+    return bool(_ERRNO_SAID.search(text))
 
 
 def said_disk_full(error: MemdockError) -> bool:
@@ -71,6 +83,12 @@ def _io_error_on_a_full_device(exc: BaseException, path: str | os.PathLike[str])
     errno; with less than a megabyte left on the device, a full disk is the cause."""
     if not _is_sqlite_error(exc) or (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF != _SQLITE_IOERR:
         return False
+    return nearly_full(path)
+
+
+def nearly_full(path: str | os.PathLike[str]) -> bool:
+    """Whether the device holding PATH (or its nearest existing parent) has less than a megabyte left: the cause
+    of a failed write that a library reports without its errno."""
     where = os.fspath(path)
     while where and not os.path.exists(where):
         where = os.path.dirname(where)
@@ -95,8 +113,7 @@ def disk_full_as_error(path: str | os.PathLike[str], what: str = "") -> Iterator
     try:
         yield
     except Exception as exc:
-        if isinstance(exc, OSError) or _is_sqlite_error(exc):
-            reraise_disk_full(exc, path, what)
+        reraise_disk_full(exc, path, what)
         raise
 
 

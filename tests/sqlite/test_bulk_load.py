@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from support.records_factory import chunk
 from support.sqlite_helpers import can_unshare, sqlite_backend
-from test_disk_full import in_tmpfs, status
+from support.tmpfs import in_tmpfs, status
 
 from memdock.bundle import BundleWriter
 

@@ -9,53 +9,20 @@ called directly, and the graphiti adapter's catalog.
 import json
 import random
 import string
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from support.records_factory import T0, chunk, entry, thread
 from support.sqlite_helpers import can_unshare
+from support.tmpfs import in_tmpfs, status
 
 from memdock.bundle import BundleWriter
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 3000
-FILL = """import os, sys
-st = os.statvfs(sys.argv[1])
-free = st.f_bavail * st.f_frsize - int(sys.argv[2])
-with open(os.path.join(sys.argv[1], "filler"), "wb") as f:
-    while free > 0:
-        try:
-            free -= f.write(b"x" * min(free, 1 << 20))
-        except OSError:
-            break
-"""
-
-
 pytestmark = pytest.mark.skipif(
     not can_unshare(), reason="needs `unshare -m` (root or user namespaces) to mount a small tmpfs"
 )
-
-
-def in_tmpfs(tmp_path: Path, size: str, script: str) -> subprocess.CompletedProcess:
-    """Run SCRIPT (sh) with a tmpfs of SIZE mounted at $M and $FILL BYTES leaving BYTES free there."""
-    mnt = tmp_path / "mnt"
-    mnt.mkdir(exist_ok=True)
-    (tmp_path / "fill.py").write_text(FILL)
-    head = (
-        f"set -u\nM={mnt}\nPY={sys.executable}\nfill() {{ $PY {tmp_path / 'fill.py'} $M $1; }}\n"
-        f"mount -t tmpfs -o size={size} tmpfs $M || exit 99\n"
-    )
-    out = subprocess.run(
-        ["unshare", "-m", "sh", "-c", head + script], capture_output=True, text=True, timeout=600, cwd=tmp_path
-    )
-    assert out.returncode != 99, out.stderr
-    return out
-
-
-def status(out: subprocess.CompletedProcess) -> dict[str, str]:
-    return dict(line.split("=", 1) for line in out.stdout.split() if "=" in line)
 
 
 @pytest.fixture(scope="module")

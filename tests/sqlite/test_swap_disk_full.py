@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.sqlite_helpers import can_unshare
-from test_disk_full import in_tmpfs, status
+from support.tmpfs import in_tmpfs, status
 
 ROOT = Path(__file__).resolve().parents[2]
 N, BATCH = 20000, 2000  # ten transactions, ten FTS5 segments: their merge needs room beside them

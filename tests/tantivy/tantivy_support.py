@@ -64,7 +64,7 @@ class Writer:
         events.append("delete")
     def commit(self):
         events.append("commit")
-    def rollback(self):
+    def rollback(self, cause=None, undo=None):
         events.append("rollback")
 """
 

@@ -123,10 +123,10 @@ class TantivyAdapter(Adapter):
             run.finish()
             derived.release()
             resolved = run.refresh_unresolved() if edges else 0
-        except BaseException:
-            writer.rollback()
+        except BaseException as exc:
             if run is not None:
                 run.held.close()  # its spool too: an in-process adapter lives on
+            writer.rollback(exc)  # a full disk: disk_full, once what tantivy wrote for the run is gone
             raise
         finally:
             writer.wait()

@@ -65,9 +65,10 @@ def delete(index: Indexes, writer_of, params: dict[str, Any]) -> dict[str, Any]:
                 index.keys.delete(writer.graph, rec["id"])
                 writer.graph.add_document(docs.entry_doc(text_once.with_body(rec), index.keys))
             writer.commit()
-        except BaseException:
-            writer.rollback()
+        except BaseException as exc:
+            writer.rollback(exc)  # a full disk: disk_full, the store as it was
             raise
-        writer.wait()
+        finally:
+            writer.wait()  # and the index's lock let go, for the next delete of a worker that lives on
     found = set(direct)
     return {"deleted": list(gone), "not_found": [i for i in ids if i not in found], "cascaded": len(gone) - len(direct)}

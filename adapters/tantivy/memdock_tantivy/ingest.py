@@ -73,6 +73,7 @@ class Ingest:
         self.whole = not one_commit  # the input is whole: commit every batch_size records
         self._added: list[str] = []  # ids added to the writer and not yet reported committed
         self._uncommitted = False
+        self._graph_ids: list[str] | None = []  # ids added to the graph since the last commit; None: it deleted some
         self.doomed: list[str] = []  # ids of stored documents to delete in the next commit (implied.py)
         self.counts: dict[str, int] = {}
         # An empty index holds no id of this bundle yet, and a bundle's ids are unique: no upsert needs a delete.
@@ -228,6 +229,8 @@ class Ingest:
 
     def _add(self, documents: list[tuple[str, str, tantivy.Document]]) -> None:
         try:
+            if self.doomed:
+                self._graph_ids = None
             for record_id in self.doomed:
                 self.keys.delete(self.writer.graph, record_id)
             self.doomed.clear()
@@ -238,10 +241,15 @@ class Ingest:
                     writer.add_document(doc)
             else:  # an index empty at the start of the run holds none of these ids: nothing to delete
                 graph, chunks = self.writer.of("graph").add_document, self.writer.of("chunk").add_document
-                for rtype, _, doc in documents:
-                    (chunks if rtype == "chunk" else graph)(doc)
-        except BaseException:
-            self.rollback()
+                added = self._graph_ids if self._graph_ids is not None else []
+                for rtype, record_id, doc in documents:
+                    if rtype == "chunk":
+                        chunks(doc)
+                    else:
+                        graph(doc)
+                        added.append(record_id)
+        except BaseException as exc:
+            self.rollback(exc)
             raise
         self._uncommitted = True
 
@@ -250,15 +258,31 @@ class Ingest:
             return
         try:
             self.writer.commit()
-        except BaseException:
-            self.rollback()
+        except BaseException as exc:
+            self.rollback(exc)
             raise
-        self._uncommitted, self._stale = False, True
+        self._uncommitted, self._stale, self._graph_ids = False, True, []
 
-    def rollback(self) -> None:
-        """Drop what was added since the last commit (a failed run: none of it was reported committed)."""
+    def rollback(self, cause: BaseException | None = None) -> None:
+        """Drop what was added since the last commit (a failed run: none of it was reported committed); CAUSE, a
+        full disk, is raised as disk_full (store.Writers.rollback)."""
         self._added, self._uncommitted, self._handed = [], False, 0
-        self.writer.rollback()
+        ids, self._graph_ids = self._graph_ids, []
+        self.writer.rollback(cause, undo=self._undo(ids))
+
+    def _undo(self, ids: list[str] | None) -> Callable[[tantivy.IndexWriter], None] | None:
+        """What takes back the graph's half of a commit whose chunks' half failed (a full disk at the second of the
+        two commits): deleting the IDS it added, when it deleted nothing (a run into an index empty at its start,
+        whose ids are new); else None, and the re-run upserts them, as after a kill -9 between the two."""
+        if self.replace or not ids:
+            return None
+        keys = self.keys
+
+        def undo(graph: tantivy.IndexWriter) -> None:
+            for record_id in ids:
+                keys.delete(graph, record_id)
+
+        return undo
 
     def _context(self, rtype: str, batch: list[dict[str, Any]]) -> list[Any]:
         if rtype != "chunk" or not (self.replace or self._entries):

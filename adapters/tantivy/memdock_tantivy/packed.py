@@ -23,6 +23,7 @@ from typing import Any
 
 import zstandard
 
+from memdock.diskfull import disk_full_as_error
 from memdock.errors import BackendError
 
 DICT = "chunks.zdict"
@@ -79,17 +80,31 @@ class Packer:
             raw = zstandard.train_dictionary(size, picked, k=1024, d=8, level=LEVEL).as_bytes()
         except zstandard.ZstdError:
             return
+        self._write(raw)
+        self._load(raw)
+
+    def _write(self, raw: bytes) -> None:
+        """The dictionary RAW in its file, then named in the marker, each written whole or not at all: a full disk
+        is disk_full naming the file, its temporary copy gone (a dictionary in place that the marker does not name
+        yet is still loaded, and the next run packs with it)."""
         tmp = self.path.with_name(f".{DICT}.tmp")
-        with open(tmp, "wb") as f:
-            f.write(raw)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        with disk_full_as_error(self.path, "writing the chunks' compression dictionary"):
+            try:
+                with open(tmp, "wb") as f:
+                    f.write(raw)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, self.path)
+            finally:
+                tmp.unlink(missing_ok=True)
         meta = {**json.loads(self.marker.read_text()), "dictionary": DICT}
         tmp = self.marker.with_name(f".{self.marker.name}.tmp")
-        tmp.write_text(json.dumps(meta))
-        os.replace(tmp, self.marker)
-        self._load(raw)
+        with disk_full_as_error(self.marker, "naming the compression dictionary in the marker"):
+            try:
+                tmp.write_text(json.dumps(meta))
+                os.replace(tmp, self.marker)
+            finally:
+                tmp.unlink(missing_ok=True)
 
     def pack(self, record: bytes) -> bytes:
         return self._pack.compress(record) if self._pack is not None else record

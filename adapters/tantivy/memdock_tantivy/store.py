@@ -22,15 +22,18 @@ refused and left as it was.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import tantivy
 
 from memdock.errors import BackendError, ConfigError, VersionError
 
-from . import docs, keys, store_layout
+from . import docs, full, keys, store_layout
 from .packed import Packer
 from .settings import Settings
 
@@ -147,27 +150,44 @@ def _open(folder: Path, *, create: bool, searched: tuple[str, ...] = ()) -> tant
 def open_index(data_dir: Path, *, write: bool) -> Indexes | None:
     """The store's indexes; for reads, None when nothing has been indexed yet."""
     version = _check_marker(data_dir)
+    if not version and not write:
+        return None
     folder = index_path(data_dir)
+    made = [f for f in (folder, data_dir / CHUNKS_DIR) if not f.exists()]
     try:
-        if version:
-            graph = _open(folder, create=False)
-            packer = Packer(data_dir, version >= PACKED, data_dir / MARKER)
-            if version == ONE_INDEX:
-                return Indexes(graph, graph, version, packer)
-            chunks = data_dir / CHUNKS_DIR
-            return Indexes(graph, _open(chunks, create=not chunks.exists(), searched=CHUNK_TEXTS), version, packer)
-        if not write:
-            return None
-        graph = _open(folder, create=True, searched=GRAPH_TEXTS)
-        chunks_index = _open(data_dir / CHUNKS_DIR, create=True, searched=CHUNK_TEXTS)
-        indexes = Indexes(graph, chunks_index, SCHEMA_VERSION, Packer(data_dir, True, data_dir / MARKER))
+        return _opened(data_dir, version) if version else _created(data_dir)
     except PermissionError as exc:
         raise ConfigError(
             f"the data dir {data_dir} is not writable ({exc.strerror}); index and delete need to write there",
             details={"data_dir": str(data_dir)},
         ) from None
     except (OSError, ValueError) as exc:
+        # an index this call began holds no document: it goes, else the next run would find index files and no
+        # marker (or a chunks index cut short) and refuse the store
+        full_ = full.as_disk_full(exc, data_dir, "creating the tantivy index")
+        for f in made:
+            shutil.rmtree(f, ignore_errors=True)
+        (data_dir / f".{MARKER}.tmp").unlink(missing_ok=True)
+        if full_ is not None:
+            raise full_ from exc
         raise BackendError(f"{folder}: cannot open the tantivy index: {exc}", details={"index": str(folder)}) from None
+
+
+def _opened(data_dir: Path, version: int) -> Indexes:
+    """The indexes of a store of layout VERSION (a chunks index of its own begun when there is none yet)."""
+    graph = _open(index_path(data_dir), create=False)
+    packer = Packer(data_dir, version >= PACKED, data_dir / MARKER)
+    if version == ONE_INDEX:
+        return Indexes(graph, graph, version, packer, data_dir)
+    chunks = data_dir / CHUNKS_DIR
+    return Indexes(graph, _open(chunks, create=not chunks.exists(), searched=CHUNK_TEXTS), version, packer, data_dir)
+
+
+def _created(data_dir: Path) -> Indexes:
+    """A new store of this adapter's layout: its indexes, then its marker."""
+    graph = _open(index_path(data_dir), create=True, searched=GRAPH_TEXTS)
+    chunks_index = _open(data_dir / CHUNKS_DIR, create=True, searched=CHUNK_TEXTS)
+    indexes = Indexes(graph, chunks_index, SCHEMA_VERSION, Packer(data_dir, True, data_dir / MARKER), data_dir)
     tmp = data_dir / f".{MARKER}.tmp"
     tmp.write_text(json.dumps({"format": "memdock-tantivy", "schema_version": SCHEMA_VERSION}))
     os.replace(tmp, data_dir / MARKER)
@@ -186,20 +206,25 @@ def generation(data_dir: str) -> tuple[tuple[int, int] | None, ...]:
     return tuple(out)
 
 
-def writer(index: tantivy.Index, settings: Settings) -> tantivy.IndexWriter:
+def writer(index: tantivy.Index, settings: Settings, folder: Path) -> tantivy.IndexWriter:
     try:
         return index.writer(settings.writer_heap_mb * 1_000_000, settings.writer_threads)
     except ValueError as exc:
+        full_ = full.as_disk_full(exc, folder, "starting the tantivy index writer")
+        if full_ is not None:
+            raise full_ from exc
         raise ConfigError(f"cannot start the tantivy index writer: {exc}") from None
 
 
 class Indexes:
-    """The graph's index and the chunks' (the same object in a version 1 store), the store's VERSION, and the
-    PACKER of its chunks' stored records."""
+    """The graph's index and the chunks' (the same object in a version 1 store), the store's VERSION, the
+    PACKER of its chunks' stored records, and the DATA_DIR holding them."""
 
-    def __init__(self, graph: tantivy.Index, chunks: tantivy.Index, version: int, packer: Packer):
+    def __init__(self, graph: tantivy.Index, chunks: tantivy.Index, version: int, packer: Packer, data_dir: Path):
         self.graph, self.chunks, self.version, self.packer = graph, chunks, version, packer
         self.all = [graph] if chunks is graph else [graph, chunks]
+        self.folders = [index_path(data_dir)] if chunks is graph else [index_path(data_dir), data_dir / CHUNKS_DIR]
+        self.data_dir = data_dir
         self.schema = graph.schema
         self.keys = keys.Keys(self.schema, compact=version >= COMPACT_IDS, records=version >= BINARY_RECORDS)
 
@@ -213,23 +238,52 @@ class Indexes:
 
 class Writers:
     """A writer per index; records go to their kind's. Commits run graph first, then chunks: a crash between the
-    two leaves records that were never checkpointed, which the re-run sends again and upserts."""
+    two leaves records that were never checkpointed, which the re-run sends again and upserts.
+
+    A full disk while they write is memdock's disk_full error (full.py), naming the index whose commit failed
+    (the data dir when an indexing thread's write did), raised by `rollback(cause)` once the writers dropped what
+    they had and the files they wrote for it."""
 
     def __init__(self, indexes: Indexes, settings: Settings):
-        self.graph = writer(indexes.graph, settings)
-        self.chunks = writer(indexes.chunks, settings) if indexes.chunks is not indexes.graph else self.graph
+        self.graph = writer(indexes.graph, settings, indexes.folders[0])
+        self.chunks = writer(indexes.chunks, settings, indexes.folders[-1]) if len(indexes.all) > 1 else self.graph
         self.all = [self.graph] if self.chunks is self.graph else [self.graph, self.chunks]
+        self.folders, self.data_dir = indexes.folders, indexes.data_dir
+        self._committing: Path | None = None  # the index whose commit is under way
+        self._half = False  # the graph's commit went through, the chunks' is under way
 
     def of(self, kind: str | None) -> tantivy.IndexWriter:
         return self.chunks if kind == "chunk" else self.graph
 
     def commit(self) -> None:
-        for w in self.all:
+        self._half = False
+        for w, folder in zip(self.all, self.folders):
+            self._committing = folder
             w.commit()
+            self._half = w is not self.all[-1]  # the graph's done, the chunks' not yet
+        self._committing, self._half = None, False
 
-    def rollback(self) -> None:
+    def rollback(
+        self, cause: BaseException | None = None, undo: Callable[[tantivy.IndexWriter], None] | None = None
+    ) -> None:
+        """Drop what was added since the last commit, and the files tantivy wrote for it: a segment cut short by a
+        full disk stays there otherwise, taking the space. When the graph's commit went through and the chunks'
+        failed, UNDO (given) takes the graph's back, in a commit of its own (small: deletes). CAUSE, the error that
+        ended the writing, is raised as disk_full when it was a full disk (known before those files go, as they
+        are what fills the device)."""
+        where = self._committing or self.data_dir
+        full_ = full.as_disk_full(cause, where, "writing the tantivy index") if cause is not None else None
+        half, self._committing, self._half = self._half, None, False
         for w in self.all:
             w.rollback()
+            with contextlib.suppress(ValueError):  # the files stay for the next writer's collection
+                w.garbage_collect_files()
+        if half and undo is not None:
+            with contextlib.suppress(ValueError):  # it failed too: the re-run upserts them, as after a kill -9
+                undo(self.graph)
+                self.graph.commit()
+        if full_ is not None:
+            raise full_ from cause
 
     def wait(self) -> None:
         for w in self.all:

@@ -21,12 +21,15 @@ entry is rewritten or deleted without the entry itself, the entry is stored agai
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
 import tempfile
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
+
+from memdock.diskfull import disk_full_as_error
 
 FLAG = "in_chunks"
 JOINED, SPANS = 1, 2  # how an entry's chunks hold its body: end to end (stored as true), or overlapping (layout 8)
@@ -183,10 +186,11 @@ class Held:
         joins = {i: how for i in due if i in self.entries and (how := _covers(self.entries[i]["body"], self.parts[i]))}
         if joins:
             spool = self._spool_file()
-            for i, how in joins.items():
-                self.spooled[i] = spool.tell()
-                r, parts = self._drop(i)
-                pickle.dump((r, parts, how), spool, pickle.HIGHEST_PROTOCOL)
+            with self._writing():
+                for i, how in joins.items():
+                    self.spooled[i] = spool.tell()
+                    r, parts = self._drop(i)
+                    pickle.dump((r, parts, how), spool, pickle.HIGHEST_PROTOCOL)
         return len(joins)
 
     def release(self, stored_chunks, slice_: int = 2000) -> Iterator[list[tuple[dict[str, Any], int, bool]]]:
@@ -229,9 +233,15 @@ class Held:
             self._spool = tempfile.TemporaryFile(dir=self.spool_dir)  # noqa: SIM115  # closed by `close`
         return self._spool
 
+    def _writing(self) -> contextlib.AbstractContextManager[None]:
+        """Where the spool is written (its buffer flushes at a dump, or at the seek of a load): a full disk is
+        disk_full naming the work dir; the run fails, and `close` drops the spool and the space it took."""
+        return disk_full_as_error(self.spool_dir or tempfile.gettempdir(), "spooling the entries held for their text")
+
     def _load(self, offset: int) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
         spool = self._spool_file()
-        spool.seek(offset)
+        with self._writing():
+            spool.seek(offset)
         got = pickle.load(spool)
         spool.seek(0, os.SEEK_END)
         return got
@@ -245,7 +255,8 @@ class Held:
     def close(self) -> None:
         """Drop what is held and the spool (the run is over, or failed)."""
         if self._spool is not None:
-            self._spool.close()
+            with contextlib.suppress(OSError):  # its buffer unwritten (a full disk): the file is closed all the same
+                self._spool.close()
             self._spool = None
         self.order, self.spooled, self.entries, self.parts, self.seen = {}, {}, {}, {}, {}
         self.due, self.chars = set(), 0
