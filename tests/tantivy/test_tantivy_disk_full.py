@@ -276,3 +276,51 @@ rm $M/filler
     assert (tmp_path / "count2.json").read_text() == (tmp_path / "count1.json").read_text()
     assert "n00201" not in (tmp_path / "recall.json").read_text()
     assert json.loads((tmp_path / "count3.json").read_text())["count"] == 200 + NOTES
+
+
+# an indexing thread's write fails for want of inodes (as for a spent quota, EDQUOT): the device's bytes stay free
+NO_INODES = r"""
+import json, random, string, sys
+from pathlib import Path
+from memdock.errors import MemdockError
+from memdock_tantivy import docs, store
+from memdock_tantivy.settings import Settings
+
+data = Path(sys.argv[1]) / "data"
+data.mkdir()
+rng = random.Random(7)
+index = store.open_index(data, write=True)
+writers = store.Writers(index, Settings(writer_heap_mb=15))
+report = {"error": None}
+try:
+    try:
+        for i in range(20000):
+            words = " ".join("".join(rng.choices(string.ascii_lowercase, k=7)) for _ in range(80))
+            writers.of("chunk").add_document(docs.chunk_doc(
+                {"id": f"chunk:{i}", "entry_id": f"entry:{i}", "thread_id": "t", "position": 0, "text": words},
+                None, index.keys))
+        writers.commit()
+    except BaseException as exc:
+        report["raw"] = str(exc)
+        writers.rollback(exc)
+        raise
+except MemdockError as exc:
+    report["error"] = {"reason": exc.details.get("reason"), "path": exc.details.get("path")}
+except ValueError as exc:
+    report["error"] = {"reason": None, "text": str(exc)}
+print(json.dumps(report))
+"""
+
+
+def test_an_indexing_thread_failing_for_want_of_inodes_is_disk_full(tmp_path):
+    """ENOSPC with the device's bytes free (its inodes spent; a quota spent is EDQUOT alike): tantivy's writer only
+    says "an index writer was killed", and the < 1 MB free test alone took it for some other failure."""
+    (tmp_path / "no_inodes.py").write_text(NO_INODES)
+    paths = os.pathsep.join(str(ROOT / p) for p in ("adapters/tantivy", "adapters/common", "src"))
+    py = descriptor().venv / "bin" / "python"
+    script = f"PYTHONPATH={paths} {py} {tmp_path / 'no_inodes.py'} $M 2> err.txt\n"
+    out = in_tmpfs(tmp_path, "256m,nr_inodes=30", script)
+    assert out.returncode == 0, out.stdout + (tmp_path / "err.txt").read_text()
+    report = json.loads(out.stdout)
+    assert "index writer was killed" in report.get("raw", ""), report  # the case under test, not a commit's errno
+    assert report["error"] == {"reason": "disk_full", "path": str(tmp_path / "mnt" / "data")}, report

@@ -5,17 +5,21 @@ tantivy hands Python its I/O errors as text in a ValueError. A write of its own 
 write of an indexing thread (a segment flushed when the writer's heap is spent, or at the commit) only kills the
 thread, and the writer then says "An index writer was killed ... (io::Error most likely)": the cause is a full
 disk when the device holding the index has less than a megabyte left, as the files tantivy wrote up to the failure
-still take the space (`Writers.rollback` deletes them afterwards).
+still take the space (`Writers.rollback` deletes them afterwards), or when a file written there now fails with
+ENOSPC or EDQUOT: a quota spent, or a device out of inodes, leaves the device's free bytes as they were.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import tempfile
 
 from memdock.diskfull import disk_full, is_disk_full, nearly_full
 from memdock.errors import BackendError, MemdockError
 
 KILLED = "index writer was killed"
+PROBE = 1 << 16  # bytes a probe file writes: more than a filesystem block, less than the megabyte of `nearly_full`
 
 
 def is_full(exc: BaseException, folder: str | os.PathLike[str]) -> bool:
@@ -23,8 +27,23 @@ def is_full(exc: BaseException, folder: str | os.PathLike[str]) -> bool:
     if isinstance(exc, MemdockError):
         return False
     return is_disk_full(exc, near=folder) or (
-        isinstance(exc, ValueError) and KILLED in str(exc) and nearly_full(folder)
+        isinstance(exc, ValueError) and KILLED in str(exc) and (nearly_full(folder) or _write_fails_full(folder))
     )
+
+
+def _write_fails_full(folder: str | os.PathLike[str]) -> bool:
+    """Whether a small file written in FOLDER (or its nearest existing parent) fails with ENOSPC or EDQUOT."""
+    where = os.fspath(folder)
+    while where and not os.path.isdir(where):
+        where = os.path.dirname(where)
+    try:
+        with tempfile.TemporaryFile(dir=where or ".") as f:
+            f.write(b"\0" * PROBE)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    return False
 
 
 def as_disk_full(exc: BaseException, folder: str | os.PathLike[str], what: str) -> BackendError | None:
