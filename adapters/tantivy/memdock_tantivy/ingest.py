@@ -19,7 +19,7 @@ import tantivy
 
 from memdock.sdk import facts as sdk_facts
 
-from . import docs, facts, implied, packed, text_once
+from . import docs, facts, implied, packed, queries, text_once
 from .reader import Reader
 from .settings import BATCH
 from .store import CHUNKED_ENTRIES, Writers
@@ -270,17 +270,27 @@ class Ingest:
         ids, self._graph_ids = self._graph_ids, []
         self.writer.rollback(cause, undo=self._undo(ids))
 
-    def _undo(self, ids: list[str] | None) -> Callable[[tantivy.IndexWriter], None] | None:
+    def _undo(self, ids: list[str] | None) -> Callable[[tantivy.IndexWriter], bool] | None:
         """What takes back the graph's half of a commit whose chunks' half failed (a full disk at the second of the
         two commits): deleting the IDS it added, when it deleted nothing (a run into an index empty at its start,
-        whose ids are new); else None, and the re-run upserts them, as after a kill -9 between the two."""
+        whose ids are new); else None, and the re-run upserts them, as after a kill -9 between the two.
+
+        An id is unique per record type only (a thread `x`, an entity `x`): when one of IDS also names a document
+        an earlier commit of this run holds, deleting by it would take that one too, checkpointed and never sent
+        again. The graph's last commit tells: it holds more documents under IDS than the batch added. Then nothing
+        is taken back (what the batch added stays, for the re-run to upsert). The check runs at the failure only."""
         if self.replace or not ids:
             return None
-        keys = self.keys
+        keys, graph_index = self.keys, self.reader.indexes.graph
 
-        def undo(graph: tantivy.IndexWriter) -> None:
+        def undo(graph: tantivy.IndexWriter) -> bool:
+            graph_index.reload()  # its last commit: the graph's half of this batch's
+            found: Any = graph_index.searcher().search(queries.key(keys, "id", ids), 1, count=True)
+            if found.count != len(ids):  # each added document holds one of IDS: more is an earlier commit's
+                return False
             for record_id in ids:
                 keys.delete(graph, record_id)
+            return True
 
         return undo
 

@@ -264,13 +264,13 @@ class Writers:
         self._committing, self._half = None, False
 
     def rollback(
-        self, cause: BaseException | None = None, undo: Callable[[tantivy.IndexWriter], None] | None = None
+        self, cause: BaseException | None = None, undo: Callable[[tantivy.IndexWriter], bool] | None = None
     ) -> None:
         """Drop what was added since the last commit, and the files tantivy wrote for it: a segment cut short by a
         full disk stays there otherwise, taking the space. When the graph's commit went through and the chunks'
-        failed, UNDO (given) takes the graph's back, in a commit of its own (small: deletes). CAUSE, the error that
-        ended the writing, is raised as disk_full when it was a full disk (known before those files go, as they
-        are what fills the device)."""
+        failed, UNDO (given) takes the graph's back, in a commit of its own (small: deletes) when it says it deleted
+        some. CAUSE, the error that ended the writing, is raised as disk_full when it was a full disk (known before
+        those files go, as they are what fills the device)."""
         where = self._committing or self.data_dir
         full_ = full.as_disk_full(cause, where, "writing the tantivy index") if cause is not None else None
         half, self._committing, self._half = self._half, None, False
@@ -280,8 +280,8 @@ class Writers:
                 w.garbage_collect_files()
         if half and undo is not None:
             with contextlib.suppress(ValueError):  # it failed too: the re-run upserts them, as after a kill -9
-                undo(self.graph)
-                self.graph.commit()
+                if undo(self.graph):
+                    self.graph.commit()
         if full_ is not None:
             raise full_ from cause
 
