@@ -27,12 +27,6 @@ _SQLITE_FULL = 13
 _SQLITE_IOERR = 10
 _NEARLY_FULL = 1 << 20
 _SAID = re.compile(r"no space left on device|disk full|database or disk is full|disk quota exceeded|\bENOSPC\b", re.I)
-# the errno as text: Rust's io::Error says "No space left on device (os error 28)", and a library built on it
-# (tantivy) hands Python that text alone, in a ValueError
-_ERRNO_SAID = re.compile(
-    "|".join([*(re.escape(os.strerror(e)) for e in sorted(_ERRNOS)), *(rf"\(os error {e}\)" for e in sorted(_ERRNOS))]),
-    re.I,
-)
 
 
 def _is_sqlite_error(exc: BaseException) -> bool:
@@ -52,13 +46,7 @@ def is_disk_full(exc: BaseException, near: str | os.PathLike[str] | None = None)
         return getattr(exc, "sqlite_errorcode", None) == _SQLITE_FULL or "database or disk is full" in str(exc)
     if isinstance(exc, MemdockError):
         return exc.details.get("reason") == "disk_full"
-    return says_disk_full(str(exc))
-
-
-def says_disk_full(text: str) -> bool:
-    """Whether an error's TEXT gives ENOSPC or EDQUOT, as its strerror or as Rust's "(os error 28)": the one
-    place a library that reports its I/O errors as text only (tantivy) is understood."""
-    return bool(_ERRNO_SAID.search(text))
+    return False
 
 
 def said_disk_full(error: MemdockError) -> bool:
@@ -113,7 +101,8 @@ def disk_full_as_error(path: str | os.PathLike[str], what: str = "") -> Iterator
     try:
         yield
     except Exception as exc:
-        reraise_disk_full(exc, path, what)
+        if isinstance(exc, OSError) or _is_sqlite_error(exc):
+            reraise_disk_full(exc, path, what)
         raise
 
 
