@@ -11,11 +11,23 @@ import pytest
 from support.cli import memdock, run_memdock
 
 from memdock.config import resolve
+from memdock.engine.ledger import Ledger, record_hash
 from memdock.engine.store import Store
 from memdock.engine.store_backend import BACKEND_FILE
 from memdock.errors import BackendError, ConfigError
 
 NOTE = b'{"text": "the staging database moves on Friday", "thread": "infra"}\n'
+
+
+def counted(store: Store) -> None:
+    """A ledger that counts one record, as an older store's runs left it."""
+    ledger = Ledger(store.ledger_path)
+    item = ("chunk:0000000000000001", record_hash({"id": "chunk:0000000000000001"}), "thread:t:00aa", "chunk")
+    ledger.begin_run("older")
+    ledger.add_pending([item])
+    ledger.commit([item[0]])
+    ledger.finish_run()
+    ledger.close()
 
 
 def test_a_store_is_bound_at_its_first_write(tmp_path: Path) -> None:
@@ -62,6 +74,7 @@ def test_an_older_store_is_bound_by_the_files_its_backend_names(tmp_path: Path) 
     with other.write_lock():
         (other.data_dir / "index").mkdir()
         (other.data_dir / "memdock-tantivy.json").write_text("{}")
+    counted(other)
     refused = pytest.raises(ConfigError, match=r"older memdock with another backend than sqlite: its data/ holds index")
     with refused, other.write_lock(backend="sqlite", store_files=["memory.sqlite"]):
         raise AssertionError("a write by another backend ran")
@@ -92,9 +105,21 @@ def test_a_refused_older_store_names_how_to_bind_it_to_the_writer(tmp_path: Path
     store = Store(tmp_path / "s")
     with store.write_lock():
         (store.data_dir / "vector-cache.sqlite").write_bytes(b"")
+    counted(store)
     refused = pytest.raises(ConfigError, match=rf"if it is sqlite's .*write `sqlite` into {re.escape(str(store.root))}")
     with refused, store.write_lock(backend="sqlite", store_files=["memory.sqlite"]):
         raise AssertionError("a write by another backend ran")
+
+
+def test_an_older_store_a_first_run_left_unfinished_is_the_writers(tmp_path: Path) -> None:
+    """data/ holding only what a killed first run left (sqlite's vector cache) and a ledger that counts nothing:
+    no record could be lost, so the writer binds it (tests/sqlite/test_parallel_prepare.py's stale cache)."""
+    store = Store(tmp_path / "s")
+    with store.write_lock():
+        (store.data_dir / "vector-cache.sqlite").write_bytes(b"")
+    with store.write_lock(backend="sqlite", store_files=["memory.sqlite"]):
+        pass
+    assert store.backend() == "sqlite"
 
 
 def test_an_older_store_with_a_damaged_ledger_names_it(tmp_path: Path) -> None:

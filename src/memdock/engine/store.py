@@ -204,15 +204,15 @@ class Store:
         elif recorded != backend:
             raise ConfigError(other_backend(self.root, recorded, backend), details={"store": str(self.root)})
 
-    def _ledger_store_files(self) -> list[str]:
-        """The files the ledger noted as holding the backend's store at its last write (none for an older one).
-        Opened as the write about to run opens it (the lock is held), so a damaged ledger is named, not a
-        traceback."""
+    def _ledger_store_files(self) -> list[str] | None:
+        """The files the ledger noted as holding the backend's store at its last write (none for an older one);
+        None when it counts no records (a first run that never finished: nothing of its could be lost). Opened
+        as the write about to run opens it (the lock is held), so a damaged ledger is named, not a traceback."""
         if not self.ledger_path.exists():
-            return []
+            return None
         ledger = Ledger(self.ledger_path)
         try:
-            return list(ledger.store_files())
+            return None if ledger.empty() else list(ledger.store_files())
         finally:
             ledger.close()
 
