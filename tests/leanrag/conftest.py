@@ -6,15 +6,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from leanrag_support import REAL_HOME
+from support.adapter_home import use_adapter_home
 
 
 @pytest.fixture(autouse=True)
-def _adapter_home(monkeypatch):
-    """The adapter's venv lives in the real memdock home; stores stay in each test's tmp dir."""
-    if REAL_HOME:
-        monkeypatch.setenv("MEMDOCK_HOME", REAL_HOME)
-    else:
-        monkeypatch.delenv("MEMDOCK_HOME", raising=False)
+def _adapter_home(request, monkeypatch):
+    use_adapter_home(request, monkeypatch, REAL_HOME, "integration_leanrag")
 
 
 @pytest.fixture()

@@ -5,6 +5,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from support.adapter_home import use_adapter_home
 from tantivy_support import ENABLED, REAL_HOME, backend
 
 from memdock.chunking import chunk_bundle
@@ -14,12 +15,8 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "threads"
 
 
 @pytest.fixture(autouse=True)
-def _adapter_home(monkeypatch):
-    """The tantivy adapter's venv lives in the real memdock home; stores stay in each test's tmp dir."""
-    if REAL_HOME:
-        monkeypatch.setenv("MEMDOCK_HOME", REAL_HOME)
-    else:
-        monkeypatch.delenv("MEMDOCK_HOME", raising=False)
+def _adapter_home(request, monkeypatch):
+    use_adapter_home(request, monkeypatch, REAL_HOME, "integration_tantivy")
 
 
 @pytest.fixture(scope="module")
