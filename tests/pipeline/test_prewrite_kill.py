@@ -25,6 +25,10 @@ from memdock.runner.backend import SubprocessBackend
 
 N = 12_000
 ROWS = 2 * N + N // 25  # entries, chunks, threads: more than one of the sqlite bulk load's checkpoints (20,000 ids)
+# Three checkpoints: the second, of 20,000 ids, is more than the adapter's stdout pipe (64 KiB) and the runner's read
+# (64 KiB) hold, so the adapter is still writing it, alive, when the core hands on the first.
+N_LONG = 20_000
+ROWS_LONG = 2 * N_LONG + N_LONG // 25
 
 RUN = """
 import json, os, signal, sys
@@ -91,11 +95,11 @@ def test_an_adapter_stopping_after_the_stream_ended_leaves_exactly_its_checkpoin
     tmp_path, monkeypatch, how
 ):
     """The adapter is killed at its first checkpoint (its load in place; whatever it wrote after is not handed on):
-    the pre-write is rolled back and the ledger holds exactly that checkpoint's rows. (The adapter may have written
-    its result before the kill landed: the error is then that it exited killed after its result, not a transient
-    one.) Cut short by a failure reading its second checkpoint, a retryable error, the run retries with the sealed
-    segment (the pre-write abandoned, its rows pending again) and the ledger ends with every row."""
-    source, store = notes(tmp_path / "notes.jsonl", N), tmp_path / "store"
+    the pre-write is rolled back and the ledger holds exactly that checkpoint's rows, and the error is its exit by
+    signal, not a transient one. Cut short by a failure reading its second checkpoint, a retryable error, the run
+    retries with the sealed segment (the pre-write abandoned, its rows pending again) and the ledger ends with every
+    row."""
+    source, store = notes(tmp_path / "notes.jsonl", N_LONG), tmp_path / "store"
     on_checkpoint, prewrite = S.InputStream.on_checkpoint, L.Ledger.prewrite
     first: list[str] = []
     prewrites: list[bool] = []
@@ -123,7 +127,7 @@ def test_an_adapter_stopping_after_the_stream_ended_leaves_exactly_its_checkpoin
         else:
             result = b.index(ImportFeed([source], "jsonl", ChunkOptions()))
             assert "broke off" in result.details["input_stream_retry"]
-    assert prewrites == [True] and 0 < len(first) < ROWS
+    assert prewrites == [True] and 0 < len(first) < ROWS_LONG
     ledger = L.Ledger(store / "ledger.sqlite")
     try:
         held = {rid for rid, *_ in ledger.records()}
@@ -132,4 +136,4 @@ def test_an_adapter_stopping_after_the_stream_ended_leaves_exactly_its_checkpoin
     if how == "killed":
         assert held == set(first)
     else:
-        assert len(held) == ROWS and set(first) <= held
+        assert len(held) == ROWS_LONG and set(first) <= held
