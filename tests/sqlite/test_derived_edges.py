@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from support.archive import extract_all
+from support.history import past_step
 from support.sqlite_helpers import sqlite_backend
 
 from memdock.bundle.reader import BundleReader
@@ -120,7 +121,7 @@ def old_adapter(tmp_path_factory) -> Path:
     return _old_adapter(tmp_path_factory.mktemp("old-adapter"))
 
 
-@pytest.fixture(scope="module", params=["watercooler", "locomo", "irc"])
+@pytest.fixture(scope="module", params=past_step("irc"))
 def indexed_both(request, tmp_path_factory, old_adapter):
     yield from index_both(old_adapter, tmp_path_factory.mktemp(f"derived-{request.param}"), request.param)
 

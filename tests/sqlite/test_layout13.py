@@ -23,7 +23,7 @@ from memdock_sqlite import db, delete, filters, graph, neighbours
 pytestmark = pytest.mark.timeout(1200)  # two adapters index shared corpora: minutes on a loaded 2-core box
 
 SCHEMA_12 = "fa9caa1175f9bb69cecf42ea37eae35b93936ba2"  # the last commit before schema 13
-both = stores_fixture(SCHEMA_12)
+both = stores_fixture(SCHEMA_12, ["watercooler", "locomo"])  # the newest step: every corpus
 _TYPES = "SELECT count(*) FILTER (WHERE typeof(entry_id) = 'integer'), count(*) FROM chunk_rows"
 _ENTRIES = "SELECT id, entry_id FROM chunks ORDER BY id"  # the view, read as the adapter reads it (`_read_as`)
 _BYTES = "SELECT sum(pgsize) FROM dbstat WHERE name IN ('chunk_rows', 'chunks_entry')"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.history import past_step
 from support.sqlite_helpers import sqlite_backend
 from test_derived_edges import _clean, _old_adapter, _questions, answers, index_both
 from test_packed_attrs import _ids, _metadata_filters, _reads, _stored_hashes
@@ -41,11 +42,11 @@ def stores_of(request: Any, tmp_path_factory: Any, commit: str) -> Iterator[tupl
     yield from index_both(old_adapter, base, request.param, config={})
 
 
-def stores_fixture(commit: str) -> Any:
-    """A module's fixture `both`: the watercooler and LoCoMo corpora indexed by the adapter as of COMMIT and by this
-    one (stores_of)."""
+def stores_fixture(commit: str, corpora: list[str] | None = None) -> Any:
+    """A module's fixture `both`: each of CORPORA (a past step's: watercooler) indexed by the adapter as of COMMIT
+    and by this one (stores_of)."""
 
-    @pytest.fixture(scope="module", params=["watercooler", "locomo"])
+    @pytest.fixture(scope="module", params=corpora or past_step("watercooler"))
     def both(request, tmp_path_factory):
         yield from stores_of(request, tmp_path_factory, commit)
 

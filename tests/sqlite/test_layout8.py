@@ -13,6 +13,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from support.history import past_step
 from test_derived_edges import _old_adapter
 from test_layout7 import _everything, _layout, _run, migrated, stores_of
 from test_packed_attrs import _stored_hashes
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.timeout(1200)  # two adapters index shared corpora: min
 SCHEMA_7 = "4e223419eb6dfb85740b7c3e8dff2c7619dc7431"  # the last commit before schema 8
 
 
-@pytest.fixture(scope="module", params=["watercooler", "locomo"])
+@pytest.fixture(scope="module", params=past_step("watercooler"))
 def both(request, tmp_path_factory):
     yield from stores_of(request, tmp_path_factory, SCHEMA_7)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.history import past_step
 from support.sqlite_helpers import sqlite_backend
 from test_derived_edges import LATER_STEPS_OFF, _clean, _old_adapter, _questions, answers, index_both
 from test_packed_text import _rows
@@ -76,7 +77,7 @@ def _schema5_adapter(dest: Path) -> Path:
     return _old_adapter(dest, SCHEMA_5, ("adapters/common",))
 
 
-@pytest.fixture(scope="module", params=["watercooler", "locomo"])
+@pytest.fixture(scope="module", params=past_step("watercooler"))
 def both(request, tmp_path_factory):
     base = tmp_path_factory.mktemp(f"attrs-{request.param}")
     yield from index_both(_schema5_adapter(base / "schema5-adapter"), base, request.param)

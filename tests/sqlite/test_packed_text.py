@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.history import past_step
 from support.sqlite_helpers import sqlite_backend
 from test_derived_edges import LATER_STEPS_OFF, _clean, _old_adapter, _questions, answers, index_both
 
@@ -54,7 +55,7 @@ def schema4_adapter(tmp_path_factory) -> Path:
     return _old_adapter(tmp_path_factory.mktemp("schema4-adapter"), SCHEMA_4, ("adapters/common",))
 
 
-@pytest.fixture(scope="module", params=["watercooler", "locomo"])
+@pytest.fixture(scope="module", params=past_step("watercooler"))
 def both(request, tmp_path_factory, schema4_adapter):
     yield from index_both(schema4_adapter, tmp_path_factory.mktemp(f"packed-{request.param}"), request.param)
 

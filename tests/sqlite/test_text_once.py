@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.history import past_step
 from support.sqlite_helpers import sqlite_backend
 from test_derived_edges import SCHEMA_3, _clean, _old_adapter, _questions, answers, index_both
 
@@ -35,7 +36,7 @@ def schema3_adapter(tmp_path_factory) -> Path:
     return _old_adapter(tmp_path_factory.mktemp("schema3-adapter"), SCHEMA_3, ("adapters/common",))
 
 
-@pytest.fixture(scope="module", params=["watercooler", "locomo"])
+@pytest.fixture(scope="module", params=past_step("watercooler"))
 def both(request, tmp_path_factory, schema3_adapter):
     yield from index_both(schema3_adapter, tmp_path_factory.mktemp(f"text-once-{request.param}"), request.param)
 

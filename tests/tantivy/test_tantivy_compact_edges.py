@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support.history import past_step
 from tantivy_support import gate, in_adapter
 from test_tantivy_layout import (
     answered_alike,
@@ -57,7 +58,7 @@ def old4(tmp_path_factory) -> Path:
     return old_adapter(tmp_path_factory.mktemp("layout4-adapter"), LAYOUT_4)
 
 
-@pytest.fixture(scope="module", params=["watercooler", "locomo", "irc"])
+@pytest.fixture(scope="module", params=past_step("locomo"))
 def both(request, tmp_path_factory, old4):
     yield from indexed_pair(request.param, tmp_path_factory, old4, "layout4")
 

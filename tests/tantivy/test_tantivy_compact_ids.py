@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import test_tantivy_layout as base_layout
+from support.history import past_step
 from tantivy_support import gate, in_adapter
 
 LAYOUT_5 = "bdaef08983f5cdcef542ce2c0e46617259c3aaa5"  # the last commit whose new stores were layout 5
@@ -49,7 +50,7 @@ def old5(tmp_path_factory) -> Path:
     return base_layout.old_adapter(tmp_path_factory.mktemp("layout5-adapter"), LAYOUT_5)
 
 
-@pytest.fixture(scope="module", params=["watercooler", "locomo", "irc"])
+@pytest.fixture(scope="module", params=past_step("irc"))
 def both(request, tmp_path_factory, old5):
     yield from base_layout.indexed_pair(request.param, tmp_path_factory, old5, "layout5")
 

@@ -19,6 +19,7 @@ import pytest
 from pipeline.test_add_equivalence import CORPORA, write_notes
 from sqlite.test_derived_edges import _questions
 from sqlite.test_implied_edges import _Clock, _exported, _queries
+from support.history import past_step
 from tantivy_support import backend, but_nodes, chunk_files, gate, in_adapter
 from test_tantivy_layout import doomed, layout, old_adapter
 
@@ -29,7 +30,6 @@ from memdock.registry import Registry
 from memdock.runner.backend import SubprocessBackend
 
 MAIN = "9f02a372d215afe8a897576988c46ded67e3074e"  # layout 6; the edges' documents built the long way
-CORPUS_NAMES = ("watercooler", "notes", "irc")  # replies_to records among implied edges; 1 thread; many threads
 STORE = "index/*.store"
 pytestmark = [*gate, pytest.mark.timeout(1200)]
 
@@ -88,7 +88,7 @@ def _deleted(b: SubprocessBackend, ids: list[str], q: dict[str, Any]) -> tuple[A
         b.close()
 
 
-@pytest.mark.parametrize("name", CORPUS_NAMES)
+@pytest.mark.parametrize("name", past_step("irc"))
 def test_layout_7_answers_as_main_s_layout_6_did_in_less_space(
     shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, main_adapter: Path, name: str
 ) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from support.archive import extract_all
+from support.history import past_step
 from tantivy_support import backend, but_nodes, descriptor, gate
 
 from memdock.registry import Registry
@@ -125,7 +126,7 @@ def indexed_pair(corpus: str, tmp_path_factory, old: Path, name: str) -> Iterato
         b.close()
 
 
-@pytest.fixture(scope="module", params=["watercooler", "locomo", "irc"])
+@pytest.fixture(scope="module", params=past_step("watercooler"))
 def both(request, tmp_path_factory, old):
     yield from indexed_pair(request.param, tmp_path_factory, old, "layout")
 

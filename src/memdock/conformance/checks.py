@@ -151,7 +151,8 @@ def check_index_query(h: Harness) -> str:
         raise Skip("adapter declares no retrieval (features.retrieval=false or no query)")
     b = h.backend()
     b.index(golden.write_golden(h.root / "golden"))
-    missing = _check_golden_queries(b)
+    with h.reader(b.store) as r:
+        missing = _check_golden_queries(r)
     if missing:
         raise Fail("; ".join(missing))
     return f"{len(golden.QUERIES)} golden queries found their entries"
@@ -166,9 +167,11 @@ def check_reindex_idempotent(h: Harness) -> str:
     if not _retrieval(h):
         b.call("index", {"bundle": str(bundle)}, use_pool=False)
         return "indexed twice without error (no retrieval to compare)"
-    before = {t: [x.id for x in _golden_hits(b, t, 20)] for t, _ in golden.QUERIES}
+    with h.reader(b.store) as r:
+        before = {t: [x.id for x in _golden_hits(r, t, 20)] for t, _ in golden.QUERIES}
     b.call("index", {"bundle": str(bundle)}, use_pool=False)
-    after = {t: [x.id for x in _golden_hits(b, t, 20)] for t, _ in golden.QUERIES}
+    with h.reader(b.store) as r:
+        after = {t: [x.id for x in _golden_hits(r, t, 20)] for t, _ in golden.QUERIES}
     dupes = {t: ids for t, ids in after.items() if len(ids) != len(set(ids))}
     if dupes:
         raise Fail(f"duplicate hits after re-indexing: {dupes}")
@@ -212,9 +215,10 @@ def check_resume_after_kill(h: Harness) -> str:
     if result.skipped < committed or sent >= total:
         raise Fail(f"the second run sent {sent} of {total} records; {committed} were committed before the kill")
     if _retrieval(h):
-        missing = _check_golden_queries(b)
-        last = extra - 1
-        hits = _golden_hits(b, f"Filler note {last} routine item {last * 7 % 101}", 10)
+        with h.reader(b.store) as r:
+            missing = _check_golden_queries(r)
+            last = extra - 1
+            hits = _golden_hits(r, f"Filler note {last} routine item {last * 7 % 101}", 10)
         if not any(x.provenance.get("entry_id") == f"entry:kit-{len(golden.ENTRIES) + last}" for x in hits):
             missing.append("the last filler entry (indexed after the resume) was not found")
         if missing:
@@ -230,19 +234,23 @@ def check_delete_cascade(h: Harness) -> str:
     b = h.backend()
     b.index(golden.write_golden(h.root / "golden-delete"))
     victim_chunk = golden.chunk_id(int(golden.DELETE_ENTRY.rsplit("-", 1)[1]))
-    if _retrieval(h) and not any(_matches(x, golden.DELETE_ENTRY) for x in _golden_hits(b, golden.DELETE_QUERY)):
-        raise Fail(f"before the delete, {golden.DELETE_QUERY!r} did not find {golden.DELETE_ENTRY}")
+    if _retrieval(h):
+        with h.reader(b.store) as r:
+            found = any(_matches(x, golden.DELETE_ENTRY) for x in _golden_hits(r, golden.DELETE_QUERY))
+        if not found:
+            raise Fail(f"before the delete, {golden.DELETE_QUERY!r} did not find {golden.DELETE_ENTRY}")
     result = b.delete([golden.DELETE_ENTRY])
     if golden.DELETE_ENTRY not in result.deleted:
         raise Fail(f"delete did not report {golden.DELETE_ENTRY} as deleted: {result}")
     if victim_chunk not in result.deleted:
         raise Fail(f"deleting {golden.DELETE_ENTRY} did not cascade to its chunk {victim_chunk}: {result.deleted}")
-    if _retrieval(h):
-        left = [x.id for x in _golden_hits(b, golden.DELETE_QUERY, 20) if _matches(x, golden.DELETE_ENTRY)]
-        if left:
-            raise Fail(f"after the delete, queries still return {left}")
-    if caps.supports("get_node") and b.get_node(golden.DELETE_ENTRY).item is not None:
-        raise Fail(f"after the delete, get_node({golden.DELETE_ENTRY}) still answers")
+    with h.reader(b.store) as r:
+        if _retrieval(h):
+            left = [x.id for x in _golden_hits(r, golden.DELETE_QUERY, 20) if _matches(x, golden.DELETE_ENTRY)]
+            if left:
+                raise Fail(f"after the delete, queries still return {left}")
+        if caps.supports("get_node") and r.get_node(golden.DELETE_ENTRY).item is not None:
+            raise Fail(f"after the delete, get_node({golden.DELETE_ENTRY}) still answers")
     return f"deleted {len(result.deleted)} ids ({result.cascaded} by cascade)"
 
 

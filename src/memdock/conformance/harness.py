@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -113,6 +114,18 @@ class Harness:
         )
         self.backends.append(b)
         return b
+
+    @contextmanager
+    def reader(self, store: Store) -> Iterator[SubprocessBackend]:
+        """A backend on STORE whose reads share one worker (one-shot where the adapter runs none), closed when the
+        block ends. Opened after a write and closed before the next, it reads what the write left on disk, as a
+        one-shot call would, for one process start instead of one per question (an adapter's start is seconds
+        where it imports an LLM framework). stdout_clean and no_survivors judge one-shot and worker calls alike."""
+        b = self.backend(store=store, workers=1 if self.descriptor.supports_worker else 0)
+        try:
+            yield b
+        finally:
+            b.close()
 
     def call_records(self) -> Iterator[CallRecord]:
         """Every call this check's backends made (one-shot and worker)."""

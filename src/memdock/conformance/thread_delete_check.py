@@ -48,16 +48,24 @@ def check_delete_thread(h: Harness) -> str:
         raise Skip("adapter declares no retrieval (features.retrieval=false or no query)")
     b = h.backend()
     b.index(golden.write_crossed(h.root / "golden-crossed"))
-    before = sum(_names_gone(hit) for _, hit in _ask(b))
+    with h.reader(b.store) as r:
+        before = sum(_names_gone(hit) for _, hit in _ask(r))
     if not before:
         raise Fail(f"before the delete, no query found anything of {golden.CROSSED_GONE}")
     result = b.delete([golden.CROSSED_GONE])
     if golden.CROSSED_GONE not in result.deleted:
         raise Fail(f"delete did not report {golden.CROSSED_GONE} as deleted: {result}")
+    with h.reader(b.store) as r:
+        _judge_after(r, caps.supports("get_node"))
+    return f"{before} hits named the thread before its delete, none after ({len(result.deleted)} ids deleted)"
+
+
+def _judge_after(b: SubprocessBackend, get_node: bool) -> None:
+    """Fail where anything on B still answers as the deleted thread's, or the kept thread lost its entry."""
     left = _left(b)
     if left:
         raise Fail(f"after deleting {golden.CROSSED_GONE}, queries still return what answers as its: {left}")
-    if caps.supports("get_node"):
+    if get_node:
         asked = sorted(GONE_ENTRIES) + [golden.crossed_chunk_id(eid) for eid, *_ in golden.CROSSED]
         answered = [i for i in asked if (item := b.get_node(i).item) is not None and _names_gone(item)]
         if answered:
@@ -65,4 +73,3 @@ def check_delete_thread(h: Harness) -> str:
     kept = next(text for eid, _, _, text in golden.CROSSED if eid == KEPT_ENTRY)
     if not any(KEPT_ENTRY in (hit.id, hit.provenance.get("entry_id")) for hit in b.query(kept, limit=10).hits):
         raise Fail(f"deleting {golden.CROSSED_GONE} took {KEPT_ENTRY} of {golden.CROSSED_KEEP} with it")
-    return f"{before} hits named the thread before its delete, none after ({len(result.deleted)} ids deleted)"
