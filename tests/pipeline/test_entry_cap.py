@@ -13,7 +13,12 @@ from memdock.chunking.splitter import MAX_CHARS_PER_TOKEN
 from memdock.chunking.tokenizers import ApproxTokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+
+
+def env() -> dict[str, str]:
+    """This test's environment, read when it runs (the suite sets MEMDOCK_HOME after collection: an environment
+    read at import made memdock's home the user's own, and left a seal key there)."""
+    return {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 
 
 def memdock(*args, cwd):
@@ -23,7 +28,7 @@ def memdock(*args, cwd):
         capture_output=True,
         text=True,
         timeout=600,
-        env=ENV,
+        env=env(),
     )
     assert "Traceback" not in out.stderr, out.stderr
     return out
@@ -88,7 +93,7 @@ def _peak_chunk_rss_kb(corpus: Path, out: Path) -> int:
         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     )
     run = subprocess.run(
-        [sys.executable, "-c", wrapper, str(corpus), str(out)], capture_output=True, text=True, timeout=600, env=ENV
+        [sys.executable, "-c", wrapper, str(corpus), str(out)], capture_output=True, text=True, timeout=600, env=env()
     )
     assert run.returncode == 0, run.stderr
     return int(run.stdout.split()[-1])
