@@ -1,0 +1,61 @@
+"""tantivy names its store (adapter.json `store_files`: its `index` folder, there since its first layout). A store
+an older memdock wrote, with no record of its backend, is bound to tantivy when it holds tantivy's index and
+refused when it holds another backend's records (sqlite's), before anything is written beside them; and a store
+moved aside is restored from the journal by the next `add`, as sqlite's lost database is (before, the ledger still
+claimed every record, and the add sent nothing)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tantivy_support import gate
+
+from memdock.engine.store_backend import BACKEND_FILE
+
+pytestmark = gate
+NOTE = b'{"text": "the staging database moves on Friday", "thread": "infra"}\n'
+
+
+def memdock(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memdock", *map(str, args)], capture_output=True, text=True, env=dict(os.environ)
+    )
+
+
+def older_store(tmp_path: Path, backend: str) -> tuple[Path, Path]:
+    """A store BACKEND wrote, its `backend` file removed as an older memdock left it; and the notes it holds."""
+    notes, root = tmp_path / "notes.jsonl", tmp_path / f"{backend}-store"
+    notes.write_bytes(NOTE)
+    made = memdock("add", notes, "-f", "jsonl", "-b", backend, "--data-dir", root)
+    assert made.returncode == 0, made.stderr
+    (root / BACKEND_FILE).unlink()
+    return root, notes
+
+
+def test_an_older_sqlite_store_is_refused_before_tantivy_writes_beside_it(tmp_path: Path) -> None:
+    root, notes = older_store(tmp_path, "sqlite")
+    before = sorted(p.name for p in (root / "data").iterdir())
+    again = memdock("add", notes, "-f", "jsonl", "-b", "tantivy", "--data-dir", root)
+    assert again.returncode == 3, again.stdout + again.stderr
+    assert f"the store at {root} was written by an older memdock with another backend than tantivy" in again.stderr
+    assert "not tantivy's index" in again.stderr and "Traceback" not in again.stderr
+    assert sorted(p.name for p in (root / "data").iterdir()) == before  # no index/ beside memory.sqlite
+    assert not (root / BACKEND_FILE).exists()
+
+
+def test_an_older_tantivy_store_is_bound_to_tantivy_and_a_lost_index_is_restored(tmp_path: Path) -> None:
+    root, notes = older_store(tmp_path, "tantivy")
+    notes.write_bytes(NOTE + b'{"text": "the release slips to Monday", "thread": "infra"}\n')  # a write to bind it
+    assert memdock("add", notes, "-f", "jsonl", "-b", "tantivy", "--data-dir", root).returncode == 0
+    assert (root / BACKEND_FILE).read_text() == "tantivy\n"
+    shutil.move(root / "data", tmp_path / "moved-aside")  # the advised recovery from a damaged store
+    again = memdock("add", notes, "-f", "jsonl", "--data-dir", root, "--json")
+    assert again.returncode == 0, again.stderr
+    assert '"restored"' in again.stdout and "index is missing" in again.stdout, again.stdout
+    for words, said in (("staging database", "Friday"), ("release slips", "Monday")):
+        found = memdock("recall", words, "--data-dir", root)
+        assert said in found.stdout, found.stdout + found.stderr
