@@ -59,3 +59,17 @@ def test_an_older_tantivy_store_is_bound_to_tantivy_and_a_lost_index_is_restored
     for words, said in (("staging database", "Friday"), ("release slips", "Monday")):
         found = memdock("recall", words, "--data-dir", root)
         assert said in found.stdout, found.stdout + found.stderr
+
+
+def test_an_index_folder_moved_aside_alone_is_restored_from_the_journal(tmp_path: Path) -> None:
+    """The marker and the chunks index stay behind: the store is lost all the same, a recall says it must be
+    restored, and the next add starts it afresh from the journal."""
+    root, notes = older_store(tmp_path, "tantivy")
+    shutil.move(root / "data" / "index", tmp_path / "index-moved-aside")
+    lost = memdock("recall", "staging database", "--data-dir", root)
+    assert "Friday" not in lost.stdout and "restore" in lost.stdout + lost.stderr, lost.stdout + lost.stderr
+    again = memdock("add", notes, "-f", "jsonl", "-b", "tantivy", "--data-dir", root, "--json")
+    assert again.returncode == 0, again.stderr
+    assert "index is missing" in again.stdout, again.stdout
+    found = memdock("recall", "staging database", "--data-dir", root)
+    assert "Friday" in found.stdout, found.stdout + found.stderr

@@ -150,6 +150,8 @@ def _open(folder: Path, *, create: bool, searched: tuple[str, ...] = ()) -> tant
 def open_index(data_dir: Path, *, write: bool) -> Indexes | None:
     """The store's indexes; for reads, None when nothing has been indexed yet."""
     version = _check_marker(data_dir)
+    if version and not index_path(data_dir).exists():
+        version = _lost(data_dir, write)
     if not version and not write:
         return None
     folder = index_path(data_dir)
@@ -171,6 +173,16 @@ def open_index(data_dir: Path, *, write: bool) -> Indexes | None:
         if full_ is not None:
             raise full_ from exc
         raise BackendError(f"{folder}: cannot open the tantivy index: {exc}", details={"index": str(folder)}) from None
+
+
+def _lost(data_dir: Path, write: bool) -> int:
+    """A marked store whose index folder is gone (moved aside or deleted) is lost: memdock restores it from its
+    journal at the next index (adapter.json `store_files`). A write starts the store afresh for that, the marker
+    and the chunks index left without it removed; a read finds nothing indexed. Returns the layout now: none."""
+    if write:
+        shutil.rmtree(data_dir / CHUNKS_DIR, ignore_errors=True)
+        (data_dir / MARKER).unlink(missing_ok=True)
+    return 0
 
 
 def _opened(data_dir: Path, version: int) -> Indexes:
