@@ -6,12 +6,11 @@ claimed every record, and the add sent nothing)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+from support.cli import inherited_env, run_memdock
 from tantivy_support import gate
 
 from memdock.engine.store_backend import BACKEND_FILE
@@ -21,9 +20,8 @@ NOTE = b'{"text": "the staging database moves on Friday", "thread": "infra"}\n'
 
 
 def memdock(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memdock", *map(str, args)], capture_output=True, text=True, env=dict(os.environ)
-    )
+    """The command in this test's environment: the home holding the installed adapter."""
+    return run_memdock(*args, env=inherited_env())
 
 
 def older_store(tmp_path: Path, backend: str) -> tuple[Path, Path]:

@@ -150,8 +150,10 @@ def _open(folder: Path, *, create: bool, searched: tuple[str, ...] = ()) -> tant
 def open_index(data_dir: Path, *, write: bool) -> Indexes | None:
     """The store's indexes; for reads, None when nothing has been indexed yet."""
     version = _check_marker(data_dir)
-    if version and not index_path(data_dir).exists():
-        version = _lost(data_dir, write)
+    if version and not index_path(data_dir).exists():  # lost: restored from the journal (adapter.json store_files)
+        if write:
+            _start_afresh(data_dir)
+        version = 0
     if not version and not write:
         return None
     folder = index_path(data_dir)
@@ -175,14 +177,11 @@ def open_index(data_dir: Path, *, write: bool) -> Indexes | None:
         raise BackendError(f"{folder}: cannot open the tantivy index: {exc}", details={"index": str(folder)}) from None
 
 
-def _lost(data_dir: Path, write: bool) -> int:
-    """A marked store whose index folder is gone (moved aside or deleted) is lost: memdock restores it from its
-    journal at the next index (adapter.json `store_files`). A write starts the store afresh for that, the marker
-    and the chunks index left without it removed; a read finds nothing indexed. Returns the layout now: none."""
-    if write:
-        shutil.rmtree(data_dir / CHUNKS_DIR, ignore_errors=True)
-        (data_dir / MARKER).unlink(missing_ok=True)
-    return 0
+def _start_afresh(data_dir: Path) -> None:
+    """Remove what a lost store (its index folder moved aside or deleted) left: the marker and the chunks index,
+    so the write that restores it from the journal makes a new store (a read meanwhile finds nothing indexed)."""
+    shutil.rmtree(data_dir / CHUNKS_DIR, ignore_errors=True)
+    (data_dir / MARKER).unlink(missing_ok=True)
 
 
 def _opened(data_dir: Path, version: int) -> Indexes:
