@@ -140,6 +140,9 @@ class Faulty(Adapter):
         return [("chunk", chunks)]
 
     def query(self, ctx: Context) -> dict:
+        if FAULT == "crash_once_on_query" and not (ctx.data_dir / "crashed").exists():
+            (ctx.data_dir / "crashed").touch()  # so a retry of the same question is answered
+            os._exit(1)
         q = terms(ctx.params.get("text", ""))
         store = self._load(ctx)
         scored = []

@@ -23,6 +23,8 @@ FAULTS = [
     ("faulty-write-outside", "writes_confined", "faulty-cache.txt"),
     ("faulty-hang", "index_query", "went silent"),
     ("faulty-crash-mid-index", "index_query", "exited with code 1"),
+    # crashes on its first question only: a retry on a fresh worker would answer it, so the kit retries nothing
+    ("faulty-crash-on-query", "index_query", "exited during query (exit code 1)"),
     ("faulty-false-capability", "delete_cascade", "still return"),
     # a thread's delete that follows only its entries (sqlite before the fix) or only its chunks' thread ids
     ("faulty-thread-by-entries", "delete_thread", "chunk:kit-x-0 under a filter on it"),

@@ -43,6 +43,13 @@ def test_crashed_worker_restarted_and_idempotent_request_retried(scripted):
     assert b.query("x").hits == []
 
 
+def test_a_backend_that_retries_nothing_sees_a_worker_crash_on_a_read(scripted):
+    b = scripted("crash_once", workers=1, retries=0)
+    with pytest.raises(TransientError, match=r"exited during query \(exit code \d+"):
+        b.query("x")
+    assert b.query("x").hits == []  # the crashed worker was replaced
+
+
 def test_crashed_worker_not_retried_for_writes(scripted):
     b = scripted("crash_once", workers=1)
     with pytest.raises(TransientError, match="exited during delete"):

@@ -57,7 +57,8 @@ class SubprocessTransport(Transport):
         self.parallel_writers = str(descriptor.parallel_writers)
         self.store_files = [str(n) for n in descriptor.raw.get("store_files", [])]
         self.retries, self.backoff = retries, backoff
-        self.pool = WorkerPool(launch, workers) if workers and descriptor.supports_worker else None
+        pooled = workers and descriptor.supports_worker
+        self.pool = WorkerPool(launch, workers, retry_crashed=retries > 0) if pooled else None
         keeps_writer = self.pool is not None and not launch.strict and not descriptor.one_process_store
         self.writer = WorkerPool(launch, 1) if keeps_writer else None
         self.last_call: CallRecord | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -15,7 +16,7 @@ from ..operations import IDEMPOTENT_OPERATIONS
 from ..protocol import build_request, check_response
 from .channel import Deadline, EventChannel, LineTooLong, Quarantine
 from .launch import CallRecord, Launch
-from .process import spawn, stop
+from .process import spawn, stop, wait_exit
 from .stderr_log import StderrLog
 
 
@@ -154,6 +155,11 @@ class Worker:
         raise WorkerCrashed(f"worker for {self.launch.descriptor.name} exited during {operation} ({self._why()})")
 
     def _why(self) -> str:
+        """Its exit code (its output ended: it is exiting, so its code is waited for a moment) and last stderr line."""
+        try:
+            wait_exit(self.proc, 2.0)
+        except subprocess.TimeoutExpired:
+            pass
         code = self.proc.poll()
         tail = self.log.tail(400).strip().splitlines()
         return f"exit code {code}" + (f"; stderr: {tail[-1]}" if tail else "")
@@ -180,10 +186,11 @@ class Worker:
 
 
 class WorkerPool:
-    """Up to SIZE workers for one adapter. A crashed worker is replaced once and an idempotent request retried."""
+    """Up to SIZE workers for one adapter. A crashed worker is replaced, and an idempotent request retried once
+    unless RETRY_CRASHED is False (a caller that retries nothing, as the conformance kit, sees every crash)."""
 
-    def __init__(self, launch: Launch, size: int = 1):
-        self.launch, self.size = launch, max(1, size)
+    def __init__(self, launch: Launch, size: int = 1, *, retry_crashed: bool = True):
+        self.launch, self.size, self.retry_crashed = launch, max(1, size), retry_crashed
         self._idle: list[Worker] = []
         self._count = 0
         self._cond = threading.Condition()
@@ -251,7 +258,7 @@ class WorkerPool:
                 return w.call(operation, params, **callbacks)
             except WorkerCrashed:
                 broken = True
-                if attempt == 2 or operation not in IDEMPOTENT_OPERATIONS:
+                if attempt == 2 or not self.retry_crashed or operation not in IDEMPOTENT_OPERATIONS:
                     raise
             except TransientError:
                 broken = True
