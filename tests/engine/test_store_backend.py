@@ -277,3 +277,15 @@ def test_doctor_reports_a_configured_backend_the_store_refuses(tmp_path: Path) -
     done = run_memdock("doctor", "--json", env=env)
     assert done.returncode == 0, done.stderr
     assert "refused: the store at" in done.stdout and "indexed by the null backend" in done.stdout
+
+
+def test_an_older_store_is_its_backends_by_its_first_store_file(tmp_path: Path) -> None:
+    """tantivy names `index` and `chunks`; a store of its first layout holds no `chunks` and is tantivy's all the
+    same (`chunks` counts once the ledger has recorded it: engine.lost)."""
+    store = Store(tmp_path / "store").ensure()
+    (store.data_dir / "index").mkdir()
+    (store.data_dir / "memdock-tantivy.json").write_text("{}")
+    counted(store)
+    with store.write_lock(backend="tantivy", store_files=["index", "chunks"]):
+        pass
+    assert (store.root / BACKEND_FILE).read_text() == "tantivy\n"

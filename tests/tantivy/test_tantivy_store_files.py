@@ -1,4 +1,5 @@
-"""tantivy names its store (adapter.json `store_files`: its `index` folder, there since its first layout). A store
+"""tantivy names its store (adapter.json `store_files`: its `index` folder, there since its first layout, and its
+`chunks` index, there since its second, which counts once the ledger has recorded it). A store
 an older memdock wrote, with no record of its backend, is bound to tantivy when it holds tantivy's index and
 refused when it holds another backend's records (sqlite's), before anything is written beside them; and a store
 moved aside is restored from the journal by the next `add`, as sqlite's lost database is (before, the ledger still
@@ -71,3 +72,20 @@ def test_an_index_folder_moved_aside_alone_is_restored_from_the_journal(tmp_path
     assert "index is missing" in again.stdout, again.stdout
     found = memdock("recall", "staging database", "--data-dir", root)
     assert "Friday" in found.stdout, found.stdout + found.stderr
+
+
+def test_a_chunks_folder_moved_aside_alone_is_restored_from_the_journal(tmp_path: Path) -> None:
+    """The graph's index stays: before, a recall found nothing and said nothing, the next add sent only its new
+    records, and the chunks were gone from search for good while the journal held them."""
+    root, notes = older_store(tmp_path, "tantivy")
+    notes.write_bytes(NOTE + b'{"text": "the release slips to Monday", "thread": "infra"}\n')
+    assert memdock("add", notes, "-f", "jsonl", "-b", "tantivy", "--data-dir", root).returncode == 0  # and `chunks`
+    shutil.move(root / "data" / "chunks", tmp_path / "chunks-moved-aside")
+    lost = memdock("recall", "staging database", "--data-dir", root)
+    assert "Friday" not in lost.stdout and "restore" in lost.stdout + lost.stderr, lost.stdout + lost.stderr
+    again = memdock("add", notes, "-f", "jsonl", "--data-dir", root, "--json")
+    assert again.returncode == 0, again.stderr
+    assert '"restored"' in again.stdout and "chunks" in again.stdout, again.stdout
+    for words, said in (("staging database", "Friday"), ("release slips", "Monday")):
+        found = memdock("recall", words, "--data-dir", root)
+        assert said in found.stdout, found.stdout + found.stderr

@@ -3,12 +3,13 @@
 The advised recovery for a corrupt store file (the sqlite adapter's `memory.sqlite`) is to move it aside and
 index again. The ledger still claims every record then, so without this check `index` would send nothing and
 the store would stay empty. An adapter names the files that hold its store (adapter.json `store_files`,
-relative to its data dir); after each index the ledger records which file (device, inode) each one is. When one
-is missing, or is another file than the one recorded (moved aside and made again by a later call), the store
-is taken as lost: every live record of the journal is sent to the backend again, the ledger drops its claim on
-records the journal cannot give back (indexed before the store kept a journal, so their sources must be read
-again), and the source-file states are cleared so the next `add` reads every file. A restore killed midway is
-noted in the ledger and done again by the next index.
+relative to its data dir; the first is in every store it writes, a later one may be absent from a store an older
+layout wrote); after each index the ledger records which file (device, inode) each one is. When the first is
+missing, or a later one the ledger recorded is, or one is another file than the one recorded (moved aside and
+made again by a later call), the store is taken as lost: every live record of the journal is sent to the
+backend again, the ledger drops its claim on records the journal cannot give back (indexed before the store kept
+a journal, so their sources must be read again), and the source-file states are cleared so the next `add` reads
+every file. A restore killed midway is noted in the ledger and done again by the next index.
 """
 
 from __future__ import annotations
@@ -39,12 +40,14 @@ def lost_reason(transport: Transport, store: Store, ledger: Ledger) -> str | Non
     recorded = ledger.store_files()
     if _RESTORING in recorded:
         return "an earlier restore of the store did not finish"
-    for name in names:
+    for i, name in enumerate(names):
         path = store.data_dir / name
         try:
             st = os.stat(path)
         except FileNotFoundError:
-            return f"{path} is missing"
+            if i == 0 or name in recorded:  # a later file counts once recorded: older stores may not have it
+                return f"{path} is missing"
+            continue
         if name in recorded and recorded[name] != (st.st_dev, st.st_ino):
             return f"{path} is not the file the indexed records went to (it was moved or made again)"
     return None

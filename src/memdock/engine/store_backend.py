@@ -65,14 +65,16 @@ def older_store_owner(
     root: Path, backend: str, store_files: Sequence[str], held: Sequence[str], noted: Callable[[], Sequence[str] | None]
 ) -> bool:
     """Whether the files HELD in the data/ of a store an older memdock wrote (no `backend` file) are BACKEND's,
-    which names STORE_FILES in its adapter.json: True when each is there, or a file named after it (its SQLite
-    `-wal`, `-shm` or `-journal`, a load's `.loading`, a copy moved aside as `.corrupt`), or the ledger noted it
-    (NOTED, read only when needed: a store the backend lost), or the ledger counts no records at all (NOTED gives
-    None: a first run left data/ unfinished); False when BACKEND names none (nothing tells). A
+    which names STORE_FILES in its adapter.json: True when the first of them (in every store it writes) is there,
+    or a file named after it (its SQLite `-wal`, `-shm` or `-journal`, a load's `.loading`, a copy moved aside as
+    `.corrupt`), or the ledger noted it (NOTED, read only when needed: a store the backend lost), or the ledger
+    counts no records at all (NOTED gives None: a first run left data/ unfinished); False when BACKEND names none
+    (nothing tells). A
     backend that names its files and finds none of them would write a second store beside another backend's:
     refused, naming how to bind the store to the backend that wrote it."""
     if not store_files:
         return False
+    store_files = store_files[:1]  # its first file is in every store it writes (lost.py)
     if all(any(_named_after(name, file) for name in held) for file in store_files):
         return True
     ledger_files = noted()

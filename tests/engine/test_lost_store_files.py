@@ -1,0 +1,68 @@
+"""Which of an adapter's `store_files` say its store is lost (`engine.lost.lost_reason`): the first is in every
+store the adapter writes; a later one (tantivy's `chunks`, absent from stores of its first layout) counts once the
+ledger has recorded it, missing or made again."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memdock.engine.ledger import Ledger, record_hash
+from memdock.engine.lost import lost_reason
+from memdock.engine.mock import MockTransport
+from memdock.engine.store import Store
+
+FILES = ["index", "chunks"]
+
+
+def indexed(tmp_path: Path, folders: list[str]) -> tuple[Store, Ledger]:
+    """A store holding FOLDERS in its data dir and one committed record."""
+    store = Store(tmp_path / "store").ensure()
+    for name in folders:
+        (store.data_dir / name).mkdir()
+    ledger = Ledger(store.ledger_path)
+    ledger.begin_run("a")
+    item = ("chunk:1", record_hash({"id": "chunk:1"}), "thread:t", "chunk")
+    ledger.changed([item])
+    ledger.add_pending([item])
+    ledger.commit(["chunk:1"])
+    ledger.finish_run()
+    return store, ledger
+
+
+def record(store: Store, ledger: Ledger) -> None:
+    """What `engine.lost.record_store_files` notes after an index: the files there now."""
+    rows = []
+    for name in FILES:
+        if (store.data_dir / name).exists():
+            st = os.stat(store.data_dir / name)
+            rows.append((name, st.st_dev, st.st_ino))
+    ledger.set_store_files(rows)
+
+
+def test_a_later_file_never_recorded_is_not_missed(tmp_path: Path) -> None:
+    store, ledger = indexed(tmp_path, ["index"])  # a store of a layout before `chunks`
+    transport = MockTransport(store_files=FILES)
+    assert lost_reason(transport, store, ledger) is None
+    record(store, ledger)
+    assert lost_reason(transport, store, ledger) is None
+
+
+def test_the_first_file_missing_is_lost_whatever_was_recorded(tmp_path: Path) -> None:
+    store, ledger = indexed(tmp_path, ["chunks"])
+    reason = lost_reason(MockTransport(store_files=FILES), store, ledger)
+    assert reason is not None and reason.endswith("index is missing")
+
+
+def test_a_later_file_recorded_then_lost_or_made_again_is_lost(tmp_path: Path) -> None:
+    store, ledger = indexed(tmp_path, FILES)
+    transport = MockTransport(store_files=FILES)
+    record(store, ledger)
+    assert lost_reason(transport, store, ledger) is None
+    chunks = store.data_dir / "chunks"
+    chunks.rename(tmp_path / "moved-aside")
+    reason = lost_reason(transport, store, ledger)
+    assert reason is not None and reason.endswith("chunks is missing")
+    chunks.mkdir()  # a read began an empty one
+    reason = lost_reason(transport, store, ledger)
+    assert reason is not None and "chunks is not the file the indexed records went to" in reason
