@@ -46,18 +46,29 @@ def test_an_older_sqlite_store_is_refused_before_tantivy_writes_beside_it(tmp_pa
     assert not (root / BACKEND_FILE).exists()
 
 
-def test_an_older_tantivy_store_is_bound_to_tantivy_and_a_lost_index_is_restored(tmp_path: Path) -> None:
+def bound_with_two_notes(tmp_path: Path) -> tuple[Path, Path]:
+    """An older tantivy store bound to tantivy by a write of a second note (which records its files)."""
     root, notes = older_store(tmp_path, "tantivy")
-    notes.write_bytes(NOTE + b'{"text": "the release slips to Monday", "thread": "infra"}\n')  # a write to bind it
+    notes.write_bytes(NOTE + b'{"text": "the release slips to Monday", "thread": "infra"}\n')
     assert memdock("add", notes, "-f", "jsonl", "-b", "tantivy", "--data-dir", root).returncode == 0
     assert (root / BACKEND_FILE).read_text() == "tantivy\n"
-    shutil.move(root / "data", tmp_path / "moved-aside")  # the advised recovery from a damaged store
+    return root, notes
+
+
+def restored_by_add(root: Path, notes: Path, reason: str) -> None:
+    """The next add restores the store, saying REASON, and both notes are found again."""
     again = memdock("add", notes, "-f", "jsonl", "--data-dir", root, "--json")
     assert again.returncode == 0, again.stderr
-    assert '"restored"' in again.stdout and "index is missing" in again.stdout, again.stdout
+    assert '"restored"' in again.stdout and reason in again.stdout, again.stdout
     for words, said in (("staging database", "Friday"), ("release slips", "Monday")):
         found = memdock("recall", words, "--data-dir", root)
         assert said in found.stdout, found.stdout + found.stderr
+
+
+def test_an_older_tantivy_store_is_bound_to_tantivy_and_a_lost_index_is_restored(tmp_path: Path) -> None:
+    root, notes = bound_with_two_notes(tmp_path)
+    shutil.move(root / "data", tmp_path / "moved-aside")  # the advised recovery from a damaged store
+    restored_by_add(root, notes, "index is missing")
 
 
 def test_an_index_folder_moved_aside_alone_is_restored_from_the_journal(tmp_path: Path) -> None:
@@ -77,15 +88,9 @@ def test_an_index_folder_moved_aside_alone_is_restored_from_the_journal(tmp_path
 def test_a_chunks_folder_moved_aside_alone_is_restored_from_the_journal(tmp_path: Path) -> None:
     """The graph's index stays: before, a recall found nothing and said nothing, the next add sent only its new
     records, and the chunks were gone from search for good while the journal held them."""
-    root, notes = older_store(tmp_path, "tantivy")
-    notes.write_bytes(NOTE + b'{"text": "the release slips to Monday", "thread": "infra"}\n')
-    assert memdock("add", notes, "-f", "jsonl", "-b", "tantivy", "--data-dir", root).returncode == 0  # and `chunks`
+    root, notes = bound_with_two_notes(tmp_path)
     shutil.move(root / "data" / "chunks", tmp_path / "chunks-moved-aside")
     lost = memdock("recall", "staging database", "--data-dir", root)
     assert "Friday" not in lost.stdout and "restore" in lost.stdout + lost.stderr, lost.stdout + lost.stderr
-    again = memdock("add", notes, "-f", "jsonl", "--data-dir", root, "--json")
-    assert again.returncode == 0, again.stderr
-    assert '"restored"' in again.stdout and "chunks" in again.stdout, again.stdout
-    for words, said in (("staging database", "Friday"), ("release slips", "Monday")):
-        found = memdock("recall", words, "--data-dir", root)
-        assert said in found.stdout, found.stdout + found.stderr
+    # the recall began an empty chunks index: another folder than the one recorded
+    restored_by_add(root, notes, "chunks is not the file the indexed records went to")
