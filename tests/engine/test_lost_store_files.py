@@ -4,11 +4,10 @@ ledger has recorded it, missing or made again."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from memdock.engine.ledger import Ledger, record_hash
-from memdock.engine.lost import lost_reason
+from memdock.engine.lost import lost_reason, record_store_files
 from memdock.engine.mock import MockTransport
 from memdock.engine.store import Store
 
@@ -30,21 +29,11 @@ def indexed(tmp_path: Path, folders: list[str]) -> tuple[Store, Ledger]:
     return store, ledger
 
 
-def record(store: Store, ledger: Ledger) -> None:
-    """What `engine.lost.record_store_files` notes after an index: the files there now."""
-    rows = []
-    for name in FILES:
-        if (store.data_dir / name).exists():
-            st = os.stat(store.data_dir / name)
-            rows.append((name, st.st_dev, st.st_ino))
-    ledger.set_store_files(rows)
-
-
-def test_a_later_file_never_recorded_is_not_missed(tmp_path: Path) -> None:
+def test_a_later_file_never_recorded_is_not_required(tmp_path: Path) -> None:
     store, ledger = indexed(tmp_path, ["index"])  # a store of a layout before `chunks`
     transport = MockTransport(store_files=FILES)
     assert lost_reason(transport, store, ledger) is None
-    record(store, ledger)
+    record_store_files(transport, store, ledger)  # as after an index
     assert lost_reason(transport, store, ledger) is None
 
 
@@ -57,7 +46,7 @@ def test_the_first_file_missing_is_lost_whatever_was_recorded(tmp_path: Path) ->
 def test_a_later_file_recorded_then_lost_or_made_again_is_lost(tmp_path: Path) -> None:
     store, ledger = indexed(tmp_path, FILES)
     transport = MockTransport(store_files=FILES)
-    record(store, ledger)
+    record_store_files(transport, store, ledger)
     assert lost_reason(transport, store, ledger) is None
     chunks = store.data_dir / "chunks"
     chunks.rename(tmp_path / "moved-aside")

@@ -85,12 +85,13 @@ def test_an_index_folder_moved_aside_alone_is_restored_from_the_journal(tmp_path
     assert "Friday" in found.stdout, found.stdout + found.stderr
 
 
-def test_a_chunks_folder_moved_aside_alone_is_restored_from_the_journal(tmp_path: Path) -> None:
+def test_a_chunks_folder_deleted_alone_is_restored_from_the_journal(tmp_path: Path) -> None:
     """The graph's index stays: before, a recall found nothing and said nothing, the next add sent only its new
-    records, and the chunks were gone from search for good while the journal held them."""
+    records, and the chunks were gone from search for good while the journal held them. Deleted, not moved aside:
+    a folder made again may get the deleted one's inode back, so a read must not make it again."""
     root, notes = bound_with_two_notes(tmp_path)
-    shutil.move(root / "data" / "chunks", tmp_path / "chunks-moved-aside")
+    shutil.rmtree(root / "data" / "chunks")
     lost = memdock("recall", "staging database", "--data-dir", root)
     assert "Friday" not in lost.stdout and "restore" in lost.stdout + lost.stderr, lost.stdout + lost.stderr
-    # the recall began an empty chunks index: another folder than the one recorded
-    restored_by_add(root, notes, "chunks is not the file the indexed records went to")
+    assert not (root / "data" / "chunks").exists()
+    restored_by_add(root, notes, "chunks is missing")

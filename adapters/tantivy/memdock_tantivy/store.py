@@ -156,6 +156,8 @@ def open_index(data_dir: Path, *, write: bool) -> Indexes | None:
         version = 0
     if not version and not write:
         return None
+    if not write and version != ONE_INDEX and not (data_dir / CHUNKS_DIR).exists():
+        return None  # its chunks index lost (adapter.json store_files): a read makes none, so the loss stays seen
     folder = index_path(data_dir)
     made = [f for f in (folder, data_dir / CHUNKS_DIR) if not f.exists()]
     try:

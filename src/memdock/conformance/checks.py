@@ -469,7 +469,9 @@ def check_no_survivors(h: Harness) -> str:
     left = [(r.operation, r.survivors) for r in h.call_records() if r.survivors]
     workers = 0
     if h.descriptor.supports_worker:
-        pooled = type(b)(h.descriptor, b.store, config=h.options.config, env=h.env(), workers=1, retries=0)
+        pooled = type(b)(
+            h.descriptor, b.store, config=h.options.config, env=h.env(), workers=1, retries=0, retry_crashed=False
+        )
         try:
             _own_calls(h, pooled)
         finally:

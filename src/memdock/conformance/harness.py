@@ -108,6 +108,7 @@ class Harness:
             config=self.options.config if config is None else config,
             env=self.env(),
             retries=0,
+            retry_crashed=False,
             workers=workers,
             timeouts={"idle": self.options.idle, **{op: self.options.timeout for op in OPERATIONS}},
             sandbox=self.options.sandbox if sandbox else False,

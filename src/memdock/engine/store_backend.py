@@ -69,23 +69,22 @@ def older_store_owner(
     or a file named after it (its SQLite `-wal`, `-shm` or `-journal`, a load's `.loading`, a copy moved aside as
     `.corrupt`), or the ledger noted it (NOTED, read only when needed: a store the backend lost), or the ledger
     counts no records at all (NOTED gives None: a first run left data/ unfinished); False when BACKEND names none
-    (nothing tells). A
-    backend that names its files and finds none of them would write a second store beside another backend's:
-    refused, naming how to bind the store to the backend that wrote it."""
+    (nothing tells). A backend that names its files and finds none of them would write a second store beside
+    another backend's: refused, naming how to bind the store to the backend that wrote it."""
     if not store_files:
         return False
-    store_files = store_files[:1]  # its first file is in every store it writes (lost.py)
-    if all(any(_named_after(name, file) for name in held) for file in store_files):
+    first = store_files[0]  # in every store it writes (lost.py)
+    if any(_named_after(name, first) for name in held):
         return True
     ledger_files = noted()
     if ledger_files is None:  # data/ holds what a first run left unfinished: no record counted is lost
         return True
-    if all(file in ledger_files or any(_named_after(name, file) for name in held) for file in store_files):
+    if first in ledger_files:
         return True
     shown = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
     raise ConfigError(
         f"the store at {root} was written by an older memdock with another backend than {backend}: its data/ holds "
-        f"{shown}, not {backend}'s {', '.join(store_files)}. Name the backend that wrote it with --backend (its next "
+        f"{shown}, not {backend}'s {first}. Name the backend that wrote it with --backend (its next "
         f"write records it in {root / BACKEND_FILE}); if it is {backend}'s and its files were moved away, write "
         f"`{backend}` into {root / BACKEND_FILE}; or copy the memory into {backend} with `memdock migrate`",
         details={"store": str(root)},

@@ -47,6 +47,7 @@ class SubprocessBackend(StoreBackend):
         timeouts: Mapping[str, float] | None = None,
         sandbox: bool | str = True,
         lock_timeout: float = 10.0,
+        retry_crashed: bool = True,
     ):
         owned = store if isinstance(store, Store) else Store(store)
         cfg = dict(config or {})
@@ -64,6 +65,7 @@ class SubprocessBackend(StoreBackend):
             workers=workers,
             retries=retries,
             backoff=backoff,
+            retry_crashed=retry_crashed,
         )
         super().__init__(transport, owned, lock_timeout=lock_timeout)
         self.descriptor = descriptor

@@ -49,7 +49,10 @@ class SubprocessTransport(Transport):
         workers: int = 0,
         retries: int = 1,
         backoff: float = 0.5,
+        retry_crashed: bool = True,
     ):
+        """RETRY_CRASHED: a worker that crashes on a read is replaced and the read asked again once (False: the
+        crash is raised, as the conformance kit wants it seen)."""
         self.descriptor, self.store, self.launch = descriptor, store, launch
         self.name = descriptor.name
         self.reads_gzip = descriptor.runtime.get("kind") == "python"
@@ -57,8 +60,8 @@ class SubprocessTransport(Transport):
         self.parallel_writers = str(descriptor.parallel_writers)
         self.store_files = [str(n) for n in descriptor.raw.get("store_files", [])]
         self.retries, self.backoff = retries, backoff
-        pooled = workers and descriptor.supports_worker
-        self.pool = WorkerPool(launch, workers, retry_crashed=retries > 0) if pooled else None
+        pooled = bool(workers) and descriptor.supports_worker
+        self.pool = WorkerPool(launch, workers, retry_crashed=retry_crashed) if pooled else None
         keeps_writer = self.pool is not None and not launch.strict and not descriptor.one_process_store
         self.writer = WorkerPool(launch, 1) if keeps_writer else None
         self.last_call: CallRecord | None = None
@@ -189,7 +192,7 @@ def subprocess_transport(
     timeouts: Mapping[str, float] | None = None,
     **kwargs: Any,
 ) -> SubprocessTransport:
-    """A SubprocessTransport for DESCRIPTOR over STORE (KWARGS: workers, retries, backoff)."""
+    """A SubprocessTransport for DESCRIPTOR over STORE (KWARGS: workers, retries, backoff, retry_crashed)."""
     launch = Launch(descriptor, store, dict(config), dict(env), sandbox, dict(timeouts or {}))
     return SubprocessTransport(descriptor, store, launch, **kwargs)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import subprocess
 import threading
@@ -113,11 +114,12 @@ class Worker:
             self.proc.stdin.write(orjson.dumps(req) + b"\n")  # type: ignore[union-attr]
             self.proc.stdin.flush()  # type: ignore[union-attr]
         except (BrokenPipeError, OSError):
-            raise WorkerCrashed(f"worker for {self.launch.descriptor.name} is gone ({self._why()})") from None
+            raise WorkerCrashed(f"worker for {self.launch.descriptor.name} is gone ({self._why(0.0)})") from None
         self.calls += 1
         self.pending = rid
+        limit = timeout if timeout is not None else self.launch.timeout(operation)
+        began = time.monotonic()
         try:
-            limit = timeout if timeout is not None else self.launch.timeout(operation)
             for ev in self.channel.events(timeout=limit, idle=self.launch.idle()):
                 if ev.data.get("request_id") not in (None, rid):
                     self.quarantine.add(orjson.dumps(ev.data), self.launch.redactor.bytes)
@@ -152,14 +154,14 @@ class Worker:
             exc.message = self.launch.redactor.text(exc.message)
             exc.args = (exc.message,)
             raise
-        raise WorkerCrashed(f"worker for {self.launch.descriptor.name} exited during {operation} ({self._why()})")
+        left = min(2.0, max(0.0, limit - (time.monotonic() - began)))
+        raise WorkerCrashed(f"worker for {self.launch.descriptor.name} exited during {operation} ({self._why(left)})")
 
-    def _why(self) -> str:
-        """Its exit code (its output ended: it is exiting, so its code is waited for a moment) and last stderr line."""
-        try:
-            wait_exit(self.proc, 2.0)
-        except subprocess.TimeoutExpired:
-            pass
+    def _why(self, wait: float) -> str:
+        """Its exit code and last stderr line. Its output ended, so it is exiting: its code is waited for up to WAIT
+        seconds (within the call's limit), else read as it is (None while it runs)."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            wait_exit(self.proc, wait)
         code = self.proc.poll()
         tail = self.log.tail(400).strip().splitlines()
         return f"exit code {code}" + (f"; stderr: {tail[-1]}" if tail else "")
@@ -187,7 +189,7 @@ class Worker:
 
 class WorkerPool:
     """Up to SIZE workers for one adapter. A crashed worker is replaced, and an idempotent request retried once
-    unless RETRY_CRASHED is False (a caller that retries nothing, as the conformance kit, sees every crash)."""
+    unless RETRY_CRASHED is False (the conformance kit's: it must see every crash)."""
 
     def __init__(self, launch: Launch, size: int = 1, *, retry_crashed: bool = True):
         self.launch, self.size, self.retry_crashed = launch, max(1, size), retry_crashed
