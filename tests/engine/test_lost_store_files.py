@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memdock.engine.ledger import Ledger, record_hash
+from test_store_backend import counted
+
+from memdock.engine.ledger import Ledger
 from memdock.engine.lost import lost_reason, record_store_files
 from memdock.engine.mock import MockTransport
 from memdock.engine.store import Store
@@ -19,14 +21,8 @@ def indexed(tmp_path: Path, folders: list[str]) -> tuple[Store, Ledger]:
     store = Store(tmp_path / "store").ensure()
     for name in folders:
         (store.data_dir / name).mkdir()
-    ledger = Ledger(store.ledger_path)
-    ledger.begin_run("a")
-    item = ("chunk:1", record_hash({"id": "chunk:1"}), "thread:t", "chunk")
-    ledger.changed([item])
-    ledger.add_pending([item])
-    ledger.commit(["chunk:1"])
-    ledger.finish_run()
-    return store, ledger
+    counted(store)
+    return store, Ledger(store.ledger_path)
 
 
 def test_a_later_file_never_recorded_is_not_required(tmp_path: Path) -> None:
