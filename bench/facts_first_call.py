@@ -8,8 +8,10 @@ For each size, bench/peers.py's notes (real text, hashed ids) are added with `me
 sqlite store; the adapter's own modules then answer one `search_facts` in this process, timed in CPU seconds
 (`time.process_time`): on a fresh read connection (what a one-shot `memdock search facts` pays), on a connection
 that has answered before (a worker's), and right after one entry is written through the adapter's ingest on that
-connection (any write makes the next call read every link's parts again). The one-shot CLI's wall seconds are
-printed beside them.
+connection, as an import writes it: with the links its `implied_edges` stand for (before schema 14 any write made
+the next call read every link's parts again; from 14 a write that only adds is followed: graph_log.py). The
+one-shot CLI's wall seconds are printed beside them. Run from another checkout's tree (a copy of this file in its
+bench/) to measure that checkout's adapter.
 """
 
 from __future__ import annotations
@@ -22,13 +24,17 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from _common import on_path
 
 ROOT = on_path("src", "bench", "adapters/sqlite", "adapters/common")
 
-from memdock_sqlite import db, graph, ingest  # noqa: E402
+from memdock_sqlite import db, graph, implied, ingest  # noqa: E402
 from peers import write_notes  # noqa: E402
+
+from memdock.sdk.implied import KEY  # noqa: E402
+from memdock.sdk.implied import implied as implied_edges  # noqa: E402
 
 QUESTION = {"text": "Caroline support group", "limit": 10}
 
@@ -39,11 +45,32 @@ def cpu(fn: Callable[[], object]) -> float:
     return time.process_time() - t
 
 
-def remember(conn: object, n: int) -> None:
-    run = ingest.Ingest(conn, on_commit=lambda ids: None, batch_size=2)
-    entry = {"id": f"entry:bench-{n}", "thread_id": "notes-0000", "position": 100000 + n, "body": f"a zebra {n}"}
-    run.run("entry", iter([entry]))
-    run.finish()
+def remember(conn: Any, n: int) -> None:
+    """One entry written as an import writes it (through the adapter's ingest on CONN): appended to the first
+    thread, following its last entry and mentioning the entity most entries mention, so the write adds links too."""
+    thread, last, position = conn.execute(
+        "SELECT thread_id, id, position FROM node_rows WHERE kind = 'entry' ORDER BY thread_id, position DESC LIMIT 1"
+    ).fetchone()
+    entity = conn.execute(
+        "SELECT n.id FROM links l JOIN node_rows n ON n.rowid = l.target WHERE n.kind = 'entity' "
+        "GROUP BY n.id ORDER BY count(*) DESC LIMIT 1"
+    ).fetchone()[0]
+    entry = {
+        "id": f"entry:bench-{n}",
+        "thread_id": thread,
+        "position": position + 1,
+        "body": f"Caroline: a zebra at the support group {n}",
+        "author": "user",
+        KEY: implied_edges(last, [entity]),
+    }
+    derived = implied.Implied(lambda ids: None)
+    run = ingest.Ingest(conn, on_commit=derived.on_commit, batch_size=2)
+    run.implied = derived
+    with db.transaction(conn):
+        for rtype, records in derived.groups(iter([("entry", [entry])])):
+            run.run(rtype, iter(records))
+        derived.release()
+        run.finish()
 
 
 def one_shot(store: Path) -> float:

@@ -30,9 +30,10 @@ TABLES = ("nodes", "chunks", "edges", "links")  # nodes and chunks as every read
 # entries' texts and most content hashes otherwise: test_layout7.py; schema 8 the bodies in blocks: test_layout8.py)
 _COLUMNS = {"links": "key, code, source, target"}  # schema 11 and before: then `pending`, 0 (schema 12 has none)
 # meta but the bodies' dictionary, which schema 8 no longer makes (its blocks need none), and the chunks' attrs'
-# template, which schema 11 learns (test_chunk_attrs.py)
+# template, which schema 11 learns (test_chunk_attrs.py), and where schema 14's log of changes stands (graph_log.py)
 META = (
     "SELECT key, value FROM meta WHERE key <> 'zdict-of:body' AND key NOT LIKE 'chunk-attrs:%' "
+    "AND key NOT IN ('graph_seq', 'graph_floor') "
     "AND key NOT IN (SELECT 'zdict:' || value FROM meta WHERE key = 'zdict-of:body') ORDER BY key"
 )
 

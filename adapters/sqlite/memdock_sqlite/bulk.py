@@ -57,7 +57,8 @@ def load(data_dir: Path) -> Iterator[sqlite3.Connection]:
     conn = db.open_writer(data_dir, loading=loading)
     try:
         for name in db.LOAD_INDEXES:  # built by the run once its rows are in (ingest.Ingest._built)
-            conn.execute(f"DROP {'TRIGGER' if name in db.LOAD_TRIGGERS else 'INDEX'} {name}")
+            trigger = name in db.LOAD_TRIGGERS + db.LATE_TRIGGERS
+            conn.execute(f"DROP {'TRIGGER' if trigger else 'INDEX'} {name}")
         yield conn
         with disk_full_as_error(loading, "putting the loaded database in place"):
             for sql in first_load.missing_indexes(conn).values():  # a load that ran no Ingest to its end

@@ -17,11 +17,11 @@ from typing import Any
 from memdock.diskfull import sqlite_transaction
 from memdock.errors import BackendError, ConfigError, VersionError
 
-from . import chunk_attrs, fts, packed_text, text_blocks
+from . import chunk_attrs, fts, graph_log, packed_text, text_blocks
 
 DB_NAME = "memory.sqlite"
 APPLICATION_ID = 0x4D444B31  # "MDK1"
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # every FTS5 table's (link_facts.py tokenizes with it too)
 PAGE_SIZE = 8192  # a new database's: on the 20k notes of bench/peers.py 1 % smaller than with 4096
 LINKS_KEY24 = 12  # the schema from which links are found by their key's top 24 bits (links.KEY_SQL)
@@ -260,7 +260,7 @@ DDL = (
     .replace("{stale}", _STALE)
     .replace("{tokenize}", TOKENIZE)
     .replace("{hashsize}", str(FTS_HASH_BYTES))
-)
+) + graph_log.DDL
 _NODE_COLUMNS = (
     "rowid, id, kind, name, text, thread_id, position, author, role, entry_type, event_time, event_ts, attrs"
 )
@@ -275,7 +275,10 @@ LOAD_TRIGGERS = ("nodes_au",)
 node is indexed), and while it is there every insert into node_rows opens a statement journal, whose savepoint makes
 FTS5 write out the chunk terms it holds: a segment for each group of entries a stream sends between chunks, merged
 again at the end (db.merge_fts), leaving free pages that cost a VACUUM."""
-LOAD_INDEXES = CHUNK_INDEXES + LOAD_TRIGGERS + LATE_INDEXES
+LATE_TRIGGERS = graph_log.TRIGGERS
+"""Triggers a bulk load adds last, once its nodes are indexed: they log what later writes change (graph_log.py),
+not what the load itself does before anything reads it."""
+LOAD_INDEXES = CHUNK_INDEXES + LOAD_TRIGGERS + LATE_INDEXES + LATE_TRIGGERS
 """What a bulk load leaves out of the schema while its rows go in (bulk.load), in the order it is made again."""
 
 

@@ -18,7 +18,7 @@ import orjson
 from memdock.sdk.implied import KEY, KINDS
 from memdock.times import parse_datetime
 
-from . import block_worker, chunk_attrs, db, facts, first_load, links, node_text, packed_text, text_blocks
+from . import block_worker, chunk_attrs, db, facts, first_load, graph_log, links, node_text, packed_text, text_blocks
 from .db import transaction
 
 ORDER = ("thread", "entity", "entry", "chunk", "edge")
@@ -385,6 +385,7 @@ class Ingest:
                 indexed = node_text.index_pending(self.conn)
                 node_text.hold_in_chunks(self.conn, self.chunked)
             self._built()
+            graph_log.prune(self.conn)
             return indexed
 
     def _upsert_nodes(self, rtype: str, rows: list[Row]) -> None:

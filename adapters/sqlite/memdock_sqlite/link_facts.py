@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from memdock.sdk import facts as sdk_facts
 
-from . import facts, fts, links
+from . import facts, fts, graph_log, links
 from .db import TOKENIZE
 
 K1, B = 1.2, 0.75  # fts5_aux.c's bm25()
@@ -60,37 +60,58 @@ class Links:
     having: dict[str, dict[int, int]] = field(default_factory=dict)  # token: {part: count}
     using: list[list[int]] = field(default_factory=list)  # part: the links that hold it, once per time
     total: int = 0  # the links' facts' tokens in all (every query's average length reads it)
+    number: dict[str, int] = field(default_factory=dict)  # each part: its number (its tokens' index)
 
 
-_LINKS = "SELECT l.rowid, l.code, s.id, t.id, s.thread_id, s.event_time FROM " + links.JOIN + " ORDER BY l.rowid"
+_LINKS = (
+    "SELECT l.rowid, l.code, s.id, t.id, s.thread_id, s.event_time FROM "
+    + links.JOIN
+    + " WHERE l.rowid > ? AND l.rowid <= ? ORDER BY l.rowid"
+)
 
 
-def load(conn: sqlite3.Connection, tokenize: Tokenizer) -> Links:
-    """The links stored in CONN, their facts cut into parts as links.as_edge renders them."""
-    rows = conn.execute(_LINKS).fetchall()
+def load(conn: sqlite3.Connection, tokenize: Tokenizer, upto: int | None = None) -> Links:
+    """The links stored in CONN (up to rowid UPTO when given), their facts cut into parts as links.as_edge renders
+    them."""
+    out = Links()
+    extend(out, conn, tokenize, 0, (1 << 63) - 1 if upto is None else upto)
+    return out
+
+
+def extend(lk: Links, conn: sqlite3.Connection, tokenize: Tokenizer, after: int, upto: int) -> None:
+    """LK with the links stored in CONN above rowid AFTER, up to UPTO (all of them above LK's), their new parts
+    tokenized."""
+    rows = conn.execute(_LINKS, (after, upto)).fetchall()
     get = facts.lookup(conn, facts.prefetch(conn, (i for r in rows for i in r[2:4])))
     phrases: facts.Phrases = {}
-    number: dict[str, int] = {}
-    out = Links()
+    number, fresh = lk.number, []
+    first = len(lk.rowids)
     for rowid, code, source, target, thread, when in rows:
         edge = {"type": links.TYPES[code >> 1], "source_id": source, "target_id": target}
         edge["event_time"] = when if code & 1 else None  # as links.COLUMNS reads it
         cut, _ = sdk_facts.parts(get, edge, phrases)
-        out.rowids.append(rowid)
-        out.threads.append(thread)
-        out.parts.append(tuple(number.setdefault(p, len(number)) for p in cut))
-    out.tokens = tokenize(list(number))
-    out.using = [[] for _ in out.tokens]
-    for part, words in enumerate(out.tokens):
-        for w in words:
-            counts = out.having.setdefault(w, {})
+        numbers = []
+        for piece in cut:
+            if piece not in number:
+                number[piece] = len(number)
+                fresh.append(piece)
+            numbers.append(number[piece])
+        lk.rowids.append(rowid)
+        lk.threads.append(thread)
+        lk.parts.append(tuple(numbers))
+    start = len(lk.tokens)
+    lk.tokens += tokenize(fresh)
+    lk.using += [[] for _ in fresh]
+    for part in range(start, len(lk.tokens)):
+        for w in lk.tokens[part]:
+            counts = lk.having.setdefault(w, {})
             counts[part] = counts.get(part, 0) + 1
-    for n, numbers in enumerate(out.parts):
-        out.lengths.append(sum(len(out.tokens[p]) for p in numbers))
-        for p in numbers:  # twice where a fact names one phrase twice
-            out.using[p].append(n)
-    out.total = sum(out.lengths)
-    return out
+    for n in range(first, len(lk.rowids)):
+        length = sum(len(lk.tokens[p]) for p in lk.parts[n])
+        lk.lengths.append(length)
+        lk.total += length
+        for p in lk.parts[n]:  # twice where a fact names one phrase twice
+            lk.using[p].append(n)
 
 
 def _occurrences(words: Sequence[str], phrase: tuple[str, ...]) -> int:
@@ -181,19 +202,37 @@ class _State:
     key: tuple[int, int]
     links: Links
     tokenize: Tokenizer
+    mark: graph_log.Mark | None  # where the log stood when the links were read (None: the store keeps none)
 
 
 def _state(conn: sqlite3.Connection) -> _State:
-    """CONN's links as of its last write or another's (kept on the connection while neither changes them)."""
+    """CONN's links as of its last write or another's (kept on the connection while neither changes them, and
+    followed where the writes since only added: graph_log.py)."""
     key = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
     state: _State | None = getattr(conn, "link_facts", None)
     if state is not None and state.key == key:
         return state
-    tokenize = state.tokenize if state is not None else Tokenizer()
-    state = _State(key, load(conn, tokenize), tokenize)
+    mark = graph_log.mark(conn)
+    upto = None if mark is None else mark.link
+    if state is not None and _followed(conn, state, mark):
+        state.key, state.mark = key, mark
+    else:
+        tokenize = state.tokenize if state is not None else Tokenizer()
+        state = _State(key, load(conn, tokenize, upto), tokenize, mark)
     if hasattr(conn, "link_facts"):  # a db.Connection; a plain sqlite3.Connection reads them again each time
         conn.link_facts = state
     return state
+
+
+def _followed(conn: sqlite3.Connection, state: _State, now: graph_log.Mark | None) -> bool:
+    """Whether STATE's links are brought up to NOW by reading the links added since (every write since only
+    added, and no link came back to a rowid below the last one STATE read)."""
+    before = state.mark
+    if before is None or now is None or not graph_log.appended(conn, before):
+        return False
+    extend(state.links, conn, state.tokenize, before.link, now.link)
+    stored = conn.execute("SELECT count(*) FROM links WHERE rowid <= ?", (now.link,)).fetchone()[0]
+    return bool(stored == len(state.links.rowids))
 
 
 def rank(conn: sqlite3.Connection, words: list[str], limit: int, groups: list[str] | None) -> Ranked:
