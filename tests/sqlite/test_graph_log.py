@@ -14,7 +14,7 @@ from test_layout7 import _run
 from test_layout9 import AUTHORS, _check, _edge, _store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "sqlite"))
-from memdock_sqlite import db, delete, graph_log, link_facts
+from memdock_sqlite import db, delete, graph, graph_log, link_facts
 
 from memdock import Memory
 
@@ -104,6 +104,11 @@ def _chunk_rewritten(conn) -> None:
     _run(conn, ("chunk", [{**chunk, "id": "chunk:c0", "text": "omega beta "}]))
 
 
+def _chunk_moved(conn) -> None:  # sent again for another entry: entry:c keeps its text, stored in its row first
+    chunk = {"thread_id": "thread:a", "position": 0, "start": 0, "end": 11, "text": "alpha beta "}
+    _run(conn, ("chunk", [{**chunk, "id": "chunk:c0", "entry_id": "entry:1"}]))
+
+
 def _chunk_forgotten(conn) -> None:
     delete.delete(conn, {"ids": ["chunk:c0"]})
 
@@ -122,6 +127,7 @@ CHANGES = [
     _entry_rewritten,
     _entry_forgotten,
     _chunk_rewritten,
+    _chunk_moved,
     _chunk_forgotten,
     _link_deleted,
     _link_changed,
@@ -140,6 +146,14 @@ def test_a_write_that_changes_a_fact_read_makes_the_reader_read_every_link_again
     assert _meta(reader, "graph_seq") != seq  # logged
     _check(reader)
     assert len(loads) == 2
+
+
+def test_an_entry_whose_chunk_moves_to_another_keeps_its_text(tmp_path):
+    conn = _store(tmp_path)
+    _chunked(conn)
+    assert conn.execute("SELECT text FROM node_rows WHERE id = 'entry:c'").fetchone()[0] is None  # in its chunks
+    _chunk_moved(conn)
+    assert graph.get_node(conn, {"id": "entry:c"})["item"]["text"] == CHUNKED["body"]
 
 
 def test_a_link_that_takes_back_its_edges_older_rowid_is_seen(tmp_path, loads):

@@ -1,7 +1,7 @@
 """What a write changed of the facts links' ends name (schema 14): so a reader follows writes that only add.
 
 link_facts.py ranks every link's fact from its ends' phrases, read and cut once per connection. Before schema 14
-any write made the next `search_facts` read every link again (0.7 CPU s on the 63,544 links of bench/peers.py's
+any write made the next `search_facts` read every link again (0.89 CPU s on the 63,544 links of bench/peers.py's
 20,000 notes): an agent that remembers between its fact searches paid that at each. A write that only adds nodes,
 chunks and links changes no fact already read, so the reader reads the new links alone; the triggers below record
 what else a write does, so the reader knows when that is not so:
@@ -18,6 +18,10 @@ largest (`appended`). New links take rowids above every stored one (links.next_r
 edge's rowid (an edge stored in full becomes a link when its end arrives): the reader checks the count of links
 after reading the new ones. The log keeps one entry a node and is emptied once it holds LIMIT (`prune`, after an
 index run): `graph_floor` then says from which seq it is whole, and an older reader reads everything again.
+
+The seq is in the database, so a write rolled back takes its seq back: a mark read inside a write transaction that
+is then rolled back would be trusted afterwards. The adapter ranks facts only on connections that do not write
+(a read transaction, adapter._snapshot, or none).
 """
 
 from __future__ import annotations
@@ -88,14 +92,14 @@ def mark(conn: sqlite3.Connection) -> Mark | None:
 
 def appended(conn: sqlite3.Connection, before: Mark) -> bool:
     """Whether every write since BEFORE only added nodes, chunks and links (the log is whole since then and names
-    no node BEFORE's reader read)."""
-    floor = conn.execute("SELECT value FROM meta WHERE key = 'graph_floor'").fetchone()
-    if floor is None or int(floor[0]) > before.seq:
-        return False
-    changed = conn.execute(
-        "SELECT 1 FROM graph_log WHERE seq > ? AND node <= ? LIMIT 1", (before.seq, before.node)
+    no node BEFORE's reader read). One statement: a prune committed between reading the floor and reading the log
+    would hide what it emptied."""
+    whole, changed = conn.execute(
+        "SELECT (SELECT value FROM meta WHERE key = 'graph_floor') <= ?1, "
+        "EXISTS (SELECT 1 FROM graph_log WHERE seq > ?1 AND node <= ?2)",
+        (before.seq, before.node),
     ).fetchone()
-    return changed is None
+    return bool(whole) and not changed
 
 
 def prune(conn: sqlite3.Connection) -> None:

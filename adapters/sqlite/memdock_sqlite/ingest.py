@@ -298,7 +298,8 @@ class Ingest:
                 self._asked()  # a chunk sent again
             entries = self._entry_fields(batch)
             if self.first is None:  # on a first load no text is left to chunks before `finish`
-                node_text.materialise(self.conn, entries)
+                before = node_text.entries_of(self.conn, [r["id"] for r in batch])  # a chunk may move entries
+                node_text.materialise(self.conn, [*entries, *before])
             self.chunked.update(entries)
             self._upsert_chunks(batch, entries)
         elif rtype == "edge":

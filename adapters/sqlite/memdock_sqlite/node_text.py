@@ -77,6 +77,14 @@ def materialise(conn: sqlite3.Connection, entry_ids: Iterable[str]) -> None:
     )
 
 
+def entries_of(conn: sqlite3.Connection, chunk_ids: Iterable[str]) -> list[str]:
+    """The entries the stored chunks among CHUNK_IDS belong to: a chunk sent again for another entry takes its text
+    away from the one it had, whose text must be stored first (`materialise`)."""
+    ids = json.dumps(list(chunk_ids))
+    rows = conn.execute("SELECT DISTINCT entry_id FROM chunks WHERE id IN (SELECT value FROM json_each(?))", (ids,))
+    return [entry for (entry,) in rows]
+
+
 def unhide_unchunked(conn: sqlite3.Connection, entry_ids: Iterable[str]) -> None:
     """Index by their text again the entries among ENTRY_IDS that were indexed by name only and have no chunk left."""
     which = f"indexed = 2 AND id IN (SELECT value FROM json_each(?)) AND NOT {_HAS_CHUNKS}"
