@@ -213,12 +213,11 @@ def _state(conn: sqlite3.Connection) -> _State:
     if state is not None and state.key == key:
         return state
     mark = graph_log.mark(conn)
-    upto = None if mark is None else mark.link
     if state is not None and _followed(conn, state, mark):
         state.key, state.mark = key, mark
     else:
         tokenize = state.tokenize if state is not None else Tokenizer()
-        state = _State(key, load(conn, tokenize, upto), tokenize, mark)
+        state = _State(key, load(conn, tokenize, None if mark is None else mark.link), tokenize, mark)
     if hasattr(conn, "link_facts"):  # a db.Connection; a plain sqlite3.Connection reads them again each time
         conn.link_facts = state
     return state
